@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// camlib: a camera and photo library for Linux. The folders under Sources/ are the
+// architecture of ../shared/DESIGN.md: C wrappers -> Imaging -> Containers -> Codecs
+// -> Library -> the camlib executable.
+let package = Package(
+    name: "camlib",
+    products: [
+        .executable(name: "camlib", targets: ["camlib"]),
+        .library(name: "CamlibLibrary", targets: ["Library"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // C libraries from Debian: module maps and shims only.
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+
+        // Pixel buffers, EXIF orientation, resampling. Pure Swift.
+        .target(name: "Imaging"),
+        // Byte-level formats: ISOBMFF boxes, JPEG segments, TIFF/IFD, Apple MakerNote.
+        .target(name: "Containers", dependencies: ["Imaging"]),
+        // Stills and movies through libheif, libexif, libturbojpeg, libpng, libav*.
+        .target(
+            name: "Codecs",
+            dependencies: ["Imaging", "Containers", "CHeif", "CExif", "CFFmpeg", "CTurboJPEG", "CPNG"]),
+        // The library: store layout, catalog, import, pairing, query.
+        .target(
+            name: "Library",
+            dependencies: [
+                "Imaging", "Containers", "Codecs",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            plugins: ["EmbedMigrations"]),
+        .executableTarget(
+            name: "camlib",
+            dependencies: ["Library", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        // Build step: migrations/*.sql become a Swift table compiled into Library, so the
+        // schema lives only in migrations/ and the binary needs no files beside it.
+        .executableTarget(name: "MigrationEmbedder"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["MigrationEmbedder"]),
+
+        // Test helpers: where ../shared/media is, the CI rule for it, temporary folders.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "ContainersTests", dependencies: ["Containers", "TestSupport"]),
+        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Containers", "Imaging", "TestSupport"]),
+        .testTarget(
+            name: "LibraryTests",
+            dependencies: ["Library", "Codecs", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "CLITests", dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+    ]
+)

@@ -1,0 +1,24 @@
+internal import CFFmpeg
+
+/// A failure reported by FFmpeg: the AVERROR code, its text, and the call that failed.
+public struct FFmpegError: Error, CustomStringConvertible, Sendable {
+    public let code: Int32
+    public let message: String
+    public let call: String
+
+    public var description: String { "\(call): \(message)" }
+
+    init(code: Int32, call: String) {
+        self.code = code
+        self.call = call
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buffer, buffer.count)
+        self.message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    init(message: String, call: String) {
+        self.code = -1
+        self.message = message
+        self.call = call
+    }
+}

@@ -1,0 +1,184 @@
+internal import CHeif
+import Containers
+import Imaging
+
+/// A HEIF or AVIF file opened with libheif: the primary image, its displayed size and
+/// orientation, its metadata blocks and its thumbnail.
+///
+/// ```swift
+/// let file = try HEIFFile(path: "IMG_3582.HEIC")
+/// let image = try file.primaryImage()
+/// (image.width, image.height)   // (4284, 5712): as displayed, after irot/imir/clap
+/// ```
+public final class HEIFFile {
+    // heif_context_alloc → heif_context_free (deinit).
+    let context: OpaquePointer
+    public let path: String
+
+    /// Reads the file's structure (not its pixels).
+    public init(path: String) throws {
+        HEIFLibrary.ensureInitialized()
+        guard let ctx = heif_context_alloc() else {
+            throw HEIFError(code: -1, subcode: 0, message: "libheif could not allocate a context", context: path)
+        }
+        self.context = ctx
+        self.path = path
+        // Each worker decodes one file at a time on its own; libheif's own tile threads
+        // would only compete with the other worker for the cores.
+        heif_context_set_max_decoding_threads(ctx, 0)
+        try check(heif_context_read_from_file(ctx, path, nil), "reading the file")
+    }
+
+    deinit { heif_context_free(context) }
+
+    func check(_ error: heif_error, _ what: String) throws {
+        guard error.code != heif_error_Ok else { return }
+        throw HEIFError(
+            code: Int(error.code.rawValue), subcode: Int(error.subcode.rawValue),
+            message: error.message.map { String(cString: $0) } ?? "unknown error", context: what)
+    }
+
+    /// The primary image item.
+    public func primaryImage() throws -> HEIFImage {
+        var handle: OpaquePointer?
+        try check(heif_context_get_primary_image_handle(context, &handle), "finding the primary image")
+        guard let handle else { throw HEIFError(code: -1, subcode: 0, message: "no primary image", context: "finding the primary image") }
+        return HEIFImage(handle: handle, file: self)
+    }
+}
+
+/// One image item of a ``HEIFFile``.
+public final class HEIFImage {
+    // From heif_context_get_primary_image_handle or heif_image_handle_get_thumbnail;
+    // released with heif_image_handle_release (deinit). Keeps its file (and so the
+    // heif_context the handle points into) alive.
+    let handle: OpaquePointer
+    let file: HEIFFile
+
+    init(handle: OpaquePointer, file: HEIFFile) {
+        self.handle = handle
+        self.file = file
+    }
+
+    deinit { heif_image_handle_release(handle) }
+
+    public var itemID: UInt32 { heif_image_handle_get_item_id(handle) }
+    /// Displayed width, after the item's transformations (irot, imir, clap).
+    public var width: Int { Int(heif_image_handle_get_width(handle)) }
+    public var height: Int { Int(heif_image_handle_get_height(handle)) }
+    public var bitDepth: Int { Int(heif_image_handle_get_luma_bits_per_pixel(handle)) }
+    public var hasDepth: Bool { heif_image_handle_has_depth_image(handle) != 0 }
+
+    /// The item's irot/imir folded into one EXIF orientation (clap only crops).
+    ///
+    /// HEIF files carry an EXIF Orientation tag too, but readers must ignore it: the item
+    /// properties are what a conforming decoder applies.
+    public var orientation: EXIFOrientation {
+        let ctx = file.context
+        let id = itemID
+        let count = heif_item_get_transformation_properties(ctx, id, nil, 0)
+        guard count > 0 else { return .up }
+        var ids = [heif_property_id](repeating: 0, count: Int(count))
+        let n = heif_item_get_transformation_properties(ctx, id, &ids, count)
+        var result = EXIFOrientation.up
+        for pid in ids.prefix(Int(n)) {
+            switch heif_item_get_property_type(ctx, id, pid) {
+            case heif_item_property_type_transform_rotation:
+                let ccw = heif_item_get_property_transform_rotation_ccw(ctx, id, pid)
+                if ccw >= 0 { result = result.then(.heifRotation(degreesCCW: Int(ccw))) }
+            case heif_item_property_type_transform_mirror:
+                let dir = heif_item_get_property_transform_mirror(ctx, id, pid)
+                if dir == heif_transform_mirror_direction_horizontal {
+                    result = result.then(.heifMirror(horizontal: true))
+                } else if dir == heif_transform_mirror_direction_vertical {
+                    result = result.then(.heifMirror(horizontal: false))
+                }
+            default: break
+            }
+        }
+        return result
+    }
+
+    /// Metadata blocks of a type: "Exif" or "mime" (XMP).
+    public func metadataBlocks(type: String) -> [[UInt8]] {
+        let n = heif_image_handle_get_number_of_metadata_blocks(handle, type)
+        guard n > 0 else { return [] }
+        var ids = [heif_item_id](repeating: 0, count: Int(n))
+        let got = heif_image_handle_get_list_of_metadata_block_IDs(handle, type, &ids, n)
+        return ids.prefix(Int(got)).compactMap { id in
+            let size = heif_image_handle_get_metadata_size(handle, id)
+            guard size > 0, size < 64 << 20 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size)
+            let err = bytes.withUnsafeMutableBytes { heif_image_handle_get_metadata(handle, id, $0.baseAddress) }
+            return err.code == heif_error_Ok ? bytes : nil
+        }
+    }
+
+    /// The TIFF structure of the first Exif block. A HEIF Exif item starts with a 4-byte
+    /// big-endian offset to the TIFF header (usually past an "Exif\0\0" prefix).
+    public func exifTIFF() -> ArraySlice<UInt8>? {
+        guard let block = metadataBlocks(type: "Exif").first, block.count > 4 else { return nil }
+        let skip = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
+        guard skip >= 0, 4 + skip < block.count else { return nil }
+        return block[(4 + skip)...]
+    }
+
+    /// The largest thumbnail item, if any.
+    public func thumbnail() -> HEIFImage? {
+        let n = heif_image_handle_get_number_of_thumbnails(handle)
+        guard n > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: Int(n))
+        let got = heif_image_handle_get_list_of_thumbnail_IDs(handle, &ids, n)
+        var best: HEIFImage?
+        for id in ids.prefix(Int(got)) {
+            var thumb: OpaquePointer?
+            let err = heif_image_handle_get_thumbnail(handle, id, &thumb)
+            guard err.code == heif_error_Ok, let thumb else { continue }
+            let image = HEIFImage(handle: thumb, file: file)
+            if best == nil || image.width * image.height > best!.width * best!.height { best = image }
+        }
+        return best
+    }
+
+    /// Decodes to 8-bit RGB in display orientation (libheif applies irot/imir/clap).
+    public func decodeRGB() throws -> PixelBuffer<UInt8> {
+        // heif_decoding_options_alloc → heif_decoding_options_free; heif_decode_image → heif_image_release.
+        guard let options = heif_decoding_options_alloc() else {
+            throw HEIFError(code: -1, subcode: 0, message: "could not allocate decoding options", context: "decoding")
+        }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        try file.check(
+            heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options),
+            "decoding image item \(itemID)")
+        guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: "decoding") }
+        defer { heif_image_release(image) }
+        let w = Int(heif_image_get_width(image, heif_channel_interleaved))
+        let h = Int(heif_image_get_height(image, heif_channel_interleaved))
+        var stride: Int32 = 0
+        guard w > 0, h > 0, let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+            throw HEIFError(code: -1, subcode: 0, message: "decoded image has no RGB plane", context: "decoding image item \(itemID)")
+        }
+        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        out.components.withUnsafeMutableBufferPointer { dst in
+            for y in 0..<h {
+                let src = plane + y * Int(stride)
+                (dst.baseAddress! + y * w * 3).update(from: src, count: w * 3)
+            }
+        }
+        return out
+    }
+}
+
+/// libheif's process-wide setup: heif_init loads the decoder plugins (libde265, dav1d)
+/// that Debian ships as separate packages. Reference-counted by libheif; camlib keeps
+/// one reference for the life of the process.
+enum HEIFLibrary {
+    private static let initialized: Bool = {
+        _ = heif_init(nil)
+        return true
+    }()
+
+    static func ensureInitialized() { _ = initialized }
+}

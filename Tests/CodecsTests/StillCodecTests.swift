@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import Codecs
+@testable import Containers
+@testable import Imaging
+
+private func bytes(_ relative: String) throws -> [UInt8] {
+    let path = Media.path(relative)
+    guard FileManager.default.fileExists(atPath: path) else { throw MissingMedia(path: path) }
+    return try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct RealStillTests {
+    @Test func heicWithIrot270IsDisplayedPortrait() throws {
+        let file = try HEIFFile(path: Media.path("apple-live-photo/IMG_3582.HEIC"))
+        let image = try file.primaryImage()
+        #expect(image.width == 4284 && image.height == 5712)
+        #expect(image.orientation == .rotate90CW)
+        let exif = try EXIFMetadata(tiff: try #require(image.exifTIFF()))
+        #expect(exif.make == "Apple" && exif.model == "iPhone 15 Pro")
+        #expect(exif.captureTime?.iso8601 == "2025-05-26T09:27:06.603-05:00")
+        #expect(exif.appleMakerNote?.contentIdentifier == "602FEBB7-6B59-4799-96E6-9C8484D873C7")
+        #expect(exif.appleMakerNote?.livePhotoVideoIndex == 8_595_224_612)
+        #expect(exif.lensModel == "iPhone 15 Pro back triple camera 6.765mm f/1.78")
+        let loc = try #require(exif.location)
+        #expect(abs(loc.latitude - 34.6647722222222) < 1e-9 && abs(loc.longitude + 86.4703833333333) < 1e-9)
+    }
+
+    @Test func heicThumbnailDecodesInDisplayOrientation() throws {
+        let image = try HEIFFile(path: Media.path("apple-live-photo/IMG_3582.HEIC")).primaryImage()
+        let thumb = try #require(image.thumbnail())
+        let pixels = try thumb.decodeRGB()
+        #expect(pixels.width == 312 && pixels.height == 416)
+    }
+
+    @Test func avifTransformsFoldIntoOneOrientation() throws {
+        let cases: [(String, EXIFOrientation)] = [
+            ("kimono.avif", .up), ("kimono.rotate90.avif", .rotate90CW), ("kimono.rotate270.avif", .rotate270CW),
+            ("kimono.mirror-horizontal.avif", .upMirrored), ("kimono.mirror-vertical.avif", .rotate180Mirrored),
+        ]
+        for (name, orientation) in cases {
+            let image = try HEIFFile(path: Media.path("orientation/" + name)).primaryImage()
+            #expect(image.orientation == orientation, "\(name)")
+            #expect(image.width == 722 && image.height == 1024, "\(name)")
+        }
+    }
+
+    @Test func jpegDecodesAtAReducedDCTScale() throws {
+        let jpeg = try bytes("orientation/Landscape_6.jpg")
+        let decoded = try JPEGCodec.decode(jpeg, atLeast: 320)
+        // 1200x1800 stored; the smallest scale with a long side >= 320 is 1/4 → 300x450.
+        #expect(decoded.pixels.width == 300 && decoded.pixels.height == 450)
+        #expect(decoded.warning == nil)
+    }
+
+    @Test func truncatedJPEGDecodesWithAWarning() throws {
+        let decoded = try JPEGCodec.decode(try bytes("malformed/photoprism__photoprism__animated-earth.jpg"))
+        #expect(decoded.pixels.width == 300)
+        #expect(decoded.warning != nil)
+    }
+
+    @Test func pngDecodes() throws {
+        let png = try bytes("orientation/kimono.png")
+        let pixels = try PNGCodec.decodeRGB(png)
+        #expect(pixels.width == 722 && pixels.height == 1024)
+        let chunks = try PNGChunks(parsing: png)
+        #expect(chunks.width == 722 && chunks.bitDepth == 8)
+    }
+}
+
+@Test func jpegRoundTripsThroughTurboJPEG() throws {
+    var image = PixelBuffer<UInt8>(width: 64, height: 32, channels: 3)
+    for y in 0..<32 { for x in 0..<64 { image[x: x, y: y, channel: 0] = UInt8(x * 4); image[x: x, y: y, channel: 1] = 128 } }
+    let jpeg = try JPEGCodec.encode(image, quality: 95)
+    let back = try JPEGCodec.decode(jpeg).pixels
+    #expect(back.width == 64 && back.height == 32)
+    #expect(abs(Int(back[x: 40, y: 10, channel: 0]) - 160) <= 6)
+}
+
+@Test func emptyPNGIsAnError() {
+    #expect(throws: PNGError.self) { try PNGCodec.decodeRGB([]) }
+}

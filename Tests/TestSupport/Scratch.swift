@@ -1,0 +1,68 @@
+import Foundation
+
+/// A fresh temporary folder per test, removed when the value is released.
+public final class ScratchDirectory: @unchecked Sendable {
+    // Immutable after init; deinit only removes the folder.
+    public let url: URL
+    public var path: String { url.path }
+
+    public init(_ label: String = "camlib-test") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        // Originals in a library are read-only; make them writable so the folder can go.
+        if let e = FileManager.default.enumerator(atPath: url.path) {
+            for case let p as String in e {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.appendingPathComponent(p).path)
+            }
+        }
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    public func file(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// Runs a program to completion and returns its exit status and output.
+@discardableResult
+public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil)
+    throws -> (status: Int32, stdout: String, stderr: String)
+{
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+    p.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+    if let environment {
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    if let stdin {
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        input.fileHandleForWriting.write(stdin)
+        try input.fileHandleForWriting.close()
+    } else {
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+    }
+    // Read both pipes before waiting, so a chatty child cannot block on a full pipe.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Whether a command-line tool is installed (exiftool, ffprobe, heif-info, sqlite3).
+public func toolExists(_ name: String) -> Bool {
+    (try? run("sh", ["-c", "command -v \(name)"]).status) == 0
+}

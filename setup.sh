@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Installs what camlib needs to build and test on Debian (bookworm or newer).
+#
+# Idempotent: when every package is present at a good version it only checks and
+# exits. Run as root (or with sudo available). It enables the distribution's
+# backports suite, which libheif >= 1.19 comes from (1.15 cannot read iOS 18 HEICs),
+# by copying the machine's own Debian source entry with the suite changed, so the
+# mirror this machine already uses is the one used; no host name is written here.
+set -euo pipefail
+
+# Built against: the C libraries camlib wraps (Sources/C*), and pkg-config to find them.
+BUILD_PACKAGES=(
+  pkg-config
+  libexif-dev
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
+  libv4l-dev
+  libsqlite3-dev
+  libturbojpeg0-dev
+  libpng-dev
+  zlib1g-dev
+)
+# From backports: libheif and its decoder/encoder plugins (HEVC via libde265/x265, AV1 via dav1d).
+HEIF_PACKAGES=(
+  libheif-dev libheif1
+  libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d
+  libheif-examples
+)
+# Called by the tests and the benchmark as independent witnesses.
+TOOL_PACKAGES=(libimage-exiftool-perl ffmpeg sqlite3 time)
+MIN_HEIF_VERSION=1.19
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+  else say "must run as root (or with sudo) to install packages"; exit 1
+  fi
+}
+
+installed_version() {
+  dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null | awk '$3 == "installed" { print $4 }'
+}
+
+everything_present() {
+  local p v
+  for p in "${BUILD_PACKAGES[@]}" "${HEIF_PACKAGES[@]}" "${TOOL_PACKAGES[@]}"; do
+    [ -n "$(installed_version "$p")" ] || return 1
+  done
+  v=$(installed_version libheif-dev)
+  dpkg --compare-versions "$v" ge "$MIN_HEIF_VERSION"
+}
+
+codename() {
+  . /etc/os-release
+  if [ -z "${VERSION_CODENAME:-}" ]; then say "cannot tell the Debian release from /etc/os-release"; exit 1; fi
+  echo "$VERSION_CODENAME"
+}
+
+# Writes /etc/apt/sources.list.d/camlib-backports.{sources,list} from the entry that
+# already serves "<codename>", with the suite replaced by "<codename>-backports".
+enable_backports() {
+  local suite="$1-backports" f out
+  if grep -rqsE "(^|[[:space:]])${suite}([[:space:]]|$)" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    return 0
+  fi
+  # deb822 files first (Debian 12's default), then one-line sources.list entries.
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    out=$(awk -v want="$1" -v suite="$suite" '
+      function flush() {
+        if (isdeb && hassuite && !done) { printf "%s", block; done = 1 }
+        block = ""; isdeb = 0; hassuite = 0
+      }
+      /^[[:space:]]*$/ { flush(); next }
+      /^#/ { next }
+      /^Types:/ { if ($0 ~ /(^|[[:space:]])deb([[:space:]]|$)/) isdeb = 1; block = block "Types: deb\n"; next }
+      /^Suites:/ {
+        for (i = 2; i <= NF; i++) if ($i == want) hassuite = 1
+        block = block "Suites: " suite "\n"; next
+      }
+      { block = block $0 "\n" }
+      END { flush() }' "$f")
+    if [ -n "$out" ]; then
+      printf '# Written by camlib setup.sh: a copy of the %s entry in %s with the suite changed.\n%s\n' \
+        "$1" "$(basename "$f")" "$out" | as_root tee /etc/apt/sources.list.d/camlib-backports.sources >/dev/null
+      say "enabled $suite (copied from $f)"
+      return 0
+    fi
+  done
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    [ -f "$f" ] || continue
+    out=$(awk -v want="$1" -v suite="$suite" '
+      $1 == "deb" { for (i = 2; i <= NF; i++) if ($i == want) { $i = suite; print; exit } }' "$f")
+    if [ -n "$out" ]; then
+      printf '# Written by camlib setup.sh: a copy of the %s entry in %s with the suite changed.\n%s\n' \
+        "$1" "$(basename "$f")" "$out" | as_root tee /etc/apt/sources.list.d/camlib-backports.list >/dev/null
+      say "enabled $suite (copied from $f)"
+      return 0
+    fi
+  done
+  say "found no apt source entry for '$1' to copy; add $suite by hand"
+  exit 1
+}
+
+main() {
+  if everything_present; then
+    say "all packages present (libheif $(installed_version libheif-dev))"
+    return 0
+  fi
+  local cn; cn=$(codename)
+  enable_backports "$cn"
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get update -q
+  as_root apt-get install -y -q --no-install-recommends "${BUILD_PACKAGES[@]}" "${TOOL_PACKAGES[@]}"
+  as_root apt-get install -y -q --no-install-recommends -t "$cn-backports" "${HEIF_PACKAGES[@]}"
+  if ! everything_present; then
+    say "packages still missing or libheif older than $MIN_HEIF_VERSION after install"
+    exit 1
+  fi
+  say "done (libheif $(installed_version libheif-dev))"
+}
+
+main "$@"
