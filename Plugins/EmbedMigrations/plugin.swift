@@ -1,4 +1,23 @@
+import Foundation
 import PackagePlugin
-@main struct EmbedMigrations: BuildToolPlugin {
-    func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] { [] }
+
+/// Compiles `migrations/NNNN_name.sql` into the Library module, so the schema has one
+/// home (the SQL files) and the installed binary needs nothing beside it.
+@main
+struct EmbedMigrations: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        let folder = context.package.directoryURL.appending(path: "migrations")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "sql" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding \(files.count) SQL migrations",
+                executable: try context.tool(named: "MigrationEmbedder").url,
+                arguments: [output.path] + files.map(\.path),
+                inputFiles: files,
+                outputFiles: [output])
+        ]
+    }
 }

@@ -12,7 +12,7 @@ public enum MediaFormat: String, Sendable, Codable, CaseIterable {
         case .avif: "image/avif"
         case .quicktime: "video/quicktime"
         case .mp4: "video/mp4"
-        case .appleAdjustment: "application/vnd.apple.photos.adjustment+xml"
+        case .appleAdjustment: "application/xml"
         }
     }
 

@@ -1,1 +1,44 @@
-print("x")
+import Foundation
+
+// Writes a Swift file holding every migration's name and SQL, in order.
+// Usage: MigrationEmbedder OUTPUT.swift NNNN_name.sql...
+// Refuses names that are not NNNN_name.sql and numbers that skip or repeat, so a
+// mistake in migrations/ stops the build instead of reaching a user's catalog.
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("error: MigrationEmbedder: \(message)\n".utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let output = arguments.first else { fail("usage: MigrationEmbedder OUTPUT.swift FILE.sql...") }
+let inputs = arguments.dropFirst().map { URL(fileURLWithPath: $0) }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+
+var entries: [String] = []
+for (index, url) in inputs.enumerated() {
+    let name = url.deletingPathExtension().lastPathComponent
+    let parts = name.split(separator: "_", maxSplits: 1)
+    guard parts.count == 2, parts[0].count == 4, let number = Int(parts[0]), parts[1].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+    else { fail("\(url.lastPathComponent): migration files are named NNNN_verb_object.sql") }
+    guard number == index + 1 else { fail("\(url.lastPathComponent): expected migration number \(index + 1)") }
+    guard let sql = try? String(contentsOf: url, encoding: .utf8) else { fail("cannot read \(url.path)") }
+    // A raw string delimiter longer than any run of '#' after a quote in the SQL.
+    var hashes = "#"
+    while sql.contains("\"" + hashes) { hashes += "#" }
+    entries.append("        (\"\(name)\", \(hashes)\"\"\"\n\(sql)\n\"\"\"\(hashes)),")
+}
+
+let source = """
+    // Generated at build time by the EmbedMigrations plugin from migrations/*.sql. Do not edit.
+    enum EmbeddedMigrations {
+        static let all: [(name: String, sql: String)] = [
+    \(entries.joined(separator: "\n"))
+        ]
+    }
+
+    """
+do {
+    try source.write(toFile: output, atomically: true, encoding: .utf8)
+} catch {
+    fail("cannot write \(output): \(error)")
+}

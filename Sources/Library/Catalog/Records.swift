@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+
+/// A row of `asset`.
+struct AssetRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "asset"
+    var id: Int64?
+    var kind: AssetKind
+    var importedAt: String
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A row of `resource`.
+struct ResourceRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "resource"
+    var id: Int64?
+    var assetId: Int64
+    var role: ResourceRole
+    var path: String
+    var sha256: String
+    var bytes: Int64
+    var mime: String
+    var derivedFrom: Int64?
+    var originalName: String?
+    var sourceDir: String?
+    var addedAt: String
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A row of `metadata`.
+struct MetadataRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "metadata"
+    var resourceId: Int64
+    var format: String
+    var capturedAt: String?
+    var utcOffsetMinutes: Int?
+    var make: String?
+    var model: String?
+    var software: String?
+    var lensMake: String?
+    var lensModel: String?
+    var latitude: Double?
+    var longitude: Double?
+    var altitude: Double?
+    var width: Int?
+    var height: Int?
+    var orientation: Int
+    var duration: Double?
+    var videoCodec: String?
+    var audioCodec: String?
+    var frameRate: Double?
+    var contentIdentifier: String?
+    var livePhotoVideoIndex: Int64?
+    var warnings: String?
+}
+
+/// A row of `pairing`.
+struct PairingRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "pairing"
+    var assetId: Int64
+    var photoResourceId: Int64
+    var videoResourceId: Int64
+    var rule: PairingRule
+    var contentIdentifier: String?
+    var confidence: Double
+    var pairedAt: String
+}
+
+extension AssetRecord {
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+}
+extension ResourceRecord {
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+}
+extension MetadataRecord {
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+}
+extension PairingRecord {
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+}
+
+/// What an asset is, as a user sees it.
+public enum AssetKind: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    case photo, live, video, motion
+}
+
+/// What a file is to its asset. The raw values are the public JSON and SQL names.
+public enum ResourceRole: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    case photo, pairedVideo, video, thumbnail, adjustmentSidecar, renderedPhoto, renderedVideo
+
+    /// Originals of the asset itself; each exists once in the whole library.
+    public var isPrimaryOriginal: Bool { self == .photo || self == .pairedVideo || self == .video }
+}
+
+/// Which rule paired a Live Photo's still and movie.
+public enum PairingRule: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    case contentIdentifier, stem
+}
+
+/// UTC now, ISO 8601 with milliseconds: "2026-11-22T10:15:30.123Z".
+func utcNow() -> String {
+    let f = ISO8601DateFormatter()
+    f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    f.timeZone = TimeZone(identifier: "UTC")
+    return f.string(from: Date())
+}

@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+
+/// One request to an analysis worker.
+struct AnalysisRequest: Codable {
+    var path: String
+    var thumbnailDirectory: String
+    /// The library's catalog, read (never written) to spot files it already holds.
+    var catalogPath: String
+}
+
+/// How files are analysed during an import.
+public enum AnalysisIsolation: Sendable {
+    /// In this process: fastest to start, but a crash in a C library ends the import.
+    case inProcess
+    /// In child processes running `EXECUTABLE analyze-worker`: a crash or hang costs
+    /// only the file that caused it. What `camlib import` uses.
+    case workerProcesses(executable: String)
+}
+
+/// The child side: reads one JSON request per line on stdin, answers one JSON outcome
+/// per line on stdout, until stdin closes.
+public enum AnalysisWorker {
+    public static func serve() {
+        limitMemory()
+        let decoder = JSONDecoder()
+        let encoder = JSONEncoder()
+        var known: KnownOriginals?
+        while let line = readLine(strippingNewline: true) {
+            guard !line.isEmpty else { continue }
+            let outcome: AnalysisOutcome
+            if let request = try? decoder.decode(AnalysisRequest.self, from: Data(line.utf8)) {
+                if known?.catalogPath != request.catalogPath { known = KnownOriginals(catalogPath: request.catalogPath) }
+                outcome = MediaAnalyzer.analyze(
+                    path: request.path, thumbnailDirectory: URL(fileURLWithPath: request.thumbnailDirectory),
+                    isKnown: { known?.contains($0) ?? false })
+            } else {
+                outcome = .failed(path: "?", reason: "camlib internal error: unreadable worker request")
+            }
+            var data = (try? encoder.encode(outcome)) ?? Data()
+            data.append(UInt8(ascii: "\n"))
+            FileHandle.standardOutput.write(data)
+        }
+    }
+
+    /// A decompression bomb should fail in the worker, not take the machine's memory.
+    static func limitMemory() {
+        var limit = rlimit(rlim_cur: 8 << 30, rlim_max: 8 << 30)
+        _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
+    }
+}
+
+/// Answers whether a library holds an original with a given sha256, from a read-only
+/// connection to its catalog. A hint only: the import checks again when it commits.
+final class KnownOriginals {
+    let catalogPath: String
+    private let queue: DatabaseQueue?
+
+    init(catalogPath: String) {
+        self.catalogPath = catalogPath
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(Catalog.busyTimeout)
+        queue = try? DatabaseQueue(path: catalogPath, configuration: config)
+    }
+
+    func contains(_ sha256: String) -> Bool {
+        let hit = try? queue?.read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video')",
+                arguments: [sha256])
+        }
+        return hit == true
+    }
+}
+
+/// Something that turns a path into an outcome; one per analysis thread.
+protocol Analyzer: AnyObject {
+    func analyze(path: String, thumbnailDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome
+    func stop()
+}
+
+final class InProcessAnalyzer: Analyzer {
+    private var known: KnownOriginals?
+
+    func analyze(path: String, thumbnailDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome {
+        if known?.catalogPath != catalogPath { known = KnownOriginals(catalogPath: catalogPath) }
+        return MediaAnalyzer.analyze(path: path, thumbnailDirectory: thumbnailDirectory, isKnown: { known?.contains($0) ?? false })
+    }
+    func stop() {}
+}
+
+/// The parent side of one worker process. Restarts the worker after a crash or a
+/// time-out; each costs only the file being analysed.
+final class WorkerProcessAnalyzer: Analyzer {
+    let executable: String
+    private var process: Process?
+    private var toWorker: FileHandle?
+    private var fromWorker: Int32 = -1
+    private var buffered: [UInt8] = []
+
+    init(executable: String) {
+        self.executable = executable
+    }
+
+    deinit { stop() }
+
+    func analyze(path: String, thumbnailDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome {
+        do {
+            try startIfNeeded()
+        } catch {
+            return .failed(path: path, reason: "cannot start an analysis worker (\(executable)): \(error)")
+        }
+        var line = (try? JSONEncoder().encode(AnalysisRequest(path: path, thumbnailDirectory: thumbnailDirectory.path, catalogPath: catalogPath))) ?? Data()
+        line.append(UInt8(ascii: "\n"))
+        do {
+            try toWorker?.write(contentsOf: line)
+        } catch {
+            return .failed(path: path, reason: "the analysis worker died: \(reapDescription())")
+        }
+        switch readLine(deadline: Date().addingTimeInterval(timeLimit)) {
+        case .line(let bytes):
+            if let outcome = try? JSONDecoder().decode(AnalysisOutcome.self, from: Data(bytes)) { return outcome }
+            return .failed(path: path, reason: "camlib internal error: unreadable answer from the analysis worker")
+        case .closed:
+            return .failed(
+                path: path,
+                reason: "a C library (libheif, libexif, FFmpeg…) crashed reading this file (\(reapDescription())); camlib skipped it")
+        case .timedOut:
+            kill()
+            return .failed(path: path, reason: "reading this file took longer than \(Int(timeLimit)) s; camlib gave up on it")
+        }
+    }
+
+    func stop() {
+        try? toWorker?.close()
+        toWorker = nil
+        if let p = process {
+            p.waitUntilExit()
+        }
+        closeReader()
+        process = nil
+    }
+
+    private func startIfNeeded() throws {
+        if let p = process, p.isRunning { return }
+        closeReader()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = ["analyze-worker"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        process = p
+        toWorker = input.fileHandleForWriting
+        // Own the read end as a plain descriptor, to poll() it with a deadline.
+        fromWorker = dup(output.fileHandleForReading.fileDescriptor)
+        try? output.fileHandleForReading.close()
+        try? input.fileHandleForReading.close()
+        try? output.fileHandleForWriting.close()
+        buffered = []
+    }
+
+    private enum ReadResult { case line([UInt8]), closed, timedOut }
+
+    private func readLine(deadline: Date) -> ReadResult {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let nl = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffered[..<nl])
+                buffered.removeSubrange(...nl)
+                return .line(line)
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return .timedOut }
+            var fds = pollfd(fd: fromWorker, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&fds, 1, Int32(min(remaining, 3600) * 1000))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return .closed
+            }
+            if ready == 0 { continue }
+            let n = chunk.withUnsafeMutableBytes { Foundation.read(fromWorker, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .closed
+            }
+            if n == 0 { return .closed }
+            buffered.append(contentsOf: chunk[..<n])
+        }
+    }
+
+    private func kill() {
+        if let p = process, p.isRunning {
+            Foundation.kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+        try? toWorker?.close()
+        toWorker = nil
+        closeReader()
+        process = nil
+    }
+
+    /// Waits for a dead worker and says how it ended.
+    private func reapDescription() -> String {
+        guard let p = process else { return "worker not running" }
+        try? toWorker?.close()
+        toWorker = nil
+        p.waitUntilExit()
+        closeReader()
+        process = nil
+        switch p.terminationReason {
+        case .uncaughtSignal:
+            let sig = p.terminationStatus
+            let name = strsignal(sig).map { String(cString: $0) } ?? "signal \(sig)"
+            return "signal \(sig), \(name)"
+        case .exit:
+            return "exit status \(p.terminationStatus)"
+        @unknown default:
+            return "ended"
+        }
+    }
+
+    private func closeReader() {
+        if fromWorker >= 0 { close(fromWorker) }
+        fromWorker = -1
+        buffered = []
+    }
+}

@@ -1,0 +1,65 @@
+import Containers
+import Foundation
+
+/// The files an import will look at, found under the paths the user gave.
+struct ImportInputs {
+    /// Photos and movies (and anything else that is not a sidecar: the analysis decides).
+    var media: [String] = []
+    /// `.AAE` adjustment sidecars; attached after the media they belong to.
+    var sidecars: [String] = []
+    var skipped: [FileProblem] = []
+    var errors: [FileProblem] = []
+
+    var count: Int { media.count + sidecars.count + skipped.count + errors.count }
+
+    /// Walks files and folders (recursively), never into `excluding` (the library).
+    init(paths: [String], excluding library: URL) {
+        let fm = FileManager.default
+        let libraryPath = library.standardizedFileURL.resolvingSymlinksInPath().path
+        var seen = Set<String>()
+        for given in paths {
+            let url = LibraryLocation.absolute(given)
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: url.path, isDirectory: &isDir) else {
+                errors.append(FileProblem(path: url.path, message: "no such file or folder"))
+                continue
+            }
+            if !isDir.boolValue {
+                add(url, &seen)
+                continue
+            }
+            if url.resolvingSymlinksInPath().path.hasPrefix(libraryPath) {
+                errors.append(FileProblem(path: url.path, message: "is inside the library itself; import from elsewhere"))
+                continue
+            }
+            guard let walker = fm.enumerator(at: url, includingPropertiesForKeys: [.isDirectoryKey], options: []) else {
+                errors.append(FileProblem(path: url.path, message: "cannot read the folder"))
+                continue
+            }
+            var found: [URL] = []
+            for case let item as URL in walker {
+                let isFolder = (try? item.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
+                if isFolder {
+                    if item.resolvingSymlinksInPath().path == libraryPath { walker.skipDescendants() }
+                    continue
+                }
+                found.append(item)
+            }
+            for item in found.sorted(by: { $0.path < $1.path }) { add(item, &seen) }
+        }
+    }
+
+    private mutating func add(_ url: URL, _ seen: inout Set<String>) {
+        let path = url.standardizedFileURL.path
+        guard seen.insert(path).inserted else { return }
+        let name = url.lastPathComponent
+        if name.hasPrefix(".") {
+            // macOS leaves ._IMG_1234.HEIC (AppleDouble) and .DS_Store beside copied photos.
+            skipped.append(FileProblem(path: path, message: "hidden file"))
+        } else if MediaFormat.claimed(byExtension: url.pathExtension) == .appleAdjustment {
+            sidecars.append(path)
+        } else {
+            media.append(path)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// A file and what happened to it, in words.
+public struct FileProblem: Codable, Sendable, Equatable {
+    public var path: String
+    public var message: String
+}
+
+/// What an import did. Every input file ends in exactly one of `imported`,
+/// `duplicates`, `skipped` or `errors` (unless the import was interrupted).
+public struct ImportReport: Codable, Sendable {
+    public var library: String
+    /// Files found under the given paths.
+    public var files = 0
+    /// Files copied into the library (photos, movies, sidecars, rendered edits).
+    public var imported = 0
+    /// Files whose exact bytes the library already holds.
+    public var duplicates = 0
+    /// Files that are not photos or movies camlib imports.
+    public var skipped = 0
+    public var errors: [FileProblem] = []
+    public var skippedFiles: [FileProblem] = []
+    /// Imported files with something unreadable in them.
+    public var warnings: [FileProblem] = []
+    public var assetsCreated = 0
+    public var livePhotosPaired = 0
+    /// Sidecars and rendered edits attached to assets.
+    public var attached = 0
+    /// Assets created or changed by this import.
+    public var assetIDs: [Int64] = []
+    public var interrupted = false
+    public var seconds = 0.0
+
+    public init(library: String) {
+        self.library = library
+    }
+}
+
+/// How far an import has come.
+public struct ImportProgress: Sendable {
+    public var done: Int
+    public var total: Int
+    public var path: String
+}

@@ -1,0 +1,356 @@
+import Containers
+import Foundation
+import GRDB
+
+/// The committing half of one import: copies originals in, writes catalog rows, pairs
+/// Live Photos and attaches sidecars. Used from one thread.
+struct ImportSession {
+    let library: PhotoLibrary
+    private var pool: DatabasePool { library.catalog.pool }
+    /// For sidecars: folder → lower-cased stem → the asset a still or movie of that name
+    /// went to in this import (new or already there). Stills win over movies.
+    private var stems: [String: [String: (asset: Int64, still: Bool)]] = [:]
+    private(set) var touchedAssets = Set<Int64>()
+
+    init(library: PhotoLibrary) {
+        self.library = library
+    }
+
+    enum Outcome {
+        case imported(asset: Int64, createdAsset: Bool, paired: Bool)
+        case duplicate(asset: Int64)
+    }
+
+    // MARK: Photos and movies
+
+    mutating func commitMedia(_ a: MediaAnalysis, into report: inout ImportReport) {
+        do {
+            let outcome = try commitMediaOrThrow(a)
+            record(outcome, for: a, into: &report)
+        } catch {
+            report.errors.append(FileProblem(path: a.path, message: MediaAnalyzer.describe(error)))
+        }
+    }
+
+    /// A file the analysis found already in the library: a duplicate, remembered for the
+    /// sidecars of this import.
+    mutating func recordKnown(path: String, sha256: String, isStill: Bool, into report: inout ImportReport) {
+        guard let asset = try? pool.read({ db in try Self.assetHolding(sha256: sha256, db) }) else {
+            report.errors.append(FileProblem(path: path, message: "camlib internal error: a known file is missing from the catalog"))
+            return
+        }
+        report.duplicates += 1
+        remember(path: path, asset: asset, isStill: isStill)
+    }
+
+    private mutating func remember(path: String, asset: Int64, isStill: Bool) {
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        let stem = PairingRules.stem(url.lastPathComponent)
+        if let existing = stems[dir]?[stem], existing.still, !isStill { return }
+        stems[dir, default: [:]][stem] = (asset, isStill)
+    }
+
+    private mutating func record(_ outcome: Outcome, for a: MediaAnalysis, into report: inout ImportReport) {
+        let asset: Int64
+        switch outcome {
+        case .imported(let id, let created, let paired):
+            report.imported += 1
+            if created { report.assetsCreated += 1 }
+            if paired { report.livePhotosPaired += 1 }
+            touchedAssets.insert(id)
+            asset = id
+        case .duplicate(let id):
+            report.duplicates += 1
+            asset = id
+        }
+        remember(path: a.path, asset: asset, isStill: a.format.isStill)
+    }
+
+    private func commitMediaOrThrow(_ a: MediaAnalysis) throws -> Outcome {
+        let source = URL(fileURLWithPath: a.path)
+        defer { if let t = a.thumbnail { unlink(t.temporaryPath) } }  // a no-op once published
+        if let existing = try pool.read({ db in try Self.assetHolding(sha256: a.sha256, db) }) {
+            return .duplicate(asset: existing)
+        }
+        let copy = try AtomicFile.copyToTemporary(from: source, in: library.temporary, readOnly: true)
+        defer { unlink(copy.url.path) }
+        guard copy.sha256 == a.sha256, copy.bytes == a.bytes else { throw LibraryError.changedDuringImport(path: a.path) }
+
+        var published: [URL] = []
+        do {
+            return try pool.write { db in
+                if let existing = try Self.assetHolding(sha256: a.sha256, db) { return .duplicate(asset: existing) }
+                // Files first, rows after: a crash in between leaves an unlisted file,
+                // never a row naming a missing one.
+                let destination = library.originals
+                    .appendingPathComponent(Self.datedFolder(a.metadata.capturedAt))
+                    .appendingPathComponent(source.lastPathComponent)
+                let original = try AtomicFile.publish(copy.url, to: destination)
+                published.append(original)
+                var thumbnailURL: URL?
+                if let t = a.thumbnail {
+                    let url = try publishDerived(URL(fileURLWithPath: t.temporaryPath), named: a.sha256, ext: "jpg")
+                    published.append(url)
+                    thumbnailURL = url
+                }
+                return try insert(a, original: original, thumbnail: thumbnailURL, db)
+            }
+        } catch {
+            for url in published { unlink(url.path) }
+            throw error
+        }
+    }
+
+    /// Rows for a new still or movie: joins its Live Photo partner's asset when there is
+    /// one, else becomes an asset of its own.
+    private func insert(_ a: MediaAnalysis, original: URL, thumbnail: URL?, _ db: Database) throws -> Outcome {
+        let now = utcNow()
+        let isStill = a.format.isStill
+        let sourceURL = URL(fileURLWithPath: a.path)
+        let partner = try Self.findPartner(for: a, db)
+
+        var assetID: Int64
+        var created = false
+        if let partner {
+            assetID = partner.asset
+            try db.execute(sql: "UPDATE asset SET kind = 'live' WHERE id = ?", arguments: [assetID])
+            if isStill {
+                try db.execute(sql: "UPDATE resource SET role = 'pairedVideo' WHERE id = ?", arguments: [partner.resource])
+            }
+        } else {
+            var asset = AssetRecord(id: nil, kind: isStill ? .photo : .video, importedAt: now)
+            try asset.insert(db)
+            assetID = asset.id!
+            created = true
+        }
+        let role: ResourceRole = isStill ? .photo : (partner == nil ? .video : .pairedVideo)
+        var resource = ResourceRecord(
+            id: nil, assetId: assetID, role: role, path: library.relative(original), sha256: a.sha256, bytes: a.bytes,
+            mime: a.format.mimeType, derivedFrom: nil, originalName: sourceURL.lastPathComponent,
+            sourceDir: sourceURL.deletingLastPathComponent().path, addedAt: now)
+        try resource.insert(db)
+        let resourceID = resource.id!
+        try MetadataRecord(a, resourceID: resourceID).insert(db)
+        if let thumbnail, let t = a.thumbnail {
+            var thumb = ResourceRecord(
+                id: nil, assetId: assetID, role: .thumbnail, path: library.relative(thumbnail), sha256: t.sha256,
+                bytes: t.bytes, mime: "image/jpeg", derivedFrom: resourceID, originalName: nil, sourceDir: nil, addedAt: now)
+            try thumb.insert(db)
+        }
+        if let partner {
+            try PairingRecord(
+                assetId: assetID, photoResourceId: isStill ? resourceID : partner.resource,
+                videoResourceId: isStill ? partner.resource : resourceID, rule: partner.rule,
+                contentIdentifier: partner.rule == .contentIdentifier ? a.metadata.contentIdentifier : nil,
+                confidence: partner.confidence, pairedAt: now
+            ).insert(db)
+        }
+        return .imported(asset: assetID, createdAsset: created, paired: partner != nil)
+    }
+
+    /// Derived files are named by the sha256 of what they show, so rebuilding one
+    /// replaces it in place (rename, not link).
+    private func publishDerived(_ temporary: URL, named sha256: String, ext: String) throws -> URL {
+        let folder = library.thumbnails.appendingPathComponent(String(sha256.prefix(2)))
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let destination = folder.appendingPathComponent("\(sha256).\(ext)")
+        guard rename(temporary.path, destination.path) == 0 else {
+            throw LibraryError.io(path: destination.path, operation: "rename", errno: errno)
+        }
+        try AtomicFile.syncDirectory(folder)
+        return destination
+    }
+
+    static func datedFolder(_ time: CaptureTime?) -> String {
+        guard let t = time else { return "undated" }
+        return String(format: "%04d/%02d", t.year, t.month)
+    }
+
+    static func assetHolding(sha256: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(
+            db, sql: "SELECT asset_id FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video')",
+            arguments: [sha256])
+    }
+
+    // MARK: Live Photo pairing
+
+    struct Partner {
+        var asset: Int64
+        var resource: Int64
+        var rule: PairingRule
+        var confidence: Double
+    }
+
+    /// The unpaired movie for a new still, or the unpaired still for a new movie.
+    static func findPartner(for a: MediaAnalysis, _ db: Database) throws -> Partner? {
+        let isStill = a.format.isStill
+        // Unpaired halves: a still alone in a 'photo' asset, a movie alone in a 'video' one.
+        let wantRole = isStill ? "video" : "photo"
+        let myTime = a.metadata.capturedAt
+        if let identifier = a.metadata.contentIdentifier {
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id, r.asset_id, m.captured_at FROM resource r
+                    JOIN metadata m ON m.resource_id = r.id
+                    JOIN asset a ON a.id = r.asset_id
+                    WHERE m.content_identifier = ? AND r.role = ? AND a.kind = ?
+                    ORDER BY r.id
+                    """, arguments: [identifier, wantRole, wantRole])
+            // Several candidates (the same movie in two encodings): the closest in time.
+            let best = rows.min { lhs, rhs in
+                distance(myTime, lhs["captured_at"]) < distance(myTime, rhs["captured_at"])
+            }
+            guard let best else { return nil }
+            return Partner(asset: best["asset_id"], resource: best["id"], rule: .contentIdentifier, confidence: 1)
+        }
+        let source = URL(fileURLWithPath: a.path)
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT r.id, r.asset_id, r.original_name, m.captured_at, m.duration FROM resource r
+                JOIN metadata m ON m.resource_id = r.id
+                JOIN asset a ON a.id = r.asset_id
+                WHERE r.source_dir = ? AND r.role = ? AND a.kind = ? AND m.content_identifier IS NULL
+                ORDER BY r.id
+                """, arguments: [source.deletingLastPathComponent().path, wantRole, wantRole])
+        var best: Partner?
+        for row in rows {
+            let otherName: String = row["original_name"]
+            let otherTime = (row["captured_at"] as String?).flatMap(CaptureTime.init(iso8601:))
+            let confidence =
+                isStill
+                ? PairingRules.stemConfidence(
+                    stillName: source.lastPathComponent, stillTime: myTime, movieName: otherName, movieTime: otherTime,
+                    movieDuration: row["duration"])
+                : PairingRules.stemConfidence(
+                    stillName: otherName, stillTime: otherTime, movieName: source.lastPathComponent, movieTime: myTime,
+                    movieDuration: a.metadata.durationSeconds)
+            if let confidence, confidence > (best?.confidence ?? 0) {
+                best = Partner(asset: row["asset_id"], resource: row["id"], rule: .stem, confidence: confidence)
+            }
+        }
+        return best
+    }
+
+    private static func distance(_ a: CaptureTime?, _ b: String?) -> Double {
+        guard let a, let b = b.flatMap(CaptureTime.init(iso8601:)) else { return .infinity }
+        return abs(a.secondsSinceEpoch - b.secondsSinceEpoch)
+    }
+
+    // MARK: Sidecars and rendered edits
+
+    /// `IMG_E1234.*` beside an `IMG_1234.*` of this import or of the library.
+    func isRenderCandidate(_ path: String) -> Bool {
+        let url = URL(fileURLWithPath: path)
+        return AppleSidecarName.renderTarget(stem: url.deletingPathExtension().lastPathComponent) != nil
+    }
+
+    /// Attaches `IMG_E1234.*` to the asset `IMG_1234` as its rendered edit; imports it as an
+    /// asset of its own when there is no such asset.
+    mutating func commitRender(_ a: MediaAnalysis, into report: inout ImportReport) {
+        let url = URL(fileURLWithPath: a.path)
+        guard let target = AppleSidecarName.renderTarget(stem: url.deletingPathExtension().lastPathComponent),
+            let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target)
+        else {
+            commitMedia(a, into: &report)
+            return
+        }
+        if let t = a.thumbnail { unlink(t.temporaryPath) }
+        attach(path: a.path, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType, to: asset, into: &report)
+    }
+
+    /// Attaches `IMG_1234.AAE` / `IMG_O1234.AAE` to the asset `IMG_1234`.
+    mutating func commitSidecar(_ path: String, into report: inout ImportReport) {
+        let url = URL(fileURLWithPath: path)
+        let target = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
+        guard let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target) else {
+            report.skipped += 1
+            report.skippedFiles.append(
+                FileProblem(path: path, message: "adjustment sidecar without its photo: no \(target).* in this folder or the library"))
+            return
+        }
+        if let header = try? MediaAnalyzer.readPrefix(path: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
+            report.warnings.append(FileProblem(path: path, message: "does not look like an Apple adjustment plist; kept as is"))
+        }
+        attach(path: path, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report)
+    }
+
+    private mutating func attach(path: String, role: ResourceRole, mime: String, to asset: Int64, into report: inout ImportReport) {
+        do {
+            let source = URL(fileURLWithPath: path)
+            let copy = try AtomicFile.copyToTemporary(from: source, in: library.temporary, readOnly: true)
+            defer { unlink(copy.url.path) }
+            var published: URL?
+            do {
+                let added: Bool = try pool.write { db in
+                    let exists = try Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM resource WHERE asset_id = ? AND role = ? AND sha256 = ?",
+                        arguments: [asset, role, copy.sha256]) ?? false
+                    if exists { return false }
+                    // Beside the asset's own original, under its own name.
+                    let primary = try String.fetchOne(
+                        db,
+                        sql: "SELECT path FROM resource WHERE asset_id = ? AND role IN ('photo', 'video', 'pairedVideo') ORDER BY role = 'photo' DESC LIMIT 1",
+                        arguments: [asset]) ?? "originals/undated/x"
+                    let folder = library.absolute(primary).deletingLastPathComponent()
+                    let url = try AtomicFile.publish(copy.url, to: folder.appendingPathComponent(source.lastPathComponent))
+                    published = url
+                    var record = ResourceRecord(
+                        id: nil, assetId: asset, role: role, path: library.relative(url), sha256: copy.sha256, bytes: copy.bytes,
+                        mime: mime, derivedFrom: nil, originalName: source.lastPathComponent,
+                        sourceDir: source.deletingLastPathComponent().path, addedAt: utcNow())
+                    try record.insert(db)
+                    return true
+                }
+                if added {
+                    report.imported += 1
+                    report.attached += 1
+                    touchedAssets.insert(asset)
+                } else {
+                    report.duplicates += 1
+                }
+            } catch {
+                if let published { unlink(published.path) }
+                throw error
+            }
+        } catch {
+            report.errors.append(FileProblem(path: path, message: MediaAnalyzer.describe(error)))
+        }
+    }
+
+    /// The asset a still or movie named `stem.*` in `folder` went to: in this import, else
+    /// in the library (by the folder it was imported from).
+    private func findAsset(folder: String, stem: String) -> Int64? {
+        let key = stem.lowercased()
+        if let hit = stems[folder]?[key] { return hit.asset }
+        let rows = (try? pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT asset_id, original_name, role FROM resource
+                    WHERE source_dir = ? AND role IN ('photo', 'video', 'pairedVideo')
+                    ORDER BY role = 'photo' DESC, id
+                    """, arguments: [folder])
+        }) ?? []
+        for row in rows where PairingRules.stem(row["original_name"] as String? ?? "") == key {
+            return row["asset_id"]
+        }
+        return nil
+    }
+}
+
+extension MetadataRecord {
+    init(_ a: MediaAnalysis, resourceID: Int64) {
+        let m = a.metadata
+        self.init(
+            resourceId: resourceID, format: a.format.rawValue, capturedAt: m.capturedAt?.iso8601,
+            utcOffsetMinutes: m.capturedAt?.utcOffsetMinutes, make: m.make, model: m.model, software: m.software,
+            lensMake: m.lensMake, lensModel: m.lensModel, latitude: m.location?.latitude, longitude: m.location?.longitude,
+            altitude: m.location?.altitude, width: m.width, height: m.height, orientation: m.orientation,
+            duration: m.durationSeconds, videoCodec: m.videoCodec, audioCodec: m.audioCodec, frameRate: m.frameRate,
+            contentIdentifier: m.contentIdentifier, livePhotoVideoIndex: m.livePhotoVideoIndex,
+            warnings: a.warnings.isEmpty ? nil : a.warnings.joined(separator: "\n"))
+    }
+}

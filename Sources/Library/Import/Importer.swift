@@ -1,0 +1,185 @@
+import Containers
+import Foundation
+import GRDB
+import Synchronization
+
+/// Options of an import.
+public struct ImportOptions: Sendable {
+    /// Files analysed at once; defaults to the number of cores.
+    public var jobs: Int
+    public var isolation: AnalysisIsolation
+
+    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, isolation: AnalysisIsolation = .inProcess) {
+        self.jobs = max(1, jobs)
+        self.isolation = isolation
+    }
+}
+
+/// Brings files into a library: analyses them in parallel, then, one file at a time,
+/// copies each original in (temp file, fsync, link), and records it with its metadata,
+/// thumbnail and Live Photo pairing in one transaction.
+///
+/// ```swift
+/// let report = try Importer(library: lib).run(paths: ["/media/phone/DCIM"]) { p in print(p.done, p.total) }
+/// ```
+public final class Importer: Sendable {
+    public let library: PhotoLibrary
+    public let options: ImportOptions
+    private let cancelled = Atomic<Bool>(false)
+
+    public init(library: PhotoLibrary, options: ImportOptions = ImportOptions()) {
+        self.library = library
+        self.options = options
+    }
+
+    /// Stops after the file being committed; safe to call from a signal handler's queue.
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    public func run(paths: [String], progress: (ImportProgress) -> Void = { _ in }) throws -> ImportReport {
+        let started = Date()
+        var report = ImportReport(library: library.root.path)
+        let inputs = ImportInputs(paths: paths, excluding: library.root)
+        report.files = inputs.count
+        report.errors = inputs.errors
+        report.skippedFiles = inputs.skipped
+        report.skipped = inputs.skipped.count
+        var session = ImportSession(library: library)
+        var done = inputs.errors.count + inputs.skipped.count
+        let total = inputs.count
+
+        // 1. Photos and movies: analysed in parallel, committed here as they arrive.
+        var deferredRenders: [MediaAnalysis] = []
+        let analyses = AnalysisPipeline(paths: inputs.media, library: library, options: options, isCancelled: { [self] in isCancelled })
+        while let outcome = analyses.next() {
+            done += 1
+            switch outcome {
+            case .skipped(let path, let reason):
+                report.skipped += 1
+                report.skippedFiles.append(FileProblem(path: path, message: reason))
+                progress(ImportProgress(done: done, total: total, path: path))
+            case .failed(let path, let reason):
+                report.errors.append(FileProblem(path: path, message: reason))
+                progress(ImportProgress(done: done, total: total, path: path))
+            case .alreadyInLibrary(let path, let sha256, let format):
+                session.recordKnown(path: path, sha256: sha256, isStill: format.isStill, into: &report)
+                progress(ImportProgress(done: done, total: total, path: path))
+            case .analyzed(let analysis):
+                for w in analysis.warnings { report.warnings.append(FileProblem(path: analysis.path, message: w)) }
+                if session.isRenderCandidate(analysis.path) {
+                    // IMG_E1234.*: attached once every IMG_1234 of this import is in.
+                    deferredRenders.append(analysis)
+                    continue
+                }
+                session.commitMedia(analysis, into: &report)
+                progress(ImportProgress(done: done, total: total, path: analysis.path))
+            }
+            if isCancelled { break }
+        }
+        analyses.finish()
+
+        // 2. Rendered edits (IMG_E1234.*), then adjustment sidecars (.AAE).
+        for analysis in deferredRenders where !isCancelled {
+            done += 1
+            session.commitRender(analysis, into: &report)
+            progress(ImportProgress(done: done, total: total, path: analysis.path))
+        }
+        for path in inputs.sidecars where !isCancelled {
+            done += 1
+            session.commitSidecar(path, into: &report)
+            progress(ImportProgress(done: done, total: total, path: path))
+        }
+        report.interrupted = isCancelled
+        report.assetIDs = session.touchedAssets.sorted()
+        report.seconds = Date().timeIntervalSince(started)
+        return report
+    }
+}
+
+/// The analysis threads: each owns an analyzer (a worker process, or this process) and
+/// takes the next path until none are left; outcomes arrive in completion order.
+final class AnalysisPipeline: @unchecked Sendable {
+    // Shared state is guarded by `condition`; analyzers belong to one thread each.
+    private let condition = NSCondition()
+    private var results: [AnalysisOutcome] = []
+    private var nextIndex = 0
+    private var running = 0
+    private var delivered = 0
+    private let paths: [String]
+    private let isCancelled: @Sendable () -> Bool
+    private let group = DispatchGroup()
+
+    init(paths: [String], library: PhotoLibrary, options: ImportOptions, isCancelled: @escaping @Sendable () -> Bool) {
+        self.paths = paths
+        self.isCancelled = isCancelled
+        let threads = min(options.jobs, paths.count)
+        running = threads
+        let tmp = library.temporary
+        let catalogPath = library.catalog.path
+        for _ in 0..<threads {
+            group.enter()
+            let thread = Thread { [self] in
+                let analyzer: Analyzer =
+                    switch options.isolation {
+                    case .inProcess: InProcessAnalyzer()
+                    case .workerProcesses(let exe): WorkerProcessAnalyzer(executable: exe)
+                    }
+                while let path = take() {
+                    // Generous for big movies, short for the small hostile files that hang.
+                    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                    let limit = 20 + Double(size) / 25_000_000
+                    let outcome = analyzer.analyze(path: path, thumbnailDirectory: tmp, catalogPath: catalogPath, timeLimit: limit)
+                    put(outcome)
+                }
+                analyzer.stop()
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+                group.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    private func take() -> String? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !isCancelled(), nextIndex < paths.count else { return nil }
+        nextIndex += 1
+        return paths[nextIndex - 1]
+    }
+
+    private func put(_ outcome: AnalysisOutcome) {
+        condition.lock()
+        results.append(outcome)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next outcome, waiting for one; nil when every path has been delivered (or the
+    /// import was cancelled and the threads stopped).
+    func next() -> AnalysisOutcome? {
+        condition.lock()
+        defer { condition.unlock() }
+        while results.isEmpty {
+            if delivered == paths.count || running == 0 { return nil }
+            condition.wait()
+        }
+        delivered += 1
+        return results.removeFirst()
+    }
+
+    /// Waits for the threads, and drops thumbnails of outcomes nobody committed.
+    func finish() {
+        group.wait()
+        condition.lock()
+        let leftovers = results
+        results = []
+        condition.unlock()
+        for case .analyzed(let a) in leftovers {
+            if let t = a.thumbnail { unlink(t.temporaryPath) }
+        }
+    }
+}

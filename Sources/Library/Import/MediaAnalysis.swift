@@ -1,0 +1,62 @@
+import Containers
+import Foundation
+
+/// Everything camlib learns about one photo or movie before it enters the library.
+/// It crosses the boundary between the import process and its analysis workers as JSON.
+public struct MediaAnalysis: Codable, Sendable, Equatable {
+    public var path: String
+    public var format: MediaFormat
+    public var bytes: Int64
+    public var sha256: String
+    public var metadata: MediaMetadata
+    /// A JPEG written to the library's tmp/ folder, or nil when none could be made.
+    public var thumbnail: Thumbnail?
+    /// What could not be read, in words; the file is imported anyway.
+    public var warnings: [String]
+}
+
+/// A thumbnail waiting in tmp/ to be published.
+public struct Thumbnail: Codable, Sendable, Equatable {
+    public var temporaryPath: String
+    public var sha256: String
+    public var bytes: Int64
+    public var width: Int
+    public var height: Int
+    /// "embedded" when taken from the file's own thumbnail, "decoded" otherwise.
+    public var source: String
+}
+
+/// The facts kept in the catalog's `metadata` table.
+public struct MediaMetadata: Codable, Sendable, Equatable {
+    public var capturedAt: CaptureTime?
+    public var make: String?
+    public var model: String?
+    public var software: String?
+    public var lensMake: String?
+    public var lensModel: String?
+    public var location: GeoLocation?
+    /// As displayed.
+    public var width: Int?
+    public var height: Int?
+    /// EXIF 1–8: the transform from stored to displayed pixels.
+    public var orientation: Int = 1
+    public var durationSeconds: Double?
+    public var videoCodec: String?
+    public var audioCodec: String?
+    public var frameRate: Double?
+    public var contentIdentifier: String?
+    public var livePhotoVideoIndex: Int64?
+
+    public init() {}
+}
+
+/// What analysing one file came to.
+public enum AnalysisOutcome: Codable, Sendable, Equatable {
+    case analyzed(MediaAnalysis)
+    /// Its exact bytes are already in the library; found by sha256 before any decoding.
+    case alreadyInLibrary(path: String, sha256: String, format: MediaFormat)
+    /// Not a format camlib imports; counted, not an error.
+    case skipped(path: String, reason: String)
+    /// Claims to be (or looks like) a photo or movie but cannot be read.
+    case failed(path: String, reason: String)
+}

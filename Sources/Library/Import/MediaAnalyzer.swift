@@ -1,0 +1,310 @@
+import Codecs
+import Containers
+import Crypto
+import Foundation
+import Imaging
+
+/// Reads one file: what it is (from its bytes), its sha256, its metadata, and a small
+/// oriented JPEG thumbnail written into `thumbnailDirectory`.
+///
+/// Runs inside an analysis worker process (see ``AnalysisWorkerPool``) so that a C
+/// library crashing or hanging on a hostile file costs that file, not the import.
+public enum MediaAnalyzer {
+    /// Longest side of a thumbnail, in pixels.
+    public static let thumbnailSide = 320
+    /// An embedded thumbnail is used when its longest side reaches this; otherwise the
+    /// image is decoded (iPhone JPEGs embed 160x120, too small; HEICs 320x240 or more).
+    public static let smallestUsableEmbeddedThumbnail = 240
+    /// Stills are read whole into memory; larger ones are refused.
+    public static let largestStill: Int64 = 512 << 20
+
+    /// `isKnown` answers whether the library already holds an original with this sha256;
+    /// such files are reported as ``AnalysisOutcome/alreadyInLibrary(path:sha256:format:)``
+    /// without decoding anything, which keeps re-imports cheap.
+    public static func analyze(path: String, thumbnailDirectory: URL, isKnown: (String) -> Bool = { _ in false })
+        -> AnalysisOutcome
+    {
+        do {
+            return try analyzeOrThrow(path: path, thumbnailDirectory: thumbnailDirectory, isKnown: isKnown)
+        } catch let failure as Failure {
+            return .failed(path: path, reason: failure.reason)
+        } catch {
+            return .failed(path: path, reason: describe(error))
+        }
+    }
+
+    struct Failure: Error {
+        let reason: String
+    }
+
+    static func describe(_ error: Error) -> String {
+        switch error {
+        case let e as HEIFError: "cannot read HEIF: \(e.message)"
+        case let e as FFmpegError: "cannot read movie: \(e.message)"
+        case let e as JPEGError: "cannot decode JPEG: \(e.message)"
+        case let e as PNGError: "cannot decode PNG: \(e.message)"
+        case let e as FormatError: "damaged file: \(e)"
+        case let e as LibraryError: e.description
+        case let e as Failure: e.reason
+        default: "\(error)"
+        }
+    }
+
+    static func analyzeOrThrow(path: String, thumbnailDirectory: URL, isKnown: (String) -> Bool) throws -> AnalysisOutcome {
+        let url = URL(fileURLWithPath: path)
+        let claimed = MediaFormat.claimed(byExtension: url.pathExtension)
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw LibraryError.io(path: path, operation: "stat", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .skipped(path: path, reason: "not a regular file") }
+        let size = Int64(info.st_size)
+        guard size > 0 else {
+            if claimed != nil { throw Failure(reason: "the file is empty (0 bytes)") }
+            return .skipped(path: path, reason: "empty file")
+        }
+        let header = try readPrefix(path: path, count: 4096)
+        guard let format = MediaFormat.sniff(header), format != .appleAdjustment else {
+            if let claimed, claimed != .appleAdjustment {
+                throw Failure(reason: "not \(claimed.withArticle) file: its first bytes (\(describeMagic(header))) match no format camlib reads")
+            }
+            return .skipped(path: path, reason: "not a photo or movie camlib imports")
+        }
+        var warnings: [String] = []
+        if let claimed, claimed != format, !(claimed.isMovie && format.isMovie), !(claimed == .heif && format == .avif) {
+            warnings.append("named .\(url.pathExtension) but its content is \(format.displayName)")
+        }
+        var analysis: MediaAnalysis
+        if format.isStill {
+            guard size <= largestStill else {
+                throw Failure(reason: "a \(size >> 20) MB still is larger than camlib accepts (\(largestStill >> 20) MB)")
+            }
+            let bytes = try [UInt8](Data(contentsOf: url, options: .alwaysMapped))
+            let sha = SHA256.hash(data: bytes).hexString
+            if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
+            let (metadata, pixels, stillWarnings) = try readStill(format: format, bytes: bytes, path: path)
+            warnings += stillWarnings
+            analysis = MediaAnalysis(
+                path: path, format: format, bytes: Int64(bytes.count), sha256: sha, metadata: metadata, thumbnail: nil,
+                warnings: warnings)
+            analysis.thumbnail = try writeThumbnail(pixels, in: thumbnailDirectory)
+        } else {
+            let sha = try hashFile(path: path)
+            if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
+            let movie = try MovieFile(path: path)
+            guard let video = movie.video else { throw Failure(reason: "cannot read movie: it has no video stream") }
+            guard video.width > 0, video.height > 0 else { throw Failure(reason: "cannot read movie: its video has no size") }
+            let metadata = movieMetadata(movie, video: video)
+            let frame: PixelBuffer<UInt8>
+            do {
+                frame = try movie.posterFrame(maxSide: thumbnailSide)
+            } catch let e as FFmpegError {
+                throw Failure(reason: "cannot decode any frame of its \(video.codec) video: \(e.message)")
+            }
+            let poster = try writeThumbnail((frame, "decoded"), in: thumbnailDirectory)
+            analysis = MediaAnalysis(
+                path: path, format: format, bytes: size, sha256: sha, metadata: metadata, thumbnail: poster,
+                warnings: warnings)
+        }
+        return .analyzed(analysis)
+    }
+
+    // MARK: Stills
+
+    /// Metadata, thumbnail pixels (oriented, not yet scaled) and warnings.
+    static func readStill(format: MediaFormat, bytes: [UInt8], path: String) throws
+        -> (MediaMetadata, (PixelBuffer<UInt8>, String), [String])
+    {
+        var warnings: [String] = []
+        var metadata = MediaMetadata()
+        switch format {
+        case .jpeg:
+            let segments = try JPEGSegments(parsing: bytes)
+            guard let frame = segments.frame else { throw Failure(reason: "damaged JPEG: no frame header before the image data") }
+            let exif = readEXIF(segments.exifTIFF, warnings: &warnings)
+            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+            apply(exif, to: &metadata)
+            metadata.orientation = orientation.rawValue
+            (metadata.width, metadata.height) = orientation.displayedSize(width: frame.width, height: frame.height)
+            if let thumb = exif?.thumbnailJPEG, let decoded = try? JPEGCodec.decode(thumb),
+                max(decoded.pixels.width, decoded.pixels.height) >= smallestUsableEmbeddedThumbnail
+            {
+                return (metadata, (decoded.pixels.applying(orientation), "embedded"), warnings)
+            }
+            let decoded = try JPEGCodec.decode(bytes, atLeast: thumbnailSide)
+            if let w = decoded.warning { warnings.append("the JPEG data is damaged but decodable (\(w))") }
+            return (metadata, (decoded.pixels.applying(orientation), "decoded"), warnings)
+
+        case .heif, .avif:
+            let file = try HEIFFile(path: path)
+            let image = try file.primaryImage()
+            guard image.width > 0, image.height > 0 else { throw Failure(reason: "cannot read HEIF: the primary image has no size") }
+            let exif = readEXIF(image.exifTIFF(), warnings: &warnings)
+            apply(exif, to: &metadata)
+            // irot/imir, not the EXIF tag, orient a HEIF image (libheif already applied
+            // them to width/height and to decoded pixels).
+            metadata.orientation = image.orientation.rawValue
+            metadata.width = image.width
+            metadata.height = image.height
+            if let thumb = image.thumbnail(), max(thumb.width, thumb.height) >= smallestUsableEmbeddedThumbnail,
+                let pixels = try? thumb.decodeRGB()
+            {
+                return (metadata, (pixels, "embedded"), warnings)
+            }
+            return (metadata, (try image.decodeRGB(), "decoded"), warnings)
+
+        case .png:
+            let chunks = try PNGChunks(parsing: bytes)
+            let exif = readEXIF(chunks.exifTIFF, warnings: &warnings)
+            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+            apply(exif, to: &metadata)
+            metadata.orientation = orientation.rawValue
+            (metadata.width, metadata.height) = orientation.displayedSize(width: chunks.width, height: chunks.height)
+            let pixels = try PNGCodec.decodeRGB(bytes)
+            return (metadata, (pixels.scaledToFit(maxSide: thumbnailSide * 2).applying(orientation), "decoded"), warnings)
+
+        default:
+            throw Failure(reason: "\(format.displayName) is not a still")
+        }
+    }
+
+    static func readEXIF(_ tiff: ArraySlice<UInt8>?, warnings: inout [String]) -> EXIFMetadata? {
+        guard let tiff else { return nil }
+        do {
+            return try EXIFMetadata(tiff: tiff)
+        } catch {
+            warnings.append("EXIF unreadable: \(error)")
+            return nil
+        }
+    }
+
+    static func apply(_ exif: EXIFMetadata?, to m: inout MediaMetadata) {
+        guard let exif else { return }
+        m.make = exif.make
+        m.model = exif.model
+        m.software = exif.software
+        m.lensMake = exif.lensMake
+        m.lensModel = exif.lensModel
+        m.capturedAt = exif.captureTime
+        m.location = exif.location
+        m.contentIdentifier = exif.appleMakerNote?.contentIdentifier
+        m.livePhotoVideoIndex = exif.appleMakerNote?.livePhotoVideoIndex
+    }
+
+    // MARK: Movies
+
+    /// QuickTime keys as Apple devices write them, with the `mvhd` time and ©xyz
+    /// location (FFmpeg's "creation_time" and "location") as fallbacks.
+    static func movieMetadata(_ movie: MovieFile, video: MovieFile.VideoStream) -> MediaMetadata {
+        var m = MediaMetadata()
+        let keys = movie.metadata
+        func key(_ names: String...) -> String? {
+            for n in names {
+                if let v = keys[n]?.trimmingCharacters(in: .whitespacesAndNewlines), !v.isEmpty { return v }
+            }
+            return nil
+        }
+        m.contentIdentifier = key("com.apple.quicktime.content.identifier")
+        m.make = key("com.apple.quicktime.make", "make")
+        m.model = key("com.apple.quicktime.model", "model")
+        m.software = key("com.apple.quicktime.software", "encoder")
+        m.lensModel = key("com.apple.quicktime.camera.lens_model")
+        if let local = key("com.apple.quicktime.creationdate").flatMap(CaptureTime.init(iso8601:)) {
+            m.capturedAt = local
+        } else if let utc = key("creation_time").flatMap(CaptureTime.init(iso8601:)), !utc.isQuickTimeEpoch {
+            m.capturedAt = utc
+        }
+        m.location = key("com.apple.quicktime.location.ISO6709", "location").flatMap(GeoLocation.init(iso6709:))
+        m.orientation = video.orientation.rawValue
+        (m.width, m.height) = video.displayedSize
+        m.durationSeconds = movie.durationSeconds
+        m.videoCodec = video.codec
+        m.audioCodec = movie.audio?.codec
+        m.frameRate = video.frameRate
+        return m
+    }
+
+    // MARK: Thumbnails
+
+    static func writeThumbnail(_ source: (PixelBuffer<UInt8>, String), in directory: URL) throws -> Thumbnail {
+        let pixels = source.0.scaledToFit(maxSide: thumbnailSide)
+        let jpeg = try JPEGCodec.encode(pixels, quality: 82)
+        let file = try AtomicFile.writeTemporary(jpeg, in: directory)
+        return Thumbnail(
+            temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, width: pixels.width, height: pixels.height,
+            source: source.1)
+    }
+
+    // MARK: Files
+
+    static func readPrefix(path: String, count: Int) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, count - got) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryError.io(path: path, operation: "read", errno: errno)
+            }
+            if n == 0 { break }
+            got += n
+        }
+        return Array(buffer.prefix(got))
+    }
+
+    static func hashFile(path: String) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        var hasher = SHA256()
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(fd, buffer.baseAddress, chunk)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryError.io(path: path, operation: "read", errno: errno)
+            }
+            if n == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        }
+        return hasher.finalize().hexString
+    }
+
+    static func describeMagic(_ header: [UInt8]) -> String {
+        if header.isEmpty { return "none" }
+        return header.prefix(8).map { b in
+            let d = Array("0123456789abcdef")
+            return String([d[Int(b >> 4)], d[Int(b & 15)]])
+        }.joined(separator: " ")
+    }
+}
+
+extension CaptureTime {
+    /// QuickTime's epoch (1904-01-01) or Unix's, written when the camera had no clock.
+    var isQuickTimeEpoch: Bool {
+        (year == 1904 || year == 1970) && month == 1 && day == 1 && hour == 0 && minute == 0 && second == 0
+    }
+}
+
+extension MediaFormat {
+    /// "a JPEG", "an AVIF", …
+    var withArticle: String {
+        (self == .avif || self == .mp4 || self == .appleAdjustment ? "an " : "a ") + displayName
+    }
+
+    /// "JPEG", "HEIF", "QuickTime movie", …
+    public var displayName: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .heif: "HEIF"
+        case .avif: "AVIF"
+        case .quicktime: "QuickTime movie"
+        case .mp4: "MP4 movie"
+        case .appleAdjustment: "Apple adjustment sidecar"
+        }
+    }
+}

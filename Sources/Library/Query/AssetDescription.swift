@@ -1,0 +1,167 @@
+import Containers
+import Foundation
+import GRDB
+
+/// One asset as `camlib query --json` and `camlib show --json` print it. This is a public
+/// contract (see README.md): names are kept; fields are only ever added.
+public struct AssetDescription: Codable, Sendable, Equatable {
+    public struct Pairing: Codable, Sendable, Equatable {
+        public var rule: PairingRule
+        public var confidence: Double
+    }
+
+    public struct Resource: Codable, Sendable, Equatable {
+        public var role: ResourceRole
+        /// Absolute path.
+        public var path: String
+        public var sha256: String
+        public var bytes: Int64
+        public var mime: String
+        /// For derived files (thumbnails): the role of the file they were made from.
+        public var of: ResourceRole?
+        /// For originals: the file name it had when imported.
+        public var originalName: String?
+    }
+
+    public var id: Int64
+    public var kind: AssetKind
+    /// ISO 8601, with the UTC offset when known.
+    public var capturedAt: String?
+    public var make: String?
+    public var model: String?
+    /// As displayed.
+    public var width: Int?
+    public var height: Int?
+    /// EXIF 1–8.
+    public var orientation: Int?
+    public var contentIdentifier: String?
+    public var pairing: Pairing?
+    public var resources: [Resource]
+    public var lensModel: String?
+    public var location: GeoLocation?
+    /// Seconds, for videos and Live Photos.
+    public var duration: Double?
+    public var videoCodec: String?
+    public var audioCodec: String?
+    public var importedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, capturedAt, make, model, width, height, orientation, contentIdentifier, pairing, resources
+        case lensModel, location, duration, videoCodec, audioCodec, importedAt
+    }
+
+    /// Contract fields are always present, as null when unknown.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(capturedAt, forKey: .capturedAt)
+        try c.encode(make, forKey: .make)
+        try c.encode(model, forKey: .model)
+        try c.encode(width, forKey: .width)
+        try c.encode(height, forKey: .height)
+        try c.encode(orientation, forKey: .orientation)
+        try c.encode(contentIdentifier, forKey: .contentIdentifier)
+        try c.encode(pairing, forKey: .pairing)
+        try c.encode(resources, forKey: .resources)
+        try c.encode(lensModel, forKey: .lensModel)
+        try c.encode(location, forKey: .location)
+        try c.encode(duration, forKey: .duration)
+        try c.encode(videoCodec, forKey: .videoCodec)
+        try c.encode(audioCodec, forKey: .audioCodec)
+        try c.encode(importedAt, forKey: .importedAt)
+    }
+
+    /// The original the asset is named after: its still, else its movie.
+    public var primaryOriginal: Resource? {
+        resources.first { $0.role == .photo } ?? resources.first { $0.role == .video || $0.role == .pairedVideo }
+    }
+}
+
+extension PhotoLibrary {
+    /// Full descriptions of the given assets, in the given order.
+    public func describe(_ ids: [Int64]) throws -> [AssetDescription] {
+        guard !ids.isEmpty else { return [] }
+        return try catalog.pool.read { db in
+            var out: [Int64: AssetDescription] = [:]
+            // In chunks, to stay under SQLite's bound-parameter limit.
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ Array(ids[$0..<min($0 + 500, ids.count)]) }) {
+                let marks = databaseQuestionMarks(count: chunk.count)
+                let args = StatementArguments(chunk)
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM asset_overview WHERE id IN (\(marks))", arguments: args) {
+                    let id: Int64 = row["id"]
+                    out[id] = AssetDescription(
+                        id: id, kind: row["kind"], capturedAt: row["captured_at"], make: row["make"], model: row["model"],
+                        width: row["width"], height: row["height"], orientation: row["orientation"],
+                        contentIdentifier: row["content_identifier"],
+                        pairing: (row["paired_by"] as PairingRule?).map {
+                            AssetDescription.Pairing(rule: $0, confidence: row["pairing_confidence"])
+                        },
+                        resources: [], lensModel: row["lens_model"],
+                        location: (row["latitude"] as Double?).flatMap { lat in
+                            (row["longitude"] as Double?).map { GeoLocation(latitude: lat, longitude: $0) }
+                        },
+                        duration: row["duration"], videoCodec: nil, audioCodec: nil, importedAt: row["imported_at"])
+                }
+                let resources = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT r.*, src.role AS source_role, m.video_codec, m.audio_codec, m.altitude
+                        FROM resource r
+                        LEFT JOIN resource src ON src.id = r.derived_from
+                        LEFT JOIN metadata m ON m.resource_id = r.id
+                        WHERE r.asset_id IN (\(marks))
+                        ORDER BY r.asset_id, CASE r.role WHEN 'photo' THEN 0 WHEN 'pairedVideo' THEN 1 WHEN 'video' THEN 1
+                                 WHEN 'thumbnail' THEN 2 ELSE 3 END, src.role = 'photo' DESC, r.id
+                        """, arguments: args)
+                for row in resources {
+                    let assetID: Int64 = row["asset_id"]
+                    guard out[assetID] != nil else { continue }
+                    let role: ResourceRole = row["role"]
+                    out[assetID]!.resources.append(
+                        AssetDescription.Resource(
+                            role: role, path: absolute(row["path"]).path, sha256: row["sha256"], bytes: row["bytes"],
+                            mime: row["mime"], of: row["source_role"], originalName: row["original_name"]))
+                    if role == .video || role == .pairedVideo {
+                        out[assetID]!.videoCodec = row["video_codec"]
+                        out[assetID]!.audioCodec = row["audio_codec"]
+                    }
+                    if role == .photo || (role == .video && out[assetID]!.kind == .video), let alt: Double = row["altitude"],
+                        out[assetID]!.location != nil, out[assetID]!.location!.altitude == nil
+                    {
+                        out[assetID]!.location!.altitude = alt
+                    }
+                }
+            }
+            return ids.compactMap { out[$0] }
+        }
+    }
+
+    /// The asset a user names: its id ("12"), a path of one of its files in the library,
+    /// or any file elsewhere whose bytes the library holds (found by sha256).
+    public func findAsset(_ reference: String) throws -> Int64 {
+        if let id = Int64(reference) {
+            if try catalog.pool.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM asset WHERE id = ?", arguments: [id]) }) == true {
+                return id
+            }
+            throw LibraryError.assetNotFound("with id \(id)")
+        }
+        let url = LibraryLocation.absolute(reference)
+        let rel = relative(url)
+        if let id = try catalog.pool.read({ db in
+            try Int64.fetchOne(db, sql: "SELECT asset_id FROM resource WHERE path = ?", arguments: [rel])
+        }) {
+            return id
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw LibraryError.assetNotFound("\(reference) (neither an id nor an existing file)")
+        }
+        let sha = try MediaAnalyzer.hashFile(path: url.path)
+        if let id = try catalog.pool.read({ db in
+            try Int64.fetchOne(db, sql: "SELECT asset_id FROM resource WHERE sha256 = ? ORDER BY id LIMIT 1", arguments: [sha])
+        }) {
+            return id
+        }
+        throw LibraryError.assetNotFound("holding the bytes of \(url.path)")
+    }
+}

@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+
+/// Writes that a crash cannot leave half-done: data goes to a temporary file in the
+/// library's `tmp/` folder, is fsynced, and is then linked into place under a name that
+/// did not exist before (never overwriting), and the folder is fsynced.
+enum AtomicFile {
+    /// A fsynced temporary file and what was written to it.
+    struct Temporary {
+        let url: URL
+        let sha256: String
+        let bytes: Int64
+    }
+
+    /// Copies `source` into a new temporary file in `directory`, hashing what it copies.
+    static func copyToTemporary(from source: URL, in directory: URL, readOnly: Bool) throws -> Temporary {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw LibraryError.io(path: source.path, operation: "open", errno: errno) }
+        defer { close(input) }
+        let (url, output) = try createTemporary(in: directory)
+        var ok = false
+        defer {
+            close(output)
+            if !ok { unlink(url.path) }
+        }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(input, buffer.baseAddress, chunk)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryError.io(path: source.path, operation: "read", errno: errno)
+            }
+            if n == 0 { break }
+            let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            hasher.update(bufferPointer: piece)
+            try writeAll(output, piece, path: url.path)
+            total += Int64(n)
+        }
+        try finish(output, path: url.path, readOnly: readOnly)
+        ok = true
+        return Temporary(url: url, sha256: hasher.finalize().hexString, bytes: total)
+    }
+
+    /// Writes `data` into a new temporary file in `directory`.
+    static func writeTemporary(_ data: [UInt8], in directory: URL, readOnly: Bool = false) throws -> Temporary {
+        let (url, fd) = try createTemporary(in: directory)
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(url.path) }
+        }
+        try data.withUnsafeBytes { try writeAll(fd, $0, path: url.path) }
+        try finish(fd, path: url.path, readOnly: readOnly)
+        ok = true
+        return Temporary(url: url, sha256: SHA256.hash(data: data).hexString, bytes: Int64(data.count))
+    }
+
+    /// Moves a temporary file to `destination`, or to `name-2.ext`, `name-3.ext`, … when
+    /// that name is taken. Never replaces an existing file. Returns where it landed.
+    static func publish(_ temporary: URL, to destination: URL) throws -> URL {
+        let folder = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let ext = destination.pathExtension
+        let stem = destination.deletingPathExtension().lastPathComponent
+        var candidate = destination
+        var n = 1
+        while true {
+            // link() fails with EEXIST instead of replacing, unlike rename().
+            if link(temporary.path, candidate.path) == 0 { break }
+            guard errno == EEXIST else { throw LibraryError.io(path: candidate.path, operation: "link", errno: errno) }
+            n += 1
+            candidate = folder.appendingPathComponent(ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)")
+        }
+        unlink(temporary.path)
+        try syncDirectory(folder)
+        return candidate
+    }
+
+    /// Makes a directory entry change durable.
+    static func syncDirectory(_ url: URL) throws {
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryError.io(path: url.path, operation: "open folder", errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw LibraryError.io(path: url.path, operation: "fsync folder", errno: errno) }
+    }
+
+    private static func createTemporary(in directory: URL) throws -> (URL, Int32) {
+        // The pid in the name lets a later run tell abandoned temporaries from live ones.
+        let url = directory.appendingPathComponent("\(getpid())-\(UUID().uuidString).part")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LibraryError.io(path: url.path, operation: "create", errno: errno) }
+        return (url, fd)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryError.io(path: path, operation: "write", errno: errno)
+            }
+            offset += n
+        }
+    }
+
+    private static func finish(_ fd: Int32, path: String, readOnly: Bool) throws {
+        if readOnly, fchmod(fd, 0o444) != 0 { throw LibraryError.io(path: path, operation: "chmod", errno: errno) }
+        guard fsync(fd) == 0 else { throw LibraryError.io(path: path, operation: "fsync", errno: errno) }
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        for b in self {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension Digest {
+    var hexString: String { Array(self).hexString }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Why a library operation failed, in words a user can act on.
+public enum LibraryError: Error, CustomStringConvertible, Equatable {
+    case noLibrary(path: String)
+    case notALibrary(path: String)
+    case newerCatalog(path: String, unknownMigrations: [String])
+    case io(path: String, operation: String, errno: Int32)
+    case changedDuringImport(path: String)
+    case assetNotFound(String)
+
+    public var description: String {
+        switch self {
+        case .noLibrary(let path):
+            "no camlib library at \(path) (`camlib import` creates one; choose another with --library or CAMLIB_LIBRARY)"
+        case .notALibrary(let path):
+            "\(path) exists but is not a camlib library (it has files but no catalog.sqlite)"
+        case .newerCatalog(let path, let unknown):
+            "the catalog \(path) was written by a newer camlib (it has migrations this one does not know: \(unknown.joined(separator: ", ")))"
+        case .io(let path, let operation, let code):
+            "\(path): \(operation) failed: \(String(cString: strerror(code)))"
+        case .changedDuringImport(let path):
+            "\(path): the file changed while it was being imported; import it again"
+        case .assetNotFound(let what):
+            "no asset \(what) in the library"
+        }
+    }
+}

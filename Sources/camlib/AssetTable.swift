@@ -1,0 +1,83 @@
+import Foundation
+import Library
+
+/// Text renderings of assets: a table, CSV, and one asset in detail.
+enum AssetTable {
+    static func text(_ assets: [AssetDescription]) -> String {
+        if assets.isEmpty { return "No assets.\n" }
+        let header = ["ID", "KIND", "CAPTURED", "CAMERA", "SIZE", "PAIRED", "NAME"]
+        let rows = assets.map { a -> [String] in
+            [
+                String(a.id), a.kind.rawValue, a.capturedAt ?? "-",
+                [a.make, a.model].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-",
+                a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
+                a.pairing.map { "\($0.rule.rawValue) \(String(format: "%.1f", $0.confidence))" } ?? "-",
+                a.primaryOriginal?.originalName ?? "-",
+            ]
+        }
+        var widths = header.map(\.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n\(assets.count) assets\n"
+    }
+
+    static let csvColumns = [
+        "id", "kind", "capturedAt", "make", "model", "width", "height", "orientation", "contentIdentifier", "pairedBy",
+        "pairingConfidence", "duration", "originalName", "path",
+    ]
+
+    static func csv(_ assets: [AssetDescription]) -> String {
+        var out = csvColumns.joined(separator: ",") + "\n"
+        for a in assets {
+            let fields: [String?] = [
+                String(a.id), a.kind.rawValue, a.capturedAt, a.make, a.model, a.width.map(String.init), a.height.map(String.init),
+                a.orientation.map(String.init), a.contentIdentifier, a.pairing?.rule.rawValue,
+                a.pairing.map { String($0.confidence) }, a.duration.map { String($0) }, a.primaryOriginal?.originalName,
+                a.primaryOriginal?.path,
+            ]
+            out += fields.map { escape($0 ?? "") }.joined(separator: ",") + "\n"
+        }
+        return out
+    }
+
+    /// RFC 4180: quote fields holding a comma, quote or line break; double inner quotes.
+    static func escape(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    static func detail(_ a: AssetDescription) -> String {
+        var lines: [(String, String)] = [("Asset", "\(a.id) (\(a.kind.rawValue))")]
+        if let t = a.capturedAt { lines.append(("Captured", t)) }
+        let camera = [a.make, a.model].compactMap { $0 }.joined(separator: " ")
+        if !camera.isEmpty { lines.append(("Camera", camera)) }
+        if let lens = a.lensModel { lines.append(("Lens", lens)) }
+        if let w = a.width, let h = a.height { lines.append(("Size", "\(w)x\(h) as displayed, orientation \(a.orientation ?? 1)")) }
+        if let d = a.duration { lines.append(("Duration", String(format: "%.2f s", d))) }
+        let codecs = [a.videoCodec, a.audioCodec].compactMap { $0 }.joined(separator: " + ")
+        if !codecs.isEmpty { lines.append(("Codecs", codecs)) }
+        if let loc = a.location {
+            var text = String(format: "%.6f, %.6f", loc.latitude, loc.longitude)
+            if let alt = loc.altitude { text += String(format: ", %.1f m", alt) }
+            lines.append(("Location", text))
+        }
+        if let c = a.contentIdentifier { lines.append(("Content ID", c)) }
+        if let p = a.pairing { lines.append(("Paired by", "\(p.rule.rawValue) (confidence \(p.confidence))")) }
+        lines.append(("Imported", a.importedAt))
+        var out = lines.map { "\($0.0.padding(toLength: 11, withPad: " ", startingAt: 0)) \($0.1)" }.joined(separator: "\n") + "\n"
+        out += "Files:\n"
+        for r in a.resources {
+            var role = r.role.rawValue
+            if let of = r.of { role += " of \(of.rawValue)" }
+            out += "  \(role.padding(toLength: 24, withPad: " ", startingAt: 0)) \(r.path)  (\(r.bytes) bytes, \(r.mime))\n"
+        }
+        return out
+    }
+}
+
+extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

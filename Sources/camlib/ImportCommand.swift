@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Library
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Copy photos and movies into the library.",
+        discussion: """
+            Files and folders (recursively). HEIC/HEIF, AVIF, JPEG, PNG, MOV and MP4 are
+            imported, told apart by their content, not their names; anything else is skipped
+            and counted. Originals are copied byte for byte and made read-only; a file whose
+            bytes the library already holds is a duplicate and is not copied again.
+
+            A Live Photo's still and movie become one asset: by Apple's content identifier,
+            wherever and whenever each half is imported, or - for files without one - by
+            name in the same folder. Apple sidecars (IMG_1234.AAE, IMG_O1234.AAE) and rendered
+            edits (IMG_E1234.*) are attached to IMG_1234.
+
+            A file that cannot be read gets a one-line error and the import goes on.
+            Exit status: 0 when every file was imported, a duplicate or skipped; 2 when
+            some files failed; 1 when the import could not run; 130 when interrupted.
+            """)
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: ArgumentHelp("Files and folders to import.", valueName: "path"))
+    var paths: [String] = []
+
+    @Flag(name: .long, help: "Print a JSON summary on stdout instead of text.")
+    var json = false
+
+    @Option(name: .long, help: "Files analysed at once (default: one per core).")
+    var jobs: Int?
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("give at least one file or folder to import") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)  // a worker that dies mid-write must not kill the import
+        let library = try libraryOptions.open(create: true)
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var options = ImportOptions(isolation: .workerProcesses(executable: executable))
+        if let jobs { options.jobs = jobs }
+        let importer = Importer(library: library, options: options)
+
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let stops = [SIGINT, SIGTERM].map { sig in
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { importer.cancel() }
+            source.resume()
+            return source
+        }
+        defer { stops.forEach { $0.cancel() } }
+
+        let bar = ProgressBar()
+        let report = try importer.run(paths: paths) { p in bar.update(done: p.done, total: p.total, item: p.path) }
+        bar.finish()
+
+        if json {
+            print(try Terminal.json(report))
+        } else {
+            printSummary(report)
+        }
+        if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
+        if !report.errors.isEmpty { throw ExitCode(ExitStatus.partialFailure) }
+    }
+
+    func printSummary(_ r: ImportReport) {
+        var lines: [String] = []
+        let time = String(format: "%.1f s", r.seconds)
+        if r.imported == 0 && r.errors.isEmpty && r.duplicates > 0 && !r.interrupted {
+            lines.append("Nothing new: all \(r.duplicates) photo and movie files are already in \(r.library) (\(time)).")
+        } else {
+            var parts = ["\(r.assetsCreated) new assets"]
+            if r.livePhotosPaired > 0 { parts.append("\(r.livePhotosPaired) Live Photos paired") }
+            if r.attached > 0 { parts.append("\(r.attached) sidecars and edits attached") }
+            lines.append("Imported \(r.imported) of \(r.files) files into \(r.library): \(parts.joined(separator: ", ")) (\(time)).")
+            var rest: [String] = []
+            if r.duplicates > 0 { rest.append("\(r.duplicates) already in the library") }
+            if r.skipped > 0 { rest.append("\(r.skipped) skipped") }
+            if !r.errors.isEmpty { rest.append("\(r.errors.count) could not be imported") }
+            if !rest.isEmpty { lines.append(rest.joined(separator: ", ") + ".") }
+        }
+        if r.interrupted { lines.append("Interrupted: the files not listed above were not looked at; run the import again to finish.") }
+        print(lines.joined(separator: "\n"))
+        if !r.skippedFiles.isEmpty {
+            print("Skipped:")
+            for s in r.skippedFiles { print("  \(s.path): \(s.message)") }
+        }
+        if !r.warnings.isEmpty {
+            print("Imported with warnings:")
+            for w in r.warnings { print("  \(w.path): \(w.message)") }
+        }
+        // Errors go to stderr too, so `camlib import ... > log` still shows them.
+        for e in r.errors { Terminal.error("camlib: \(e.path): \(e.message)") }
+    }
+}

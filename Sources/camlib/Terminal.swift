@@ -1,0 +1,48 @@
+import Foundation
+
+/// Writing to the terminal: progress on stderr only when it is a terminal.
+enum Terminal {
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// A one-line progress bar redrawn in place on stderr, at most ten times a second.
+final class ProgressBar {
+    private let enabled: Bool
+    private var lastDraw = Date.distantPast
+    private let started = Date()
+    private let width = 28
+
+    init(enabled: Bool = Terminal.stderrIsTerminal) {
+        self.enabled = enabled
+    }
+
+    func update(done: Int, total: Int, item: String) {
+        guard enabled else { return }
+        let now = Date()
+        guard done == total || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = now
+        let fraction = total > 0 ? Double(done) / Double(total) : 1
+        let filled = Int(fraction * Double(width))
+        let rate = Double(done) / max(now.timeIntervalSince(started), 0.001)
+        var name = (item as NSString).lastPathComponent
+        if name.count > 30 { name = String(name.prefix(27)) + "..." }
+        let line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + "\(done)/\(total)  \(String(format: "%.1f", rate)) files/s  \(name)"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
