@@ -97,11 +97,13 @@ public final class Importer: Sendable {
 }
 
 /// The analysis threads: each owns an analyzer (a worker process, or this process) and
-/// takes the next path until none are left; outcomes arrive in completion order.
+/// takes the next path until none are left. Outcomes are handed out in input order, so
+/// an import is deterministic (which of two identical files is kept, asset numbering)
+/// however the threads race.
 final class AnalysisPipeline: @unchecked Sendable {
     // Shared state is guarded by `condition`; analyzers belong to one thread each.
     private let condition = NSCondition()
-    private var results: [AnalysisOutcome] = []
+    private var results: [Int: AnalysisOutcome] = [:]
     private var nextIndex = 0
     private var running = 0
     private var delivered = 0
@@ -124,12 +126,12 @@ final class AnalysisPipeline: @unchecked Sendable {
                     case .inProcess: InProcessAnalyzer()
                     case .workerProcesses(let exe): WorkerProcessAnalyzer(executable: exe)
                     }
-                while let path = take() {
+                while let (index, path) = take() {
                     // Generous for big movies, short for the small hostile files that hang.
                     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                     let limit = 20 + Double(size) / 25_000_000
                     let outcome = analyzer.analyze(path: path, thumbnailDirectory: tmp, catalogPath: catalogPath, timeLimit: limit)
-                    put(outcome)
+                    put(outcome, at: index)
                 }
                 analyzer.stop()
                 condition.lock()
@@ -143,40 +145,40 @@ final class AnalysisPipeline: @unchecked Sendable {
         }
     }
 
-    private func take() -> String? {
+    private func take() -> (Int, String)? {
         condition.lock()
         defer { condition.unlock() }
         guard !isCancelled(), nextIndex < paths.count else { return nil }
         nextIndex += 1
-        return paths[nextIndex - 1]
+        return (nextIndex - 1, paths[nextIndex - 1])
     }
 
-    private func put(_ outcome: AnalysisOutcome) {
+    private func put(_ outcome: AnalysisOutcome, at index: Int) {
         condition.lock()
-        results.append(outcome)
+        results[index] = outcome
         condition.broadcast()
         condition.unlock()
     }
 
-    /// The next outcome, waiting for one; nil when every path has been delivered (or the
-    /// import was cancelled and the threads stopped).
+    /// The outcome of the next path in input order, waiting for it; nil when every path
+    /// has been delivered (or the import was cancelled and the threads stopped).
     func next() -> AnalysisOutcome? {
         condition.lock()
         defer { condition.unlock() }
-        while results.isEmpty {
+        while results[delivered] == nil {
             if delivered == paths.count || running == 0 { return nil }
             condition.wait()
         }
         delivered += 1
-        return results.removeFirst()
+        return results.removeValue(forKey: delivered - 1)
     }
 
     /// Waits for the threads, and drops thumbnails of outcomes nobody committed.
     func finish() {
         group.wait()
         condition.lock()
-        let leftovers = results
-        results = []
+        let leftovers = results.values
+        results = [:]
         condition.unlock()
         for case .analyzed(let a) in leftovers {
             if let t = a.thumbnail { unlink(t.temporaryPath) }

@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+@testable import Library
+
+@Test func migrationsBuildACatalogFromNothing() throws {
+    let dir = try ScratchDirectory()
+    let library = try PhotoLibrary(root: dir.url.appendingPathComponent("lib"), create: true)
+    #expect(try library.catalog.appliedMigrations() == Catalog.knownMigrations)
+    #expect(Catalog.knownMigrations.first == "0001_create_catalog")
+    let (tables, views, journal, integrity) = try library.catalog.pool.read { db in
+        (
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"),
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'view'"),
+            try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+            try String.fetchOne(db, sql: "PRAGMA integrity_check")
+        )
+    }
+    for table in ["asset", "resource", "metadata", "pairing", "grdb_migrations"] { #expect(tables.contains(table), "table \(table)") }
+    for view in ["asset_overview", "live_photo", "unpaired_live_half", "storage_by_role", "assets_by_camera"] {
+        #expect(views.contains(view), "view \(view)")
+    }
+    #expect(journal == "wal")
+    #expect(integrity == "ok")
+    for folder in ["originals", "derived/thumbnails", "tmp"] {
+        #expect(FileManager.default.fileExists(atPath: library.root.appendingPathComponent(folder).path))
+    }
+}
+
+@Test func reopeningAppliesNoMigrationTwice() throws {
+    let dir = try ScratchDirectory()
+    let root = dir.url.appendingPathComponent("lib")
+    _ = try PhotoLibrary(root: root, create: true)
+    let again = try PhotoLibrary(root: root, create: false)
+    let count = try again.catalog.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
+    #expect(count == Catalog.knownMigrations.count)
+}
+
+@Test func aCatalogFromANewerCamlibIsRefused() throws {
+    let dir = try ScratchDirectory()
+    let root = dir.url.appendingPathComponent("lib")
+    let library = try PhotoLibrary(root: root, create: true)
+    try library.catalog.pool.write { db in
+        try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_from_the_future')")
+    }
+    #expect(throws: LibraryError.newerCatalog(path: root.appendingPathComponent("catalog.sqlite").path, unknownMigrations: ["9999_from_the_future"])) {
+        _ = try PhotoLibrary(root: root, create: false)
+    }
+}
+
+@Test func readersDoNotCreateALibrary() throws {
+    let dir = try ScratchDirectory()
+    let root = dir.url.appendingPathComponent("nothing-here")
+    #expect(throws: LibraryError.noLibrary(path: root.path)) { _ = try PhotoLibrary(root: root, create: false) }
+    #expect(!FileManager.default.fileExists(atPath: root.path))
+}
+
+@Test func aFolderOfOtherFilesIsNotTakenOverAsALibrary() throws {
+    let dir = try ScratchDirectory()
+    try Data("notes".utf8).write(to: dir.url.appendingPathComponent("notes.txt"))
+    #expect(throws: LibraryError.notALibrary(path: dir.url.path)) { _ = try PhotoLibrary(root: dir.url, create: true) }
+}
+
+@Test func libraryLocationFollowsFlagThenEnvironmentThenXDG() {
+    #expect(LibraryLocation.resolve(explicit: "/a", environment: ["CAMLIB_LIBRARY": "/b"]).path == "/a")
+    #expect(LibraryLocation.resolve(explicit: nil, environment: ["CAMLIB_LIBRARY": "/b", "XDG_DATA_HOME": "/x"]).path == "/b")
+    #expect(LibraryLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"]).path == "/x/camlib")
+    #expect(LibraryLocation.resolve(explicit: nil, environment: ["HOME": "/h"]).path == "/h/.local/share/camlib")
+    // XDG says relative values are invalid and must be ignored.
+    #expect(LibraryLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"]).path == "/h/.local/share/camlib")
+}
+
+@Test func abandonedTemporaryFilesAreRemovedOnOpen() throws {
+    let dir = try ScratchDirectory()
+    let root = dir.url.appendingPathComponent("lib")
+    _ = try PhotoLibrary(root: root, create: true)
+    // PID 999999999 does not exist: this file was left by a crashed import.
+    let stale = root.appendingPathComponent("tmp/999999999-ABC.part")
+    let live = root.appendingPathComponent("tmp/\(getpid())-DEF.part")
+    try Data([1]).write(to: stale)
+    try Data([1]).write(to: live)
+    _ = try PhotoLibrary(root: root, create: false)
+    #expect(!FileManager.default.fileExists(atPath: stale.path))
+    #expect(FileManager.default.fileExists(atPath: live.path))
+}

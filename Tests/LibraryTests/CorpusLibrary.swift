@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+import Synchronization
+import TestSupport
+
+@testable import Library
+
+/// One library holding every non-malformed corpus file, imported once (in process) and
+/// shared by the tests that only read it.
+final class CorpusLibrary: Sendable {
+    static let folders = [
+        "apple-live-photo", "apple-misc", "apple-portrait-heic", "apple-portrait-jpeg", "android-depth-motion", "orientation",
+    ]
+    private static let cache = Mutex<CorpusLibrary?>(nil)
+
+    let scratch: ScratchDirectory
+    let library: PhotoLibrary
+    let report: ImportReport
+
+    static func shared() throws -> CorpusLibrary {
+        try cache.withLock { cached in
+            if let cached { return cached }
+            let made = try CorpusLibrary()
+            cached = made
+            return made
+        }
+    }
+
+    private init() throws {
+        for folder in Self.folders { _ = try Media.files(in: folder) }  // fail clearly when missing
+        scratch = try ScratchDirectory("camlib-corpus")
+        library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        report = try Importer(library: library).run(paths: Self.folders.map { Media.path($0) })
+    }
+
+    /// The asset whose still or movie was imported from `relative` (a corpus path).
+    func asset(_ relative: String) throws -> AssetDescription {
+        let id = try library.findAsset(Media.path(relative))
+        return try library.describe([id])[0]
+    }
+
+    /// Catalog metadata of the file imported from `relative`.
+    func metadata(_ relative: String) throws -> Row {
+        let url = URL(fileURLWithPath: Media.path(relative))
+        return try library.catalog.pool.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT m.* FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.source_dir = ? AND r.original_name = ?",
+                arguments: [url.deletingLastPathComponent().path, url.lastPathComponent])
+        }!
+    }
+}
