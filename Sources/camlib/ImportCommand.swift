@@ -65,6 +65,9 @@ struct ImportCommand: ParsableCommand {
         } else {
             printSummary(report)
         }
+        // Errors go to stderr in every mode, so `camlib import ... > log` and scripts
+        // reading the JSON still show them to a person.
+        for e in report.errors { Terminal.error("camlib: \(e.path): \(e.message)") }
         if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
         if !report.errors.isEmpty { throw ExitCode(ExitStatus.partialFailure) }
     }
@@ -95,7 +98,5 @@ struct ImportCommand: ParsableCommand {
             print("Imported with warnings:")
             for w in r.warnings { print("  \(w.path): \(w.message)") }
         }
-        // Errors go to stderr too, so `camlib import ... > log` still shows them.
-        for e in r.errors { Terminal.error("camlib: \(e.path): \(e.message)") }
     }
 }

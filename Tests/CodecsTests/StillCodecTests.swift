@@ -83,3 +83,19 @@ struct RealStillTests {
 @Test func emptyPNGIsAnError() {
     #expect(throws: PNGError.self) { try PNGCodec.decodeRGB([]) }
 }
+
+@Test func scalingAveragesAreasAndKeepsAspect() throws {
+    // A one-pixel checkerboard of 0 and 200 halved: an area filter gives flat grey
+    // (~100) where point sampling would give 0 or 200 (aliasing).
+    var board = PixelBuffer<UInt8>(width: 64, height: 32, channels: 1)
+    for y in 0..<32 { for x in 0..<64 where (x + y) % 2 == 1 { board[x: x, y: y, channel: 0] = 200 } }
+    let out = try PixelScaler.scaledToFit(board, maxSide: 32)
+    #expect(out.width == 32 && out.height == 16)
+    let interior = (2..<14).flatMap { y in (2..<30).map { x in Int(out[x: x, y: y, channel: 0]) } }
+    #expect(interior.allSatisfy { abs($0 - 100) <= 3 }, "\(interior.min()!)...\(interior.max()!)")
+    let big = PixelBuffer<UInt8>(width: 4032, height: 3024, channels: 3)
+    let thumb = try PixelScaler.scaledToFit(big, maxSide: 320)
+    #expect(thumb.width == 320 && thumb.height == 240)
+    let small = PixelBuffer<UInt8>(width: 100, height: 50, channels: 3)
+    #expect(try PixelScaler.scaledToFit(small, maxSide: 320) == small)
+}

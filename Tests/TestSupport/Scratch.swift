@@ -24,10 +24,19 @@ public final class ScratchDirectory: @unchecked Sendable {
     public func file(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
 
+/// How a program ended and what it printed.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+    /// Killed by a signal (a crash, or SIGKILL), rather than exiting.
+    public let signaled: Bool
+}
+
 /// Runs a program to completion and returns its exit status and output.
 @discardableResult
 public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, stdin: Data? = nil)
-    throws -> (status: Int32, stdout: String, stderr: String)
+    throws -> ProcessResult
 {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
@@ -59,7 +68,9 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     p.waitUntilExit()
-    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return ProcessResult(
+        status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self), signaled: p.terminationReason == .uncaughtSignal)
 }
 
 /// Whether a command-line tool is installed (exiftool, ffprobe, heif-info, sqlite3).

@@ -23,6 +23,7 @@ public enum AnalysisIsolation: Sendable {
 public enum AnalysisWorker {
     public static func serve() {
         limitMemory()
+        exitWithParent()
         let decoder = JSONDecoder()
         let encoder = JSONEncoder()
         var known: KnownOriginals?
@@ -41,6 +42,19 @@ public enum AnalysisWorker {
             data.append(UInt8(ascii: "\n"))
             FileHandle.standardOutput.write(data)
         }
+    }
+
+    /// A worker whose import was killed (SIGKILL leaves no chance to stop it) would finish
+    /// its file and leave a thumbnail in tmp/ that no one commits. It checks every 50 ms
+    /// whether it was re-parented and exits at once if so. (prctl's PR_SET_PDEATHSIG
+    /// would do this, but prctl is variadic and Swift cannot call it.)
+    static func exitWithParent() {
+        let parent = getppid()
+        let watchdog = Thread {
+            while getppid() == parent { usleep(50_000) }
+            _exit(0)
+        }
+        watchdog.start()
     }
 
     /// A decompression bomb should fail in the worker, not take the machine's memory.
@@ -105,6 +119,9 @@ final class WorkerProcessAnalyzer: Analyzer {
 
     deinit { stop() }
 
+    /// `timeLimit` is CPU time the worker may spend on the file, so a busy machine does
+    /// not make a slow-but-working decode look like a hang; a wall-clock limit ten times
+    /// longer catches a worker stuck without using the CPU.
     func analyze(path: String, thumbnailDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome {
         do {
             try startIfNeeded()
@@ -118,7 +135,7 @@ final class WorkerProcessAnalyzer: Analyzer {
         } catch {
             return .failed(path: path, reason: "the analysis worker died: \(reapDescription())")
         }
-        switch readLine(deadline: Date().addingTimeInterval(timeLimit)) {
+        switch readLine(cpuLimit: timeLimit, wallLimit: max(60, timeLimit * 10)) {
         case .line(let bytes):
             if let outcome = try? JSONDecoder().decode(AnalysisOutcome.self, from: Data(bytes)) { return outcome }
             return .failed(path: path, reason: "camlib internal error: unreadable answer from the analysis worker")
@@ -126,9 +143,13 @@ final class WorkerProcessAnalyzer: Analyzer {
             return .failed(
                 path: path,
                 reason: "a C library (libheif, libexif, FFmpeg…) crashed reading this file (\(reapDescription())); camlib skipped it")
-        case .timedOut:
+        case .timedOut(let cpu):
             kill()
-            return .failed(path: path, reason: "reading this file took longer than \(Int(timeLimit)) s; camlib gave up on it")
+            return .failed(
+                path: path,
+                reason: cpu
+                    ? "reading this file used more than \(Int(timeLimit)) s of CPU time without finishing; camlib gave up on it"
+                    : "reading this file made no progress for \(Int(max(60, timeLimit * 10))) s; camlib gave up on it")
         }
     }
 
@@ -163,9 +184,12 @@ final class WorkerProcessAnalyzer: Analyzer {
         buffered = []
     }
 
-    private enum ReadResult { case line([UInt8]), closed, timedOut }
+    private enum ReadResult { case line([UInt8]), closed, timedOut(cpu: Bool) }
 
-    private func readLine(deadline: Date) -> ReadResult {
+    private func readLine(cpuLimit: Double, wallLimit: Double) -> ReadResult {
+        let wallDeadline = Date().addingTimeInterval(wallLimit)
+        let pid = process?.processIdentifier ?? 0
+        let cpuAtStart = Self.cpuSeconds(of: pid)
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             if let nl = buffered.firstIndex(of: UInt8(ascii: "\n")) {
@@ -173,10 +197,10 @@ final class WorkerProcessAnalyzer: Analyzer {
                 buffered.removeSubrange(...nl)
                 return .line(line)
             }
-            let remaining = deadline.timeIntervalSinceNow
-            if remaining <= 0 { return .timedOut }
+            if let start = cpuAtStart, let now = Self.cpuSeconds(of: pid), now - start > cpuLimit { return .timedOut(cpu: true) }
+            if Date() > wallDeadline { return .timedOut(cpu: false) }
             var fds = pollfd(fd: fromWorker, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&fds, 1, Int32(min(remaining, 3600) * 1000))
+            let ready = poll(&fds, 1, 100)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return .closed
@@ -190,6 +214,18 @@ final class WorkerProcessAnalyzer: Analyzer {
             if n == 0 { return .closed }
             buffered.append(contentsOf: chunk[..<n])
         }
+    }
+
+    /// User + system CPU time of a process, from /proc/PID/stat (fields 14 and 15, in
+    /// clock ticks; the command name in field 2 may hold spaces, so count after its ')').
+    static func cpuSeconds(of pid: Int32) -> Double? {
+        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After ')': state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     private func kill() {

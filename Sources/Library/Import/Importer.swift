@@ -89,6 +89,9 @@ public final class Importer: Sendable {
             session.commitSidecar(path, into: &report)
             progress(ImportProgress(done: done, total: total, path: path))
         }
+        // Again at the end: a worker of an import killed earlier may have outlived the
+        // sweep at open and written its last thumbnail since.
+        library.removeAbandonedTemporaries()
         report.interrupted = isCancelled
         report.assetIDs = session.touchedAssets.sorted()
         report.seconds = Date().timeIntervalSince(started)
@@ -127,9 +130,11 @@ final class AnalysisPipeline: @unchecked Sendable {
                     case .workerProcesses(let exe): WorkerProcessAnalyzer(executable: exe)
                     }
                 while let (index, path) = take() {
-                    // Generous for big movies, short for the small hostile files that hang.
+                    // CPU seconds: short for the small hostile files that spin a decoder,
+                    // growing with size for big movies (hashing at 20 MB/s is far below
+                    // real speed).
                     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-                    let limit = 20 + Double(size) / 25_000_000
+                    let limit = AnalysisPipeline.timeLimit(bytes: size)
                     let outcome = analyzer.analyze(path: path, thumbnailDirectory: tmp, catalogPath: catalogPath, timeLimit: limit)
                     put(outcome, at: index)
                 }
@@ -144,6 +149,9 @@ final class AnalysisPipeline: @unchecked Sendable {
             thread.start()
         }
     }
+
+    /// CPU seconds a worker may spend on a file of `bytes` before camlib gives up on it.
+    static func timeLimit(bytes: Int) -> Double { 6 + Double(bytes) / 20_000_000 }
 
     private func take() -> (Int, String)? {
         condition.lock()

@@ -159,7 +159,7 @@ public enum MediaAnalyzer {
             metadata.orientation = orientation.rawValue
             (metadata.width, metadata.height) = orientation.displayedSize(width: chunks.width, height: chunks.height)
             let pixels = try PNGCodec.decodeRGB(bytes)
-            return (metadata, (pixels.scaledToFit(maxSide: thumbnailSide * 2).applying(orientation), "decoded"), warnings)
+            return (metadata, (try PixelScaler.scaledToFit(pixels, maxSide: thumbnailSide).applying(orientation), "decoded"), warnings)
 
         default:
             throw Failure(reason: "\(format.displayName) is not a still")
@@ -225,7 +225,7 @@ public enum MediaAnalyzer {
     // MARK: Thumbnails
 
     static func writeThumbnail(_ source: (PixelBuffer<UInt8>, String), in directory: URL) throws -> Thumbnail {
-        let pixels = source.0.scaledToFit(maxSide: thumbnailSide)
+        let pixels = try PixelScaler.scaledToFit(source.0, maxSide: thumbnailSide)
         let jpeg = try JPEGCodec.encode(pixels, quality: 82)
         let file = try AtomicFile.writeTemporary(jpeg, in: directory)
         return Thumbnail(

@@ -55,9 +55,20 @@ public final class PhotoLibrary: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
         for name in names {
             guard let dash = name.firstIndex(of: "-"), let pid = Int32(name[..<dash]) else { continue }
-            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+            if pid != getpid(), !Self.isRunning(pid) {
                 unlink(temporary.appendingPathComponent(name).path)
             }
         }
+    }
+
+    /// Whether a process runs. A zombie does not (it has exited but, where PID 1 does not
+    /// reap orphans, as in many containers, `kill(pid, 0)` still finds it). A reused PID
+    /// keeps a file until a later open: harmless.
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(after: close)...].drop(while: { $0 == " " }).first
+        return state != "Z" && state != "X"
     }
 }

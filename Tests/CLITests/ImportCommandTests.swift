@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+/// Reads a library's catalog read-only, the way another program would.
+func openCatalog(_ library: String) throws -> DatabaseQueue {
+    var config = Configuration()
+    config.readonly = true
+    return try DatabaseQueue(path: library + "/catalog.sqlite", configuration: config)
+}
+
+struct ImportSummary: Decodable {
+    struct Problem: Decodable { let path: String; let message: String }
+    let files: Int
+    let imported: Int
+    let duplicates: Int
+    let skipped: Int
+    let errors: [Problem]
+    let skippedFiles: [Problem]
+    let assetsCreated: Int
+    let livePhotosPaired: Int
+}
+
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct ImportCommandTests {
+    @Test func everyMalformedFileIsImportedOrGetsAOneLineErrorAndTheBatchGoesOn() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("lib")
+        let files = try Media.files(in: "malformed")
+        let result = try Camlib.run(["import", "--library", library, "--json", Media.path("malformed")])
+        #expect(!result.signaled, "camlib itself crashed: \(result.stderr)")
+        #expect(result.status == 2, "a partly failed batch exits with 2")
+        let summary = try JSONDecoder().decode(ImportSummary.self, from: Data(result.stdout.utf8))
+        #expect(summary.files == files.count)
+
+        let importedNames = Set(try openCatalog(library).read { db in
+            try String.fetchAll(db, sql: "SELECT original_name FROM resource WHERE original_name IS NOT NULL")
+        })
+        let errorPaths = Dictionary(summary.errors.map { ($0.path, $0.message) }, uniquingKeysWith: { a, _ in a })
+        let stderrLines = result.stderr.split(separator: "\n").map(String.init)
+        for file in files {
+            let name = URL(fileURLWithPath: file).lastPathComponent
+            let imported = importedNames.contains(name)
+            let error = errorPaths[file]
+            #expect(imported != (error != nil), "\(name) must be either imported or an error")
+            if let error {
+                #expect(!error.isEmpty && !error.contains("\n"), "\(name): one line naming the cause")
+                #expect(stderrLines.contains("camlib: \(file): \(error)"), "\(name): its error is on stderr")
+            }
+        }
+        // The files other tools read fine are imported, not refused.
+        for name in ["libexif__libexif-testsuite__1054321.jpg", "bigcat88__pillow_heif__invalid_id.heic",
+                     "drewnoakes__metadata-extractor-images__Issue_437_dotnet_.heic", "photoprism__photoprism__animated-earth.jpg"] {
+            #expect(importedNames.contains(name), "\(name) should import")
+        }
+        // libheif 1.19.7 aborts on this one (heif-info too): the worker dies, the import does not.
+        #expect(errorPaths[Media.path("malformed/bigcat88__pillow_heif__corrupted.heic")]?.contains("crashed") == true)
+        #expect(errorPaths[Media.path("malformed/bigcat88__pillow_heif__empty.heic")] == "the file is empty (0 bytes)")
+    }
+
+    @Test func exitStatusTellsACleanBatchFromAPartlyFailedOne() throws {
+        let scratch = try ScratchDirectory()
+        let clean = try Camlib.run(["import", "--library", scratch.file("a"), Media.path("orientation/Landscape_1.jpg")])
+        #expect(clean.status == 0 && clean.stderr.isEmpty)
+        #expect(clean.stdout.contains("Imported 1 of 1 files"))
+        let partial = try Camlib.run([
+            "import", "--library", scratch.file("b"), Media.path("orientation/Landscape_1.jpg"),
+            Media.path("malformed/strukturag__libheif__github_47.heic"),
+        ])
+        #expect(partial.status == 2)
+        #expect(partial.stderr.contains("strukturag__libheif__github_47.heic: not a HEIF file"))
+        let again = try Camlib.run(["import", "--library", scratch.file("a"), Media.path("orientation/Landscape_1.jpg")])
+        #expect(again.status == 0 && again.stdout.hasPrefix("Nothing new"))
+    }
+
+    @Test func aKilledImportLeavesAConsistentCatalog() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("lib")
+        let folders = ["apple-live-photo", "apple-misc", "apple-portrait-heic", "apple-portrait-jpeg", "android-depth-motion", "orientation"]
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Camlib.path)
+        p.arguments = ["import", "--library", library, "--jobs", "1"] + folders.map { Media.path($0) }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Kill it (SIGKILL: no cleanup) once some, but not all, assets are in.
+        var seen = 0
+        let deadline = Date().addingTimeInterval(120)
+        while p.isRunning && Date() < deadline {
+            if FileManager.default.fileExists(atPath: library + "/catalog.sqlite") {
+                seen = (try? openCatalog(library).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM asset") ?? 0 }) ?? 0
+                if seen >= 6 { break }
+            }
+            usleep(5_000)
+        }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        #expect(seen >= 6, "the import finished before it could be killed")
+
+        func check() throws -> Int {
+            try openCatalog(library).read { db in
+                #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+                #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+                for path in try String.fetchAll(db, sql: "SELECT path FROM resource") {
+                    #expect(FileManager.default.fileExists(atPath: library + "/" + path), "row names a missing file: \(path)")
+                }
+                // Every asset has its still or movie; every pairing its two halves.
+                #expect(try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM asset a WHERE NOT EXISTS
+                    (SELECT 1 FROM resource r WHERE r.asset_id = a.id AND r.role IN ('photo', 'video', 'pairedVideo'))
+                    """) == 0)
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM asset") ?? 0
+            }
+        }
+        let afterKill = try check()
+        #expect(afterKill >= 6)
+        // Running the import again finishes the job.
+        let resumed = try Camlib.run(["import", "--library", library] + folders.map { Media.path($0) })
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let complete = try check()
+        let fresh = try Camlib.run(["import", "--library", scratch.file("fresh"), "--json"] + folders.map { Media.path($0) })
+        let expected = try JSONDecoder().decode(ImportSummary.self, from: Data(fresh.stdout.utf8))
+        #expect(complete == expected.assetsCreated)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: library + "/tmp")
+        #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
+    }
+
+    @Test func importingNothingIsAUsageError() throws {
+        let result = try Camlib.run(["import", "--library", "/tmp/never-created-\(UUID().uuidString)"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("give at least one file or folder to import"))
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+import TestSupport
+
+/// A library with the Live Photo folder and the orientation set, imported once by the CLI.
+final class QueryFixture: Sendable {
+    private static let cache = Mutex<QueryFixture?>(nil)
+    let scratch: ScratchDirectory
+    var library: String { scratch.file("lib") }
+
+    static func shared() throws -> QueryFixture {
+        try cache.withLock { cached in
+            if let cached { return cached }
+            let made = try QueryFixture()
+            cached = made
+            return made
+        }
+    }
+
+    private init() throws {
+        scratch = try ScratchDirectory("camlib-cli")
+        let result = try Camlib.run(["import", "--library", scratch.file("lib"), Media.path("apple-live-photo"), Media.path("orientation")])
+        guard result.status == 0 else { throw MissingMedia(path: "import failed: \(result.stderr)") }
+    }
+
+    func query(_ arguments: [String]) throws -> [[String: Any]] {
+        let result = try Camlib.run(["query", "--library", library, "--json"] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [[String: Any]]
+    }
+}
+
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct QueryCommandTests {
+    @Test func jsonKeepsTheContractNamesWithExplicitNulls() throws {
+        let assets = try QueryFixture.shared().query([])
+        #expect(assets.count == 4 + 25)  // 4 Live Photos, 25 files in orientation/
+        let contract = ["id", "kind", "capturedAt", "make", "model", "width", "height", "orientation", "contentIdentifier", "pairing", "resources"]
+        let roles: Set<String> = ["photo", "pairedVideo", "video", "thumbnail", "adjustmentSidecar", "renderedPhoto", "renderedVideo"]
+        for asset in assets {
+            for key in contract { #expect(asset.keys.contains(key), "missing \(key)") }
+            for resource in asset["resources"] as! [[String: Any]] {
+                let path = resource["path"] as! String
+                #expect(path.hasPrefix("/") && FileManager.default.fileExists(atPath: path))
+                #expect((resource["sha256"] as! String).count == 64)
+                #expect(resource["bytes"] is Int && resource["mime"] is String)
+                #expect(roles.contains(resource["role"] as! String))
+            }
+        }
+        let landscape = try #require(assets.first { ($0["resources"] as! [[String: Any]]).contains { ($0["originalName"] as? String) == "Landscape_0.jpg" } })
+        #expect(landscape["contentIdentifier"] is NSNull && landscape["pairing"] is NSNull && landscape["make"] is NSNull)
+        let live = try #require(assets.first { $0["contentIdentifier"] as? String == "602FEBB7-6B59-4799-96E6-9C8484D873C7" })
+        #expect(live["kind"] as? String == "live" && live["capturedAt"] as? String == "2025-05-26T09:27:06.603-05:00")
+        #expect((live["pairing"] as? [String: Any])?["rule"] as? String == "contentIdentifier")
+        #expect(live["width"] as? Int == 4284 && live["height"] as? Int == 5712 && live["orientation"] as? Int == 6)
+    }
+
+    @Test func filtersCombine() throws {
+        let f = try QueryFixture.shared()
+        #expect(try f.query(["--kind", "live"]).count == 4)
+        #expect(try f.query(["--kind", "live", "--model", "iphone 15"]).count == 3)
+        #expect(try f.query(["--make", "apple", "--since", "2025-01-01"]).count == 3)
+        #expect(try f.query(["--until", "2019-12-29"]).count == 1)
+        #expect(try f.query(["--paired-by", "contentIdentifier"]).count == 4)
+        #expect(try f.query(["--paired-by", "none"]).count == 25)
+        #expect(try f.query(["--name", "landscape_?.JPG"]).count == 9)
+        let sorted = try f.query(["--kind", "live", "--sort", "captured", "--reverse", "--limit", "2"])
+        #expect(sorted.map { $0["capturedAt"] as? String } == ["2025-08-06T17:14:22.332-05:00", "2025-05-26T09:27:06.603-05:00"])
+    }
+
+    @Test func csvHasAHeaderAndOneRowPerAsset() throws {
+        let f = try QueryFixture.shared()
+        let result = try Camlib.run(["query", "--library", f.library, "--csv", "--kind", "live"])
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("id,kind,capturedAt,make,model,width,height") == true)
+        #expect(lines.count == 5)
+    }
+
+    @Test func theTableIsReadable() throws {
+        let f = try QueryFixture.shared()
+        let result = try Camlib.run(["query", "--library", f.library, "--kind", "live"])
+        #expect(result.stdout.hasPrefix("ID  KIND"))
+        #expect(result.stdout.contains("IMG_3582.HEIC") && result.stdout.hasSuffix("4 assets\n"))
+    }
+
+    @Test func showFindsAnAssetByIdByLibraryPathOrByAFileElsewhere() throws {
+        let f = try QueryFixture.shared()
+        let byFile = try Camlib.run(["show", "--library", f.library, "--json", Media.path("apple-live-photo/IMG_3582.mov")])
+        #expect(byFile.status == 0, "\(byFile.stderr)")
+        let asset = try JSONSerialization.jsonObject(with: Data(byFile.stdout.utf8)) as! [String: Any]
+        let id = asset["id"] as! Int
+        let stillPath = (asset["resources"] as! [[String: Any]]).first { $0["role"] as? String == "photo" }!["path"] as! String
+        let byPath = try Camlib.run(["show", "--library", f.library, "--json", stillPath])
+        let byID = try Camlib.run(["show", "--library", f.library, "--json", String(id)])
+        #expect(byPath.stdout == byFile.stdout && byID.stdout == byFile.stdout)
+        let text = try Camlib.run(["show", "--library", f.library, String(id)])
+        #expect(text.stdout.contains("Paired by   contentIdentifier") && text.stdout.contains("adjustmentSidecar"))
+        let missing = try Camlib.run(["show", "--library", f.library, "99999"])
+        #expect(missing.status == 1 && missing.stderr.contains("no asset with id 99999"))
+    }
+
+    @Test func readersExplainAMissingLibraryAndBadDates() throws {
+        let missing = try Camlib.run(["query", "--library", "/tmp/no-such-library-\(UUID().uuidString)"])
+        #expect(missing.status == 1 && missing.stderr.contains("no camlib library at"))
+        let badDate = try Camlib.run(["query", "--library", "/tmp", "--since", "yesterday-ish"])
+        #expect(badDate.status == 64 && badDate.stderr.contains("--since yesterday-ish: not a date"))
+    }
+
+    @Test func helpExplainsTheCommands() throws {
+        let top = try Camlib.run(["--help"])
+        for word in ["import", "query", "show", "CAMLIB_LIBRARY"] { #expect(top.stdout.contains(word)) }
+        #expect(!top.stdout.contains("analyze-worker"))
+        let importHelp = try Camlib.run(["import", "--help"])
+        for phrase in ["Live Photo", "content identifier", "Exit status", "--json"] { #expect(importHelp.stdout.contains(phrase), "\(phrase)") }
+    }
+}
