@@ -19,10 +19,11 @@ BUILD_PACKAGES=(
   libpng-dev
   zlib1g-dev
 )
-# From backports: libheif and its decoder/encoder plugins (HEVC via libde265/x265, AV1 via dav1d).
+# From backports: libheif and its codec plugins: HEVC decoding through FFmpeg (camlib's
+# choice, faster) or libde265, HEVC encoding through x265, AV1 decoding through dav1d.
 HEIF_PACKAGES=(
   libheif-dev libheif1
-  libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d
+  libheif-plugin-ffmpegdec libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d
   libheif-examples
 )
 # Called by the tests and the benchmark as independent witnesses.

@@ -3,6 +3,7 @@ extension PixelBuffer {
     ///
     /// For every displayed pixel, finds the stored pixel it comes from, so the loop writes
     /// the output sequentially.
+    @inlinable
     public func applying(_ orientation: EXIFOrientation) -> PixelBuffer {
         if orientation == .up { return self }
         let (outW, outH) = orientation.displayedSize(width: width, height: height)

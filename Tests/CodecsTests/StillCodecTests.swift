@@ -36,6 +36,39 @@ struct RealStillTests {
         #expect(pixels.width == 312 && pixels.height == 416)
     }
 
+    @Test func scaledDecodeMatchesLibheifsOwnColourConversion() throws {
+        // 8-bit HEVC from an iPhone, and a 10-bit one, through swscale's YCbCr→RGB.
+        for name in ["apple-live-photo/IMG_3582_edited.heic", "apple-misc/iphone_15_pro.heic", "orientation/kimono.rotate90.avif"] {
+            let image = try HEIFFile(path: Media.path(name)).primaryImage()
+            let fast = try image.decodeScaled(maxSide: 320)
+            let reference = try PixelScaler.scaledToFit(image.decodeRGB(), maxSide: 320)
+            #expect(fast.width == reference.width && fast.height == reference.height, "\(name)")
+            let diff = zip(fast.components, reference.components).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+            let mean = Double(diff) / Double(fast.components.count)
+            // A wrong matrix or range would shift whole channels; check the bias too.
+            let bias = (0..<3).map { c in
+                stride(from: c, to: fast.components.count, by: 3).reduce(0.0) { $0 + Double(Int(fast.components[$1]) - Int(reference.components[$1])) }
+                    / Double(fast.components.count / 3)
+            }
+            #expect(mean < 2.5 && bias.allSatisfy { abs($0) < 1.5 }, "\(name): mean difference \(mean), bias per channel \(bias)")
+        }
+    }
+
+    @Test func scaledAVIFMatchesTheCorpusReferenceRendering() throws {
+        // kimono.png is how kimono.rotate90.avif must look once its irot is applied.
+        let reference = try PixelScaler.scaledToFit(PNGCodec.decodeRGB(bytes("orientation/kimono.png")), maxSide: 320)
+        let decoded = try HEIFFile(path: Media.path("orientation/kimono.rotate90.avif")).primaryImage().decodeScaled(maxSide: 320)
+        #expect(decoded.width == reference.width && decoded.height == reference.height)
+        let bias = (0..<3).map { c in
+            stride(from: c, to: decoded.components.count, by: 3).reduce(0.0) {
+                $0 + Double(Int(decoded.components[$1]) - Int(reference.components[$1]))
+            } / Double(decoded.components.count / 3)
+        }
+        let mean = Double(zip(decoded.components, reference.components).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) })
+            / Double(decoded.components.count)
+        #expect(mean < 3 && bias.allSatisfy { abs($0) < 1.5 }, "mean \(mean), bias \(bias)")
+    }
+
     @Test func avifTransformsFoldIntoOneOrientation() throws {
         let cases: [(String, EXIFOrientation)] = [
             ("kimono.avif", .up), ("kimono.rotate90.avif", .rotate90CW), ("kimono.rotate270.avif", .rotate270CW),

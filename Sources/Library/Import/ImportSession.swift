@@ -69,14 +69,8 @@ struct ImportSession {
 
     private func commitMediaOrThrow(_ a: MediaAnalysis) throws -> Outcome {
         let source = URL(fileURLWithPath: a.path)
-        defer { if let t = a.thumbnail { unlink(t.temporaryPath) } }  // a no-op once published
-        if let existing = try pool.read({ db in try Self.assetHolding(sha256: a.sha256, db) }) {
-            return .duplicate(asset: existing)
-        }
-        let copy = try AtomicFile.copyToTemporary(from: source, in: library.temporary, readOnly: true)
-        defer { unlink(copy.url.path) }
-        guard copy.sha256 == a.sha256, copy.bytes == a.bytes else { throw LibraryError.changedDuringImport(path: a.path) }
-
+        // Staged files that were not published (a duplicate, an error) go; no-ops otherwise.
+        defer { AnalysisOutcome.analyzed(a).discardStagedFiles() }
         var published: [URL] = []
         do {
             return try pool.write { db in
@@ -86,7 +80,7 @@ struct ImportSession {
                 let destination = library.originals
                     .appendingPathComponent(Self.datedFolder(a.metadata.capturedAt))
                     .appendingPathComponent(source.lastPathComponent)
-                let original = try AtomicFile.publish(copy.url, to: destination)
+                let original = try AtomicFile.publish(URL(fileURLWithPath: a.stagedCopy), to: destination)
                 published.append(original)
                 var thumbnailURL: URL?
                 if let t = a.thumbnail {
@@ -258,7 +252,9 @@ struct ImportSession {
             return
         }
         if let t = a.thumbnail { unlink(t.temporaryPath) }
-        attach(path: a.path, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType, to: asset, into: &report)
+        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
+        attach(path: a.path, staged: staged, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType,
+               to: asset, into: &report)
     }
 
     /// Attaches `IMG_1234.AAE` / `IMG_O1234.AAE` to the asset `IMG_1234`.
@@ -274,14 +270,23 @@ struct ImportSession {
         if let header = try? MediaAnalyzer.readPrefix(path: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
             report.warnings.append(FileProblem(path: path, message: "does not look like an Apple adjustment plist; kept as is"))
         }
-        attach(path: path, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report)
+        do {
+            let staged = try AtomicFile.copyToTemporary(from: url, in: library.temporary, readOnly: true)
+            attach(path: path, staged: staged, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report)
+        } catch {
+            report.errors.append(FileProblem(path: path, message: MediaAnalyzer.describe(error)))
+        }
     }
 
-    private mutating func attach(path: String, role: ResourceRole, mime: String, to asset: Int64, into report: inout ImportReport) {
+    /// Links a staged copy beside the asset's original and records it; the staged file is
+    /// gone afterwards either way.
+    private mutating func attach(
+        path: String, staged copy: AtomicFile.Temporary, role: ResourceRole, mime: String, to asset: Int64,
+        into report: inout ImportReport
+    ) {
+        defer { unlink(copy.url.path) }
         do {
             let source = URL(fileURLWithPath: path)
-            let copy = try AtomicFile.copyToTemporary(from: source, in: library.temporary, readOnly: true)
-            defer { unlink(copy.url.path) }
             var published: URL?
             do {
                 let added: Bool = try pool.write { db in

@@ -15,9 +15,10 @@ public struct ImportOptions: Sendable {
     }
 }
 
-/// Brings files into a library: analyses them in parallel, then, one file at a time,
-/// copies each original in (temp file, fsync, link), and records it with its metadata,
-/// thumbnail and Live Photo pairing in one transaction.
+/// Brings files into a library: analyses them in parallel (each worker also stages a
+/// fsynced copy of the original in tmp/), then, one file at a time and in input order,
+/// links the copy into originals/ and records it with its metadata, thumbnail and Live
+/// Photo pairing in one transaction.
 ///
 /// ```swift
 /// let report = try Importer(library: lib).run(paths: ["/media/phone/DCIM"]) { p in print(p.done, p.total) }
@@ -135,7 +136,7 @@ final class AnalysisPipeline: @unchecked Sendable {
                     // real speed).
                     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
                     let limit = AnalysisPipeline.timeLimit(bytes: size)
-                    let outcome = analyzer.analyze(path: path, thumbnailDirectory: tmp, catalogPath: catalogPath, timeLimit: limit)
+                    let outcome = analyzer.analyze(path: path, stagingDirectory: tmp, catalogPath: catalogPath, timeLimit: limit)
                     put(outcome, at: index)
                 }
                 analyzer.stop()
@@ -181,15 +182,13 @@ final class AnalysisPipeline: @unchecked Sendable {
         return results.removeValue(forKey: delivered - 1)
     }
 
-    /// Waits for the threads, and drops thumbnails of outcomes nobody committed.
+    /// Waits for the threads, and drops the staged files of outcomes nobody committed.
     func finish() {
         group.wait()
         condition.lock()
         let leftovers = results.values
         results = [:]
         condition.unlock()
-        for case .analyzed(let a) in leftovers {
-            if let t = a.thumbnail { unlink(t.temporaryPath) }
-        }
+        for outcome in leftovers { outcome.discardStagedFiles() }
     }
 }

@@ -8,6 +8,9 @@ public struct MediaAnalysis: Codable, Sendable, Equatable {
     public var format: MediaFormat
     public var bytes: Int64
     public var sha256: String
+    /// The original's bytes, copied into the library's tmp/ folder, read-only and
+    /// fsynced, waiting to be linked into originals/.
+    public var stagedCopy: String
     public var metadata: MediaMetadata
     /// A JPEG written to the library's tmp/ folder, or nil when none could be made.
     public var thumbnail: Thumbnail?
@@ -52,6 +55,13 @@ public struct MediaMetadata: Codable, Sendable, Equatable {
 
 /// What analysing one file came to.
 public enum AnalysisOutcome: Codable, Sendable, Equatable {
+    /// Removes the files this outcome staged in tmp/, for an outcome that is not committed.
+    func discardStagedFiles() {
+        guard case .analyzed(let a) = self else { return }
+        unlink(a.stagedCopy)
+        if let t = a.thumbnail { unlink(t.temporaryPath) }
+    }
+
     case analyzed(MediaAnalysis)
     /// Its exact bytes are already in the library; found by sha256 before any decoding.
     case alreadyInLibrary(path: String, sha256: String, format: MediaFormat)

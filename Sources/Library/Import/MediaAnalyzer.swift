@@ -4,8 +4,9 @@ import Crypto
 import Foundation
 import Imaging
 
-/// Reads one file: what it is (from its bytes), its sha256, its metadata, and a small
-/// oriented JPEG thumbnail written into `thumbnailDirectory`.
+/// Reads one file: what it is (from its bytes), its sha256, its metadata, a small
+/// oriented JPEG thumbnail, and a staged copy of the original; both files go into
+/// `stagingDirectory` (the library's tmp/) for the import to link into place.
 ///
 /// Runs inside an analysis worker process (see ``AnalysisWorkerPool``) so that a C
 /// library crashing or hanging on a hostile file costs that file, not the import.
@@ -21,11 +22,11 @@ public enum MediaAnalyzer {
     /// `isKnown` answers whether the library already holds an original with this sha256;
     /// such files are reported as ``AnalysisOutcome/alreadyInLibrary(path:sha256:format:)``
     /// without decoding anything, which keeps re-imports cheap.
-    public static func analyze(path: String, thumbnailDirectory: URL, isKnown: (String) -> Bool = { _ in false })
+    public static func analyze(path: String, stagingDirectory: URL, isKnown: (String) -> Bool = { _ in false })
         -> AnalysisOutcome
     {
         do {
-            return try analyzeOrThrow(path: path, thumbnailDirectory: thumbnailDirectory, isKnown: isKnown)
+            return try analyzeOrThrow(path: path, stagingDirectory: stagingDirectory, isKnown: isKnown)
         } catch let failure as Failure {
             return .failed(path: path, reason: failure.reason)
         } catch {
@@ -50,7 +51,7 @@ public enum MediaAnalyzer {
         }
     }
 
-    static func analyzeOrThrow(path: String, thumbnailDirectory: URL, isKnown: (String) -> Bool) throws -> AnalysisOutcome {
+    static func analyzeOrThrow(path: String, stagingDirectory: URL, isKnown: (String) -> Bool) throws -> AnalysisOutcome {
         let url = URL(fileURLWithPath: path)
         let claimed = MediaFormat.claimed(byExtension: url.pathExtension)
         var info = stat()
@@ -77,16 +78,25 @@ public enum MediaAnalyzer {
             guard size <= largestStill else {
                 throw Failure(reason: "a \(size >> 20) MB still is larger than camlib accepts (\(largestStill >> 20) MB)")
             }
+            // One read serves the hash, the decoders and the staged copy.
             let bytes = try [UInt8](Data(contentsOf: url, options: .alwaysMapped))
             let sha = SHA256.hash(data: bytes).hexString
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
             let (metadata, pixels, stillWarnings) = try readStill(format: format, bytes: bytes, path: path)
             warnings += stillWarnings
+            let thumbnail = try writeThumbnail(pixels, in: stagingDirectory)
+            let copy: AtomicFile.Temporary
+            do {
+                copy = try AtomicFile.writeTemporary(bytes, in: stagingDirectory, readOnly: true, sha256: sha)
+            } catch {
+                unlink(thumbnail.temporaryPath)
+                throw error
+            }
             analysis = MediaAnalysis(
-                path: path, format: format, bytes: Int64(bytes.count), sha256: sha, metadata: metadata, thumbnail: nil,
-                warnings: warnings)
-            analysis.thumbnail = try writeThumbnail(pixels, in: thumbnailDirectory)
+                path: path, format: format, bytes: Int64(bytes.count), sha256: sha, stagedCopy: copy.url.path,
+                metadata: metadata, thumbnail: thumbnail, warnings: warnings)
         } else {
+            // Hash first, so a movie the library holds is neither decoded nor copied.
             let sha = try hashFile(path: path)
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
             let movie = try MovieFile(path: path)
@@ -99,10 +109,22 @@ public enum MediaAnalyzer {
             } catch let e as FFmpegError {
                 throw Failure(reason: "cannot decode any frame of its \(video.codec) video: \(e.message)")
             }
-            let poster = try writeThumbnail((frame, "decoded"), in: thumbnailDirectory)
+            let poster = try writeThumbnail((frame, "decoded"), in: stagingDirectory)
+            let copy: AtomicFile.Temporary
+            do {
+                copy = try AtomicFile.copyToTemporary(from: url, in: stagingDirectory, readOnly: true)
+            } catch {
+                unlink(poster.temporaryPath)
+                throw error
+            }
+            guard copy.sha256 == sha, copy.bytes == size else {
+                unlink(copy.url.path)
+                unlink(poster.temporaryPath)
+                throw LibraryError.changedDuringImport(path: path)
+            }
             analysis = MediaAnalysis(
-                path: path, format: format, bytes: size, sha256: sha, metadata: metadata, thumbnail: poster,
-                warnings: warnings)
+                path: path, format: format, bytes: size, sha256: sha, stagedCopy: copy.url.path, metadata: metadata,
+                thumbnail: poster, warnings: warnings)
         }
         return .analyzed(analysis)
     }
@@ -145,11 +167,11 @@ public enum MediaAnalyzer {
             metadata.width = image.width
             metadata.height = image.height
             if let thumb = image.thumbnail(), max(thumb.width, thumb.height) >= smallestUsableEmbeddedThumbnail,
-                let pixels = try? thumb.decodeRGB()
+                let pixels = try? thumb.decodeScaled(maxSide: thumbnailSide)
             {
                 return (metadata, (pixels, "embedded"), warnings)
             }
-            return (metadata, (try image.decodeRGB(), "decoded"), warnings)
+            return (metadata, (try image.decodeScaled(maxSide: thumbnailSide), "decoded"), warnings)
 
         case .png:
             let chunks = try PNGChunks(parsing: bytes)

@@ -45,8 +45,9 @@ enum AtomicFile {
         return Temporary(url: url, sha256: hasher.finalize().hexString, bytes: total)
     }
 
-    /// Writes `data` into a new temporary file in `directory`.
-    static func writeTemporary(_ data: [UInt8], in directory: URL, readOnly: Bool = false) throws -> Temporary {
+    /// Writes `data` into a new temporary file in `directory`; `sha256` saves hashing
+    /// again when the caller already knows it.
+    static func writeTemporary(_ data: [UInt8], in directory: URL, readOnly: Bool = false, sha256: String? = nil) throws -> Temporary {
         let (url, fd) = try createTemporary(in: directory)
         var ok = false
         defer {
@@ -56,7 +57,7 @@ enum AtomicFile {
         try data.withUnsafeBytes { try writeAll(fd, $0, path: url.path) }
         try finish(fd, path: url.path, readOnly: readOnly)
         ok = true
-        return Temporary(url: url, sha256: SHA256.hash(data: data).hexString, bytes: Int64(data.count))
+        return Temporary(url: url, sha256: sha256 ?? SHA256.hash(data: data).hexString, bytes: Int64(data.count))
     }
 
     /// Moves a temporary file to `destination`, or to `name-2.ext`, `name-3.ext`, … when
