@@ -81,8 +81,6 @@ public final class HEIFImage {
     /// Displayed width, after the item's transformations (irot, imir, clap).
     public var width: Int { Int(heif_image_handle_get_width(handle)) }
     public var height: Int { Int(heif_image_handle_get_height(handle)) }
-    public var bitDepth: Int { Int(heif_image_handle_get_luma_bits_per_pixel(handle)) }
-    public var hasDepth: Bool { heif_image_handle_has_depth_image(handle) != 0 }
 
     /// The item's irot/imir folded into one EXIF orientation (clap only crops).
     ///

@@ -17,17 +17,6 @@ public enum JPEGCodec {
         public var warning: String?
     }
 
-    /// Stored size and component count, without decoding.
-    public static func header(_ jpeg: [UInt8]) throws -> (width: Int, height: Int) {
-        // tjInitDecompress → tjDestroy.
-        guard let tj = tjInitDecompress() else { throw JPEGError(message: "cannot initialise libturbojpeg", context: "reading the header") }
-        defer { tjDestroy(tj) }
-        var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-        let rc = jpeg.withUnsafeBufferPointer { tjDecompressHeader3(tj, $0.baseAddress, UInt(jpeg.count), &w, &h, &sub, &cs) }
-        guard rc == 0 else { throw JPEGError(message: errorString(tj), context: "reading the header") }
-        return (Int(w), Int(h))
-    }
-
     /// Decodes to RGB at the smallest DCT scale (1/8 … 1) whose size still covers
     /// `atLeast` on its longest side, which is much faster than a full decode.
     public static func decode(_ jpeg: [UInt8], atLeast minimumLongSide: Int? = nil) throws -> Decoded {

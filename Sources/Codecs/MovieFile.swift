@@ -21,7 +21,6 @@ public final class MovieFile {
         /// From the track matrix (display matrix side data).
         public let orientation: EXIFOrientation
         public let frameRate: Double?
-        public let frameCount: Int?
 
         public var displayedSize: (width: Int, height: Int) { orientation.displayedSize(width: width, height: height) }
     }
@@ -108,8 +107,7 @@ public final class MovieFile {
                 video = VideoStream(
                     index: i, codec: codec, width: Int(par.pointee.width), height: Int(par.pointee.height),
                     orientation: orientation(of: stream),
-                    frameRate: rate.den > 0 && rate.num > 0 ? Double(rate.num) / Double(rate.den) : nil,
-                    frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil)
+                    frameRate: rate.den > 0 && rate.num > 0 ? Double(rate.num) / Double(rate.den) : nil)
             case AVMEDIA_TYPE_AUDIO where audio == nil:
                 audio = AudioStream(index: i, codec: codec, sampleRate: Int(par.pointee.sample_rate))
             default: break

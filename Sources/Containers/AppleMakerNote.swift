@@ -10,7 +10,6 @@ public struct AppleMakerNote: Sendable, Equatable {
     public enum Tag {
         public static let makerNoteVersion: UInt16 = 0x0001
         public static let hdrImageType: UInt16 = 0x000A
-        public static let burstUUID: UInt16 = 0x000B
         /// Pairs a Live Photo's still with its movie (`com.apple.quicktime.content.identifier`).
         /// exiftool 12.57 calls it MediaGroupUUID, later versions ContentIdentifier.
         public static let contentIdentifier: UInt16 = 0x0011
@@ -21,7 +20,6 @@ public struct AppleMakerNote: Sendable, Equatable {
 
     public var version: Int? { directory[Tag.makerNoteVersion]?.int.map(Int.init) }
     public var contentIdentifier: String? { nonEmpty(directory[Tag.contentIdentifier]?.string) }
-    public var burstUUID: String? { nonEmpty(directory[Tag.burstUUID]?.string) }
     public var livePhotoVideoIndex: Int64? { directory[Tag.livePhotoVideoIndex]?.int }
 
     static let signature = Array("Apple iOS".utf8) + [0]

@@ -30,15 +30,6 @@ public struct JPEGSegments: Sendable {
         return nil
     }
 
-    /// The standard XMP packet (APP1 with the `http://ns.adobe.com/xap/1.0/\0` header).
-    public var xmp: String? {
-        let header = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
-        for s in segments where s.marker == 0xE1 && s.payload.starts(with: header) {
-            return String(decoding: s.payload.dropFirst(header.count), as: UTF8.self)
-        }
-        return nil
-    }
-
     /// Parses the segments of `bytes`, which must start with SOI.
     ///
     /// Stops at the first SOS (entropy-coded data follows) or EOI. A segment whose length

@@ -55,6 +55,10 @@ struct QueryCommandTests {
         #expect(live["kind"] as? String == "live" && live["capturedAt"] as? String == "2025-05-26T09:27:06.603-05:00")
         #expect((live["pairing"] as? [String: Any])?["rule"] as? String == "contentIdentifier")
         #expect(live["width"] as? Int == 4284 && live["height"] as? Int == 5712 && live["orientation"] as? Int == 6)
+        // Facts of the movie and the still together: codecs from the movie, location from the still.
+        #expect(live["videoCodec"] as? String == "hevc" && live["audioCodec"] as? String == "pcm_s16le")
+        let location = try #require(live["location"] as? [String: Double])
+        #expect(abs(location["altitude"]! - 197.0945) < 0.001 && abs(location["longitude"]! + 86.4703833) < 1e-6)
     }
 
     @Test func filtersCombine() throws {

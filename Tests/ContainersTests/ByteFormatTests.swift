@@ -22,16 +22,12 @@ import TestSupport
     #expect((try? r.u16(at: 1)) == 0x0203)
 }
 
-@Test func isobmffBoxesHandleLargeAndToEndSizes() throws {
-    // 'ftyp' of 16 bytes, then 'mdat' with size 0 (extends to the end).
-    var bytes: [UInt8] = [0, 0, 0, 16] + Array("ftypheic".utf8) + [0, 0, 0, 0]
-    bytes += [0, 0, 0, 0] + Array("mdat".utf8) + [1, 2, 3, 4, 5]
-    let boxes = try ISOBMFFBox.boxes(in: bytes)
-    #expect(boxes.map(\.type) == ["ftyp", "mdat"])
-    #expect(boxes[1].size == 13)
-    #expect(MediaFormat.sniff(bytes) == .heif)
-    // A box smaller than its own header is an error, not a loop.
-    #expect(throws: FormatError.self) { try ISOBMFFBox.boxes(in: [0, 0, 0, 4] + Array("free".utf8)) }
+@Test func heifIsToldFromItsFileTypeBox() {
+    let ftyp: [UInt8] = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+    #expect(FileTypeBox(fileStart: ftyp)?.compatibleBrands == ["mif1", "heic"])
+    #expect(MediaFormat.sniff(ftyp) == .heif)
+    // A box too short to hold a brand is not a file type box.
+    #expect(FileTypeBox(fileStart: [0, 0, 0, 8] + Array("ftyp".utf8)) == nil)
 }
 
 @Test func sniffingUsesContentNotNames() {

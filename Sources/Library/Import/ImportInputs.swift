@@ -28,7 +28,8 @@ struct ImportInputs {
                 add(url, &seen)
                 continue
             }
-            if url.resolvingSymlinksInPath().path.hasPrefix(libraryPath) {
+            let resolved = url.resolvingSymlinksInPath().path
+            if resolved == libraryPath || resolved.hasPrefix(libraryPath + "/") {
                 errors.append(FileProblem(path: url.path, message: "is inside the library itself; import from elsewhere"))
                 continue
             }

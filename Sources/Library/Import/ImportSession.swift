@@ -267,7 +267,7 @@ struct ImportSession {
                 FileProblem(path: path, message: "adjustment sidecar without its photo: no \(target).* in this folder or the library"))
             return
         }
-        if let header = try? MediaAnalyzer.readPrefix(path: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
+        if let header = try? FileReading.prefix(of: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
             report.warnings.append(FileProblem(path: path, message: "does not look like an Apple adjustment plist; kept as is"))
         }
         do {

@@ -62,7 +62,7 @@ public enum MediaAnalyzer {
             if claimed != nil { throw Failure(reason: "the file is empty (0 bytes)") }
             return .skipped(path: path, reason: "empty file")
         }
-        let header = try readPrefix(path: path, count: 4096)
+        let header = try FileReading.prefix(of: path, count: 4096)
         guard let format = MediaFormat.sniff(header), format != .appleAdjustment else {
             if let claimed, claimed != .appleAdjustment {
                 throw Failure(reason: "not \(claimed.withArticle) file: its first bytes (\(describeMagic(header))) match no format camlib reads")
@@ -97,7 +97,7 @@ public enum MediaAnalyzer {
                 metadata: metadata, thumbnail: thumbnail, warnings: warnings)
         } else {
             // Hash first, so a movie the library holds is neither decoded nor copied.
-            let sha = try hashFile(path: path)
+            let sha = try FileReading.sha256(of: path)
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
             let movie = try MovieFile(path: path)
             guard let video = movie.video else { throw Failure(reason: "cannot read movie: it has no video stream") }
@@ -253,46 +253,6 @@ public enum MediaAnalyzer {
         return Thumbnail(
             temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, width: pixels.width, height: pixels.height,
             source: source.1)
-    }
-
-    // MARK: Files
-
-    static func readPrefix(path: String, count: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: count)
-        var got = 0
-        while got < count {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, count - got) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LibraryError.io(path: path, operation: "read", errno: errno)
-            }
-            if n == 0 { break }
-            got += n
-        }
-        return Array(buffer.prefix(got))
-    }
-
-    static func hashFile(path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
-        defer { close(fd) }
-        var hasher = SHA256()
-        let chunk = 1 << 20
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(fd, buffer.baseAddress, chunk)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LibraryError.io(path: path, operation: "read", errno: errno)
-            }
-            if n == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-        }
-        return hasher.finalize().hexString
     }
 
     static func describeMagic(_ header: [UInt8]) -> String {

@@ -99,17 +99,17 @@ extension PhotoLibrary {
                         },
                         resources: [], lensModel: row["lens_model"],
                         location: (row["latitude"] as Double?).flatMap { lat in
-                            (row["longitude"] as Double?).map { GeoLocation(latitude: lat, longitude: $0) }
+                            (row["longitude"] as Double?).map { GeoLocation(latitude: lat, longitude: $0, altitude: row["altitude"]) }
                         },
-                        duration: row["duration"], videoCodec: nil, audioCodec: nil, importedAt: row["imported_at"])
+                        duration: row["duration"], videoCodec: row["video_codec"], audioCodec: row["audio_codec"],
+                        importedAt: row["imported_at"])
                 }
                 let resources = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT r.*, src.role AS source_role, m.video_codec, m.audio_codec, m.altitude
+                        SELECT r.*, src.role AS source_role
                         FROM resource r
                         LEFT JOIN resource src ON src.id = r.derived_from
-                        LEFT JOIN metadata m ON m.resource_id = r.id
                         WHERE r.asset_id IN (\(marks))
                         ORDER BY r.asset_id, CASE r.role WHEN 'photo' THEN 0 WHEN 'pairedVideo' THEN 1 WHEN 'video' THEN 1
                                  WHEN 'thumbnail' THEN 2 ELSE 3 END, src.role = 'photo' DESC, r.id
@@ -117,20 +117,10 @@ extension PhotoLibrary {
                 for row in resources {
                     let assetID: Int64 = row["asset_id"]
                     guard out[assetID] != nil else { continue }
-                    let role: ResourceRole = row["role"]
                     out[assetID]!.resources.append(
                         AssetDescription.Resource(
-                            role: role, path: absolute(row["path"]).path, sha256: row["sha256"], bytes: row["bytes"],
+                            role: row["role"], path: absolute(row["path"]).path, sha256: row["sha256"], bytes: row["bytes"],
                             mime: row["mime"], of: row["source_role"], originalName: row["original_name"]))
-                    if role == .video || role == .pairedVideo {
-                        out[assetID]!.videoCodec = row["video_codec"]
-                        out[assetID]!.audioCodec = row["audio_codec"]
-                    }
-                    if role == .photo || (role == .video && out[assetID]!.kind == .video), let alt: Double = row["altitude"],
-                        out[assetID]!.location != nil, out[assetID]!.location!.altitude == nil
-                    {
-                        out[assetID]!.location!.altitude = alt
-                    }
                 }
             }
             return ids.compactMap { out[$0] }
@@ -156,7 +146,7 @@ extension PhotoLibrary {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw LibraryError.assetNotFound("\(reference) (neither an id nor an existing file)")
         }
-        let sha = try MediaAnalyzer.hashFile(path: url.path)
+        let sha = try FileReading.sha256(of: url.path)
         if let id = try catalog.pool.read({ db in
             try Int64.fetchOne(db, sql: "SELECT asset_id FROM resource WHERE sha256 = ? ORDER BY id LIMIT 1", arguments: [sha])
         }) {

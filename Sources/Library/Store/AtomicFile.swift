@@ -14,9 +14,6 @@ enum AtomicFile {
 
     /// Copies `source` into a new temporary file in `directory`, hashing what it copies.
     static func copyToTemporary(from source: URL, in directory: URL, readOnly: Bool) throws -> Temporary {
-        let input = open(source.path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw LibraryError.io(path: source.path, operation: "open", errno: errno) }
-        defer { close(input) }
         let (url, output) = try createTemporary(in: directory)
         var ok = false
         defer {
@@ -25,20 +22,10 @@ enum AtomicFile {
         }
         var hasher = SHA256()
         var total: Int64 = 0
-        let chunk = 1 << 20
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(input, buffer.baseAddress, chunk)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LibraryError.io(path: source.path, operation: "read", errno: errno)
-            }
-            if n == 0 { break }
-            let piece = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+        try FileReading.forEachChunk(of: source.path) { piece in
             hasher.update(bufferPointer: piece)
             try writeAll(output, piece, path: url.path)
-            total += Int64(n)
+            total += Int64(piece.count)
         }
         try finish(output, path: url.path, readOnly: readOnly)
         ok = true
