@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// A row of `asset`.
-struct AssetRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+struct AssetRecord: Codable, Sendable, CatalogRecord, MutablePersistableRecord {
     static let databaseTableName = "asset"
     var id: Int64?
     var kind: AssetKind
@@ -12,7 +12,7 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord
 }
 
 /// A row of `resource`.
-struct ResourceRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+struct ResourceRecord: Codable, Sendable, CatalogRecord, MutablePersistableRecord {
     static let databaseTableName = "resource"
     var id: Int64?
     var assetId: Int64
@@ -30,7 +30,7 @@ struct ResourceRecord: Codable, Sendable, FetchableRecord, MutablePersistableRec
 }
 
 /// A row of `metadata`.
-struct MetadataRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct MetadataRecord: Codable, Sendable, CatalogRecord, PersistableRecord {
     static let databaseTableName = "metadata"
     var resourceId: Int64
     var format: String
@@ -57,7 +57,7 @@ struct MetadataRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 }
 
 /// A row of `pairing`.
-struct PairingRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct PairingRecord: Codable, Sendable, CatalogRecord, PersistableRecord {
     static let databaseTableName = "pairing"
     var assetId: Int64
     var photoResourceId: Int64
@@ -68,21 +68,12 @@ struct PairingRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var pairedAt: String
 }
 
-extension AssetRecord {
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-}
-extension ResourceRecord {
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-}
-extension MetadataRecord {
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-}
-extension PairingRecord {
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+/// A catalog row: Swift's camelCase properties are the SQL's snake_case columns.
+protocol CatalogRecord: FetchableRecord, EncodableRecord {}
+
+extension CatalogRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
 }
 
 /// What an asset is, as a user sees it.
