@@ -20,7 +20,7 @@ final class QueryFixture: Sendable {
     }
 
     private init() throws {
-        scratch = try ScratchDirectory("camlib-cli")
+        scratch = try ScratchDirectory.shared("camlib-cli")
         let result = try Camlib.run(["import", "--library", scratch.file("lib"), Media.path("apple-live-photo"), Media.path("orientation")])
         guard result.status == 0 else { throw MissingMedia(path: "import failed: \(result.stderr)") }
     }

@@ -28,7 +28,7 @@ final class CorpusLibrary: Sendable {
 
     private init() throws {
         for folder in Self.folders { _ = try Media.files(in: folder) }  // fail clearly when missing
-        scratch = try ScratchDirectory("camlib-corpus")
+        scratch = try ScratchDirectory.shared("camlib-corpus")
         library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
         report = try Importer(library: library).run(paths: Self.folders.map { Media.path($0) })
     }

@@ -6,12 +6,31 @@ public final class ScratchDirectory: @unchecked Sendable {
     public let url: URL
     public var path: String { url.path }
 
-    public init(_ label: String = "camlib-test") throws {
+    private let keep: Bool
+
+    public init(_ label: String = "camlib-test", keep: Bool = false) throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
+        self.keep = keep
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    deinit {
+    deinit { if !keep { Self.remove(url) } }
+
+    /// For a folder shared by many tests through a static (never deinitialised, and the
+    /// test harness ends without running atexit handlers): named with this process's id,
+    /// and every run removes the shared folders of test processes that no longer run.
+    public static func shared(_ label: String) throws -> ScratchDirectory {
+        let tmp = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? [] where name.hasPrefix("camlib-shared-") {
+            let pid = name.split(separator: "-").dropFirst(2).first.flatMap { Int32($0) } ?? 0
+            if pid > 0, pid != getpid(), !FileManager.default.fileExists(atPath: "/proc/\(pid)") {
+                remove(tmp.appendingPathComponent(name))
+            }
+        }
+        return try ScratchDirectory("camlib-shared-\(getpid())-\(label)", keep: true)
+    }
+
+    static func remove(_ url: URL) {
         // Originals in a library are read-only; make them writable so the folder can go.
         if let e = FileManager.default.enumerator(atPath: url.path) {
             for case let p as String in e {
