@@ -295,10 +295,11 @@ struct ImportSession {
                         arguments: [asset, role, copy.sha256]) ?? false
                     if exists { return false }
                     // Beside the asset's own original, under its own name.
-                    let primary = try String.fetchOne(
+                    guard let primary = try String.fetchOne(
                         db,
                         sql: "SELECT path FROM resource WHERE asset_id = ? AND role IN ('photo', 'video', 'pairedVideo') ORDER BY role = 'photo' DESC LIMIT 1",
-                        arguments: [asset]) ?? "originals/undated/x"
+                        arguments: [asset])
+                    else { throw LibraryError.assetNotFound("\(asset) with a still or movie to attach \(source.lastPathComponent) to") }
                     let folder = library.absolute(primary).deletingLastPathComponent()
                     let url = try AtomicFile.publish(copy.url, to: folder.appendingPathComponent(source.lastPathComponent))
                     published = url
