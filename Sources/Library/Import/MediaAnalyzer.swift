@@ -256,11 +256,7 @@ public enum MediaAnalyzer {
     }
 
     static func describeMagic(_ header: [UInt8]) -> String {
-        if header.isEmpty { return "none" }
-        return header.prefix(8).map { b in
-            let d = Array("0123456789abcdef")
-            return String([d[Int(b >> 4)], d[Int(b & 15)]])
-        }.joined(separator: " ")
+        header.isEmpty ? "none" : header.prefix(8).map { [$0].hexString }.joined(separator: " ")
     }
 }
 
