@@ -13,10 +13,11 @@ struct EmbedMigrations: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
         return [
             .buildCommand(
-                displayName: "Embedding \(files.count) SQL migrations",
+                displayName: "Embedding the SQL migrations of migrations/",
                 executable: try context.tool(named: "MigrationEmbedder").url,
-                arguments: [output.path] + files.map(\.path),
-                inputFiles: files,
+                arguments: [output.path, folder.path],
+                // The folder too: adding a migration changes it and reruns the embedder.
+                inputFiles: files + [folder],
                 outputFiles: [output])
         ]
     }

@@ -154,15 +154,15 @@ public final class HEIFImage {
     }
 
     /// Decodes with libheif (which applies irot/imir/clap) into `colorspace`/`chroma`, or
-    /// the codec's own when both are undefined. The caller releases the image with
-    /// heif_image_release.
-    func decode(colorspace: heif_colorspace, chroma: heif_chroma) throws -> OpaquePointer {
+    /// the codec's own when both are undefined; more than 8 bits per sample are reduced to
+    /// 8 unless `keepHighBitDepth`. The caller releases the image with heif_image_release.
+    func decode(colorspace: heif_colorspace, chroma: heif_chroma, keepHighBitDepth: Bool = false) throws -> OpaquePointer {
         // heif_decoding_options_alloc → heif_decoding_options_free.
         guard let options = heif_decoding_options_alloc() else {
             throw HEIFError(code: -1, subcode: 0, message: "could not allocate decoding options", context: "decoding")
         }
         defer { heif_decoding_options_free(options) }
-        options.pointee.convert_hdr_to_8bit = 1
+        options.pointee.convert_hdr_to_8bit = keepHighBitDepth ? 0 : 1
         let decoder = file.isHEVC ? HEIFLibrary.preferredHEVCDecoder : ""
         var image: OpaquePointer?
         let error = decoder.withCString { id in

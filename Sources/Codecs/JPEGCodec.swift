@@ -17,9 +17,16 @@ public enum JPEGCodec {
         public var warning: String?
     }
 
-    /// Decodes to RGB at the smallest DCT scale (1/8 … 1) whose size still covers
-    /// `atLeast` on its longest side, which is much faster than a full decode.
-    public static func decode(_ jpeg: [UInt8], atLeast minimumLongSide: Int? = nil) throws -> Decoded {
+    /// What to decode a JPEG to.
+    public enum Output: Sendable {
+        case rgb, gray
+        /// Gray for a one-component JPEG, RGB otherwise.
+        case asStored
+    }
+
+    /// Decodes to RGB (or gray) at the smallest DCT scale (1/8 … 1) whose size still
+    /// covers `atLeast` on its longest side, which is much faster than a full decode.
+    public static func decode(_ jpeg: [UInt8], atLeast minimumLongSide: Int? = nil, output: Output = .rgb) throws -> Decoded {
         guard let tj = tjInitDecompress() else { throw JPEGError(message: "cannot initialise libturbojpeg", context: "decoding") }
         defer { tjDestroy(tj) }
         var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
@@ -43,12 +50,14 @@ public enum JPEGCodec {
                 (outW, outH) = best
             }
         }
-        var pixels = PixelBuffer<UInt8>(width: outW, height: outH, channels: 3)
+        let gray = output == .gray || (output == .asStored && cs == Int32(TJCS_GRAY.rawValue))
+        let channels = gray ? 1 : 3
+        var pixels = PixelBuffer<UInt8>(width: outW, height: outH, channels: channels)
         let drc = jpeg.withUnsafeBufferPointer { src in
             pixels.components.withUnsafeMutableBufferPointer { dst in
                 tjDecompress2(
-                    tj, src.baseAddress, UInt(jpeg.count), dst.baseAddress, Int32(outW), Int32(outW * 3), Int32(outH),
-                    Int32(TJPF_RGB.rawValue), 0)
+                    tj, src.baseAddress, UInt(jpeg.count), dst.baseAddress, Int32(outW), Int32(outW * channels), Int32(outH),
+                    Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGB.rawValue), 0)
             }
         }
         var warning: String?

@@ -44,3 +44,58 @@ public enum PNGCodec {
         }
     }
 }
+
+extension PNGCodec {
+    /// Encodes 8- or 16-bit gray or RGB losslessly; a 16-bit buffer with fewer
+    /// significant bits gets an sBIT chunk saying so, its samples written as they are.
+    public static func encode(_ samples: ImageSamples, compressionLevel: Int = 6) throws -> [UInt8] {
+        guard samples.channels == 1 || samples.channels == 3 else {
+            throw PNGError(message: "cannot write \(samples.channels)-channel images (gray or RGB only)")
+        }
+        var out = cpng_buffer()
+        var error = cpng_error()
+        let ok: Int32
+        switch samples {
+        case .eight(let p):
+            ok = p.components.withUnsafeBytes {
+                cpng_encode($0.baseAddress, UInt32(p.width), UInt32(p.height), Int32(p.channels), 8, 8, Int32(compressionLevel), &out, &error)
+            }
+        case .sixteen(let p, let bits):
+            ok = p.components.withUnsafeBytes {
+                cpng_encode(
+                    $0.baseAddress, UInt32(p.width), UInt32(p.height), Int32(p.channels), 16, Int32(bits), Int32(compressionLevel), &out,
+                    &error)
+            }
+        }
+        guard ok != 0, let data = out.data else { throw PNGError(message: message(error)) }
+        defer { free(data) }
+        return Array(UnsafeBufferPointer(start: data, count: out.size))
+    }
+
+    /// Decodes keeping sample values exactly (no gamma or colour conversion): gray or RGB,
+    /// 8- or 16-bit; a palette becomes RGB, alpha is dropped (`hadAlpha` says so).
+    public static func decodeSamples(_ png: [UInt8], maxPixels: Int = 1 << 28) throws -> (samples: ImageSamples, hadAlpha: Bool) {
+        var decoded = cpng_decoded()
+        var error = cpng_error()
+        let ok = png.withUnsafeBytes { cpng_decode($0.baseAddress, $0.count, maxPixels, &decoded, &error) }
+        guard ok != 0, let pixels = decoded.pixels else { throw PNGError(message: message(error)) }
+        defer { free(pixels) }
+        let w = Int(decoded.width), h = Int(decoded.height), ch = Int(decoded.channels)
+        let count = w * h * ch
+        if decoded.bit_depth == 16 {
+            let samples = pixels.withMemoryRebound(to: UInt16.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+            return (.sixteen(PixelBuffer(width: w, height: h, channels: ch, components: samples), significantBits: Int(decoded.significant_bits)),
+                    decoded.had_alpha != 0)
+        }
+        let samples = Array(UnsafeBufferPointer(start: pixels, count: count))
+        return (.eight(PixelBuffer(width: w, height: h, channels: ch, components: samples)), decoded.had_alpha != 0)
+    }
+
+    static func message(_ error: cpng_error) -> String {
+        var m = error.message
+        return withUnsafeBytes(of: &m) { raw in
+            let text = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            return text.isEmpty ? "unreadable PNG data" : text
+        }
+    }
+}

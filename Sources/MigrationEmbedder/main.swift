@@ -1,7 +1,9 @@
 import Foundation
 
 // Writes a Swift file holding every migration's name and SQL, in order.
-// Usage: MigrationEmbedder OUTPUT.swift NNNN_name.sql...
+// Usage: MigrationEmbedder OUTPUT.swift MIGRATIONS_FOLDER
+// Lists the folder itself, so a migration added after the build plan was made is
+// still picked up (the plugin names the folder as an input).
 // Refuses names that are not NNNN_name.sql and numbers that skip or repeat, so a
 // mistake in migrations/ stops the build instead of reaching a user's catalog.
 
@@ -11,8 +13,11 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = CommandLine.arguments.dropFirst()
-guard let output = arguments.first else { fail("usage: MigrationEmbedder OUTPUT.swift FILE.sql...") }
-let inputs = arguments.dropFirst().map { URL(fileURLWithPath: $0) }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+guard let output = arguments.first, let folder = arguments.dropFirst().first else {
+    fail("usage: MigrationEmbedder OUTPUT.swift MIGRATIONS_FOLDER")
+}
+guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { fail("cannot list \(folder)") }
+let inputs = names.filter { $0.hasSuffix(".sql") }.sorted().map { URL(fileURLWithPath: folder).appendingPathComponent($0) }
 
 var entries: [String] = []
 for (index, url) in inputs.enumerated() {

@@ -1,3 +1,4 @@
+import Containers
 import Foundation
 import GRDB
 
@@ -66,6 +67,52 @@ struct PairingRecord: Codable, Sendable, CatalogRecord, PersistableRecord {
     var contentIdentifier: String?
     var confidence: Double
     var pairedAt: String
+}
+
+/// A row of `aux_image`.
+struct AuxImageRecord: Codable, Sendable, CatalogRecord, MutablePersistableRecord {
+    static let databaseTableName = "aux_image"
+    var id: Int64?
+    var assetId: Int64
+    var resourceId: Int64
+    var type: AuxiliaryImageType
+    var urn: String?
+    var source: String
+    var width: Int?
+    var height: Int?
+    var bitDepth: Int?
+    var channels: Int?
+    var path: String?
+    var sha256: String?
+    var bytes: Int64?
+    /// JSON of ``AuxiliaryEncoding``.
+    var encoding: String?
+    var problem: String?
+    var addedAt: String
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A row of `embedded_movie`.
+struct EmbeddedMovieRecord: Codable, Sendable, CatalogRecord, PersistableRecord {
+    static let databaseTableName = "embedded_movie"
+    var resourceId: Int64
+    var stillResourceId: Int64
+    var offset: Int64
+    var length: Int64
+    var declaredBy: String
+    var note: String?
+}
+
+extension AuxiliaryImageType: DatabaseValueConvertible {}
+
+extension AuxiliaryEncoding {
+    /// Compact JSON with sorted keys, as stored in `aux_image.encoding`.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
 }
 
 /// A catalog row: Swift's camelCase properties are the SQL's snake_case columns.

@@ -81,7 +81,7 @@ final class KnownOriginals {
     func contains(_ sha256: String) -> Bool {
         let hit = try? queue?.read { db in
             try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video')",
+                db, sql: "SELECT 1 FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video') AND derived_from IS NULL",
                 arguments: [sha256])
         }
         return hit == true

@@ -88,7 +88,28 @@ struct ImportSession {
                     published.append(url)
                     thumbnailURL = url
                 }
-                return try insert(a, original: original, thumbnail: thumbnailURL, db)
+                var auxURLs: [URL?] = []
+                var usedNames = Set<String>()
+                for aux in a.auxiliaryImages {
+                    guard let temporary = aux.temporaryPath else {
+                        auxURLs.append(nil)
+                        continue
+                    }
+                    let url = try publishAuxiliary(URL(fileURLWithPath: temporary), of: a.sha256, type: aux.type, used: &usedNames)
+                    published.append(url)
+                    auxURLs.append(url)
+                }
+                var movieURL: URL?
+                if let movie = a.embeddedMovie {
+                    let url = try publishMotionMovie(URL(fileURLWithPath: movie.temporaryPath), of: a.sha256, format: movie.format)
+                    published.append(url)
+                    movieURL = url
+                }
+                let outcome = try insert(a, original: original, thumbnail: thumbnailURL, db)
+                if case .imported(let asset, _, _) = outcome {
+                    try insertExtras(a, asset: asset, auxURLs: auxURLs, movie: movieURL, db)
+                }
+                return outcome
             }
         } catch {
             for url in published { unlink(url.path) }
@@ -102,7 +123,8 @@ struct ImportSession {
         let now = utcNow()
         let isStill = a.format.isStill
         let sourceURL = URL(fileURLWithPath: a.path)
-        let partner = try Self.findPartner(for: a, db)
+        // A Motion Photo carries its own movie; it is never half of a Live Photo.
+        let partner = a.embeddedMovie == nil ? try Self.findPartner(for: a, db) : nil
 
         var assetID: Int64
         var created = false
@@ -143,12 +165,72 @@ struct ImportSession {
         return .imported(asset: assetID, createdAsset: created, paired: partner != nil)
     }
 
+    /// Rows for a still's auxiliary images and embedded movie, after the still's own.
+    private func insertExtras(_ a: MediaAnalysis, asset: Int64, auxURLs: [URL?], movie movieURL: URL?, _ db: Database) throws {
+        guard !a.auxiliaryImages.isEmpty || a.embeddedMovie != nil else { return }
+        guard let still = try Int64.fetchOne(
+            db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo' AND sha256 = ?", arguments: [asset, a.sha256])
+        else { return }
+        let now = utcNow()
+        for (aux, url) in zip(a.auxiliaryImages, auxURLs) {
+            var record = AuxImageRecord(
+                id: nil, assetId: asset, resourceId: still, type: aux.type, urn: aux.urn, source: aux.source, width: aux.width,
+                height: aux.height, bitDepth: aux.bitDepth, channels: aux.channels, path: url.map(library.relative),
+                sha256: url == nil ? nil : aux.sha256, bytes: url == nil ? nil : aux.bytes, encoding: aux.encoding.json,
+                problem: aux.problem, addedAt: now)
+            try record.insert(db)
+        }
+        if let movie = a.embeddedMovie, let url = movieURL {
+            try db.execute(sql: "UPDATE asset SET kind = 'motion' WHERE id = ?", arguments: [asset])
+            var resource = ResourceRecord(
+                id: nil, assetId: asset, role: .pairedVideo, path: library.relative(url), sha256: movie.sha256, bytes: movie.bytes,
+                mime: movie.format.mimeType, derivedFrom: still, originalName: nil, sourceDir: nil, addedAt: now)
+            try resource.insert(db)
+            var analysis = a
+            analysis.format = movie.format
+            analysis.metadata = movie.metadata
+            analysis.warnings = movie.note.map { [$0] } ?? []
+            try MetadataRecord(analysis, resourceID: resource.id!).insert(db)
+            try EmbeddedMovieRecord(
+                resourceId: resource.id!, stillResourceId: still, offset: movie.offset, length: movie.bytes,
+                declaredBy: movie.declaredBy, note: movie.note
+            ).insert(db)
+        }
+    }
+
+    /// `derived/aux/ab/<sha256 of the still>/<type>.png`; a second image of the same type
+    /// becomes `<type>-2.png`.
+    private func publishAuxiliary(_ temporary: URL, of stillSHA: String, type: AuxiliaryImageType, used: inout Set<String>) throws -> URL {
+        var name = type.rawValue
+        var n = 2
+        while used.contains(name) {
+            name = "\(type.rawValue)-\(n)"
+            n += 1
+        }
+        used.insert(name)
+        let folder = library.derived.appendingPathComponent("aux/\(stillSHA.prefix(2))/\(stillSHA)")
+        return try moveDerived(temporary, to: folder.appendingPathComponent("\(name).png"))
+    }
+
+    /// `derived/motion/ab/<sha256 of the still>.mp4` (or .mov): a Motion Photo's movie
+    /// as its own file.
+    private func publishMotionMovie(_ temporary: URL, of stillSHA: String, format: MediaFormat) throws -> URL {
+        let folder = library.derived.appendingPathComponent("motion/\(stillSHA.prefix(2))")
+        return try moveDerived(temporary, to: folder.appendingPathComponent("\(stillSHA).\(format == .quicktime ? "mov" : "mp4")"))
+    }
+
     /// Derived files are named by the sha256 of what they show, so rebuilding one
     /// replaces it in place (rename, not link).
     private func publishDerived(_ temporary: URL, named sha256: String, ext: String) throws -> URL {
         let folder = library.thumbnails.appendingPathComponent(String(sha256.prefix(2)))
+        return try moveDerived(temporary, to: folder.appendingPathComponent("\(sha256).\(ext)"))
+    }
+
+    /// Renames a fsynced temporary file over a derived one (derived files can always be
+    /// rebuilt, so replacing is fine) and fsyncs the folder.
+    private func moveDerived(_ temporary: URL, to destination: URL) throws -> URL {
+        let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let destination = folder.appendingPathComponent("\(sha256).\(ext)")
         guard rename(temporary.path, destination.path) == 0 else {
             throw LibraryError.io(path: destination.path, operation: "rename", errno: errno)
         }
@@ -163,7 +245,7 @@ struct ImportSession {
 
     static func assetHolding(sha256: String, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(
-            db, sql: "SELECT asset_id FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video')",
+            db, sql: "SELECT asset_id FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video') AND derived_from IS NULL",
             arguments: [sha256])
     }
 

@@ -16,6 +16,40 @@ public struct MediaAnalysis: Codable, Sendable, Equatable {
     public var thumbnail: Thumbnail?
     /// What could not be read, in words; the file is imported anyway.
     public var warnings: [String]
+    /// Depth, mattes, gain maps and other auxiliary images of a still.
+    public var auxiliaryImages: [StagedAuxiliaryImage] = []
+    /// A Motion Photo's movie, cut out of the still into tmp/.
+    public var embeddedMovie: StagedMovie?
+}
+
+/// An auxiliary image found in a still: its facts, and its pixels as a PNG in tmp/ when
+/// they could be decoded.
+public struct StagedAuxiliaryImage: Codable, Sendable, Equatable {
+    public var type: AuxiliaryImageType
+    public var urn: String?
+    public var source: String
+    public var width: Int?
+    public var height: Int?
+    public var bitDepth: Int?
+    public var channels: Int?
+    public var encoding: AuxiliaryEncoding
+    public var temporaryPath: String?
+    public var sha256: String?
+    public var bytes: Int64?
+    public var problem: String?
+}
+
+/// A movie cut out of a Motion Photo, waiting in tmp/.
+public struct StagedMovie: Codable, Sendable, Equatable {
+    public var temporaryPath: String
+    public var sha256: String
+    public var bytes: Int64
+    public var format: MediaFormat
+    /// Where it was in the still.
+    public var offset: Int64
+    public var declaredBy: String
+    public var note: String?
+    public var metadata: MediaMetadata
 }
 
 /// A thumbnail waiting in tmp/ to be published.
@@ -60,6 +94,8 @@ public enum AnalysisOutcome: Codable, Sendable, Equatable {
         guard case .analyzed(let a) = self else { return }
         unlink(a.stagedCopy)
         if let t = a.thumbnail { unlink(t.temporaryPath) }
+        for aux in a.auxiliaryImages { if let p = aux.temporaryPath { unlink(p) } }
+        if let movie = a.embeddedMovie { unlink(movie.temporaryPath) }
     }
 
     case analyzed(MediaAnalysis)

@@ -82,19 +82,25 @@ public enum MediaAnalyzer {
             let bytes = try [UInt8](Data(contentsOf: url, options: .alwaysMapped))
             let sha = SHA256.hash(data: bytes).hexString
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
-            let (metadata, pixels, stillWarnings) = try readStill(format: format, bytes: bytes, path: path)
-            warnings += stillWarnings
-            let thumbnail = try writeThumbnail(pixels, in: stagingDirectory)
-            let copy: AtomicFile.Temporary
+            let (metadata, pixels, stillWarnings, extras) = try readStill(format: format, bytes: bytes, path: path)
+            warnings += stillWarnings + extras.warnings
+            // Every file staged so far goes if a later step fails.
+            var staged: [String] = []
             do {
-                copy = try AtomicFile.writeTemporary(bytes, in: stagingDirectory, readOnly: true, sha256: sha)
+                let thumbnail = try writeThumbnail(pixels, in: stagingDirectory)
+                staged.append(thumbnail.temporaryPath)
+                let aux = try stageAuxiliaryImages(extras.auxiliaryImages, in: stagingDirectory, staged: &staged)
+                let movie = try extras.movie.flatMap {
+                    try stageMovie($0, of: bytes, in: stagingDirectory, staged: &staged, warnings: &warnings)
+                }
+                let copy = try AtomicFile.writeTemporary(bytes, in: stagingDirectory, readOnly: true, sha256: sha)
+                analysis = MediaAnalysis(
+                    path: path, format: format, bytes: Int64(bytes.count), sha256: sha, stagedCopy: copy.url.path,
+                    metadata: metadata, thumbnail: thumbnail, warnings: warnings, auxiliaryImages: aux, embeddedMovie: movie)
             } catch {
-                unlink(thumbnail.temporaryPath)
+                for file in staged { unlink(file) }
                 throw error
             }
-            analysis = MediaAnalysis(
-                path: path, format: format, bytes: Int64(bytes.count), sha256: sha, stagedCopy: copy.url.path,
-                metadata: metadata, thumbnail: thumbnail, warnings: warnings)
         } else {
             // Hash first, so a movie the library holds is neither decoded nor copied.
             let sha = try FileReading.sha256(of: path)
@@ -131,9 +137,10 @@ public enum MediaAnalyzer {
 
     // MARK: Stills
 
-    /// Metadata, thumbnail pixels (oriented, not yet scaled) and warnings.
+    /// Metadata, thumbnail pixels (oriented, not yet scaled), warnings, and the
+    /// auxiliary images and embedded movie (decoded, not yet staged).
     static func readStill(format: MediaFormat, bytes: [UInt8], path: String) throws
-        -> (MediaMetadata, (PixelBuffer<UInt8>, String), [String])
+        -> (MediaMetadata, (PixelBuffer<UInt8>, String), [String], StillExtras)
     {
         var warnings: [String] = []
         var metadata = MediaMetadata()
@@ -146,14 +153,15 @@ public enum MediaAnalyzer {
             apply(exif, to: &metadata)
             metadata.orientation = orientation.rawValue
             (metadata.width, metadata.height) = orientation.displayedSize(width: frame.width, height: frame.height)
+            let extras = AuxiliaryExtractor.scanJPEG(bytes, segments: segments, orientation: orientation, decode: true)
             if let thumb = exif?.thumbnailJPEG, let decoded = try? JPEGCodec.decode(thumb),
                 max(decoded.pixels.width, decoded.pixels.height) >= smallestUsableEmbeddedThumbnail
             {
-                return (metadata, (decoded.pixels.applying(orientation), "embedded"), warnings)
+                return (metadata, (decoded.pixels.applying(orientation), "embedded"), warnings, extras)
             }
             let decoded = try JPEGCodec.decode(bytes, atLeast: thumbnailSide)
             if let w = decoded.warning { warnings.append("the JPEG data is damaged but decodable (\(w))") }
-            return (metadata, (decoded.pixels.applying(orientation), "decoded"), warnings)
+            return (metadata, (decoded.pixels.applying(orientation), "decoded"), warnings, extras)
 
         case .heif, .avif:
             let file = try HEIFFile(path: path)
@@ -166,12 +174,13 @@ public enum MediaAnalyzer {
             metadata.orientation = image.orientation.rawValue
             metadata.width = image.width
             metadata.height = image.height
+            let extras = AuxiliaryExtractor.scanHEIF(bytes, primary: image, decode: true)
             if let thumb = image.thumbnail(), max(thumb.width, thumb.height) >= smallestUsableEmbeddedThumbnail,
                 let pixels = try? thumb.decodeScaled(maxSide: thumbnailSide)
             {
-                return (metadata, (pixels, "embedded"), warnings)
+                return (metadata, (pixels, "embedded"), warnings, extras)
             }
-            return (metadata, (try image.decodeScaled(maxSide: thumbnailSide), "decoded"), warnings)
+            return (metadata, (try image.decodeScaled(maxSide: thumbnailSide), "decoded"), warnings, extras)
 
         case .png:
             let chunks = try PNGChunks(parsing: bytes)
@@ -181,7 +190,10 @@ public enum MediaAnalyzer {
             metadata.orientation = orientation.rawValue
             (metadata.width, metadata.height) = orientation.displayedSize(width: chunks.width, height: chunks.height)
             let pixels = try PNGCodec.decodeRGB(bytes)
-            return (metadata, (try PixelScaler.scaledToFit(pixels, maxSide: thumbnailSide).applying(orientation), "decoded"), warnings)
+            return (
+                metadata, (try PixelScaler.scaledToFit(pixels, maxSide: thumbnailSide).applying(orientation), "decoded"), warnings,
+                StillExtras()
+            )
 
         default:
             throw Failure(reason: "\(format.displayName) is not a still")
@@ -242,6 +254,58 @@ public enum MediaAnalyzer {
         m.audioCodec = movie.audio?.codec
         m.frameRate = video.frameRate
         return m
+    }
+
+    // MARK: Auxiliary images and embedded movies
+
+    /// Writes each decoded auxiliary image as a lossless PNG into tmp/.
+    static func stageAuxiliaryImages(_ found: [FoundAuxiliaryImage], in directory: URL, staged: inout [String]) throws
+        -> [StagedAuxiliaryImage]
+    {
+        var out: [StagedAuxiliaryImage] = []
+        for aux in found {
+            var entry = StagedAuxiliaryImage(
+                type: aux.type, urn: aux.urn, source: aux.source, width: aux.width, height: aux.height, bitDepth: aux.bitDepth,
+                channels: aux.channels, encoding: aux.encoding, problem: aux.problem)
+            if let samples = aux.samples {
+                do {
+                    let png = try PNGCodec.encode(samples, compressionLevel: 3)
+                    let file = try AtomicFile.writeTemporary(png, in: directory)
+                    staged.append(file.url.path)
+                    (entry.temporaryPath, entry.sha256, entry.bytes) = (file.url.path, file.sha256, file.bytes)
+                } catch let e as PNGError {
+                    entry.problem = "cannot write it as PNG: \(e.message)"
+                }
+            }
+            out.append(entry)
+        }
+        return out
+    }
+
+    /// Cuts a Motion Photo's movie out of the still into tmp/ and reads its metadata; a
+    /// movie FFmpeg cannot read is left in the original with a warning.
+    static func stageMovie(_ movie: EmbeddedMovie, of bytes: [UInt8], in directory: URL, staged: inout [String], warnings: inout [String])
+        throws -> StagedMovie?
+    {
+        let data = Array(bytes[movie.range])
+        let file = try AtomicFile.writeTemporary(data, in: directory, readOnly: true)
+        do {
+            let reader = try MovieFile(path: file.url.path)
+            guard let video = reader.video, video.width > 0, video.height > 0 else {
+                throw Failure(reason: "it has no video stream")
+            }
+            staged.append(file.url.path)
+            let format = MediaFormat.sniff(Array(data.prefix(64))) ?? .mp4
+            return StagedMovie(
+                temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, format: format.isMovie ? format : .mp4,
+                offset: Int64(movie.range.lowerBound), declaredBy: movie.declaredBy, note: movie.note,
+                metadata: movieMetadata(reader, video: video))
+        } catch {
+            unlink(file.url.path)
+            warnings.append(
+                "the Motion Photo movie (\(movie.range.count) bytes at offset \(movie.range.lowerBound)) cannot be read: \(describe(error)); it stays in the original only")
+            return nil
+        }
     }
 
     // MARK: Thumbnails

@@ -23,6 +23,40 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         public var originalName: String?
     }
 
+    /// An auxiliary image of the asset's still (`aux` in the JSON).
+    public struct Aux: Codable, Sendable, Equatable {
+        public var type: AuxiliaryImageType
+        public var urn: String?
+        public var width: Int?
+        public var height: Int?
+        public var bitDepth: Int?
+        /// Absolute path of the extracted PNG; null when it could not be decoded.
+        public var path: String?
+        public var source: String
+        public var channels: Int?
+        public var encoding: AuxiliaryEncoding?
+        public var problem: String?
+
+        enum CodingKeys: String, CodingKey {
+            case type, urn, width, height, bitDepth, path, source, channels, encoding, problem
+        }
+
+        /// Contract fields are always present, as null when unknown.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(type, forKey: .type)
+            try c.encode(urn, forKey: .urn)
+            try c.encode(width, forKey: .width)
+            try c.encode(height, forKey: .height)
+            try c.encode(bitDepth, forKey: .bitDepth)
+            try c.encode(path, forKey: .path)
+            try c.encode(source, forKey: .source)
+            try c.encode(channels, forKey: .channels)
+            try c.encode(encoding, forKey: .encoding)
+            try c.encode(problem, forKey: .problem)
+        }
+    }
+
     public var id: Int64
     public var kind: AssetKind
     /// ISO 8601, with the UTC offset when known.
@@ -44,10 +78,11 @@ public struct AssetDescription: Codable, Sendable, Equatable {
     public var videoCodec: String?
     public var audioCodec: String?
     public var importedAt: String
+    public var aux: [Aux] = []
 
     enum CodingKeys: String, CodingKey {
         case id, kind, capturedAt, make, model, width, height, orientation, contentIdentifier, pairing, resources
-        case lensModel, location, duration, videoCodec, audioCodec, importedAt
+        case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux
     }
 
     /// Contract fields are always present, as null when unknown.
@@ -70,6 +105,7 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         try c.encode(videoCodec, forKey: .videoCodec)
         try c.encode(audioCodec, forKey: .audioCodec)
         try c.encode(importedAt, forKey: .importedAt)
+        try c.encode(aux, forKey: .aux)
     }
 
     /// The original the asset is named after: its still, else its movie.
@@ -121,6 +157,17 @@ extension PhotoLibrary {
                         AssetDescription.Resource(
                             role: row["role"], path: absolute(row["path"]).path, sha256: row["sha256"], bytes: row["bytes"],
                             mime: row["mime"], of: row["source_role"], originalName: row["original_name"]))
+                }
+                let decoder = JSONDecoder()
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM aux_image WHERE asset_id IN (\(marks)) ORDER BY asset_id, id", arguments: args) {
+                    let assetID: Int64 = row["asset_id"]
+                    guard out[assetID] != nil else { continue }
+                    let encoding = (row["encoding"] as String?).flatMap { try? decoder.decode(AuxiliaryEncoding.self, from: Data($0.utf8)) }
+                    out[assetID]!.aux.append(
+                        AssetDescription.Aux(
+                            type: row["type"], urn: row["urn"], width: row["width"], height: row["height"], bitDepth: row["bit_depth"],
+                            path: (row["path"] as String?).map { absolute($0).path }, source: row["source"], channels: row["channels"],
+                            encoding: encoding, problem: row["problem"]))
                 }
             }
             return ids.compactMap { out[$0] }
