@@ -30,6 +30,7 @@ struct QueryCommand: ParsableCommand {
               camlib query --kind live --since 2025-01-01
               camlib query --model "iPhone 15" --json
               camlib query --name 'IMG_35*' --csv
+              camlib query --has depth --has portrait-matte
             """)
 
     @OptionGroup var libraryOptions: LibraryOptions
@@ -37,6 +38,14 @@ struct QueryCommand: ParsableCommand {
 
     @Option(name: .long, help: "Only assets of this kind (photo, live, video, motion); repeatable.")
     var kind: [AssetKind] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only assets that carry this; repeatable.",
+            discussion: "depth (depth or disparity data), disparity, portrait-matte, skin-matte, hair-matte, teeth-matte, glasses-matte, sky-matte, gain-map, other (an auxiliary image camlib has no name for), motion (a Motion Photo's embedded movie).",
+            valueName: "feature"))
+    var has: [String] = []
 
     @Option(name: .long, help: "Camera make contains this text (case-insensitive).")
     var make: String?
@@ -72,12 +81,16 @@ struct QueryCommand: ParsableCommand {
             }
         }
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        for feature in has where AssetQuery.Feature(name: feature) == nil {
+            throw ValidationError("--has \(feature): unknown; use one of \(AssetQuery.Feature.names.joined(separator: ", "))")
+        }
     }
 
     func run() throws {
         let library = try libraryOptions.open(create: false)
         var query = AssetQuery()
         query.kinds = kind
+        query.has = has.compactMap(AssetQuery.Feature.init(name:))
         query.make = make
         query.model = model
         query.since = since

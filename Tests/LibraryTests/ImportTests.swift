@@ -63,7 +63,7 @@ struct CorpusImportTests {
         let corpus = try CorpusLibrary.shared()
         let manifest = try Media.manifest()
         let rows = try corpus.library.catalog.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT path, sha256, source_dir, original_name FROM resource WHERE role != 'thumbnail'")
+            try Row.fetchAll(db, sql: "SELECT path, sha256, source_dir, original_name FROM resource WHERE role != 'thumbnail' AND derived_from IS NULL")
         }
         #expect(rows.count > 40)
         for row in rows {
@@ -205,7 +205,8 @@ struct CorpusImportTests {
         }
         #expect((cameras.first?["assets"] as Int?) ?? 0 >= 4)
         let roles = Dictionary(uniqueKeysWithValues: roleRows.map { ($0["role"] as String, $0["files"] as Int) })
-        #expect(roles["pairedVideo"] == 4 && roles["adjustmentSidecar"] == 3 && roles["renderedPhoto"] == 1)
+        // Four Live Photo movies and four Motion Photo movies.
+        #expect(roles["pairedVideo"] == 8 && roles["adjustmentSidecar"] == 3 && roles["renderedPhoto"] == 1)
         // IMG_4076 (a spatial photo) names a Live Photo movie that is not in the corpus.
         #expect(halves.map { URL(fileURLWithPath: $0).lastPathComponent } == ["IMG_4076.HEIC"])
     }

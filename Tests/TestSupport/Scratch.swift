@@ -41,6 +41,13 @@ public final class ScratchDirectory: @unchecked Sendable {
     }
 
     public func file(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// A new folder inside this one.
+    public func subdirectory(_ name: String) throws -> URL {
+        let dir = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
 }
 
 /// How a program ended and what it printed.

@@ -100,14 +100,20 @@ struct ImportSession {
                     auxURLs.append(url)
                 }
                 var movieURL: URL?
+                var posterURL: URL?
                 if let movie = a.embeddedMovie {
                     let url = try publishMotionMovie(URL(fileURLWithPath: movie.temporaryPath), of: a.sha256, format: movie.format)
                     published.append(url)
                     movieURL = url
+                    if let t = movie.thumbnail {
+                        // Named after the still: two stills may embed the same movie.
+                        posterURL = try publishDerived(URL(fileURLWithPath: t.temporaryPath), named: "\(a.sha256)-motion", ext: "jpg")
+                        published.append(posterURL!)
+                    }
                 }
                 let outcome = try insert(a, original: original, thumbnail: thumbnailURL, db)
                 if case .imported(let asset, _, _) = outcome {
-                    try insertExtras(a, asset: asset, auxURLs: auxURLs, movie: movieURL, db)
+                    try insertExtras(a, asset: asset, auxURLs: auxURLs, movie: movieURL, poster: posterURL, db)
                 }
                 return outcome
             }
@@ -166,7 +172,9 @@ struct ImportSession {
     }
 
     /// Rows for a still's auxiliary images and embedded movie, after the still's own.
-    private func insertExtras(_ a: MediaAnalysis, asset: Int64, auxURLs: [URL?], movie movieURL: URL?, _ db: Database) throws {
+    private func insertExtras(
+        _ a: MediaAnalysis, asset: Int64, auxURLs: [URL?], movie movieURL: URL?, poster: URL?, _ db: Database
+    ) throws {
         guard !a.auxiliaryImages.isEmpty || a.embeddedMovie != nil else { return }
         guard let still = try Int64.fetchOne(
             db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo' AND sha256 = ?", arguments: [asset, a.sha256])
@@ -191,6 +199,12 @@ struct ImportSession {
             analysis.metadata = movie.metadata
             analysis.warnings = movie.note.map { [$0] } ?? []
             try MetadataRecord(analysis, resourceID: resource.id!).insert(db)
+            if let poster, let t = movie.thumbnail {
+                var thumb = ResourceRecord(
+                    id: nil, assetId: asset, role: .thumbnail, path: library.relative(poster), sha256: t.sha256, bytes: t.bytes,
+                    mime: "image/jpeg", derivedFrom: resource.id!, originalName: nil, sourceDir: nil, addedAt: now)
+                try thumb.insert(db)
+            }
             try EmbeddedMovieRecord(
                 resourceId: resource.id!, stillResourceId: still, offset: movie.offset, length: movie.bytes,
                 declaredBy: movie.declaredBy, note: movie.note

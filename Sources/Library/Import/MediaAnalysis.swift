@@ -50,6 +50,8 @@ public struct StagedMovie: Codable, Sendable, Equatable {
     public var declaredBy: String
     public var note: String?
     public var metadata: MediaMetadata
+    /// Its poster frame, like any movie's.
+    public var thumbnail: Thumbnail?
 }
 
 /// A thumbnail waiting in tmp/ to be published.
@@ -95,7 +97,10 @@ public enum AnalysisOutcome: Codable, Sendable, Equatable {
         unlink(a.stagedCopy)
         if let t = a.thumbnail { unlink(t.temporaryPath) }
         for aux in a.auxiliaryImages { if let p = aux.temporaryPath { unlink(p) } }
-        if let movie = a.embeddedMovie { unlink(movie.temporaryPath) }
+        if let movie = a.embeddedMovie {
+            unlink(movie.temporaryPath)
+            if let t = movie.thumbnail { unlink(t.temporaryPath) }
+        }
     }
 
     case analyzed(MediaAnalysis)

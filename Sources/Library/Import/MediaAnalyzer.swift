@@ -295,11 +295,18 @@ public enum MediaAnalyzer {
                 throw Failure(reason: "it has no video stream")
             }
             staged.append(file.url.path)
+            var poster: Thumbnail?
+            if let frame = try? reader.posterFrame(maxSide: thumbnailSide) {
+                poster = try writeThumbnail((frame, "decoded"), in: directory)
+                staged.append(poster!.temporaryPath)
+            } else {
+                warnings.append("the Motion Photo movie has no decodable frame for a thumbnail")
+            }
             let format = MediaFormat.sniff(Array(data.prefix(64))) ?? .mp4
             return StagedMovie(
                 temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, format: format.isMovie ? format : .mp4,
                 offset: Int64(movie.range.lowerBound), declaredBy: movie.declaredBy, note: movie.note,
-                metadata: movieMetadata(reader, video: video))
+                metadata: movieMetadata(reader, video: video), thumbnail: poster)
         } catch {
             unlink(file.url.path)
             warnings.append(

@@ -1,3 +1,4 @@
+import Containers
 import Foundation
 import GRDB
 
@@ -12,7 +13,29 @@ public struct AssetQuery: Sendable {
         case contentIdentifier, stem, none
     }
 
+    /// What an asset must carry (`--has`): an auxiliary image type or an embedded movie.
+    public enum Feature: Sendable, Equatable, Hashable {
+        case aux(AuxiliaryImageType)
+        case motion
+
+        /// `depth`, `disparity`, `portrait-matte`, …, `gain-map`, `motion`.
+        public init?(name: String) {
+            if name == "motion" {
+                self = .motion
+            } else if let type = AuxiliaryImageType(optionName: name) {
+                self = .aux(type)
+            } else {
+                return nil
+            }
+        }
+
+        public static var names: [String] { AuxiliaryImageType.allCases.map(\.optionName) + ["motion"] }
+    }
+
     public var kinds: [AssetKind] = []
+    /// Every feature listed must be present. `depth` is satisfied by depth or disparity
+    /// data (both give distance); `disparity` only by disparity.
+    public var has: [Feature] = []
     /// Case-insensitive substring of the camera make / model.
     public var make: String?
     public var model: String?
@@ -61,6 +84,17 @@ public struct AssetQuery: Sendable {
         case .none?: conditions.append("paired_by IS NULL")
         case .some(let rule): conditions.append("paired_by = ?"); args.append(rule.rawValue)
         case nil: break
+        }
+        for feature in has {
+            switch feature {
+            case .motion:
+                conditions.append("kind = 'motion'")
+            case .aux(let type):
+                let types = type == .depth ? ["depth", "disparity"] : [type.rawValue]
+                conditions.append(
+                    "EXISTS (SELECT 1 FROM aux_image x WHERE x.asset_id = asset_overview.id AND x.type IN (\(databaseQuestionMarks(count: types.count))))")
+                args += types
+            }
         }
         if let name {
             conditions.append(

@@ -68,6 +68,24 @@ enum AtomicFile {
         return candidate
     }
 
+    /// Writes `data` to `destination` (anywhere, e.g. a user's output folder) through a
+    /// fsynced temporary file beside it. Without `overwrite`, an existing file is an error
+    /// and is left alone.
+    static func write(_ data: [UInt8], to destination: URL, overwrite: Bool) throws {
+        let folder = destination.deletingLastPathComponent()
+        let temporary = try writeTemporary(data, in: folder)
+        defer { unlink(temporary.url.path) }
+        if overwrite {
+            guard rename(temporary.url.path, destination.path) == 0 else {
+                throw LibraryError.io(path: destination.path, operation: "rename", errno: errno)
+            }
+        } else if link(temporary.url.path, destination.path) != 0 {
+            if errno == EEXIST { throw LibraryError.exists(path: destination.path) }
+            throw LibraryError.io(path: destination.path, operation: "link", errno: errno)
+        }
+        try syncDirectory(folder)
+    }
+
     /// Makes a directory entry change durable.
     static func syncDirectory(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -87,7 +105,7 @@ enum AtomicFile {
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw LibraryError.io(path: path, operation: "write", errno: errno)

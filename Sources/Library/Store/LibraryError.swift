@@ -8,6 +8,7 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case io(path: String, operation: String, errno: Int32)
     case changedDuringImport(path: String)
     case assetNotFound(String)
+    case exists(path: String)
 
     public var description: String {
         switch self {
@@ -23,6 +24,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "\(path): the file changed while it was being imported; import it again"
         case .assetNotFound(let what):
             "no asset \(what) in the library"
+        case .exists(let path):
+            "\(path) already exists (use --force to replace it)"
         }
     }
 }

@@ -1,0 +1,171 @@
+import ArgumentParser
+import Containers
+import Foundation
+import Library
+
+extension AuxiliaryImageType: ExpressibleByArgument {
+    public init?(argument: String) { self.init(optionName: argument) }
+    public static var allValueStrings: [String] { allCases.map(\.optionName) }
+}
+
+struct AuxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aux",
+        abstract: "Auxiliary images: depth, disparity, Portrait mattes, HDR gain maps.",
+        discussion: """
+            ASSET is an asset of the library (an id, a path of one of its files, or a file
+            whose bytes the library holds) or any HEIC/JPEG file outside it.
+
+            Extracted images are lossless PNGs (8- or 16-bit) in the photo's displayed
+            orientation. `camlib aux list --json` gives, for depth and disparity, the
+            numbers that turn samples into metres (encoding.floatMin/floatMax, units,
+            toMetres).
+            """,
+        subcommands: [AuxListCommand.self, AuxExtractCommand.self])
+}
+
+/// Which asset or loose file an `aux` command works on.
+struct AuxTarget: ParsableArguments {
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: ArgumentHelp("An asset id, a library file, or a photo file anywhere.", valueName: "asset"))
+    var asset: String
+
+    enum Resolved {
+        case asset(PhotoLibrary, Int64)
+        case file(String)
+    }
+
+    /// The library asset when ASSET names one, else the file itself.
+    func resolve() throws -> Resolved {
+        let library = try? libraryOptions.open(create: false)
+        if let library {
+            do {
+                return .asset(library, try library.findAsset(asset))
+            } catch LibraryError.assetNotFound(let what) {
+                guard FileManager.default.fileExists(atPath: asset), Int64(asset) == nil else {
+                    throw LibraryError.assetNotFound(what)
+                }
+            }
+        }
+        guard FileManager.default.fileExists(atPath: asset) else {
+            if library == nil, Int64(asset) != nil { throw LibraryError.noLibrary(path: libraryOptions.location.path) }
+            throw ValidationError("\(asset): no such file, and not an asset of the library")
+        }
+        return .file(asset)
+    }
+}
+
+struct AuxListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List an asset's auxiliary images.")
+
+    @OptionGroup var target: AuxTarget
+
+    @Flag(name: .long, help: "Print JSON: an array of {type, urn, width, height, bitDepth, path, source, channels, encoding, problem}.")
+    var json = false
+
+    func run() throws {
+        let aux: [AssetDescription.Aux]
+        var movie: String?
+        switch try target.resolve() {
+        case .asset(let library, let id):
+            let description = try library.describe([id]).first
+            aux = description?.aux ?? []
+            if description?.kind == .motion, let m = description?.resources.first(where: { $0.role == .pairedVideo }) {
+                movie = m.path
+            }
+        case .file(let path):
+            let found = try LooseFileAuxiliaryImages.describe(path: path)
+            aux = found.aux
+            movie = found.movie.map { "\($0.range.count) bytes at offset \($0.range.lowerBound) (\($0.declaredBy))" }
+            for warning in found.warnings { Terminal.error("camlib: \(path): \(warning)") }
+        }
+        if json {
+            print(try Terminal.json(aux))
+            return
+        }
+        if aux.isEmpty {
+            print("No auxiliary images.")
+        } else {
+            let rows = aux.map { a -> [String] in
+                [
+                    a.type.rawValue, a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
+                    a.bitDepth.map { "\($0)-bit" } ?? "-", a.source,
+                    a.encoding.flatMap(Self.range) ?? "", a.path ?? a.problem ?? a.urn ?? "",
+                ]
+            }
+            print(Self.table(header: ["TYPE", "SIZE", "DEPTH", "SOURCE", "RANGE", "FILE"], rows: rows), terminator: "")
+        }
+        if let movie { print("Motion Photo movie: \(movie)") }
+    }
+
+    static func range(_ e: AuxiliaryEncoding) -> String? {
+        if let lo = e.floatMin, let hi = e.floatMax { return "\(lo)...\(hi) \(e.units ?? "")".trimmingCharacters(in: .whitespaces) }
+        if let near = e.near, let far = e.far { return "near \(near) far \(far)" }
+        return nil
+    }
+
+    static func table(header: [String], rows: [[String]]) -> String {
+        var widths = header.map(\.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+}
+
+struct AuxExtractCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extract",
+        abstract: "Write an asset's auxiliary images as PNG files, named by type.",
+        discussion: """
+            Examples:
+              camlib aux extract 12 --out depth/
+              camlib aux extract IMG_8606.HEIC --type portrait-matte --type skin-matte --out mattes/
+            `--type depth` also takes disparity maps. Existing files are not replaced
+            unless --force is given.
+            """)
+
+    @OptionGroup var target: AuxTarget
+
+    @Option(name: .long, help: ArgumentHelp("Only this type; repeatable.", valueName: "type"))
+    var type: [AuxiliaryImageType] = []
+
+    @Option(name: .long, help: ArgumentHelp("The folder to write into (created if missing).", valueName: "dir"))
+    var out: String
+
+    @Flag(name: .long, help: "Replace existing files.")
+    var force = false
+
+    @Flag(name: .long, help: "Print JSON: an array of {type, source, path, problem}.")
+    var json = false
+
+    func run() throws {
+        let folder = URL(fileURLWithPath: out)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let types = type.isEmpty ? nil : Set(type)
+        let results: [AuxiliaryExtraction]
+        switch try target.resolve() {
+        case .asset(let library, let id):
+            results = try library.extractAuxiliaryImages(of: id, types: types, to: folder, overwrite: force)
+        case .file(let path):
+            results = try LooseFileAuxiliaryImages.extract(path: path, types: types, to: folder, overwrite: force)
+        }
+        if json {
+            print(try Terminal.json(results))
+        } else {
+            for r in results where r.path != nil { print("\(r.type.rawValue): \(r.path!)") }
+        }
+        for r in results where r.path == nil {
+            Terminal.error("camlib: \(target.asset): \(r.type.rawValue) (\(r.source)): \(r.problem ?? "not written")")
+        }
+        if results.isEmpty {
+            Terminal.error("camlib: \(target.asset): no auxiliary images\(types == nil ? "" : " of that type")")
+            throw ExitCode(1)
+        }
+        if results.contains(where: { $0.path == nil }) { throw ExitCode(ExitStatus.partialFailure) }
+    }
+}

@@ -1,0 +1,261 @@
+import Codecs
+import Containers
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// Auxiliary images and Motion Photo movies found on import, against MANIFEST.json (what
+/// exiftool and pillow-heif found) and against heif-dec's own extraction.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct AuxiliaryImageImportTests {
+    /// pillow-heif's view in the manifest: "depth=['480x640'] aux=[apple:2019:aux:x=1158x1544, …]",
+    /// sizes with irot applied. Returns (urn, "WxH" or "ERR…").
+    static func manifestHEIFAux(_ verified: String) -> [(urn: String, size: String)] {
+        var out: [(String, String)] = []
+        if let depth = verified.range(of: "depth=[") {
+            let list = verified[depth.upperBound...].prefix { $0 != "]" }
+            for size in list.split(separator: ",") {
+                out.append(("urn:mpeg:hevc:2015:auxid:2", size.trimmingCharacters(in: CharacterSet(charactersIn: "' "))))
+            }
+        }
+        if let aux = verified.range(of: " aux=[") {
+            let list = verified[aux.upperBound...].prefix { $0 != "]" }
+            for item in list.split(separator: ",") {
+                let parts = item.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { continue }
+                let name = parts[0]
+                let urn =
+                    name.hasPrefix("apple2023:")
+                    ? "tag:apple.com,2023:photo:aux:" + name.dropFirst("apple2023:".count)
+                    : "urn:com:" + name.replacingOccurrences(of: "apple:", with: "apple:photo:")
+                out.append((urn, parts[1]))
+            }
+        }
+        return out
+    }
+
+    @Test(arguments: [
+        "apple-portrait-heic/heic_depth_data.heic", "apple-portrait-heic/IMG_8606_rotate_90_cw_contains_text.HEIC",
+        "apple-portrait-heic/pug.heic", "apple-portrait-heic/IMG_4076.HEIC", "apple-live-photo/IMG_3582.HEIC",
+    ])
+    func everyHEIFAuxItemOfTheManifestIsFoundAtItsDisplayedSize(file: String) throws {
+        let corpus = try CorpusLibrary.shared()
+        let expected = Self.manifestHEIFAux(try #require(try Media.manifest()[file]).verified)
+        #expect(!expected.isEmpty)
+        let aux = try corpus.asset(file).aux
+        #expect(aux.count == expected.count, "\(file): \(aux.map(\.urn))")
+        for (urn, size) in expected {
+            let found = try #require(aux.first { $0.urn == urn }, "\(file): no \(urn)")
+            if size.hasPrefix("ERR") {
+                // pillow-heif refuses 10-bit items; camlib extracts them as 16-bit PNGs.
+                #expect(found.bitDepth == 10 && found.path != nil)
+            } else {
+                #expect("\(found.width ?? 0)x\(found.height ?? 0)" == size, "\(file) \(urn)")
+                #expect(found.path != nil, "\(file) \(urn): \(found.problem ?? "")")
+            }
+        }
+    }
+
+    @Test func heicDepthDataHasDisparityFiveMattesAndAGainMap() throws {
+        let aux = try CorpusLibrary.shared().asset("apple-portrait-heic/heic_depth_data.heic").aux
+        #expect(Set(aux.map(\.type)) == [.disparity, .portraitEffectsMatte, .skinMatte, .hairMatte, .teethMatte, .glassesMatte, .hdrGainMap])
+        let disparity = try #require(aux.first { $0.type == .disparity })
+        #expect(disparity.width == 480 && disparity.height == 640 && disparity.bitDepth == 8)
+        // apdi: FloatMinValue 0.508301, FloatMaxValue 3.767578, in 1/m.
+        #expect(disparity.encoding?.floatMin == 0.508301 && disparity.encoding?.floatMax == 3.767578)
+        #expect(disparity.encoding?.units == "1/m" && disparity.encoding?.intMax == 255)
+        #expect(disparity.encoding?.properties["depthData:Quality"] == "high")
+    }
+
+    @Test func mattesOfTheRotatedHEICComeOutUpright() throws {
+        // IMG_8606: primary irot 270, displayed 3024x4032; its mattes 1512x2016.
+        let aux = try CorpusLibrary.shared().asset("apple-portrait-heic/IMG_8606_rotate_90_cw_contains_text.HEIC").aux
+        for type in [AuxiliaryImageType.portraitEffectsMatte, .skinMatte, .skyMatte] {
+            let matte = try #require(aux.first { $0.type == type })
+            #expect(matte.width == 1512 && matte.height == 2016, "\(type)")
+            let (samples, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: matte.path!))))
+            #expect(samples.width == 1512 && samples.height == 2016 && samples.channels == 1)
+        }
+    }
+
+    @Test func extractedPixelsEqualHeifDecsOwn() throws {
+        // heif-dec (libheif's tool, a separate decoder path) writes each aux image as PNG,
+        // gray as RGB; camlib's PNGs must hold the same samples, in the same orientation.
+        let corpus = try CorpusLibrary.shared()
+        let scratch = try ScratchDirectory()
+        for file in ["apple-portrait-heic/heic_depth_data.heic", "apple-portrait-heic/IMG_8606_rotate_90_cw_contains_text.HEIC"] {
+            let out = scratch.url.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent + ".png").path
+            let result = try run("heif-dec", ["--with-aux", "--no-colons", Media.path(file), out])
+            #expect(result.status == 0, "\(result.stderr)")
+            for aux in try corpus.asset(file).aux where aux.bitDepth == 8 {
+                let suffix = aux.urn == "urn:mpeg:hevc:2015:auxid:2" ? "depth" : aux.urn!.replacingOccurrences(of: ":", with: "_")
+                let theirs = out.replacingOccurrences(of: ".png", with: "-\(suffix).png")
+                let (reference, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: theirs))))
+                let (mine, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: aux.path!))))
+                guard case .eight(let r) = reference, case .eight(let m) = mine else {
+                    Issue.record("\(file) \(aux.type): not 8-bit")
+                    continue
+                }
+                #expect(r.width == m.width && r.height == m.height, "\(file) \(aux.type)")
+                let firstChannel = stride(from: 0, to: r.components.count, by: r.channels).map { r.components[$0] }
+                #expect(firstChannel == m.components, "\(file) \(aux.type): samples differ from heif-dec")
+            }
+        }
+    }
+
+    @Test(arguments: ["apple-portrait-jpeg/jpeg_depth_data.jpg", "apple-portrait-jpeg/image-with-depth.jpg"])
+    func portraitJPEGsMPFImagesAreFoundWithTheirApdiTypes(file: String) throws {
+        // Manifest: "MPImage2 27698B 480x640 apdi:AuxiliaryImageType=disparity SubType=- | MPImage3 …".
+        let verified = try #require(try Media.manifest()[file]).verified
+        let aux = try CorpusLibrary.shared().asset(file).aux
+        let entries = verified.components(separatedBy: "MPImage").dropFirst()
+        #expect(aux.count == entries.count)
+        for entry in entries {
+            let words = entry.split(separator: " ").map(String.init)
+            let number = words[0]
+            let size = words[2]
+            let apdiType = words.first { $0.hasPrefix("apdi:AuxiliaryImageType=") }?.split(separator: "=").last.map(String.init)
+            let sub = words.first { $0.hasPrefix("SubType=") }?.split(separator: "=").last.map(String.init)
+            let expected = AuxiliaryImageType(urn: nil, apdiType: apdiType, apdiSubType: sub == "-" ? nil : sub)
+            let found = try #require(aux.first { $0.source == "mpf:\(number)" }, "\(file) MPImage\(number)")
+            #expect(found.type == expected)
+            #expect("\(found.width ?? 0)x\(found.height ?? 0)" == size)
+            #expect(found.path != nil)
+        }
+    }
+
+    @Test(arguments: ["android-depth-motion/xmp depth map.jpg", "android-depth-motion/table.jpg"])
+    func googleDepthKeepsItsRangeParameters(file: String) throws {
+        let verified = try #require(try Media.manifest()[file]).verified
+        func fact(_ name: String) -> String? {
+            guard let r = verified.range(of: "XMP-GDepth:\(name)=") else { return nil }
+            return String(verified[r.upperBound...].prefix { $0 != ";" })
+        }
+        let asset = try CorpusLibrary.shared().asset(file)
+        let depth = try #require(asset.aux.first { $0.source == "xmp:GDepth" })
+        #expect(depth.type == .depth)
+        #expect(depth.encoding?.format == fact("Format"))
+        #expect(depth.encoding?.near == fact("Near").flatMap(Double.init))
+        #expect(depth.encoding?.far == fact("Far").flatMap(Double.init))
+        #expect(depth.encoding?.toMetres?.contains("far * near") == true)
+        #expect(depth.width != nil && depth.path != nil)
+    }
+
+    @Test func ultraHDRGainMapComesFromMPF() throws {
+        let aux = try CorpusLibrary.shared().asset("android-depth-motion/pixel_8.jpg").aux
+        #expect(aux.count == 1)
+        #expect(aux.first?.type == .hdrGainMap && aux.first?.width == 744 && aux.first?.height == 988)
+    }
+
+    @Test(arguments: [
+        "android-depth-motion/motion_photo.jpeg", "android-depth-motion/motion_photo.heic",
+        "android-depth-motion/microvideo_xmp.jpeg", "android-depth-motion/samsung-one-ui-6.heic",
+    ])
+    func motionPhotoMoviesBecomePlayablePairedVideos(file: String) throws {
+        let corpus = try CorpusLibrary.shared()
+        let asset = try corpus.asset(file)
+        #expect(asset.kind == .motion)
+        let movie = try #require(asset.resources.first { $0.role == .pairedVideo })
+        let probe = try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", movie.path])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        // "186" or "42," (ffprobe adds a field for side data).
+        let frames = Int(probe.stdout.prefix { $0.isNumber }) ?? 0
+        #expect(frames > 0, "\(file): no frames decoded")
+        #expect(asset.duration ?? 0 > 0)
+        // The original is untouched.
+        let original = try #require(asset.resources.first { $0.role == .photo })
+        #expect(try FileReading.sha256(of: original.path) == (try Media.manifest()[file]?.sha256 ?? original.sha256))
+        #expect(try FileReading.sha256(of: movie.path) == movie.sha256)
+    }
+
+    @Test func aJPEGWithAnUndeclaredAppendedMovieStaysAPhotoWithAWarning() throws {
+        let corpus = try CorpusLibrary.shared()
+        #expect(try corpus.asset("android-depth-motion/image-isom-avc1.jpg").kind == .photo)
+        #expect(corpus.report.warnings.contains { $0.path.hasSuffix("image-isom-avc1.jpg") && $0.message.contains("no Motion Photo metadata") })
+    }
+
+    @Test func hasFiltersFindAssetsByWhatTheyCarry() throws {
+        let corpus = try CorpusLibrary.shared()
+        func names(_ feature: String) throws -> Set<String> {
+            var query = AssetQuery()
+            query.has = [try #require(AssetQuery.Feature(name: feature))]
+            return Set(try corpus.library.describe(try query.run(in: corpus.library)).compactMap { $0.primaryOriginal?.originalName })
+        }
+        #expect(try names("motion") == ["motion_photo.jpeg", "motion_photo.heic", "microvideo_xmp.jpeg", "samsung-one-ui-6.heic"])
+        #expect(try names("sky-matte") == ["IMG_8606_rotate_90_cw_contains_text.HEIC"])
+        #expect(try names("portrait-matte") == ["heic_depth_data.heic", "IMG_8606_rotate_90_cw_contains_text.HEIC", "jpeg_depth_data.jpg"])
+        let depth = try names("depth")
+        #expect(depth.isSuperset(of: ["heic_depth_data.heic", "pug.heic", "jpeg_depth_data.jpg", "table.jpg", "xmp depth map.jpg"]))
+        #expect(try names("disparity").isSubset(of: depth))
+        #expect(!depth.contains("IMG_8606_rotate_90_cw_contains_text.HEIC"))
+    }
+}
+
+/// Orientation and bad aux data, on copies of corpus files changed with exiftool or cut short.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct AuxiliaryImageEdgeTests {
+    @Test func mpfImagesTurnWithThePhotosEXIFOrientation() throws {
+        let scratch = try ScratchDirectory()
+        let copy = scratch.url.appendingPathComponent("rotated.jpg").path
+        try FileManager.default.copyItem(atPath: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"), toPath: copy)
+        // exiftool rewrites the MPF offsets it moves.
+        let set = try run("exiftool", ["-q", "-overwrite_original", "-n", "-IFD0:Orientation=6", copy])
+        #expect(set.status == 0, "\(set.stderr)")
+        let upright = try LooseFileAuxiliaryImages.describe(path: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"))
+        let turned = try LooseFileAuxiliaryImages.describe(path: copy)
+        #expect(turned.aux.map(\.type) == upright.aux.map(\.type))
+        for (a, b) in zip(upright.aux, turned.aux) {
+            #expect(a.width == b.height && a.height == b.width, "\(a.type)")
+        }
+        let out = scratch.url.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let results = try LooseFileAuxiliaryImages.extract(path: copy, types: [.disparity], to: out, overwrite: false)
+        let (samples, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: try #require(results.first?.path)))))
+        let original = try LooseFileAuxiliaryImages.extract(
+            path: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"), types: [.disparity],
+            to: try scratch.subdirectory("upright"), overwrite: false)
+        let (reference, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: try #require(original.first?.path)))))
+        #expect(samples == reference.applying(.rotate90CW))
+    }
+
+    @Test func truncatedMPFDataIsAProblemNotAFailure() throws {
+        let scratch = try ScratchDirectory()
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"))))
+        // Keep the primary (EOI at 945672) and half of the first MPF image.
+        let cut = scratch.url.appendingPathComponent("cut.jpg")
+        try Data(bytes.prefix(945672 + 10000)).write(to: cut)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let report = try Importer(library: library).run(paths: [cut.path])
+        #expect(report.errors.isEmpty && report.imported == 1)
+        let asset = try library.describe([try library.findAsset(cut.path)])[0]
+        #expect(asset.kind == .photo)
+        #expect(asset.aux.count == 2)
+        #expect(asset.aux.allSatisfy { $0.path == nil && $0.problem?.contains("runs past the end") == true })
+    }
+
+    @Test func brokenBase64DepthIsAProblemNotAFailure() throws {
+        // A small JPEG with GDepth XMP whose Data is not base64.
+        var jpeg = try JPEGCodec.encode(PixelBuffer<UInt8>(width: 16, height: 8, channels: 3))
+        let xmp = """
+            <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+            <rdf:Description rdf:about="" xmlns:GDepth="http://ns.google.com/photos/1.0/depthmap/"
+             GDepth:Format="RangeLinear" GDepth:Near="1.5" GDepth:Far="9" GDepth:Mime="image/png" GDepth:Data="@@@ not base64 @@@"/>
+            </rdf:RDF></x:xmpmeta>
+            """
+        let payload = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(xmp.utf8)
+        jpeg.insert(contentsOf: [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload, at: 2)
+        let scratch = try ScratchDirectory()
+        let file = scratch.url.appendingPathComponent("gdepth.jpg")
+        try Data(jpeg).write(to: file)
+        let found = try LooseFileAuxiliaryImages.describe(path: file.path)
+        let depth = try #require(found.aux.first)
+        #expect(depth.type == .depth && depth.encoding?.near == 1.5 && depth.encoding?.far == 9)
+        #expect(depth.problem == "GDepth:Data is not valid base64")
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let report = try Importer(library: library).run(paths: [file.path])
+        #expect(report.errors.isEmpty && report.imported == 1)
+    }
+}
