@@ -44,7 +44,7 @@ let package = Package(
             plugins: ["EmbedMigrations"]),
         .executableTarget(
             name: "camlib",
-            dependencies: ["Library", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: ["Library", "Codecs", "Containers", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // Build step: migrations/*.sql become a Swift table compiled into Library, so the
         // schema lives only in migrations/ and the binary needs no files beside it.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Containers
 import Foundation
+import Codecs
 import Library
 
 extension AuxiliaryImageType: ExpressibleByArgument {
@@ -21,7 +22,7 @@ struct AuxCommand: ParsableCommand {
             numbers that turn samples into metres (encoding.floatMin/floatMax, units,
             toMetres).
             """,
-        subcommands: [AuxListCommand.self, AuxExtractCommand.self])
+        subcommands: [AuxListCommand.self, AuxExtractCommand.self, AuxAttachCommand.self])
 }
 
 /// Which asset or loose file an `aux` command works on.
@@ -167,5 +168,82 @@ struct AuxExtractCommand: ParsableCommand {
             throw ExitCode(1)
         }
         if results.contains(where: { $0.path == nil }) { throw ExitCode(ExitStatus.partialFailure) }
+    }
+}
+
+struct AuxAttachCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attach",
+        abstract: "Add a depth map or matte (a gray PNG) to a HEIC, without re-encoding the photo.",
+        discussion: """
+            The image is given as `camlib aux extract` writes them: one gray channel, in the
+            photo's displayed orientation and shape. It becomes a monochrome HEVC item
+            with the type's auxC URN and an auxl reference to the photo, turned with the
+            photo's irot/imir; the photo's own coded data is copied bit for bit.
+            Examples:
+              camlib aux attach photo.heic --type depth --from depth.png --out photo-depth.heic
+              camlib aux attach 12 --type portrait-matte --from matte.png
+            On a library asset the original stays untouched; the new file is kept beside it
+            as the asset's renderedPhoto and its new image is listed by `camlib aux list`.
+            """)
+
+    @OptionGroup var target: AuxTarget
+
+    @Option(name: .long, help: ArgumentHelp("What the image is: depth, disparity, portrait-matte, skin-matte, hair-matte, teeth-matte, glasses-matte, sky-matte, gain-map.", valueName: "type"))
+    var type: AuxiliaryImageType
+
+    @Option(name: .long, help: ArgumentHelp("The gray PNG to attach (8-bit, or 16-bit with up to 12 significant bits).", valueName: "image.png"))
+    var from: String
+
+    @Option(name: .long, help: ArgumentHelp("Where to write the new HEIC (required for a file outside the library).", valueName: "new.heic"))
+    var out: String?
+
+    @Flag(name: .long, help: "Code the image lossily (smaller); the default keeps every sample exactly.")
+    var lossy = false
+
+    @Option(name: .long, help: "Quality 0-100 with --lossy.")
+    var quality = 90
+
+    @Flag(name: .long, help: "Replace --out if it exists.")
+    var force = false
+
+    @Flag(name: .long, help: "Print JSON: {path, type, urn, width, height, bitDepth, maxError}.")
+    var json = false
+
+    struct Output: Encodable {
+        var path: String
+        var type: AuxiliaryImageType
+        var urn: String?
+        var width: Int?
+        var height: Int?
+        var bitDepth: Int?
+        var maxError: Int
+    }
+
+    func run() throws {
+        var options = HEIFAuxiliaryWriter.Options()
+        options.lossless = !lossy
+        options.quality = quality
+        let written: String
+        let result: AuxiliaryAttacher.Result
+        switch try target.resolve() {
+        case .asset(let library, let id):
+            (written, result) = try library.attachAuxiliaryImage(to: id, type: type, from: from, options: options)
+            if let out {
+                try AuxiliaryAttacher.write(result, to: URL(fileURLWithPath: out), overwrite: force)
+            }
+        case .file(let path):
+            guard let out else { throw ValidationError("--out NEW.heic is required for a file outside the library") }
+            let scratch = URL(fileURLWithPath: out).deletingLastPathComponent()
+            result = try AuxiliaryAttacher.attach(toFile: path, type: type, from: from, options: options, scratch: scratch)
+            try AuxiliaryAttacher.write(result, to: URL(fileURLWithPath: out), overwrite: force)
+            written = URL(fileURLWithPath: out).path
+        }
+        let a = result.attached
+        if json {
+            print(try Terminal.json(Output(path: written, type: type, urn: a.urn, width: a.width, height: a.height, bitDepth: a.bitDepth, maxError: result.maxError)))
+        } else {
+            print("\(written): \(type.rawValue) \(a.width ?? 0)x\(a.height ?? 0) attached as \(a.urn ?? "?")\(result.maxError == 0 ? " (lossless)" : " (max error \(result.maxError))")")
+        }
     }
 }

@@ -1,0 +1,144 @@
+import Codecs
+import Containers
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// `camlib aux attach`: round trips, the photo's coded data untouched, and independent
+/// readers (heif-info, heif-dec, exiftool) seeing the new item as intended.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct AuxiliaryAttachTests {
+    /// pug.heic's disparity map (768x576, 4:3) as a PNG, to attach to a 4:3 photo that has none.
+    static func pugDisparity(in scratch: ScratchDirectory) throws -> String {
+        let out = try scratch.subdirectory("pug")
+        let results = try LooseFileAuxiliaryImages.extract(
+            path: Media.path("apple-portrait-heic/pug.heic"), types: [.disparity], to: out, overwrite: false)
+        return try #require(results.first?.path)
+    }
+
+    static func samples(_ png: String) throws -> ImageSamples {
+        try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: png)))).samples
+    }
+
+    @Test func losslessAttachRoundTripsAndLeavesThePhotosCodedDataAlone() throws {
+        let scratch = try ScratchDirectory()
+        let source = Media.path("apple-misc/iphone_7.heic")
+        #expect(try LooseFileAuxiliaryImages.describe(path: source).aux.isEmpty)
+        let png = try Self.pugDisparity(in: scratch)
+        let result = try AuxiliaryAttacher.attach(toFile: source, type: .depth, from: png, options: .init(), scratch: scratch.url)
+        #expect(result.maxError == 0)
+        let output = scratch.url.appendingPathComponent("with-depth.heic")
+        try AuxiliaryAttacher.write(result, to: output, overwrite: false)
+
+        // extract(attach(x)) == x
+        let back = try LooseFileAuxiliaryImages.extract(path: output.path, types: [.depth], to: try scratch.subdirectory("back"), overwrite: false)
+        #expect(try Self.samples(try #require(back.first?.path)) == (try Self.samples(png)))
+
+        // Every item of the original has the same coded bytes in the new file.
+        let before = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+        let after = try [UInt8](Data(contentsOf: output))
+        let oldMeta = try HEIFMetaBox(file: before), newMeta = try HEIFMetaBox(file: after)
+        #expect(oldMeta.locations.count + 1 == newMeta.locations.count)
+        for location in oldMeta.locations where location.constructionMethod == 0 {
+            #expect(try newMeta.data(of: location.itemID, in: after) == (try oldMeta.data(of: location.itemID, in: before)), "item \(location.itemID)")
+        }
+
+        // Independent readers.
+        let info = try run("heif-info", [output.path])
+        #expect(info.status == 0)
+        #expect(info.stdout.contains("depth channel: yes") && info.stdout.contains("size: 768x576"), "\(info.stdout)")
+        let exif = try run("exiftool", ["-s3", "-AuxiliaryImageType", output.path])
+        #expect(exif.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "urn:mpeg:hevc:2015:auxid:2")
+        let decoded = scratch.url.appendingPathComponent("dec.png").path
+        let heifDec = try run("heif-dec", ["--with-aux", output.path, decoded])
+        #expect(heifDec.status == 0, "\(heifDec.stderr)")
+        guard case .eight(let theirs) = try Self.samples(decoded.replacingOccurrences(of: ".png", with: "-depth.png")),
+            case .eight(let mine) = try Self.samples(png)
+        else {
+            Issue.record("heif-dec's depth PNG is not 8-bit")
+            return
+        }
+        #expect(stride(from: 0, to: theirs.components.count, by: theirs.channels).map { theirs.components[$0] } == mine.components)
+    }
+
+    @Test func aMatteAttachedToARotatedPhotoTurnsWithIt() throws {
+        // IMG_3582.HEIC: irot 270, displayed 4284x5712. A 1071x1428 matte with a pattern
+        // that tells every orientation apart.
+        let scratch = try ScratchDirectory()
+        var matte = PixelBuffer<UInt8>(width: 1071, height: 1428, channels: 1)
+        for y in 0..<matte.height { for x in 0..<matte.width { matte[x: x, y: y, channel: 0] = UInt8((x / 7 + y * 3 / 11) & 0xFF) } }
+        matte[x: 0, y: 0, channel: 0] = 255
+        let png = scratch.file("matte.png")
+        try Data(try PNGCodec.encode(.eight(matte))).write(to: URL(fileURLWithPath: png))
+        let source = Media.path("apple-live-photo/IMG_3582.HEIC")
+        let result = try AuxiliaryAttacher.attach(toFile: source, type: .skinMatte, from: png, options: .init(), scratch: scratch.url)
+        #expect(result.attached.width == 1071 && result.attached.height == 1428 && result.maxError == 0)
+        let output = scratch.url.appendingPathComponent("matte.heic")
+        try AuxiliaryAttacher.write(result, to: output, overwrite: false)
+        // heif-dec applies the item's transformations on its own.
+        let decoded = scratch.file("dec.png")
+        let dec = try run("heif-dec", ["--with-aux", "--no-colons", output.path, decoded])
+        #expect(dec.status == 0, "\(dec.stderr)")
+        guard case .eight(let theirs) = try Self.samples(scratch.file("dec-urn_com_apple_photo_2019_aux_semanticskinmatte.png")) else {
+            Issue.record("not 8-bit")
+            return
+        }
+        #expect(theirs.width == 1071 && theirs.height == 1428)
+        #expect(stride(from: 0, to: theirs.components.count, by: theirs.channels).map { theirs.components[$0] } == matte.components)
+        // The still keeps its own aux items (disparity, gain map) beside the new one.
+        let types = try LooseFileAuxiliaryImages.describe(path: output.path).aux.map(\.type)
+        #expect(Set(types) == [.disparity, .hdrGainMap, .skinMatte])
+    }
+
+    @Test func lossyAttachIsWithinOneLevel() throws {
+        let scratch = try ScratchDirectory()
+        var options = HEIFAuxiliaryWriter.Options()
+        options.lossless = false
+        let result = try AuxiliaryAttacher.attach(
+            toFile: Media.path("apple-misc/iphone_7.heic"), type: .depth, from: try Self.pugDisparity(in: scratch), options: options,
+            scratch: scratch.url)
+        #expect(result.maxError <= 1)
+    }
+
+    @Test func refusesWhatWouldBeWrong() throws {
+        let scratch = try ScratchDirectory()
+        let png = try Self.pugDisparity(in: scratch)
+        // pug.heic already has a depth item.
+        #expect(throws: (any Error).self) {
+            try AuxiliaryAttacher.attach(toFile: Media.path("apple-portrait-heic/pug.heic"), type: .depth, from: png, options: .init(), scratch: scratch.url)
+        }
+        // A 4:3 landscape map on a portrait photo (IMG_3582 is displayed 3:4).
+        do {
+            _ = try AuxiliaryAttacher.attach(
+                toFile: Media.path("apple-live-photo/IMG_3582.HEIC"), type: .skinMatte, from: png, options: .init(), scratch: scratch.url)
+            Issue.record("a landscape map was attached to a portrait photo")
+        } catch {
+            #expect("\(error)".contains("displayed 4284x5712"))
+        }
+        // Not a HEIC.
+        #expect(throws: (any Error).self) {
+            try AuxiliaryAttacher.attach(
+                toFile: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"), type: .depth, from: png, options: .init(), scratch: scratch.url)
+        }
+    }
+
+    @Test func attachingToALibraryAssetKeepsTheOriginalAndListsTheNewImage() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let source = Media.path("apple-misc/iphone_7.heic")
+        _ = try Importer(library: library).run(paths: [source])
+        let id = try library.findAsset(source)
+        let (path, result) = try library.attachAuxiliaryImage(to: id, type: .depth, from: try Self.pugDisparity(in: scratch), options: .init())
+        #expect(result.maxError == 0)
+        let asset = try library.describe([id])[0]
+        let original = try #require(asset.resources.first { $0.role == .photo })
+        #expect(try FileReading.sha256(of: original.path) == original.sha256)
+        let rendered = try #require(asset.resources.first { $0.role == .renderedPhoto })
+        #expect(rendered.path == path && FileManager.default.fileExists(atPath: path))
+        let depth = try #require(asset.aux.first { $0.type == .depth })
+        #expect(depth.width == 768 && depth.height == 576 && depth.path.map(FileManager.default.fileExists) == true)
+    }
+}
