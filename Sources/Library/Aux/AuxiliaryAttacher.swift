@@ -117,7 +117,7 @@ extension PhotoLibrary {
             guard let samples = result.attached.samples else {
                 throw MediaAnalyzer.Failure(reason: "internal error: the attached image was not read back")
             }
-            let png = try PNGCodec.encode(samples)
+            let png = try AuxiliaryPNG.encode(samples)
             let pngFile = try AtomicFile.writeTemporary(png, in: temporary)
             defer { unlink(pngFile.url.path) }
             return try catalog.pool.write { db in

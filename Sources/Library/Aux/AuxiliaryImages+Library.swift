@@ -41,7 +41,7 @@ extension PhotoLibrary {
                     guard let samples = rebuilt?[image.source]?.samples else {
                         throw MediaAnalyzer.Failure(reason: "its PNG is missing and it cannot be decoded again from the original")
                     }
-                    png = try PNGCodec.encode(samples)
+                    png = try AuxiliaryPNG.encode(samples)
                 }
                 try AtomicFile.write(png!, to: destination, overwrite: overwrite)
             } catch {
@@ -101,7 +101,7 @@ public enum LooseFileAuxiliaryImages {
             var result = AuxiliaryExtraction(type: found.type, source: found.source, path: destination.path, problem: nil)
             do {
                 guard let samples = found.samples else { throw MediaAnalyzer.Failure(reason: found.problem ?? "not decoded") }
-                try AtomicFile.write(try PNGCodec.encode(samples), to: destination, overwrite: overwrite)
+                try AtomicFile.write(try AuxiliaryPNG.encode(samples), to: destination, overwrite: overwrite)
             } catch {
                 result.path = nil
                 result.problem = MediaAnalyzer.describe(error)

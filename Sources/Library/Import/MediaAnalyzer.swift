@@ -269,7 +269,7 @@ public enum MediaAnalyzer {
                 channels: aux.channels, encoding: aux.encoding, problem: aux.problem)
             if let samples = aux.samples {
                 do {
-                    let png = try PNGCodec.encode(samples, compressionLevel: 3)
+                    let png = try AuxiliaryPNG.encode(samples)
                     let file = try AtomicFile.writeTemporary(png, in: directory)
                     staged.append(file.url.path)
                     (entry.temporaryPath, entry.sha256, entry.bytes) = (file.url.path, file.sha256, file.bytes)

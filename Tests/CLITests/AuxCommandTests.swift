@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `camlib aux list/extract/attach` and `camlib query --has`, through the executable.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct AuxCommandTests {
+    func json(_ text: String) throws -> [[String: Any]] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+    }
+
+    @Test func listAndExtractWorkOnLibraryAssetsAndLooseFiles() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let heic = Media.path("apple-portrait-heic/heic_depth_data.heic")
+        // A loose file: no library needed.
+        let loose = try Camlib.run(["aux", "list", "--library", lib, heic, "--json"])
+        #expect(loose.status == 0, "\(loose.stderr)")
+        let looseAux = try json(loose.stdout)
+        #expect(looseAux.count == 7)
+        for aux in looseAux {
+            for key in ["type", "urn", "width", "height", "bitDepth", "path"] { #expect(aux.keys.contains(key), "missing \(key)") }
+            #expect(aux["path"] is NSNull)
+        }
+        // The same file in a library: each has its PNG.
+        #expect(try Camlib.run(["import", "--library", lib, Media.path("apple-portrait-heic")]).status == 0)
+        let listed = try json(try Camlib.run(["aux", "list", "--library", lib, heic, "--json"]).stdout)
+        #expect(Set(listed.map { $0["type"] as! String }) == Set(looseAux.map { $0["type"] as! String }))
+        #expect(listed.allSatisfy { ($0["path"] as? String).map(FileManager.default.fileExists) == true })
+        let disparity = try #require(listed.first { $0["type"] as? String == "disparity" })
+        let encoding = try #require(disparity["encoding"] as? [String: Any])
+        #expect(encoding["units"] as? String == "1/m" && encoding["floatMax"] as? Double == 3.767578)
+
+        let out = scratch.file("out")
+        let extract = try Camlib.run(["aux", "extract", "--library", lib, heic, "--type", "portrait-matte", "--type", "depth", "--out", out])
+        #expect(extract.status == 0, "\(extract.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == ["disparity.png", "portraitEffectsMatte.png"])
+        // Existing files are not replaced: a partial failure, said per file.
+        let again = try Camlib.run(["aux", "extract", "--library", lib, heic, "--type", "depth", "--out", out])
+        #expect(again.status == 2 && again.stderr.contains("already exists"))
+        #expect(try Camlib.run(["aux", "extract", "--library", lib, heic, "--type", "depth", "--out", out, "--force"]).status == 0)
+        // The derived PNGs are rebuilt from the original when derived/ is gone.
+        try FileManager.default.removeItem(atPath: scratch.file("lib/derived/aux"))
+        let rebuilt = try Camlib.run(["aux", "extract", "--library", lib, heic, "--out", scratch.file("rebuilt")])
+        #expect(rebuilt.status == 0, "\(rebuilt.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("rebuilt")).count == 7)
+        #expect(FileManager.default.contents(atPath: scratch.file("rebuilt/disparity.png")) == FileManager.default.contents(atPath: out + "/disparity.png"))
+    }
+
+    @Test func queryHasAndJSONCarryAux() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        #expect(try Camlib.run(["import", "--library", lib, Media.path("apple-portrait-jpeg"), Media.path("android-depth-motion")]).status == 0)
+        let motion = try json(try Camlib.run(["query", "--library", lib, "--has", "motion", "--json"]).stdout)
+        #expect(motion.count == 4 && motion.allSatisfy { $0["kind"] as? String == "motion" })
+        let matte = try json(try Camlib.run(["query", "--library", lib, "--has", "portrait-matte", "--json"]).stdout)
+        #expect(matte.count == 1)
+        let aux = try #require(matte.first?["aux"] as? [[String: Any]])
+        #expect(Set(aux.map { $0["type"] as! String }) == ["disparity", "portraitEffectsMatte"])
+        let bad = try Camlib.run(["query", "--library", lib, "--has", "wings"])
+        #expect(bad.status == 64 && bad.stderr.contains("portrait-matte"))
+    }
+
+    @Test func attachNeedsAnOutputForALooseFileAndWritesOne() throws {
+        let scratch = try ScratchDirectory()
+        let png = scratch.file("d/disparity.png")
+        #expect(try Camlib.run(["aux", "extract", "--library", scratch.file("none"), Media.path("apple-portrait-heic/pug.heic"), "--type", "disparity", "--out", scratch.file("d")]).status == 0)
+        let target = Media.path("apple-misc/iphone_7.heic")
+        let missing = try Camlib.run(["aux", "attach", "--library", scratch.file("none"), target, "--type", "depth", "--from", png])
+        #expect(missing.status == 64 && missing.stderr.contains("--out"))
+        let out = scratch.file("new.heic")
+        let attach = try Camlib.run(["aux", "attach", "--library", scratch.file("none"), target, "--type", "depth", "--from", png, "--out", out, "--json"])
+        #expect(attach.status == 0, "\(attach.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(attach.stdout.utf8)) as? [String: Any])
+        #expect(result["maxError"] as? Int == 0 && result["urn"] as? String == "urn:mpeg:hevc:2015:auxid:2")
+        let list = try json(try Camlib.run(["aux", "list", "--library", scratch.file("none"), out, "--json"]).stdout)
+        #expect(list.map { $0["type"] as! String } == ["depth"])
+    }
+}
