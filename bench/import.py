@@ -11,47 +11,11 @@ the whole process tree, sampled every 10 ms; camlib analyses in worker processes
 Usage: bench/import.py [CORPUS] [--runs N]   (default ../shared/media, 3 runs, best kept)
 Builds camlib in release mode first. Not a test: numbers vary with the machine.
 """
-import argparse, os, shutil, subprocess, sys, tempfile, time
+import argparse, os, shutil, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def tree_rss_kb(pid):
-    """Resident set size of pid and all its descendants, in KB."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-            children.setdefault(ppid, []).append(int(entry))
-        except (OSError, ValueError):
-            pass
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-        todo.extend(children.get(p, []))
-    return total
-
-
-def measure(cmd):
-    """(seconds, peak tree RSS in MB, exit status) of a command, output discarded."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, tree_rss_kb(proc.pid))
-        time.sleep(0.01)
-    return time.perf_counter() - start, peak / 1024, proc.returncode
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import build_camlib, measure  # noqa: E402
 
 
 def count_files(corpus):
@@ -69,10 +33,7 @@ def main():
     if shutil.which("exiftool") is None:
         sys.exit("bench: exiftool is missing (run ./setup.sh)")
 
-    print("bench: building camlib (release)...", file=sys.stderr)
-    subprocess.run(["swift", "build", "-c", "release", "--product", "camlib"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    camlib = os.path.join(ROOT, ".build", "release", "camlib")
+    camlib = build_camlib()
     files = count_files(corpus)
     size_mb = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(corpus) for f in fs) / 1e6
 

@@ -109,8 +109,9 @@ extension AuxiliaryEncoding {
 /// How camlib writes auxiliary images: lossless PNG, one zlib level everywhere, so an
 /// image extracted on import, extracted again later or rebuilt is the same file.
 enum AuxiliaryPNG {
-    /// zlib level 3: about half the time of the default 6 for a few percent more bytes.
-    static let compressionLevel = 3
+    /// zlib level 1: measured on the corpus, a whole import takes 2.3 s instead of 2.7 s
+    /// (level 3) for 5% more bytes; aux PNGs are derived and can be rebuilt.
+    static let compressionLevel = 1
 
     static func encode(_ samples: ImageSamples) throws -> [UInt8] {
         try PNGCodec.encode(samples, compressionLevel: compressionLevel)
