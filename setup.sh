@@ -18,6 +18,7 @@ BUILD_PACKAGES=(
   libturbojpeg0-dev
   libpng-dev
   zlib1g-dev
+  libxml2  # Foundation's XMLParser (XMP) loads it at run time
 )
 # From backports: libheif and its codec plugins: HEVC decoding through FFmpeg (camlib's
 # choice, faster) or libde265, HEVC encoding through x265, AV1 decoding through dav1d.
