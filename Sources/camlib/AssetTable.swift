@@ -74,6 +74,14 @@ enum AssetTable {
             if let of = r.of { role += " of \(of.rawValue)" }
             out += "  \(role.padding(toLength: 24, withPad: " ", startingAt: 0)) \(r.path)  (\(r.bytes) bytes, \(r.mime))\n"
         }
+        if !a.aux.isEmpty {
+            out += "Auxiliary images:\n"
+            for x in a.aux {
+                let size = x.width.flatMap { w in x.height.map { "\(w)x\($0)" } } ?? "?"
+                let detail = x.path ?? "not extracted: \(x.problem ?? "unknown reason")"
+                out += "  \(x.type.rawValue.padding(toLength: 24, withPad: " ", startingAt: 0)) \(size) \(x.bitDepth.map { "\($0)-bit" } ?? "")  \(detail)\n"
+            }
+        }
         return out
     }
 }

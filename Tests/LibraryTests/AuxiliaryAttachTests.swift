@@ -140,5 +140,19 @@ struct AuxiliaryAttachTests {
         #expect(rendered.path == path && FileManager.default.fileExists(atPath: path))
         let depth = try #require(asset.aux.first { $0.type == .depth })
         #expect(depth.width == 768 && depth.height == 576 && depth.path.map(FileManager.default.fileExists) == true)
+
+        // A second attach builds on the first version: the newest file holds both.
+        var matte = PixelBuffer<UInt8>(width: 1008, height: 756, channels: 1)
+        for i in matte.components.indices { matte.components[i] = UInt8(i % 251) }
+        let png = scratch.file("matte.png")
+        try Data(try PNGCodec.encode(.eight(matte))).write(to: URL(fileURLWithPath: png))
+        let (second, _) = try library.attachAuxiliaryImage(to: id, type: .portraitEffectsMatte, from: png, options: .init())
+        #expect(second != path)
+        #expect(Set(try LooseFileAuxiliaryImages.describe(path: second).aux.map(\.type)) == [.depth, .portraitEffectsMatte])
+        #expect(Set(try library.describe([id])[0].aux.map(\.type)) == [.depth, .portraitEffectsMatte])
+        // Attaching a second depth map is refused: the newest version has one.
+        #expect(throws: (any Error).self) {
+            try library.attachAuxiliaryImage(to: id, type: .depth, from: try Self.pugDisparity(in: try ScratchDirectory()), options: .init())
+        }
     }
 }

@@ -236,6 +236,31 @@ struct AuxiliaryImageEdgeTests {
         #expect(asset.aux.allSatisfy { $0.path == nil && $0.problem?.contains("runs past the end") == true })
     }
 
+    @Test func anUndecodableHEIFItemIsAProblemNotAFailure() throws {
+        // heic_depth_data.heic with its disparity item's data pointing past the end.
+        let source = Media.path("apple-portrait-heic/heic_depth_data.heic")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+        var meta = try HEIFMetaBox(file: bytes)
+        let i = try #require(meta.locations.firstIndex { $0.itemID == 49 })
+        meta.locations[i].extents[0].offset = UInt64(bytes.count + 1000)
+        let end = meta.originalRange.upperBound
+        let draft = try meta.serialized(shiftingOffsetsFrom: end, by: 0)
+        let rewritten = try meta.serialized(shiftingOffsetsFrom: end, by: draft.count - meta.originalRange.count)
+        let scratch = try ScratchDirectory()
+        let broken = scratch.url.appendingPathComponent("broken-depth.heic")
+        try Data(Array(bytes[..<meta.originalRange.lowerBound]) + rewritten + Array(bytes[end...])).write(to: broken)
+
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let report = try Importer(library: library).run(paths: [broken.path])
+        #expect(report.errors.isEmpty && report.imported == 1)
+        #expect(report.warnings.contains { $0.message.contains("heif:item/49") && $0.message.contains("not extracted") })
+        let aux = try library.describe([try library.findAsset(broken.path)])[0].aux
+        #expect(aux.count == 7)
+        let disparity = try #require(aux.first { $0.source == "heif:item/49" })
+        #expect(disparity.path == nil && disparity.problem?.isEmpty == false)
+        #expect(aux.filter { $0.path != nil }.count == 6)
+    }
+
     @Test func brokenBase64DepthIsAProblemNotAFailure() throws {
         // A small JPEG with GDepth XMP whose Data is not base64.
         var jpeg = try JPEGCodec.encode(PixelBuffer<UInt8>(width: 16, height: 8, channels: 3))

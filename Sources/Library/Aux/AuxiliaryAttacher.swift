@@ -105,9 +105,23 @@ extension PhotoLibrary {
     public func attachAuxiliaryImage(
         to asset: Int64, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
-        guard let description = try describe([asset]).first, let still = description.resources.first(where: { $0.role == .photo })
+        guard let description = try describe([asset]).first, let original = description.resources.first(where: { $0.role == .photo })
         else { throw LibraryError.assetNotFound("\(asset) with a still") }
-        let result = try AuxiliaryAttacher.attach(toFile: still.path, type: type, from: image, options: options, scratch: temporary)
+        // Attaching builds on the newest version an earlier attach made, so a depth map
+        // and then a matte end up in one file.
+        let newestAttach = try catalog.pool.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT r.path FROM resource r
+                    WHERE r.asset_id = ? AND r.role = 'renderedPhoto'
+                      AND EXISTS (SELECT 1 FROM aux_image x WHERE x.resource_id = r.id)
+                    ORDER BY r.id DESC LIMIT 1
+                    """, arguments: [asset])
+        }
+        let base = newestAttach.map { absolute($0).path } ?? original.path
+        let still = original
+        let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, scratch: temporary)
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         let stem = URL(fileURLWithPath: still.originalName ?? still.path).deletingPathExtension().lastPathComponent

@@ -84,6 +84,9 @@ public enum MediaAnalyzer {
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
             let (metadata, pixels, stillWarnings, extras) = try readStill(format: format, bytes: bytes, path: path)
             warnings += stillWarnings + extras.warnings
+            for aux in extras.auxiliaryImages {
+                if let problem = aux.problem { warnings.append("auxiliary image \(aux.source) (\(aux.type.rawValue)) not extracted: \(problem)") }
+            }
             // Every file staged so far goes if a later step fails.
             var staged: [String] = []
             do {
