@@ -79,6 +79,7 @@ public struct HEIFMetaBox: Sendable {
         guard let meta = ISOBox.sequence(in: bytes, from: 0, limit: bytes.count).first(where: { $0.type == "meta" }) else {
             throw FormatError("HEIF", "no top-level meta box")
         }
+        guard meta.payload.count >= 4 else { throw FormatError("HEIF", "the meta box is too short") }
         originalRange = meta.offset..<meta.end
         metaVersionFlags = Array(bytes[meta.payload.lowerBound..<(meta.payload.lowerBound + 4)])
         var sawIref = false
@@ -280,13 +281,14 @@ public struct HEIFMetaBox: Sendable {
             throw FormatError("HEIF", "item \(item) is not stored by file offset")
         }
         var out: [UInt8] = []
+        let size = UInt64(file.count)
         for e in loc.extents {
-            let start = Int(loc.baseOffset + e.offset)
-            let length = e.length == 0 ? file.count - start : Int(e.length)
-            guard start >= 0, length >= 0, start + length <= file.count else {
+            let (start, overflow) = loc.baseOffset.addingReportingOverflow(e.offset)
+            let length = e.length == 0 && start <= size ? size - start : e.length
+            guard !overflow, start <= size, length <= size - start else {
                 throw FormatError("HEIF", "item \(item)'s data runs past the end of the file")
             }
-            out += file[start..<(start + length)]
+            out += file[Int(start)..<Int(start + length)]
         }
         return out
     }
@@ -363,6 +365,12 @@ public struct HEIFMetaBox: Sendable {
         var shiftedLocations: [Location] = []
         for var loc in locations {
             if loc.constructionMethod == 0 && loc.dataReferenceIndex == 0 {
+                // Offsets that could not point into any file camlib can hold are refused
+                // before any arithmetic on them.
+                let limit = UInt64(Int64.max / 4)
+                guard loc.baseOffset < limit, loc.extents.allSatisfy({ $0.offset < limit && $0.length < limit }) else {
+                    throw FormatError("HEIF", "item \(loc.itemID) has an impossible data offset")
+                }
                 for e in loc.extents {
                     let start = loc.baseOffset + e.offset
                     if start >= UInt64(originalRange.lowerBound) && start < UInt64(originalRange.upperBound) {

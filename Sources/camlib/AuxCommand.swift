@@ -77,6 +77,7 @@ struct AuxListCommand: ParsableCommand {
                 movie = m.path
             }
         case .file(let path):
+            try Isolation.runInChild(describing: path)
             let found = try LooseFileAuxiliaryImages.describe(path: path)
             aux = found.aux
             movie = found.movie.map { "\($0.range.count) bytes at offset \($0.range.lowerBound) (\($0.declaredBy))" }
@@ -145,6 +146,7 @@ struct AuxExtractCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        try Isolation.runInChild(describing: target.asset)
         let folder = URL(fileURLWithPath: out)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let types = type.isEmpty ? nil : Set(type)
@@ -221,6 +223,7 @@ struct AuxAttachCommand: ParsableCommand {
     }
 
     func run() throws {
+        try Isolation.runInChild(describing: target.asset)
         var options = HEIFAuxiliaryWriter.Options()
         options.lossless = !lossy
         options.quality = quality

@@ -76,4 +76,14 @@ struct AuxCommandTests {
         let list = try json(try Camlib.run(["aux", "list", "--library", scratch.file("none"), out, "--json"]).stdout)
         #expect(list.map { $0["type"] as! String } == ["depth"])
     }
+
+    @Test func aFileThatCrashesLibheifIsAnErrorNotACrash() throws {
+        // libheif 1.19.7 asserts on this file; camlib reads single files in a child process.
+        let file = Media.path("malformed/bigcat88__pillow_heif__corrupted.heic")
+        for arguments in [["aux", "list", file], ["aux", "extract", file, "--out", try ScratchDirectory().path]] {
+            let result = try Camlib.run(arguments + ["--library", "/nonexistent/camlib-library"])
+            #expect(!result.signaled && result.status == 1, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("\(file): a C library"))
+        }
+    }
 }

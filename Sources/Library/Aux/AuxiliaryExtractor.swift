@@ -180,7 +180,7 @@ public enum AuxiliaryExtractor {
                 } else {
                     found.encoding.meaning = "image"
                 }
-                let mime = xmp.value(namespace, name == "GDepth" ? "Mime" : "Mime") ?? xmp.value(namespace, "ImageMimeType") ?? ""
+                let mime = xmp.value(namespace, "Mime") ?? ""
                 guard let raw = Data(base64Encoded: data, options: .ignoreUnknownCharacters), !raw.isEmpty else {
                     found.problem = "\(name):Data is not valid base64"
                     extras.auxiliaryImages.append(found)

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Runs a command's work in a child process, so that a C library that aborts or spins on a
+/// hostile file (libheif 1.19.7 asserts on one file of the test corpus) ends with a clear
+/// error instead of a crash of camlib itself. `camlib import` has its own worker pool;
+/// this is for commands that read one file the user names (`camlib aux …`).
+///
+/// The child is camlib again, with the same arguments and `CAMLIB_ISOLATED=1`; it shares
+/// the terminal, so its output and exit status are the command's.
+enum Isolation {
+    static let variable = "CAMLIB_ISOLATED"
+    /// CPU seconds the child may use before the kernel stops it (SIGXCPU).
+    static let cpuSeconds: rlim_t = 120
+
+    /// In the parent: runs the child and exits with its status; returns only in the child.
+    static func runInChild(describing file: String) throws {
+        if ProcessInfo.processInfo.environment[variable] == "1" {
+            var limit = rlimit(rlim_cur: cpuSeconds, rlim_max: cpuSeconds + 5)
+            setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
+            return
+        }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = Array(CommandLine.arguments.dropFirst())
+        var environment = ProcessInfo.processInfo.environment
+        environment[variable] = "1"
+        // A crash report from the child would bury the one line that matters.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        child.environment = environment
+        try child.run()
+        child.waitUntilExit()
+        if child.terminationReason == .uncaughtSignal {
+            let signal = child.terminationStatus
+            if signal == SIGXCPU {
+                Terminal.error("camlib: \(file): reading it took more than \(cpuSeconds) s of CPU; camlib stopped")
+            } else {
+                Terminal.error(
+                    "camlib: \(file): a C library (libheif, libturbojpeg, FFmpeg…) crashed reading this file (signal \(signal), \(String(cString: strsignal(signal)))); camlib stopped, and only files it had finished are in place")
+            }
+            exit(1)
+        }
+        exit(child.terminationStatus)
+    }
+}
