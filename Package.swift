@@ -27,6 +27,8 @@ let package = Package(
 
         // Pixel buffers, EXIF orientation, resampling. Pure Swift.
         .target(name: "Imaging"),
+        // Pure functions over pixel buffers: comic, noir, mono, sepia, posterize, vignette.
+        .target(name: "Filters", dependencies: ["Imaging"]),
         // Byte-level formats: ISOBMFF boxes, JPEG segments, TIFF/IFD, Apple MakerNote.
         .target(name: "Containers", dependencies: ["Imaging"]),
         // Stills and movies through libheif, libexif, libturbojpeg, libpng, libav*.
@@ -54,6 +56,7 @@ let package = Package(
         // Test helpers: where ../shared/media is, the CI rule for it, temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "FiltersTests", dependencies: ["Filters", "Imaging"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "TestSupport"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Containers", "Imaging", "TestSupport"]),
         .testTarget(

@@ -1,0 +1,210 @@
+import Dispatch
+import Glibc
+import Imaging
+
+// The filters. Each works on 8-bit RGB in display orientation, row bands in parallel on
+// every core, per-channel work through lookup tables where the maths allows.
+
+/// Runs `body` over bands of rows, one band per core (more when there are many rows).
+@inlinable
+func forEachBand(rows: Int, _ body: (Range<Int>) -> Void) {
+    let bands = min(rows, max(1, Cores.online * 4))
+    guard bands > 1 else {
+        body(0..<rows)
+        return
+    }
+    // Bands write disjoint rows; the callers' buffers outlive this call.
+    nonisolated(unsafe) let body = body
+    DispatchQueue.concurrentPerform(iterations: bands) { band in
+        body((rows * band / bands)..<(rows * (band + 1) / bands))
+    }
+}
+
+@usableFromInline
+enum Cores {
+    @usableFromInline static let online: Int = {
+        let n = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        return n > 0 ? Int(n) : 1
+    }()
+}
+
+/// Applies a per-pixel function to every pixel, in parallel.
+@inlinable
+func mapPixels(_ image: PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UInt8) -> (UInt8, UInt8, UInt8)) -> PixelBuffer<UInt8> {
+    precondition(image.channels == 3, "filters take RGB")
+    var out = PixelBuffer<UInt8>(width: image.width, height: image.height, channels: 3)
+    let w = image.width
+    image.components.withUnsafeBufferPointer { src in
+        out.components.withUnsafeMutableBufferPointer { dst in
+            nonisolated(unsafe) let dst = dst
+            forEachBand(rows: image.height) { rows in
+                for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                    let (r, g, b) = transform(src[i * 3], src[i * 3 + 1], src[i * 3 + 2])
+                    dst[i * 3] = r
+                    dst[i * 3 + 1] = g
+                    dst[i * 3 + 2] = b
+                }
+            }
+        }
+    }
+    return out
+}
+
+/// Rec. 709 luma in 8-bit fixed point (weights 54, 183, 19 of 256).
+@inlinable
+func luma(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+    let sum: UInt32 = 54 &* UInt32(r) &+ 183 &* UInt32(g) &+ 19 &* UInt32(b) &+ 128
+    return UInt8(truncatingIfNeeded: sum >> 8)
+}
+
+func clampByte(_ v: Double) -> UInt8 {
+    UInt8(max(0, min(255, v.rounded())))
+}
+
+/// Gray by Rec. 709 luma.
+public struct MonoFilter: ImageFilter {
+    public static let name = "mono"
+    public static let summary = "gray from Rec. 709 luma, like CIPhotoEffectMono"
+    public static let parameters: [FilterParameter] = []
+    public init(parameters: [String: Double]) {}
+
+    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        mapPixels(image) { r, g, b in
+            let y = luma(r, g, b)
+            return (y, y, y)
+        }
+    }
+}
+
+/// High-contrast black and white, like CIPhotoEffectNoir.
+public struct NoirFilter: ImageFilter {
+    public static let name = "noir"
+    public static let summary = "high-contrast black and white, like CIPhotoEffectNoir"
+    public static let parameters = [
+        FilterParameter(name: "contrast", defaultValue: 1.5, range: 0.5...4, help: "slope of the tone curve at mid-gray")
+    ]
+    let curve: [UInt8]
+
+    public init(parameters: [String: Double]) {
+        let contrast = parameters["contrast"] ?? 1.5
+        // A smooth S-curve through mid-gray: steeper in the middle, rolled off at the ends.
+        curve = (0..<256).map { i in
+            let t = Double(i) / 255
+            let s = 0.5 + (t - 0.5) * contrast
+            let rolled = s < 0.5 ? 0.5 * pow(max(0, 2 * s), 1.25) : 1 - 0.5 * pow(max(0, 2 * (1 - s)), 1.25)
+            return clampByte(rolled * 255)
+        }
+    }
+
+    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        curve.withUnsafeBufferPointer { lut in
+            mapPixels(image) { r, g, b in
+                let y = lut[Int(luma(r, g, b))]
+                return (y, y, y)
+            }
+        }
+    }
+}
+
+/// Brown-toned, like CISepiaTone.
+public struct SepiaFilter: ImageFilter {
+    public static let name = "sepia"
+    public static let summary = "brown-toned, like CISepiaTone"
+    public static let parameters = [
+        FilterParameter(name: "intensity", defaultValue: 1, range: 0...1, help: "0 leaves the photo, 1 is full sepia")
+    ]
+    let weights: [Int32]  // 3x3 matrix in 1/1024, mixed with identity by intensity
+
+    public init(parameters: [String: Double]) {
+        let k = parameters["intensity"] ?? 1
+        let sepia: [Double] = [0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131]
+        let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+        weights = (0..<9).map { Int32(((1 - k) * identity[$0] + k * sepia[$0]) * 1024) }
+    }
+
+    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        let m = weights
+        return mapPixels(image) { r, g, b in
+            let (r, g, b) = (Int32(r), Int32(g), Int32(b))
+            func channel(_ row: Int) -> UInt8 {
+                UInt8(clamping: (m[row * 3] * r + m[row * 3 + 1] * g + m[row * 3 + 2] * b + 512) >> 10)
+            }
+            return (channel(0), channel(1), channel(2))
+        }
+    }
+}
+
+/// Few tones per channel, like CIColorPosterize.
+public struct PosterizeFilter: ImageFilter {
+    public static let name = "posterize"
+    public static let summary = "a few flat tones per channel, like CIColorPosterize"
+    public static let parameters = [
+        FilterParameter(name: "levels", defaultValue: 6, range: 2...64, help: "tones per channel")
+    ]
+    let table: [UInt8]
+
+    public init(parameters: [String: Double]) {
+        table = Self.table(levels: Int(parameters["levels"] ?? 6))
+    }
+
+    static func table(levels: Int) -> [UInt8] {
+        let steps = Double(max(2, levels) - 1)
+        return (0..<256).map { clampByte((Double($0) / 255 * steps).rounded() / steps * 255) }
+    }
+
+    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        table.withUnsafeBufferPointer { lut in
+            mapPixels(image) { r, g, b in (lut[Int(r)], lut[Int(g)], lut[Int(b)]) }
+        }
+    }
+}
+
+/// Darker towards the corners, like CIVignette.
+public struct VignetteFilter: ImageFilter {
+    public static let name = "vignette"
+    public static let summary = "darker towards the corners, like CIVignette"
+    public static let parameters = [
+        FilterParameter(name: "strength", defaultValue: 0.5, range: 0...1, help: "how dark the corners get (1: black)"),
+        FilterParameter(name: "radius", defaultValue: 0.5, range: 0...0.99, help: "where darkening starts, as a fraction of the centre-to-corner distance"),
+    ]
+    let strength: Double
+    let radius: Double
+
+    public init(parameters: [String: Double]) {
+        strength = parameters["strength"] ?? 0.5
+        radius = parameters["radius"] ?? 0.5
+    }
+
+    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        precondition(image.channels == 3, "filters take RGB")
+        let w = image.width, h = image.height
+        let cx = Double(w - 1) / 2, cy = Double(h - 1) / 2
+        let halfDiagonal = max(1, (cx * cx + cy * cy).squareRoot())
+        let dx2 = (0..<w).map { x in (Double(x) - cx) * (Double(x) - cx) }
+        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        let (strength, radius) = (strength, radius)
+        image.components.withUnsafeBufferPointer { src in
+            out.components.withUnsafeMutableBufferPointer { dst in
+                nonisolated(unsafe) let dst = dst
+                dx2.withUnsafeBufferPointer { dx2 in
+                    forEachBand(rows: h) { rows in
+                        for y in rows {
+                            let dy2 = (Double(y) - cy) * (Double(y) - cy)
+                            for x in 0..<w {
+                                let d = (dx2[x] + dy2).squareRoot() / halfDiagonal
+                                let t = max(0, min(1, (d - radius) / (1 - radius)))
+                                // Smoothstep falloff, in 1/256 steps.
+                                let factor = UInt32(((1 - strength * t * t * (3 - 2 * t)) * 256).rounded())
+                                let i = (y * w + x) * 3
+                                dst[i] = UInt8((UInt32(src[i]) * factor + 128) >> 8)
+                                dst[i + 1] = UInt8((UInt32(src[i + 1]) * factor + 128) >> 8)
+                                dst[i + 2] = UInt8((UInt32(src[i + 2]) * factor + 128) >> 8)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
