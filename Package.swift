@@ -39,14 +39,16 @@ let package = Package(
         .target(
             name: "Library",
             dependencies: [
-                "Imaging", "Containers", "Codecs",
+                "Imaging", "Containers", "Codecs", "Filters",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             plugins: ["EmbedMigrations"]),
         .executableTarget(
             name: "camlib",
-            dependencies: ["Library", "Codecs", "Containers", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "Library", "Codecs", "Containers", "Filters", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
 
         // Build step: migrations/*.sql become a Swift table compiled into Library, so the
         // schema lives only in migrations/ and the binary needs no files beside it.
@@ -61,7 +63,7 @@ let package = Package(
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Containers", "Imaging", "TestSupport"]),
         .testTarget(
             name: "LibraryTests",
-            dependencies: ["Library", "Codecs", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Library", "Codecs", "Filters", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "CLITests", dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]

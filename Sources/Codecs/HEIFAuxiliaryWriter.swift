@@ -61,31 +61,114 @@ public enum HEIFAuxiliaryWriter {
         }
         meta.references.append(.init(type: "auxl", from: item, to: [photo]))
 
+        return try assemble(fileBytes, meta: meta, appending: [(item, codedData)])
+    }
+
+    /// Writes `meta` into `file` in place of its meta box and appends `data` (each item's
+    /// bytes) in one new `mdat`, adding each item's location. Items stored after the meta
+    /// box move by its growth.
+    static func assemble(_ file: [UInt8], meta: HEIFMetaBox, appending data: [(item: UInt32, bytes: [UInt8])]) throws -> [UInt8] {
+        var meta = meta
         // A file whose last box runs "to the end" (size 0) gets an explicit size first.
-        var original = fileBytes
+        var original = file
         if let last = ISOBox.sequence(in: original, from: 0, limit: original.count).last,
             original[last.offset..<(last.offset + 4)].allSatisfy({ $0 == 0 })
         {
             guard last.size <= Int(UInt32.max) else {
-                throw HEIFError(code: -1, subcode: 0, message: "the file's last box is too large to resize", context: "attaching")
+                throw HEIFError(code: -1, subcode: 0, message: "the file's last box is too large to resize", context: "writing")
             }
             original.replaceSubrange(last.offset..<(last.offset + 4), with: withUnsafeBytes(of: UInt32(last.size).bigEndian, Array.init))
         }
-        let mdatHeader = codedData.count + 8 <= Int(UInt32.max) ? 8 : 16
-        // In the old file's coordinates: serialisation shifts it with everything after meta.
-        meta.locations.append(
-            .init(
-                itemID: item, constructionMethod: 0, dataReferenceIndex: 0, baseOffset: 0,
-                extents: [.init(index: 0, offset: UInt64(original.count + mdatHeader), length: UInt64(codedData.count))]))
+        let total = data.reduce(0) { $0 + $1.bytes.count }
+        let mdatHeader = total + 8 <= Int(UInt32.max) ? 8 : 16
+        // In the old file's coordinates: serialisation shifts them with everything after meta.
+        var position = original.count + mdatHeader
+        for (item, bytes) in data {
+            meta.locations.append(
+                .init(
+                    itemID: item, constructionMethod: 0, dataReferenceIndex: 0, baseOffset: 0,
+                    extents: [.init(index: 0, offset: UInt64(position), length: UInt64(bytes.count))]))
+            position += bytes.count
+        }
         let end = meta.originalRange.upperBound
         let draft = try meta.serialized(shiftingOffsetsFrom: end, by: 0)
         let shift = draft.count - meta.originalRange.count
         let newMeta = try meta.serialized(shiftingOffsetsFrom: end, by: shift)
         guard newMeta.count == draft.count else {
-            throw HEIFError(code: -1, subcode: 0, message: "internal error: the meta box changed size while shifting offsets", context: "attaching")
+            throw HEIFError(code: -1, subcode: 0, message: "internal error: the meta box changed size while shifting offsets", context: "writing")
         }
         var mdat = ISOBoxWriter()
-        mdat.box("mdat") { $0.raw(codedData) }
+        mdat.box("mdat") { box in for (_, bytes) in data { box.raw(bytes) } }
         return Array(original[..<meta.originalRange.lowerBound]) + newMeta + Array(original[end...]) + mdat.bytes
+    }
+
+    /// Copies the auxiliary images of `original`'s primary image (with their tiles, their
+    /// metadata items such as Apple's `apdi` XMP, and their own properties, irot/imir
+    /// included) into `rendered`, attached to its primary image. Nothing is re-encoded.
+    /// Returns the new file and the URNs carried over; items stored by reference to
+    /// other items cannot be copied and are returned in `left`.
+    public static func carryOverAuxiliaryImages(from original: [UInt8], into rendered: [UInt8]) throws
+        -> (bytes: [UInt8], carried: [String], left: [String])
+    {
+        let source = try HEIFMetaBox(file: original)
+        var target = try HEIFMetaBox(file: rendered)
+        let auxItems = source.references.filter { $0.type == "auxl" && $0.to.contains(source.primaryItemID) }.map(\.from)
+        guard !auxItems.isEmpty else { return (rendered, [], []) }
+
+        // Each aux item with what it needs: its tiles (dimg, recursively) and the metadata
+        // items that describe it (cdsc).
+        var closure: [UInt32: [UInt32]] = [:]
+        for aux in auxItems {
+            var items: [UInt32] = []
+            var todo = [aux]
+            while let id = todo.popLast() {
+                guard !items.contains(id) else { continue }
+                items.append(id)
+                todo += source.references.filter { $0.type == "dimg" && $0.from == id }.flatMap(\.to)
+                todo += source.references.filter { $0.type == "cdsc" && $0.to.contains(id) }.map(\.from)
+            }
+            closure[aux] = items
+        }
+        var mapping: [UInt32: UInt32] = [source.primaryItemID: target.primaryItemID]
+        var propertyIndex: [[UInt8]: Int] = [:]
+        var appended: [(UInt32, [UInt8])] = []
+        var carried: [String] = [], left: [String] = []
+        for aux in auxItems {
+            let urn = source.properties(of: aux).first { $0.type == "auxC" }.map { auxType($0.box) } ?? "item \(aux)"
+            let items = closure[aux]!
+            // Every item must be copyable before any is copied.
+            let data: [UInt32: [UInt8]]
+            do {
+                data = try Dictionary(uniqueKeysWithValues: items.map { ($0, try source.data(of: $0, in: original)) })
+            } catch {
+                left.append(urn)
+                continue
+            }
+            for id in items where mapping[id] == nil {
+                guard let info = source.itemInfo(id) else { continue }
+                let newID = try target.addItem(copying: info.box)
+                mapping[id] = newID
+                for property in source.properties(of: id) {
+                    let index = propertyIndex[property.box] ?? target.addProperty(property.box)
+                    propertyIndex[property.box] = index
+                    target.associate(newID, property: index, essential: property.association.essential)
+                }
+                appended.append((newID, data[id]!))
+            }
+            carried.append(urn)
+        }
+        for ref in source.references where ["auxl", "dimg", "cdsc"].contains(ref.type) {
+            guard let from = mapping[ref.from], ref.from != source.primaryItemID else { continue }
+            let to = ref.to.compactMap { mapping[$0] }
+            guard to.count == ref.to.count else { continue }
+            target.references.append(.init(type: ref.type, from: from, to: to))
+        }
+        return (try assemble(rendered, meta: target, appending: appended), carried, left)
+    }
+
+    /// The URN in an `auxC` box.
+    static func auxType(_ box: [UInt8]) -> String {
+        guard box.count > 12 else { return "" }
+        return String(decoding: box[12...].prefix { $0 != 0 }, as: UTF8.self)
     }
 }

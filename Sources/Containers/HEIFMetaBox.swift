@@ -67,6 +67,8 @@ public struct HEIFMetaBox: Sendable {
     /// The meta box's children in order; the ones camlib rewrites are placeholders.
     private var layout: [Child] = []
     private let metaVersionFlags: [UInt8]
+    /// The `idat` box's payload: data of items stored with construction method 1.
+    public private(set) var itemData: [UInt8] = []
     private var ilocIndexSize = 0
 
     private enum Child: Sendable {
@@ -104,6 +106,9 @@ public struct HEIFMetaBox: Sendable {
             case "iprp":
                 try readProperties(r, body: body)
                 layout.append(.iprp)
+            case "idat":
+                itemData = Array(r.bytes[body...])
+                layout.append(.raw(r.bytes))
             default:
                 layout.append(.raw(r.bytes))
             }
@@ -273,13 +278,15 @@ public struct HEIFMetaBox: Sendable {
 
     public func location(of item: UInt32) -> Location? { locations.first { $0.itemID == item } }
 
-    /// The bytes of an item stored by file offset (construction method 0): its extents,
-    /// concatenated.
+    /// The bytes of an item stored by file offset or in `idat` (construction methods 0 and
+    /// 1): its extents, concatenated.
     public func data(of item: UInt32, in file: [UInt8]) throws -> [UInt8] {
         guard let loc = location(of: item) else { throw FormatError("HEIF", "item \(item) has no location") }
-        guard loc.constructionMethod == 0, loc.dataReferenceIndex == 0 else {
-            throw FormatError("HEIF", "item \(item) is not stored by file offset")
+        guard loc.constructionMethod <= 1, loc.dataReferenceIndex == 0 else {
+            throw FormatError("HEIF", "item \(item) is stored by reference to other items or files")
         }
+        // Method 0: offsets in the file; method 1: offsets in the idat box.
+        let file = loc.constructionMethod == 0 ? file : itemData
         var out: [UInt8] = []
         let size = UInt64(file.count)
         for e in loc.extents {
@@ -306,6 +313,32 @@ public struct HEIFMetaBox: Sendable {
             b.cString(name)
         }
         itemInfos.append((id, type, w.bytes))
+        return id
+    }
+
+    /// The `infe` box of an item.
+    public func itemInfo(_ id: UInt32) -> (type: String, box: [UInt8])? {
+        itemInfos.first { $0.id == id }.map { ($0.type, $0.box) }
+    }
+
+    /// Adds a copy of another file's `infe` box under a new id and returns the id.
+    public mutating func addItem(copying infe: [UInt8]) throws -> UInt32 {
+        let id = (itemInfos.map(\.id) + locations.map(\.itemID) + [primaryItemID]).max()! + 1
+        guard infe.count >= 16 else { throw FormatError("HEIF", "an infe box is too short") }
+        var box = infe
+        switch box[8] {
+        case 2:
+            guard id <= 0xFFFF else { throw FormatError("HEIF", "too many items for a version 2 infe") }
+            box[12] = UInt8(id >> 8)
+            box[13] = UInt8(id & 0xFF)
+        case 3:
+            guard box.count >= 18 else { throw FormatError("HEIF", "an infe box is too short") }
+            for i in 0..<4 { box[12 + i] = UInt8((id >> UInt32(24 - 8 * i)) & 0xFF) }
+        default:
+            throw FormatError("HEIF", "infe version \(box[8]) is not supported")
+        }
+        let type = String(decoding: box[(box[8] == 2 ? 16 : 18)..<(box[8] == 2 ? 20 : 22)], as: UTF8.self)
+        itemInfos.append((id, type, box))
         return id
     }
 

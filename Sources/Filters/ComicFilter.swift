@@ -76,8 +76,9 @@ public struct ComicFilter: ImageFilter {
                                         let cx = Int(((cu + cv) * invSqrt2 * pitch).rounded())
                                         let cy = Int(((cu - cv) * invSqrt2 * pitch).rounded())
                                         let darkness = 1 - Double(smooth[min(h - 1, max(0, cy)) * w + min(w - 1, max(0, cx))]) / 255
-                                        // Dot radius in cell units: area proportional to darkness.
-                                        let radius = 0.62 * darkness.squareRoot()
+                                        // Dot radius in cell units: area proportional to darkness
+                                        // beyond the lightest 15%, which stays clean paper.
+                                        let radius = 0.62 * (max(0, darkness - 0.15) / 0.85).squareRoot()
                                         let du = u - cu, dv = v - cv
                                         let inDot = du * du + dv * dv < radius * radius
                                         let f = inDot ? inkFactor : 256

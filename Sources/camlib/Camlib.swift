@@ -15,7 +15,10 @@ struct Camlib: ParsableCommand {
             $XDG_DATA_HOME/camlib (~/.local/share/camlib).
             """,
         version: "0.1.0",
-        subcommands: [ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, AnalyzeWorkerCommand.self])
+        subcommands: [
+            ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
+            AnalyzeWorkerCommand.self,
+        ])
 }
 
 /// `--library`, shared by every command that touches a library.

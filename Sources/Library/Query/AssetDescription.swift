@@ -57,6 +57,17 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         }
     }
 
+    /// An edit recipe of the asset (`adjustments` in the JSON), oldest first.
+    public struct Adjustment: Codable, Sendable, Equatable {
+        public var formatIdentifier: String
+        public var formatVersion: String
+        /// The recipe: camlib's is JSON with sorted keys.
+        public var data: String
+        public var createdAt: String
+        /// Whether this adjustment is the asset's current version.
+        public var current: Bool
+    }
+
     public var id: Int64
     public var kind: AssetKind
     /// ISO 8601, with the UTC offset when known.
@@ -79,10 +90,11 @@ public struct AssetDescription: Codable, Sendable, Equatable {
     public var audioCodec: String?
     public var importedAt: String
     public var aux: [Aux] = []
+    public var adjustments: [Adjustment] = []
 
     enum CodingKeys: String, CodingKey {
         case id, kind, capturedAt, make, model, width, height, orientation, contentIdentifier, pairing, resources
-        case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux
+        case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux, adjustments
     }
 
     /// Contract fields are always present, as null when unknown.
@@ -106,6 +118,7 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         try c.encode(audioCodec, forKey: .audioCodec)
         try c.encode(importedAt, forKey: .importedAt)
         try c.encode(aux, forKey: .aux)
+        try c.encode(adjustments, forKey: .adjustments)
     }
 
     /// The original the asset is named after: its still, else its movie.
@@ -140,6 +153,7 @@ extension PhotoLibrary {
                         duration: row["duration"], videoCodec: row["video_codec"], audioCodec: row["audio_codec"],
                         importedAt: row["imported_at"])
                 }
+                // Renders of adjustments that are not current are history, not resources.
                 let resources = try Row.fetchAll(
                     db,
                     sql: """
@@ -147,6 +161,12 @@ extension PhotoLibrary {
                         FROM resource r
                         LEFT JOIN resource src ON src.id = r.derived_from
                         WHERE r.asset_id IN (\(marks))
+                          AND NOT EXISTS (
+                              SELECT 1 FROM adjustment_render ar
+                              LEFT JOIN asset_version v ON v.asset_id = r.asset_id
+                              WHERE ar.resource_id = r.id
+                                AND NOT EXISTS (SELECT 1 FROM adjustment_render cur
+                                                WHERE cur.resource_id = r.id AND cur.adjustment_id = v.current_adjustment_id))
                         ORDER BY r.asset_id, CASE r.role WHEN 'photo' THEN 0 WHEN 'pairedVideo' THEN 1 WHEN 'video' THEN 1
                                  WHEN 'thumbnail' THEN 2 ELSE 3 END, src.role = 'photo' DESC, r.id
                         """, arguments: args)
@@ -157,6 +177,16 @@ extension PhotoLibrary {
                         AssetDescription.Resource(
                             role: row["role"], path: absolute(row["path"]).path, sha256: row["sha256"], bytes: row["bytes"],
                             mime: row["mime"], of: row["source_role"], originalName: row["original_name"]))
+                }
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM adjustment_history WHERE asset_id IN (\(marks)) ORDER BY asset_id, adjustment_id", arguments: args)
+                {
+                    let assetID: Int64 = row["asset_id"]
+                    guard out[assetID] != nil else { continue }
+                    out[assetID]!.adjustments.append(
+                        AssetDescription.Adjustment(
+                            formatIdentifier: row["format_identifier"], formatVersion: row["format_version"], data: row["data"],
+                            createdAt: row["created_at"], current: row["current"]))
                 }
                 let decoder = JSONDecoder()
                 for row in try Row.fetchAll(db, sql: "SELECT * FROM aux_image WHERE asset_id IN (\(marks)) ORDER BY asset_id, id", arguments: args) {

@@ -1,0 +1,139 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+import GRDB
+
+/// camlib's own adjustment format: a ``FilterRecipe`` as JSON with sorted keys.
+public enum CamlibAdjustment {
+    public static let formatIdentifier = "org.camlib.filters"
+    public static let formatVersion = "1"
+
+    public static func data(_ recipe: FilterRecipe) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(recipe), as: UTF8.self)
+    }
+
+    /// The recipe, when camlib can handle this adjustment (PhotoKit's
+    /// `canHandleAdjustmentData`): its own identifier and a version it knows.
+    public static func recipe(formatIdentifier: String, formatVersion: String, data: String) -> FilterRecipe? {
+        guard formatIdentifier == Self.formatIdentifier, formatVersion == Self.formatVersion else { return nil }
+        return try? JSONDecoder().decode(FilterRecipe.self, from: Data(data.utf8))
+    }
+}
+
+/// What `camlib edit` did.
+public struct EditResult: Sendable {
+    public var adjustmentID: Int64
+    public var recipe: FilterRecipe
+    /// Absolute paths of the rendered files.
+    public var renders: [String]
+    public var warnings: [String]
+}
+
+extension PhotoLibrary {
+    /// The asset's current adjustment: nil when the current version is the original.
+    func currentAdjustment(of asset: Int64, _ db: Database) throws -> Row? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT d.* FROM asset_version v JOIN adjustment d ON d.id = v.current_adjustment_id
+                WHERE v.asset_id = ?
+                """, arguments: [asset])
+    }
+
+    /// Applies filters to an asset: a new adjustment rendered from the original, which
+    /// becomes the current version. With `extending`, the current camlib adjustment's
+    /// steps come first (the way PhotoKit resumes an edit it can handle).
+    public func edit(asset: Int64, steps: [FilterStep], extending: Bool) throws -> EditResult {
+        guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
+        guard let still = description.resources.first(where: { $0.role == .photo }) else {
+            throw MediaAnalyzer.Failure(reason: "asset \(asset) is a video; camlib edits photos and Live Photos")
+        }
+        if description.kind == .live || description.kind == .motion {
+            // Rendering the still alone would leave a pair whose halves disagree.
+            throw MediaAnalyzer.Failure(
+                reason: "asset \(asset) is a \(description.kind == .live ? "Live Photo" : "Motion Photo"); rendering its movie is not implemented yet, so camlib does not edit it")
+        }
+        var base: (id: Int64, recipe: FilterRecipe)?
+        if extending {
+            let current = try catalog.pool.read { db in try currentAdjustment(of: asset, db) }
+            guard let current else {
+                throw MediaAnalyzer.Failure(reason: "asset \(asset) has no current edit to extend; use --filter")
+            }
+            guard let recipe = CamlibAdjustment.recipe(formatIdentifier: current["format_identifier"], formatVersion: current["format_version"], data: current["data"]) else {
+                throw MediaAnalyzer.Failure(
+                    reason: "the current edit of asset \(asset) is \(current["format_identifier"] as String) \(current["format_version"] as String), which camlib cannot resume; use --filter to start again from the original")
+            }
+            base = (current["id"], recipe)
+        }
+        let recipe = FilterRecipe(steps: (base?.recipe.steps ?? []) + steps)
+        let render = try StillRenderer.render(path: still.path, recipe: recipe)
+        let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
+        defer { unlink(staged.url.path) }
+        let data = try CamlibAdjustment.data(recipe)
+        let ext = render.format == .heif ? "heic" : "jpg"
+        var published: URL?
+        do {
+            return try catalog.pool.write { db in
+                let now = utcNow()
+                let stillID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo'", arguments: [asset])!
+                // A render is named by its sha256: the same recipe renders the same bytes.
+                var resourceID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'renderedPhoto' AND sha256 = ?",
+                    arguments: [asset, staged.sha256])
+                var path: String
+                if let existing = resourceID {
+                    path = try String.fetchOne(db, sql: "SELECT path FROM resource WHERE id = ?", arguments: [existing])!
+                } else {
+                    let folder = derived.appendingPathComponent("renders/\(staged.sha256.prefix(2))")
+                    let url = try AtomicFile.publish(staged.url, to: folder.appendingPathComponent("\(staged.sha256).\(ext)"))
+                    published = url
+                    path = relative(url)
+                    var resource = ResourceRecord(
+                        id: nil, assetId: asset, role: .renderedPhoto, path: path, sha256: staged.sha256, bytes: staged.bytes,
+                        mime: render.format.mimeType, derivedFrom: stillID, originalName: nil, sourceDir: nil, addedAt: now)
+                    try resource.insert(db)
+                    resourceID = resource.id
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
+                        VALUES (?, ?, ?, ?, ?, 'camlib', ?)
+                        """,
+                    arguments: [asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion, data, base?.id, now])
+                let adjustmentID = db.lastInsertedRowID
+                try db.execute(
+                    sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustmentID, resourceID])
+                try setCurrent(asset: asset, adjustment: adjustmentID, db)
+                return EditResult(adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: render.warnings)
+            }
+        } catch {
+            if let published { unlink(published.path) }
+            throw error
+        }
+    }
+
+    /// Makes the original the asset's current version again; every adjustment and render
+    /// stays in the history. Returns false when the original already was current.
+    @discardableResult
+    public func revert(asset: Int64) throws -> Bool {
+        guard try describe([asset]).first != nil else { throw LibraryError.assetNotFound("with id \(asset)") }
+        return try catalog.pool.write { db in
+            guard try currentAdjustment(of: asset, db) != nil else { return false }
+            try setCurrent(asset: asset, adjustment: nil, db)
+            return true
+        }
+    }
+
+    func setCurrent(asset: Int64, adjustment: Int64?, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO asset_version (asset_id, current_adjustment_id, changed_at) VALUES (?, ?, ?)
+                ON CONFLICT (asset_id) DO UPDATE SET current_adjustment_id = excluded.current_adjustment_id,
+                                                     changed_at = excluded.changed_at
+                """, arguments: [asset, adjustment, utcNow()])
+    }
+}

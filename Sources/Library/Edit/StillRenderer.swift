@@ -1,0 +1,74 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+import Imaging
+
+/// Renders a filter recipe over a full-size still, in the original's format: filters see
+/// the photo as displayed; the result is stored in the original's orientation with the
+/// original's orientation tag or irot/imir, its metadata, colour profile and auxiliary
+/// images, so it displays and behaves like the original with the edit applied.
+public enum StillRenderer {
+    public struct Render: Sendable {
+        public var bytes: [UInt8]
+        public var format: MediaFormat
+        /// What could not be carried over, in words.
+        public var warnings: [String]
+    }
+
+    public static func render(path: String, recipe: FilterRecipe) throws -> Render {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        switch MediaFormat.sniff(Array(bytes.prefix(64))) {
+        case .heif?: return try renderHEIF(path: path, bytes: bytes, recipe: recipe)
+        case .jpeg?: return try renderJPEG(bytes: bytes, recipe: recipe)
+        case let other?: throw MediaAnalyzer.Failure(reason: "\(other.displayName) stills cannot be rendered yet (HEIC and JPEG can)")
+        case nil: throw MediaAnalyzer.Failure(reason: "\(path) is not a photo camlib reads")
+        }
+    }
+
+    static func renderHEIF(path: String, bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
+        let primary = try HEIFFile(path: path).primaryImage()
+        let displayed = try primary.decodeRGB()
+        let filtered = recipe.apply(to: displayed)
+        var still = HEIFEncoder.Still(pixels: filtered.applying(primary.orientation.inverse))
+        still.orientation = primary.orientation
+        still.iccProfile = primary.iccProfile
+        still.exifTIFF = primary.exifTIFF().map(Array.init)
+        still.xmp = primary.metadataBlocks(type: "mime").first { String(decoding: $0.prefix(512), as: UTF8.self).contains("xmpmeta") }
+        still.quality = 90
+        let encoded = try HEIFEncoder.encodeRGB(still)
+        let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: bytes, into: encoded)
+        return Render(
+            bytes: withAux, format: .heif,
+            warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+    }
+
+    static func renderJPEG(bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
+        let segments = try JPEGSegments(parsing: bytes)
+        let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
+        let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+        let decoded = try JPEGCodec.decode(bytes)
+        let filtered = recipe.apply(to: decoded.pixels.applying(orientation))
+        let encoded = try JPEGCodec.encode(filtered.applying(orientation.inverse), quality: 92)
+        // The original's metadata segments (Exif with its MakerNote, XMP, ICC profile, …)
+        // in their order, then the new image data. The MPF index is left out: its offsets
+        // describe the original file's appended images.
+        var warnings: [String] = []
+        var metadata: [UInt8] = []
+        for s in segments.segments where (0xE1...0xEF).contains(s.marker) {
+            if s.marker == 0xE2 && s.payload.starts(with: Array("MPF".utf8) + [0]) {
+                warnings.append("the original's MPF images (Portrait depth and mattes) are not carried into rendered JPEGs yet")
+                continue
+            }
+            let length = s.payload.count + 2
+            metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + s.payload
+        }
+        // The encoder's own JFIF APP0 goes when the original has Exif (APP1 must follow SOI).
+        let newSegments = try JPEGSegments(parsing: encoded)
+        var bodyStart = 2
+        if let app0 = newSegments.segments.first, app0.marker == 0xE0, segments.exifTIFF != nil {
+            bodyStart = app0.offset + 4 + app0.payload.count
+        }
+        return Render(bytes: [0xFF, 0xD8] + metadata + Array(encoded[bodyStart...]), format: .jpeg, warnings: warnings)
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Filters
+import Foundation
+import Library
+
+struct EditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Apply filters to a photo, non-destructively.",
+        discussion: """
+            Each edit is recorded as an adjustment (format org.camlib.filters, version 1, the
+            recipe as JSON) and rendered from the original, never from an earlier render;
+            the render becomes the asset's current version. The original is never touched:
+            `camlib revert ASSET` makes it current again, and the history stays.
+
+            Filters (name:key=value,... to set parameters):
+            \(FilterCatalog.all.map { f in
+                "  \(f.name): \(f.summary)" + (f.parameters.isEmpty ? "" : "\n" + f.parameters.map { "      \($0.name)=\(Self.number($0.defaultValue)) (\(Self.number($0.range.lowerBound))-\(Self.number($0.range.upperBound))): \($0.help)" }.joined(separator: "\n"))
+            }.joined(separator: "\n"))
+
+            Examples:
+              camlib edit 12 --filter comic
+              camlib edit 12 --filter noir --filter vignette:strength=0.4
+              camlib edit 12 --add-filter vignette      (extends the current edit)
+            HEIC stays HEIC (orientation, Exif, colour profile and auxiliary images kept);
+            JPEG stays JPEG. Live Photos and Motion Photos are refused until their movie
+            can be rendered too.
+            """)
+
+    static func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: ArgumentHelp("An asset id or a path of one of its files.", valueName: "asset"))
+    var asset: String
+
+    @Option(name: .long, help: ArgumentHelp("A filter, applied in order from the original; repeatable.", valueName: "name[:key=value,...]"))
+    var filter: [String] = []
+
+    @Option(name: .customLong("add-filter"), help: ArgumentHelp("A filter appended to the current edit's recipe; repeatable.", valueName: "name[:key=value,...]"))
+    var addFilter: [String] = []
+
+    @Flag(name: .long, help: "Print JSON: {asset, adjustmentId, recipe, renders, warnings}.")
+    var json = false
+
+    func validate() throws {
+        if filter.isEmpty && addFilter.isEmpty { throw ValidationError("give --filter NAME (or --add-filter NAME to extend the current edit)") }
+        if !filter.isEmpty && !addFilter.isEmpty { throw ValidationError("use --filter (start from the original) or --add-filter (extend), not both") }
+        for text in filter + addFilter {
+            do { _ = try FilterStep(parsing: text) } catch let e as FilterError { throw ValidationError(e.description) }
+        }
+    }
+
+    struct Output: Encodable {
+        var asset: Int64
+        var adjustmentId: Int64
+        var recipe: String
+        var renders: [String]
+        var warnings: [String]
+    }
+
+    func run() throws {
+        let library = try libraryOptions.open(create: false)
+        let id = try library.findAsset(asset)
+        let extending = !addFilter.isEmpty
+        let steps = try (extending ? addFilter : filter).map(FilterStep.init(parsing:))
+        let result = try library.edit(asset: id, steps: steps, extending: extending)
+        let recipe = result.recipe.steps.map(\.description).joined(separator: " → ")
+        if json {
+            print(try Terminal.json(Output(asset: id, adjustmentId: result.adjustmentID, recipe: recipe, renders: result.renders, warnings: result.warnings)))
+        } else {
+            print("Asset \(id): \(recipe)")
+            for r in result.renders { print("  rendered \(r)") }
+        }
+        for w in result.warnings { Terminal.error("camlib: asset \(id): \(w)") }
+    }
+}
+
+struct RevertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revert",
+        abstract: "Make an asset's original its current version again (its edit history stays).")
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: ArgumentHelp("An asset id or a path of one of its files.", valueName: "asset"))
+    var asset: String
+
+    func run() throws {
+        let library = try libraryOptions.open(create: false)
+        let id = try library.findAsset(asset)
+        print(try library.revert(asset: id) ? "Asset \(id): the original is current again." : "Asset \(id): the original already is current.")
+    }
+}

@@ -1,0 +1,117 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// `camlib edit` and `camlib revert` on stills: renders in the original's format, with its
+/// orientation, metadata and auxiliary images; adjustments kept as history.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct EditTests {
+    /// A library holding the given corpus files.
+    static func library(_ files: [String], in scratch: ScratchDirectory) throws -> PhotoLibrary {
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let report = try Importer(library: library).run(paths: files.map(Media.path))
+        #expect(report.errors.isEmpty)
+        return library
+    }
+
+    /// Share of pixels whose channels are within `tolerance` of each other.
+    static func grayShare(_ p: PixelBuffer<UInt8>, tolerance: Int = 8) -> Double {
+        var gray = 0
+        for i in stride(from: 0, to: p.components.count, by: 3) {
+            let r = Int(p.components[i]), g = Int(p.components[i + 1]), b = Int(p.components[i + 2])
+            if max(r, g, b) - min(r, g, b) <= tolerance { gray += 1 }
+        }
+        return Double(gray) / Double(p.width * p.height)
+    }
+
+    @Test func editingAHEICKeepsItsOrientationMetadataAndAuxImages() throws {
+        let scratch = try ScratchDirectory()
+        let files = ["apple-portrait-heic/heic_depth_data.heic", "orientation/IMG_0102.HEIC"]
+        let library = try Self.library(files, in: scratch)
+        for file in files {
+            let id = try library.findAsset(Media.path(file))
+            let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+            #expect(result.warnings.isEmpty)
+            let render = try #require(result.renders.first)
+            let original = try HEIFFile(path: Media.path(file)).primaryImage()
+            let rendered = try HEIFFile(path: render).primaryImage()
+            #expect(rendered.width == original.width && rendered.height == original.height, "\(file)")
+            #expect(rendered.orientation == original.orientation, "\(file)")
+            #expect(rendered.exifTIFF() != nil && rendered.iccProfile == original.iccProfile)
+            #expect(Self.grayShare(try rendered.decodeRGB()) > 0.97, "\(file): not gray")
+            // Auxiliary images are carried over bit for bit: same types, sizes and pixels.
+            let before = try LooseFileAuxiliaryImages.describe(path: Media.path(file), decode: true).aux
+            let after = try LooseFileAuxiliaryImages.describe(path: render, decode: true).aux
+            #expect(after.map(\.type) == before.map(\.type), "\(file)")
+            #expect(after.map(\.width) == before.map(\.width) && after.map(\.height) == before.map(\.height))
+            #expect(after.map(\.encoding) == before.map(\.encoding), "\(file): apdi metadata lost")
+            // exiftool reads the same camera and capture time from the render's Exif.
+            let tags = ["-s3", "-Make", "-Model", "-DateTimeOriginal"]
+            #expect(try run("exiftool", tags + [render]).stdout == (try run("exiftool", tags + [Media.path(file)]).stdout))
+            #expect(try run("heif-info", [render]).status == 0)
+        }
+    }
+
+    @Test func editingAJPEGKeepsItsEXIFOrientation() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(["orientation/Landscape_6.jpg"], in: scratch)
+        let id = try library.findAsset(Media.path("orientation/Landscape_6.jpg"))
+        let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "sepia")], extending: false)
+        let render = try #require(result.renders.first)
+        let exif = try run("exiftool", ["-s3", "-n", "-Orientation", "-ImageWidth", "-ImageHeight", render])
+        let original = try run("exiftool", ["-s3", "-n", "-Orientation", "-ImageWidth", "-ImageHeight", Media.path("orientation/Landscape_6.jpg")])
+        #expect(exif.stdout == original.stdout && exif.stdout.hasPrefix("6\n"))
+        let pixels = try JPEGCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: render)))).pixels
+        // Sepia: red ≥ green ≥ blue almost everywhere (JPEG coding blurs a little).
+        var warm = 0
+        for i in stride(from: 0, to: pixels.components.count, by: 3) {
+            let (r, g, b) = (Int(pixels.components[i]), Int(pixels.components[i + 1]), Int(pixels.components[i + 2]))
+            if r + 4 >= g && g + 4 >= b { warm += 1 }
+        }
+        #expect(Double(warm) / Double(pixels.width * pixels.height) > 0.97)
+    }
+
+    @Test func historyRevertAndResuming() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(["orientation/Landscape_1.jpg", "apple-live-photo"], in: scratch)
+        let id = try library.findAsset(Media.path("orientation/Landscape_1.jpg"))
+        let original = try library.describe([id])[0].resources.first { $0.role == .photo }!
+
+        // Nothing to extend yet.
+        #expect(throws: (any Error).self) { try library.edit(asset: id, steps: [try FilterStep(parsing: "vignette")], extending: true) }
+        let first = try library.edit(asset: id, steps: [try FilterStep(parsing: "noir")], extending: false)
+        let second = try library.edit(asset: id, steps: [try FilterStep(parsing: "vignette:strength=0.4")], extending: true)
+        #expect(second.recipe.steps.map(\.name) == ["noir", "vignette"])
+        var asset = try library.describe([id])[0]
+        #expect(asset.adjustments.count == 2)
+        #expect(asset.adjustments.map(\.current) == [false, true])
+        #expect(asset.adjustments.allSatisfy { $0.formatIdentifier == "org.camlib.filters" && $0.formatVersion == "1" })
+        let recipe = try JSONDecoder().decode(FilterRecipe.self, from: Data(asset.adjustments[1].data.utf8))
+        #expect(recipe == second.recipe)
+        // Only the current render is a resource.
+        #expect(asset.resources.filter { $0.role == .renderedPhoto }.map(\.path) == second.renders)
+        #expect(first.renders != second.renders)
+
+        #expect(try library.revert(asset: id))
+        asset = try library.describe([id])[0]
+        #expect(asset.adjustments.count == 2 && asset.adjustments.allSatisfy { !$0.current })
+        #expect(!asset.resources.contains { $0.role == .renderedPhoto })
+        #expect(try FileReading.sha256(of: original.path) == original.sha256)
+        #expect(try library.revert(asset: id) == false)
+
+        // Live Photos wait for the movie renderer.
+        let live = try library.findAsset(Media.path("apple-live-photo/IMG_4394.HEIC"))
+        do {
+            _ = try library.edit(asset: live, steps: [try FilterStep(parsing: "comic")], extending: false)
+            Issue.record("a Live Photo was edited without its movie")
+        } catch {
+            #expect("\(error)".contains("Live Photo"))
+        }
+    }
+}
