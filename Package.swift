@@ -24,6 +24,7 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         // Pixel buffers, EXIF orientation, resampling. Pure Swift.
         .target(name: "Imaging"),
@@ -34,7 +35,7 @@ let package = Package(
         // Stills and movies through libheif, libexif, libturbojpeg, libpng, libav*.
         .target(
             name: "Codecs",
-            dependencies: ["Imaging", "Containers", "CHeif", "CExif", "CFFmpeg", "CTurboJPEG", "CPNG"]),
+            dependencies: ["Imaging", "Containers", "CHeif", "CExif", "CFFmpeg", "CTurboJPEG", "CPNG", "CZlib"]),
         // The library: store layout, catalog, import, pairing, query.
         .target(
             name: "Library",

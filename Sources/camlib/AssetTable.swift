@@ -1,3 +1,4 @@
+import Filters
 import Foundation
 import Library
 
@@ -73,6 +74,22 @@ enum AssetTable {
             var role = r.role.rawValue
             if let of = r.of { role += " of \(of.rawValue)" }
             out += "  \(role.padding(toLength: 24, withPad: " ", startingAt: 0)) \(r.path)  (\(r.bytes) bytes, \(r.mime))\n"
+        }
+        if !a.adjustments.isEmpty {
+            out += "Edits (oldest first):\n"
+            for (i, d) in a.adjustments.enumerated() {
+                let mark = d.current ? "current" : "       "
+                let what: String
+                if d.formatIdentifier == "com.apple.photo" {
+                    what = "Apple Photos edit (camlib shows it but cannot re-render it; `camlib show --json` has its data)"
+                } else if let recipe = try? JSONDecoder().decode(FilterRecipe.self, from: Data(d.data.utf8)) {
+                    what = recipe.steps.map(\.description).joined(separator: " → ")
+                } else {
+                    what = "\(d.data.prefix(60))"
+                }
+                out += "  \(i + 1). \(mark)  \(d.formatIdentifier) \(d.formatVersion), \(d.createdAt): \(what)\n"
+            }
+            if !a.adjustments.contains(where: \.current) { out += "  The original is current.\n" }
         }
         if !a.aux.isEmpty {
             out += "Auxiliary images:\n"

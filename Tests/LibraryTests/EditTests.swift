@@ -115,3 +115,47 @@ struct EditTests {
         }
     }
 }
+
+/// Apple Photos edits (.AAE): decoded, recorded as foreign adjustments with their renders.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct AppleEditTests {
+    @Test func aaeDataIsDecodedToJSON() throws {
+        let aae = try AppleAdjustment(plist: [UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path("apple-misc/IMG_4120.AAE")))))
+        #expect(aae.formatIdentifier == "com.apple.photo" && aae.formatVersion == "1.4")
+        let json = try #require(aae.decodedJSON)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let adjustments = try #require(object["adjustments"] as? [[String: Any]])
+        #expect(adjustments.contains { ($0["settings"] as? [String: Any])?["effectName"] as? String == "3DNoir" })
+        // Damaged DEFLATE data is an error, not a crash or garbage.
+        #expect(throws: AppleAdjustmentError.self) { try RawDeflate.inflate(Array(aae.data.prefix(aae.data.count / 2))) }
+        #expect(throws: AppleAdjustmentError.self) { try AppleAdjustment(plist: Array("not a plist".utf8)) }
+    }
+
+    @Test func importRecordsApplesEditAsCurrentWithItsRenderAndRevertWorks() throws {
+        let corpus = try CorpusLibrary.shared()
+        let misc = try corpus.asset("apple-misc/IMG_4120.JPG")
+        #expect(misc.adjustments.count == 1)
+        #expect(misc.adjustments[0].formatIdentifier == "com.apple.photo" && misc.adjustments[0].current)
+        #expect(misc.adjustments[0].data.contains("3DNoir"))
+        #expect(misc.resources.contains { $0.role == .renderedPhoto && $0.originalName == "IMG_E4120.JPG" })
+        // IMG_3582: Photos' edit is current, the camera's IMG_O3582.aae is history.
+        let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
+        #expect(live.adjustments.count == 2)
+        #expect(live.adjustments.filter(\.current).count == 1)
+        // camlib cannot resume Apple's recipe.
+        do {
+            _ = try corpus.library.edit(asset: misc.id, steps: [try FilterStep(parsing: "mono")], extending: true)
+            Issue.record("Apple's edit was extended")
+        } catch {
+            #expect("\(error)".contains("com.apple.photo"))
+        }
+        // Revert on a scratch library, so the shared one keeps Apple's edit current.
+        let scratch = try ScratchDirectory()
+        let library = try EditTests.library(["apple-misc"], in: scratch)
+        let id = try library.findAsset(Media.path("apple-misc/IMG_4120.JPG"))
+        #expect(try library.revert(asset: id))
+        let reverted = try library.describe([id])[0]
+        #expect(!reverted.resources.contains { $0.role == .renderedPhoto })
+        #expect(reverted.adjustments.count == 1 && !reverted.adjustments[0].current)
+    }
+}

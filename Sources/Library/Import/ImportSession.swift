@@ -1,3 +1,4 @@
+import Codecs
 import Containers
 import Foundation
 import GRDB
@@ -350,7 +351,23 @@ struct ImportSession {
         if let t = a.thumbnail { unlink(t.temporaryPath) }
         let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
         attach(path: a.path, staged: staged, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType,
-               to: asset, into: &report)
+               to: asset, into: &report) { db, resource in
+            // Apple's render belongs to Apple's current edit, when its .AAE came first.
+            if let adjustment = try Self.appleEdit(of: asset, db) {
+                try db.execute(sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustment, resource])
+            }
+        }
+    }
+
+    /// The asset's Apple Photos edit (from `IMG_1234.AAE`, not the camera's `IMG_O1234.AAE`).
+    static func appleEdit(of asset: Int64, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT d.id FROM adjustment d JOIN resource r ON r.id = d.sidecar_resource_id
+                WHERE d.asset_id = ? AND d.origin = 'apple' AND r.original_name NOT LIKE 'IMG\\_O%' ESCAPE '\\'
+                ORDER BY d.id DESC LIMIT 1
+                """, arguments: [asset])
     }
 
     /// Attaches `IMG_1234.AAE` / `IMG_O1234.AAE` to the asset `IMG_1234`.
@@ -366,9 +383,40 @@ struct ImportSession {
         if let header = try? FileReading.prefix(of: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
             report.warnings.append(FileProblem(path: path, message: "does not look like an Apple adjustment plist; kept as is"))
         }
+        // Photos' own edit (IMG_1234.AAE) is the asset's current version, as on the phone;
+        // the camera's (IMG_O1234.AAE) is history.
+        let isCameraAdjustment = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
+            != url.deletingPathExtension().lastPathComponent
+        var adjustment: AppleAdjustment?
+        do {
+            adjustment = try AppleAdjustment(plist: [UInt8](Data(contentsOf: url)))
+        } catch {
+            report.warnings.append(FileProblem(path: path, message: "\(error); kept as a sidecar, not as an edit"))
+        }
+        let library = self.library
         do {
             let staged = try AtomicFile.copyToTemporary(from: url, in: library.temporary, readOnly: true)
-            attach(path: path, staged: staged, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report)
+            attach(path: path, staged: staged, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report) {
+                db, sidecar in
+                guard let adjustment else { return }
+                let data = adjustment.decodedJSON ?? Data(adjustment.data).base64EncodedString()
+                try db.execute(
+                    sql: """
+                        INSERT INTO adjustment (asset_id, format_identifier, format_version, data, origin, sidecar_resource_id, created_at)
+                        VALUES (?, ?, ?, ?, 'apple', ?, ?)
+                        """, arguments: [asset, adjustment.formatIdentifier, adjustment.formatVersion, data, sidecar, utcNow()])
+                let id = db.lastInsertedRowID
+                guard !isCameraAdjustment else { return }
+                // Apple's renders already attached (IMG_E1234.*) are this edit's.
+                try db.execute(
+                    sql: """
+                        INSERT INTO adjustment_render (adjustment_id, resource_id)
+                        SELECT ?, r.id FROM resource r
+                        WHERE r.asset_id = ? AND r.role IN ('renderedPhoto', 'renderedVideo') AND r.original_name IS NOT NULL
+                          AND NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = r.id)
+                        """, arguments: [id, asset])
+                try library.setCurrent(asset: asset, adjustment: id, db)
+            }
         } catch {
             report.errors.append(FileProblem(path: path, message: MediaAnalyzer.describe(error)))
         }
@@ -378,7 +426,7 @@ struct ImportSession {
     /// gone afterwards either way.
     private mutating func attach(
         path: String, staged copy: AtomicFile.Temporary, role: ResourceRole, mime: String, to asset: Int64,
-        into report: inout ImportReport
+        into report: inout ImportReport, then: ((Database, Int64) throws -> Void)? = nil
     ) {
         defer { unlink(copy.url.path) }
         do {
@@ -404,6 +452,7 @@ struct ImportSession {
                         mime: mime, derivedFrom: nil, originalName: source.lastPathComponent,
                         sourceDir: source.deletingLastPathComponent().path, addedAt: utcNow())
                     try record.insert(db)
+                    try then?(db, record.id!)
                     return true
                 }
                 if added {
