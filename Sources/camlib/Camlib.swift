@@ -17,6 +17,7 @@ struct Camlib: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
+            ExportCommand.self,
             AnalyzeWorkerCommand.self,
         ])
 }

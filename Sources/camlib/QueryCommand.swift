@@ -36,6 +36,23 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var libraryOptions: LibraryOptions
     @OptionGroup var output: OutputFormat
 
+    @OptionGroup var filters: QueryFilters
+
+    func run() throws {
+        let library = try libraryOptions.open(create: false)
+        let assets = try library.describe(try filters.makeQuery().run(in: library))
+        if output.json {
+            print(try Terminal.json(assets))
+        } else if output.csv {
+            print(AssetTable.csv(assets), terminator: "")
+        } else {
+            print(AssetTable.text(assets), terminator: "")
+        }
+    }
+}
+
+/// The filters and order of `camlib query`, shared with `camlib export --query`.
+struct QueryFilters: ParsableArguments {
     @Option(name: .long, help: "Only assets of this kind (photo, live, video, motion); repeatable.")
     var kind: [AssetKind] = []
 
@@ -86,8 +103,7 @@ struct QueryCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let library = try libraryOptions.open(create: false)
+    func makeQuery() -> AssetQuery {
         var query = AssetQuery()
         query.kinds = kind
         query.has = has.compactMap(AssetQuery.Feature.init(name:))
@@ -100,14 +116,7 @@ struct QueryCommand: ParsableCommand {
         query.sort = sort
         query.descending = reverse
         query.limit = limit
-        let assets = try library.describe(try query.run(in: library))
-        if output.json {
-            print(try Terminal.json(assets))
-        } else if output.csv {
-            print(AssetTable.csv(assets), terminator: "")
-        } else {
-            print(AssetTable.text(assets), terminator: "")
-        }
+        return query
     }
 }
 

@@ -5,7 +5,8 @@ import Foundation
 struct ImportInputs {
     /// Photos and movies (and anything else that is not a sidecar: the analysis decides).
     var media: [String] = []
-    /// `.AAE` adjustment sidecars; attached after the media they belong to.
+    /// `.AAE` adjustment sidecars and camlib's `.camlib.json` edit histories; attached
+    /// after the media they belong to.
     var sidecars: [String] = []
     var skipped: [FileProblem] = []
     var errors: [FileProblem] = []
@@ -57,7 +58,7 @@ struct ImportInputs {
         if name.hasPrefix(".") {
             // macOS leaves ._IMG_1234.HEIC (AppleDouble) and .DS_Store beside copied photos.
             skipped.append(FileProblem(path: path, message: "hidden file"))
-        } else if MediaFormat.claimed(byExtension: url.pathExtension) == .appleAdjustment {
+        } else if MediaFormat.claimed(byExtension: url.pathExtension) == .appleAdjustment || name.hasSuffix(Exporter.HistorySidecar.suffix) {
             sidecars.append(path)
         } else {
             media.append(path)

@@ -422,6 +422,62 @@ struct ImportSession {
         }
     }
 
+    /// Restores camlib's edit history from an exported `.camlib.json`: the adjustments of
+    /// the asset whose original has the sidecar's sha256, its current one current again,
+    /// linked to the render imported beside it.
+    mutating func commitHistory(_ path: String, into report: inout ImportReport) {
+        do {
+            let history = try JSONDecoder().decode(
+                Exporter.HistorySidecar.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            guard history.format == "org.camlib.history", history.version == 1 else {
+                throw MediaAnalyzer.Failure(reason: "a camlib history of format \(history.format) \(history.version), which this camlib does not read")
+            }
+            let restored: Int = try pool.write { db in
+                guard let asset = try Self.assetHolding(sha256: history.original, db) else {
+                    throw MediaAnalyzer.Failure(reason: "its original (sha256 \(history.original.prefix(12))…) is not in the library; import it with the sidecar")
+                }
+                var added = 0
+                var current: Int64?
+                for a in history.adjustments {
+                    let known = try Int64.fetchOne(
+                        db, sql: "SELECT id FROM adjustment WHERE asset_id = ? AND format_identifier = ? AND data = ? AND created_at = ?",
+                        arguments: [asset, a.formatIdentifier, a.data, a.createdAt])
+                    var id = known
+                    if id == nil {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO adjustment (asset_id, format_identifier, format_version, data, origin, created_at)
+                                VALUES (?, ?, ?, ?, 'camlib', ?)
+                                """, arguments: [asset, a.formatIdentifier, a.formatVersion, a.data, a.createdAt])
+                        id = db.lastInsertedRowID
+                        added += 1
+                    }
+                    if a.current { current = id }
+                }
+                if let current {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO adjustment_render (adjustment_id, resource_id)
+                            SELECT ?, r.id FROM resource r
+                            WHERE r.asset_id = ? AND r.role IN ('renderedPhoto', 'renderedVideo')
+                              AND NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = r.id)
+                            """, arguments: [current, asset])
+                    try library.setCurrent(asset: asset, adjustment: current, db)
+                }
+                touchedAssets.insert(asset)
+                return added
+            }
+            if restored > 0 {
+                report.imported += 1
+                report.attached += 1
+            } else {
+                report.duplicates += 1
+            }
+        } catch {
+            report.errors.append(FileProblem(path: path, message: "cannot restore the edit history: \(MediaAnalyzer.describe(error))"))
+        }
+    }
+
     /// Links a staged copy beside the asset's original and records it; the staged file is
     /// gone afterwards either way.
     private mutating func attach(

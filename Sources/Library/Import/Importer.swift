@@ -87,7 +87,11 @@ public final class Importer: Sendable {
         }
         for path in inputs.sidecars where !isCancelled {
             done += 1
-            session.commitSidecar(path, into: &report)
+            if path.hasSuffix(Exporter.HistorySidecar.suffix) {
+                session.commitHistory(path, into: &report)
+            } else {
+                session.commitSidecar(path, into: &report)
+            }
             progress(ImportProgress(done: done, total: total, path: path))
         }
         // Again at the end: a worker of an import killed earlier may have outlived the

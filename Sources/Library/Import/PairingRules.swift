@@ -48,8 +48,12 @@ public enum PairingRules {
 
 /// Apple's names for the files that go with `IMG_1234.HEIC`.
 public enum AppleSidecarName {
-    /// `IMG_E1234` → `IMG_1234` (a rendered edit); nil for other names.
-    public static func renderTarget(stem: String) -> String? { strip(letter: "E", from: stem) }
+    /// `IMG_E1234` → `IMG_1234` (a rendered edit, Apple's naming), and `name_E` → `name`
+    /// (camlib's export of a render of a file without Apple's numbering); nil otherwise.
+    public static func renderTarget(stem: String) -> String? {
+        if let apple = strip(letter: "E", from: stem) { return apple }
+        return stem.count > 2 && stem.hasSuffix("_E") ? String(stem.dropLast(2)) : nil
+    }
 
     /// The asset stem an `.AAE` belongs to: `IMG_1234` and `IMG_O1234` (the camera's
     /// adjustments) → `IMG_1234`.

@@ -1,0 +1,120 @@
+import Containers
+import Foundation
+import GRDB
+
+/// `camlib export`: assets out of the library as files other tools understand and that
+/// `camlib import` turns back into the same asset.
+///
+/// Per asset, under one stem:
+/// - the original(s), byte for byte: the still, and a Live Photo's movie renamed to the
+///   still's stem (its content identifier already matches); a video's movie;
+/// - unless `originalOnly`, when the current version is an edit: its render as
+///   `STEM_E.ext`-style Apple name (`IMG_E1234.HEIC`, or `<stem>_E.heic` for other names)
+///   and `<stem>.camlib.json`, the adjustment history, which import reads back; an Apple
+///   edit's `.AAE` sidecars go along as they are.
+public enum Exporter {
+    public struct Exported: Codable, Sendable {
+        public var asset: Int64
+        public var files: [String]
+        public var problem: String?
+
+        public init(asset: Int64, files: [String], problem: String? = nil) {
+            (self.asset, self.files, self.problem) = (asset, files, problem)
+        }
+    }
+
+    /// The sidecar that carries camlib's adjustment history.
+    public struct HistorySidecar: Codable, Sendable, Equatable {
+        public static let suffix = ".camlib.json"
+        public var format = "org.camlib.history"
+        public var version = 1
+        /// sha256 of the original still the history applies to.
+        public var original: String
+        public var adjustments: [AssetDescription.Adjustment]
+    }
+
+    /// The name of a render next to an original named `stem`: Apple's `IMG_E1234` for
+    /// `IMG_1234`, `stem_E` otherwise.
+    public static func renderStem(for stem: String) -> String {
+        if let underscore = stem.lastIndex(of: "_") {
+            let digits = stem[stem.index(after: underscore)...]
+            if !digits.isEmpty, digits.allSatisfy(\.isNumber) { return String(stem[...underscore]) + "E" + digits }
+        }
+        return stem + "_E"
+    }
+
+    public static func export(_ asset: AssetDescription, from library: PhotoLibrary, to folder: URL, originalOnly: Bool) throws -> [String] {
+        guard let primary = asset.primaryOriginal else { throw LibraryError.assetNotFound("\(asset.id) with an original") }
+        let stem = URL(fileURLWithPath: primary.originalName ?? primary.path).deletingPathExtension().lastPathComponent
+        // Originals, the Live Photo movie under the still's stem.
+        var plan: [(source: String, name: String)] = []
+        func ext(_ r: AssetDescription.Resource) -> String { URL(fileURLWithPath: r.originalName ?? r.path).pathExtension }
+        for r in asset.resources where r.role == .photo || r.role == .video || (r.role == .pairedVideo && asset.kind == .live) {
+            plan.append((r.path, "\(stem).\(ext(r))"))
+        }
+        let current = asset.adjustments.last(where: \.current)
+        if !originalOnly, let current {
+            let renders = asset.resources.filter { $0.role == .renderedPhoto || $0.role == .renderedVideo }
+            for r in renders {
+                let renderExt = URL(fileURLWithPath: r.path).pathExtension
+                plan.append((r.path, "\(renderStem(for: stem)).\(renderExt)"))
+            }
+            if current.formatIdentifier == "com.apple.photo" {
+                for r in asset.resources where r.role == .adjustmentSidecar {
+                    plan.append((r.path, r.originalName ?? URL(fileURLWithPath: r.path).lastPathComponent))
+                }
+            }
+        }
+        let writesHistory = !originalOnly && asset.adjustments.contains { $0.formatIdentifier == CamlibAdjustment.formatIdentifier }
+        // One stem for every file: the first free of stem, stem-2, … (never overwrite).
+        let fm = FileManager.default
+        var suffix = ""
+        for n in 1...10_000 {
+            suffix = n == 1 ? "" : "-\(n)"
+            let names = plan.map { rename($0.name, stem: stem, suffix: suffix) } + (writesHistory ? ["\(stem)\(suffix)\(HistorySidecar.suffix)"] : [])
+            if names.allSatisfy({ !fm.fileExists(atPath: folder.appendingPathComponent($0).path) }) { break }
+        }
+        var written: [String] = []
+        do {
+            for (source, name) in plan {
+                let destination = folder.appendingPathComponent(rename(name, stem: stem, suffix: suffix))
+                try copy(source, to: destination)
+                written.append(destination.path)
+            }
+            if writesHistory, let photo = asset.resources.first(where: { $0.role == .photo }) {
+                let history = HistorySidecar(original: photo.sha256, adjustments: asset.adjustments.filter { $0.formatIdentifier == CamlibAdjustment.formatIdentifier })
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                let destination = folder.appendingPathComponent("\(stem)\(suffix)\(HistorySidecar.suffix)")
+                try AtomicFile.write([UInt8](try encoder.encode(history)), to: destination, overwrite: false)
+                written.append(destination.path)
+            }
+        } catch {
+            // An asset is exported whole or not at all.
+            for path in written { unlink(path) }
+            throw error
+        }
+        return written
+    }
+
+    /// `IMG_1234.HEIC` with suffix "-2" → `IMG_1234-2.HEIC`; render names keep their E.
+    static func rename(_ name: String, stem: String, suffix: String) -> String {
+        guard !suffix.isEmpty else { return name }
+        let url = URL(fileURLWithPath: name)
+        let base = url.deletingPathExtension().lastPathComponent
+        let ext = url.pathExtension
+        return base + suffix + (ext.isEmpty ? "" : ".\(ext)")
+    }
+
+    /// A byte-for-byte copy through a temporary file beside the destination, never
+    /// replacing an existing file.
+    static func copy(_ source: String, to destination: URL) throws {
+        let temporary = try AtomicFile.copyToTemporary(from: URL(fileURLWithPath: source), in: destination.deletingLastPathComponent(), readOnly: false)
+        defer { unlink(temporary.url.path) }
+        guard link(temporary.url.path, destination.path) == 0 else {
+            if errno == EEXIST { throw LibraryError.exists(path: destination.path) }
+            throw LibraryError.io(path: destination.path, operation: "link", errno: errno)
+        }
+        try AtomicFile.syncDirectory(destination.deletingLastPathComponent())
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Library
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Copy assets out of the library, with their edits, in a form camlib import restores.",
+        discussion: """
+            Each asset's originals are copied byte for byte under one name stem (a Live
+            Photo's movie takes the still's stem; its content identifier already matches).
+            When the current version is an edit, its render goes beside them as IMG_E1234.*
+            (Apple's naming, or NAME_E.* for other names) with NAME.camlib.json, camlib's
+            edit history; an Apple Photos edit takes its .AAE along. Importing the folder
+            restores the assets with their history. --original copies the originals only.
+            Existing files are never replaced: an asset whose names are taken gets NAME-2.*.
+            Examples:
+              camlib export 12 14 --to ~/Desktop/out
+              camlib export --query --kind live --since 2025-01-01 --to /media/usb/photos
+            """)
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: ArgumentHelp("Asset ids or paths of their files.", valueName: "asset"))
+    var assets: [String] = []
+
+    @Flag(name: .long, help: "Export the assets the query options select (all assets when none is given).")
+    var query = false
+
+    @OptionGroup(title: "Query options (with --query)") var filters: QueryFilters
+
+    @Option(name: .long, help: ArgumentHelp("The folder to write into (created if missing).", valueName: "dir"))
+    var to: String
+
+    @Flag(name: .long, help: "The originals only, not the current edit.")
+    var original = false
+
+    @Flag(name: .long, help: "Print JSON: an array of {asset, files, problem}.")
+    var json = false
+
+    func validate() throws {
+        if assets.isEmpty && !query { throw ValidationError("name assets to export, or select them with --query") }
+        if !assets.isEmpty && query { throw ValidationError("name assets or use --query, not both") }
+    }
+
+    func run() throws {
+        let library = try libraryOptions.open(create: false)
+        let ids = query ? try filters.makeQuery().run(in: library) : try assets.map { try library.findAsset($0) }
+        let folder = URL(fileURLWithPath: to)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let progress = ProgressBar()
+        var results: [Exporter.Exported] = []
+        for (i, id) in ids.enumerated() {
+            var result = Exporter.Exported(asset: id, files: [])
+            do {
+                guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound("with id \(id)") }
+                progress.update(done: i, total: ids.count, item: description.primaryOriginal?.originalName ?? "asset \(id)")
+                result.files = try Exporter.export(description, from: library, to: folder, originalOnly: original)
+            } catch {
+                result.problem = "\(error)"
+                Terminal.error("camlib: asset \(id): \(error)")
+            }
+            results.append(result)
+        }
+        progress.update(done: ids.count, total: ids.count, item: "")
+        progress.finish()
+        if json {
+            print(try Terminal.json(results))
+        } else {
+            let files = results.reduce(0) { $0 + $1.files.count }
+            print("Exported \(results.filter { $0.problem == nil }.count) of \(ids.count) assets (\(files) files) to \(folder.path).")
+        }
+        if results.contains(where: { $0.problem != nil }) { throw ExitCode(ExitStatus.partialFailure) }
+    }
+}
