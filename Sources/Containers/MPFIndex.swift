@@ -20,6 +20,11 @@ public struct MPFIndex: Sendable, Equatable {
     }
 
     public let entries: [Entry]
+    /// Where the MP Entry table is, counted from the start of the segment's payload
+    /// (after the marker and length), and its byte order: enough to rewrite the entries'
+    /// sizes and offsets in place when the images move.
+    public let entryTablePayloadOffset: Int
+    public let byteOrder: ByteOrder
 
     /// Parses the `MPF\0` APP2 segment of a JPEG.
     public init(segment: JPEGSegments.Segment) throws {
@@ -34,7 +39,8 @@ public struct MPFIndex: Sendable, Equatable {
         case (0x4D, 0x4D): r.order = .bigEndian
         default: throw FormatError("MPF index", "no TIFF byte-order mark")
         }
-        let ifd = try TIFFDirectory(reader: r, offset: Int(try r.u32(at: 4)))
+        let ifdOffset = Int(try r.u32(at: 4))
+        let ifd = try TIFFDirectory(reader: r, offset: ifdOffset)
         guard case .bytes(let raw)? = ifd[0xB002] else {
             throw FormatError("MPF index", "no MP Entry tag (0xB002)")
         }
@@ -51,5 +57,38 @@ public struct MPFIndex: Sendable, Equatable {
             entries.append(Entry(attribute: attribute, size: size, offset: relative == 0 ? 0 : base + relative))
         }
         self.entries = entries
+        // The 0xB002 entry's value offset, relative to the TIFF header (payload + 4).
+        var table: Int?
+        let count = Int(try r.u16(at: ifdOffset))
+        for i in 0..<count where try r.u16(at: ifdOffset + 2 + i * 12) == 0xB002 {
+            table = Int(try r.u32(at: ifdOffset + 2 + i * 12 + 8))
+        }
+        guard let table else { throw FormatError("MPF index", "no MP Entry tag (0xB002)") }
+        entryTablePayloadOffset = 4 + table
+        byteOrder = r.order
+    }
+
+    /// The segment payload with each entry's size and offset replaced: `images[i]` is the
+    /// (start in the new file, size) of entry `i`, and `tiffHeader` is where this
+    /// segment's TIFF header will be in the new file. The first image keeps offset 0.
+    public func rewritten(payload: ArraySlice<UInt8>, images: [(start: Int, size: Int)], tiffHeader: Int) throws -> [UInt8] {
+        guard images.count == entries.count else { throw FormatError("MPF index", "\(images.count) images for \(entries.count) entries") }
+        var out = Array(payload)
+        func put(_ value: Int, at position: Int) throws {
+            guard value >= 0, value <= Int(UInt32.max), position + 4 <= out.count else {
+                throw FormatError("MPF index", "an offset does not fit")
+            }
+            let v = UInt32(value)
+            let bytes: [UInt8] = byteOrder == .bigEndian
+                ? [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+                : [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)]
+            out.replaceSubrange(position..<(position + 4), with: bytes)
+        }
+        for (i, image) in images.enumerated() {
+            let entry = entryTablePayloadOffset + i * 16
+            try put(image.size, at: entry + 4)
+            try put(i == 0 ? 0 : image.start - tiffHeader, at: entry + 8)
+        }
+        return out
     }
 }

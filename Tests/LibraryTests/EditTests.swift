@@ -77,6 +77,28 @@ struct EditTests {
         #expect(Double(warm) / Double(pixels.width * pixels.height) > 0.97)
     }
 
+    @Test func aPortraitJPEGsRenderKeepsItsMPFImages() throws {
+        let scratch = try ScratchDirectory()
+        let file = "apple-portrait-jpeg/jpeg_depth_data.jpg"
+        let library = try Self.library([file], in: scratch)
+        let result = try library.edit(asset: try library.findAsset(Media.path(file)), steps: [try FilterStep(parsing: "mono")], extending: false)
+        #expect(result.warnings.isEmpty)
+        let render = try #require(result.renders.first)
+        let before = try LooseFileAuxiliaryImages.describe(path: Media.path(file), decode: true).aux
+        let after = try LooseFileAuxiliaryImages.describe(path: render, decode: true).aux
+        #expect(after.map(\.type) == [.disparity, .portraitEffectsMatte] && after.map(\.type) == before.map(\.type))
+        #expect(after.allSatisfy { $0.problem == nil })
+        // Extracted pixels are the original's: the MPF images were copied, not re-encoded.
+        let a = try LooseFileAuxiliaryImages.extract(path: Media.path(file), types: nil, to: try scratch.subdirectory("a"), overwrite: false)
+        let b = try LooseFileAuxiliaryImages.extract(path: render, types: nil, to: try scratch.subdirectory("b"), overwrite: false)
+        for (x, y) in zip(a, b) {
+            #expect(FileManager.default.contents(atPath: x.path!) == FileManager.default.contents(atPath: y.path!))
+        }
+        // exiftool reads the rewritten index, and finds each image where it says.
+        let mpf = try run("exiftool", ["-a", "-s3", "-MPF:NumberOfImages", "-MPF:MPImageLength", render])
+        #expect(mpf.stdout.split(separator: "\n").map(String.init) == ["3", "\(try FileManager.default.attributesOfItem(atPath: render)[.size] as! Int - 27698 - 88622)", "27698", "88622"])
+    }
+
     @Test func historyRevertAndResuming() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["orientation/Landscape_1.jpg", "apple-live-photo"], in: scratch)

@@ -43,6 +43,19 @@ public enum StillRenderer {
             warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
     }
 
+    /// The original's MPF index and the bytes of every image after the primary, when all
+    /// of them are whole; nil otherwise.
+    static func carriedMPFImages(_ bytes: [UInt8], segments: JPEGSegments) -> (MPFIndex, JPEGSegments.Segment, [[UInt8]])? {
+        guard let mpf = segments.mpfSegment, let index = try? MPFIndex(segment: mpf) else { return nil }
+        var images: [[UInt8]] = []
+        for entry in index.entries where !entry.isPrimary {
+            guard entry.offset + entry.size <= bytes.count, entry.size > 0 else { return nil }
+            images.append(Array(bytes[entry.offset..<(entry.offset + entry.size)]))
+        }
+        guard index.entries.first?.isPrimary == true else { return nil }
+        return (index, mpf, images)
+    }
+
     static func renderJPEG(bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
         let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
@@ -51,14 +64,19 @@ public enum StillRenderer {
         let filtered = recipe.apply(to: decoded.pixels.applying(orientation))
         let encoded = try JPEGCodec.encode(filtered.applying(orientation.inverse), quality: 92)
         // The original's metadata segments (Exif with its MakerNote, XMP, ICC profile, …)
-        // in their order, then the new image data. The MPF index is left out: its offsets
-        // describe the original file's appended images.
+        // in their order, then the new image data, then the original's MPF images
+        // (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
+        let mpfImages = carriedMPFImages(bytes, segments: segments)
         var warnings: [String] = []
         var metadata: [UInt8] = []
+        var mpfSegmentAt: Int?
         for s in segments.segments where (0xE1...0xEF).contains(s.marker) {
-            if s.marker == 0xE2 && s.payload.starts(with: Array("MPF".utf8) + [0]) {
-                warnings.append("the original's MPF images (Portrait depth and mattes) are not carried into rendered JPEGs yet")
-                continue
+            if let mpf = segments.mpfSegment, s.offset == mpf.offset {
+                guard mpfImages != nil else {
+                    warnings.append("the original's MPF images could not be carried over (their index is damaged)")
+                    continue
+                }
+                mpfSegmentAt = 2 + metadata.count
             }
             let length = s.payload.count + 2
             metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + s.payload
@@ -69,6 +87,18 @@ public enum StillRenderer {
         if let app0 = newSegments.segments.first, app0.marker == 0xE0, segments.exifTIFF != nil {
             bodyStart = app0.offset + 4 + app0.payload.count
         }
-        return Render(bytes: [0xFF, 0xD8] + metadata + Array(encoded[bodyStart...]), format: .jpeg, warnings: warnings)
+        var output = [0xFF, 0xD8] + metadata + Array(encoded[bodyStart...])
+        if let at = mpfSegmentAt, let (index, mpf, images) = mpfImages {
+            var layout: [(start: Int, size: Int)] = [(0, output.count)]
+            var position = output.count
+            for image in images {
+                layout.append((position, image.count))
+                position += image.count
+            }
+            let payload = try index.rewritten(payload: mpf.payload, images: layout, tiffHeader: at + 8)
+            output.replaceSubrange((at + 4)..<(at + 4 + payload.count), with: payload)
+            for image in images { output += image }
+        }
+        return Render(bytes: output, format: .jpeg, warnings: warnings)
     }
 }
