@@ -1,0 +1,164 @@
+/// Writes a movie again with one track's samples replaced (a re-encoded video) and every
+/// other track (audio, Apple's timed metadata: still-image-time, …), every QuickTime key
+/// and every other box of `moov` kept as they were. The new file holds one `mdat` with
+/// all samples, followed by `moov`.
+public enum MovieRewriter {
+    public struct NewSample: Sendable {
+        public var data: [UInt8]
+        public var duration: UInt32
+        public var isSync: Bool
+        /// Presentation minus decoding time (B-frames), in the track's timescale.
+        public var compositionOffset: Int32
+
+        public init(data: [UInt8], duration: UInt32, isSync: Bool, compositionOffset: Int32 = 0) {
+            (self.data, self.duration, self.isSync, self.compositionOffset) = (data, duration, isSync, compositionOffset)
+        }
+    }
+
+    /// `bytes` with track `trackID`'s sample description and samples replaced.
+    public static func replacingTrack(_ trackID: UInt32, in bytes: [UInt8], sampleDescription: [UInt8], samples: [NewSample]) throws -> [UInt8] {
+        let movie = try MovieTracks(file: bytes)
+        guard movie.tracks.contains(where: { $0.id == trackID }) else { throw FormatError("movie", "no track \(trackID)") }
+        // The new mdat: other tracks' chunks copied as they are, the new samples as one chunk.
+        let payloadSize = movie.tracks.reduce(0) { total, track in
+            total + (track.id == trackID ? samples.reduce(0) { $0 + $1.data.count } : track.chunks.reduce(0) { $0 + $1.size })
+        }
+        let top = ISOBox.sequence(in: bytes, from: 0, limit: bytes.count)
+        var head: [UInt8] = []
+        for box in top where !["mdat", "moov", "free", "skip", "wide"].contains(box.type) { head += bytes[box.offset..<box.end] }
+        let mdatHeader = payloadSize + 8 <= Int(UInt32.max) ? 8 : 16
+        var position = head.count + mdatHeader
+        var mdat: [UInt8] = []
+        mdat.reserveCapacity(payloadSize)
+        var chunkOffsets: [UInt32: [Int]] = [:]
+        for track in movie.tracks {
+            if track.id == trackID {
+                chunkOffsets[track.id] = [position]
+                for s in samples { mdat += s.data }
+                position += samples.reduce(0) { $0 + $1.data.count }
+            } else {
+                var offsets: [Int] = []
+                for chunk in track.chunks {
+                    offsets.append(position)
+                    mdat += bytes[chunk.offset..<(chunk.offset + chunk.size)]
+                    position += chunk.size
+                }
+                chunkOffsets[track.id] = offsets
+            }
+        }
+        var out = ISOBoxWriter()
+        out.raw(head)
+        out.box("mdat") { $0.raw(mdat) }
+        // moov, with each trak's sample tables rebuilt.
+        var moov = ISOBoxWriter()
+        moov.box("moov") { m in
+            for child in movie.moov.children(in: bytes) {
+                guard child.type == "trak", let track = movie.tracks.first(where: { $0.box.offset == child.offset }) else {
+                    m.raw(bytes[child.offset..<child.end])
+                    continue
+                }
+                let offsets = chunkOffsets[track.id]!
+                m.raw(rebuild(child, in: bytes, path: ["mdia", "minf", "stbl"]) { stbl in
+                    track.id == trackID
+                        ? newSampleTable(sampleDescription: sampleDescription, samples: samples, chunkOffset: offsets[0])
+                        : sampleTable(stbl, in: bytes, withChunkOffsets: offsets)
+                })
+            }
+        }
+        out.raw(moov.bytes)
+        return out.bytes
+    }
+
+    /// A container box with the box at `path` below it replaced by `replace(thatBox)`.
+    static func rebuild(_ box: ISOBox, in bytes: [UInt8], path: [String], replace: (ISOBox) -> [UInt8]) -> [UInt8] {
+        var w = ISOBoxWriter()
+        w.box(box.type) { b in
+            for child in box.children(in: bytes) {
+                if child.type == path.first {
+                    b.raw(path.count == 1 ? replace(child) : rebuild(child, in: bytes, path: Array(path.dropFirst()), replace: replace))
+                } else {
+                    b.raw(bytes[child.offset..<child.end])
+                }
+            }
+        }
+        return w.bytes
+    }
+
+    /// An existing `stbl` with its chunk offsets replaced (as `co64` when one needs it).
+    static func sampleTable(_ stbl: ISOBox, in bytes: [UInt8], withChunkOffsets offsets: [Int]) -> [UInt8] {
+        var w = ISOBoxWriter()
+        w.box("stbl") { b in
+            for child in stbl.children(in: bytes) {
+                if child.type == "stco" || child.type == "co64" {
+                    b.raw(chunkOffsetBox(offsets))
+                } else {
+                    b.raw(bytes[child.offset..<child.end])
+                }
+            }
+        }
+        return w.bytes
+    }
+
+    static func chunkOffsetBox(_ offsets: [Int]) -> [UInt8] {
+        var w = ISOBoxWriter()
+        if offsets.allSatisfy({ $0 <= Int(UInt32.max) }) {
+            w.box("stco", version: 0) { b in
+                b.u32(UInt32(offsets.count))
+                for o in offsets { b.u32(UInt32(o)) }
+            }
+        } else {
+            w.box("co64", version: 0) { b in
+                b.u32(UInt32(offsets.count))
+                for o in offsets { b.u64(UInt64(o)) }
+            }
+        }
+        return w.bytes
+    }
+
+    /// A `stbl` for new samples stored as one chunk.
+    static func newSampleTable(sampleDescription: [UInt8], samples: [NewSample], chunkOffset: Int) -> [UInt8] {
+        var w = ISOBoxWriter()
+        w.box("stbl") { b in
+            b.raw(sampleDescription)
+            // Durations, run-length coded.
+            var runs: [(count: UInt32, delta: UInt32)] = []
+            for s in samples {
+                if let last = runs.last, last.delta == s.duration { runs[runs.count - 1].count += 1 } else { runs.append((1, s.duration)) }
+            }
+            b.box("stts", version: 0) { t in
+                t.u32(UInt32(runs.count))
+                for r in runs { t.u32(r.count); t.u32(r.delta) }
+            }
+            if samples.contains(where: { $0.compositionOffset != 0 }) {
+                var offsets: [(count: UInt32, offset: Int32)] = []
+                for s in samples {
+                    if let last = offsets.last, last.offset == s.compositionOffset { offsets[offsets.count - 1].count += 1 } else { offsets.append((1, s.compositionOffset)) }
+                }
+                b.box("ctts", version: 1) { t in
+                    t.u32(UInt32(offsets.count))
+                    for o in offsets { t.u32(o.count); t.u32(UInt32(bitPattern: o.offset)) }
+                }
+            }
+            if !samples.allSatisfy(\.isSync) {
+                let sync = samples.indices.filter { samples[$0].isSync }
+                b.box("stss", version: 0) { t in
+                    t.u32(UInt32(sync.count))
+                    for i in sync { t.u32(UInt32(i + 1)) }
+                }
+            }
+            b.box("stsc", version: 0) { t in
+                t.u32(1)
+                t.u32(1)
+                t.u32(UInt32(samples.count))
+                t.u32(1)
+            }
+            b.box("stsz", version: 0) { t in
+                t.u32(0)
+                t.u32(UInt32(samples.count))
+                for s in samples { t.u32(UInt32(s.data.count)) }
+            }
+            b.raw(chunkOffsetBox([chunkOffset]))
+        }
+        return w.bytes
+    }
+}
