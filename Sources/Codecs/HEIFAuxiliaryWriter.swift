@@ -159,8 +159,11 @@ public enum HEIFAuxiliaryWriter {
         }
         for ref in source.references where ["auxl", "dimg", "cdsc"].contains(ref.type) {
             guard let from = mapping[ref.from], ref.from != source.primaryItemID else { continue }
+            // An aux item may also name items that were not copied (Apple's depth names the
+            // ISO gain-map item too); it keeps the ones that exist in the new file. Tiles
+            // (dimg) must all be there, in order.
             let to = ref.to.compactMap { mapping[$0] }
-            guard to.count == ref.to.count else { continue }
+            guard !to.isEmpty, ref.type != "dimg" || to.count == ref.to.count else { continue }
             target.references.append(.init(type: ref.type, from: from, to: to))
         }
         return (try assemble(rendered, meta: target, appending: appended), carried, left)

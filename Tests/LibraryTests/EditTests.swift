@@ -101,7 +101,7 @@ struct EditTests {
 
     @Test func historyRevertAndResuming() throws {
         let scratch = try ScratchDirectory()
-        let library = try Self.library(["orientation/Landscape_1.jpg", "apple-live-photo"], in: scratch)
+        let library = try Self.library(["orientation/Landscape_1.jpg"], in: scratch)
         let id = try library.findAsset(Media.path("orientation/Landscape_1.jpg"))
         let original = try library.describe([id])[0].resources.first { $0.role == .photo }!
 
@@ -127,14 +127,46 @@ struct EditTests {
         #expect(try FileReading.sha256(of: original.path) == original.sha256)
         #expect(try library.revert(asset: id) == false)
 
-        // Live Photos wait for the movie renderer.
-        let live = try library.findAsset(Media.path("apple-live-photo/IMG_4394.HEIC"))
-        do {
-            _ = try library.edit(asset: live, steps: [try FilterStep(parsing: "comic")], extending: false)
-            Issue.record("a Live Photo was edited without its movie")
-        } catch {
-            #expect("\(error)".contains("Live Photo"))
+    }
+
+    /// The issue's proof on IMG_3582: the edited pair checked with exiftool, ffprobe and
+    /// heif-info; revert, then export, gives the byte-identical originals.
+    @Test func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)
+        let id = try library.findAsset(Media.path("apple-live-photo/IMG_3582.HEIC"))
+        let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "posterize:levels=4")], extending: false)
+        let still = try #require(result.renders.first { $0.hasSuffix(".heic") })
+        let movie = try #require(result.renders.first { $0.hasSuffix(".mov") })
+        // One content identifier for both, and the still-image-time track kept.
+        let stillID = try run("exiftool", ["-s3", "-MediaGroupUUID", still]).stdout
+        let movieTags = try run("exiftool", ["-s3", "-ee", "-ContentIdentifier", "-StillImageTime", movie]).stdout.split(separator: "\n").map(String.init)
+        #expect(stillID == "602FEBB7-6B59-4799-96E6-9C8484D873C7\n")
+        #expect(movieTags.first == "602FEBB7-6B59-4799-96E6-9C8484D873C7" && movieTags.count == 2)
+        // Same frames, size and timing; the audio untouched.
+        func streams(_ path: String) throws -> String {
+            try run("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=codec_type,width,height,nb_read_frames,duration", "-of", "csv=p=0", path]).stdout
         }
+        #expect(try streams(movie) == (try streams(Media.path("apple-live-photo/IMG_3582.mov"))))
+        let audio = ["-v", "error", "-map", "0:a", "-c", "copy", "-f", "framemd5", "-"]
+        #expect(try run("ffmpeg", ["-i", movie] + audio).stdout == (try run("ffmpeg", ["-i", Media.path("apple-live-photo/IMG_3582.mov")] + audio).stdout))
+        // Every frame went through the filter: each one differs from the original's.
+        func frameHashes(_ path: String) throws -> [String] {
+            try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough", "-f", "framemd5", "-"]).stdout
+                .split(separator: "\n").filter { !$0.hasPrefix("#") }.map { String($0.split(separator: ",").last ?? "") }
+        }
+        let before = try frameHashes(Media.path("apple-live-photo/IMG_3582.mov")), after = try frameHashes(movie)
+        #expect(before.count == 55 && after.count == 55)
+        #expect(zip(before, after).allSatisfy { $0 != $1 })
+        // The still keeps its depth.
+        let info = try run("heif-info", [still]).stdout
+        #expect(info.contains("depth channel: yes"))
+
+        try library.revert(asset: id)
+        let out = try scratch.subdirectory("out")
+        let files = try Exporter.export(try library.describe([id])[0], from: library, to: out, originalOnly: true)
+        #expect(try files.map { try FileReading.sha256(of: $0) }
+            == [try FileReading.sha256(of: Media.path("apple-live-photo/IMG_3582.HEIC")), try FileReading.sha256(of: Media.path("apple-live-photo/IMG_3582.mov"))])
     }
 }
 

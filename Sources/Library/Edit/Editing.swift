@@ -51,11 +51,12 @@ extension PhotoLibrary {
         guard let still = description.resources.first(where: { $0.role == .photo }) else {
             throw MediaAnalyzer.Failure(reason: "asset \(asset) is a video; camlib edits photos and Live Photos")
         }
-        if description.kind == .live || description.kind == .motion {
-            // Rendering the still alone would leave a pair whose halves disagree.
+        if description.kind == .motion {
+            // Rendering the still alone would leave a photo whose movie disagrees.
             throw MediaAnalyzer.Failure(
-                reason: "asset \(asset) is a \(description.kind == .live ? "Live Photo" : "Motion Photo"); rendering its movie is not implemented yet, so camlib does not edit it")
+                reason: "asset \(asset) is a Motion Photo; rendering the movie inside its still is not implemented yet, so camlib does not edit it")
         }
+        let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
         var base: (id: Int64, recipe: FilterRecipe)?
         if extending {
             let current = try catalog.pool.read { db in try currentAdjustment(of: asset, db) }
@@ -72,9 +73,17 @@ extension PhotoLibrary {
         let render = try StillRenderer.render(path: still.path, recipe: recipe)
         let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
+        // A Live Photo's movie: every frame through the same recipe.
+        var stagedMovie: (file: AtomicFile.Temporary, mime: String, ext: String)?
+        if let movie {
+            let bytes = try MovieRenderer.render(path: movie.path, recipe: recipe, scratch: temporary)
+            let ext = URL(fileURLWithPath: movie.originalName ?? movie.path).pathExtension.lowercased()
+            stagedMovie = (try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true), movie.mime, ext.isEmpty ? "mov" : ext)
+        }
+        defer { if let m = stagedMovie { unlink(m.file.url.path) } }
         let data = try CamlibAdjustment.data(recipe)
         let ext = render.format == .heif ? "heic" : "jpg"
-        var published: URL?
+        var published: [URL] = []
         do {
             return try catalog.pool.write { db in
                 let now = utcNow()
@@ -90,7 +99,7 @@ extension PhotoLibrary {
                 } else {
                     let folder = derived.appendingPathComponent("renders/\(staged.sha256.prefix(2))")
                     let url = try AtomicFile.publish(staged.url, to: folder.appendingPathComponent("\(staged.sha256).\(ext)"))
-                    published = url
+                    published.append(url)
                     path = relative(url)
                     var resource = ResourceRecord(
                         id: nil, assetId: asset, role: .renderedPhoto, path: path, sha256: staged.sha256, bytes: staged.bytes,
@@ -107,11 +116,35 @@ extension PhotoLibrary {
                 let adjustmentID = db.lastInsertedRowID
                 try db.execute(
                     sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustmentID, resourceID])
+                var renders = [absolute(path).path]
+                if let (file, mime, movieExt) = stagedMovie, let movie {
+                    let movieID = try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE path = ?", arguments: [relative(URL(fileURLWithPath: movie.path))])
+                    var movieResource = try Int64.fetchOne(
+                        db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'renderedVideo' AND sha256 = ?",
+                        arguments: [asset, file.sha256])
+                    var moviePath: String
+                    if let existing = movieResource {
+                        moviePath = try String.fetchOne(db, sql: "SELECT path FROM resource WHERE id = ?", arguments: [existing])!
+                    } else {
+                        let folder = derived.appendingPathComponent("renders/\(file.sha256.prefix(2))")
+                        let url = try AtomicFile.publish(file.url, to: folder.appendingPathComponent("\(file.sha256).\(movieExt)"))
+                        published.append(url)
+                        moviePath = relative(url)
+                        var resource = ResourceRecord(
+                            id: nil, assetId: asset, role: .renderedVideo, path: moviePath, sha256: file.sha256, bytes: file.bytes,
+                            mime: mime, derivedFrom: movieID, originalName: nil, sourceDir: nil, addedAt: now)
+                        try resource.insert(db)
+                        movieResource = resource.id
+                    }
+                    try db.execute(
+                        sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustmentID, movieResource])
+                    renders.append(absolute(moviePath).path)
+                }
                 try setCurrent(asset: asset, adjustment: adjustmentID, db)
-                return EditResult(adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: render.warnings)
+                return EditResult(adjustmentID: adjustmentID, recipe: recipe, renders: renders, warnings: render.warnings)
             }
         } catch {
-            if let published { unlink(published.path) }
+            for url in published { unlink(url.path) }
             throw error
         }
     }

@@ -1,0 +1,45 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+
+/// Renders a filter recipe over every frame of a Live Photo's movie: same frame count,
+/// timing, size and orientation; the audio track, Apple's timed metadata tracks
+/// (still-image-time) and the QuickTime keys (content identifier) keep their bytes.
+enum MovieRenderer {
+    static func render(path: String, recipe: FilterRecipe, scratch: URL) throws -> [UInt8] {
+        let encoded = scratch.appendingPathComponent("\(getpid())-\(UUID().uuidString).part").path
+        defer { unlink(encoded) }
+        let frames = try VideoRenderer.render(input: path, output: encoded) { recipe.apply(to: $0) }
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let rendered = try [UInt8](Data(contentsOf: URL(fileURLWithPath: encoded)))
+        guard let source = try MovieTracks(file: original).tracks.first(where: { $0.handler == "vide" }),
+            let video = try MovieTracks(file: rendered).tracks.first(where: { $0.handler == "vide" })
+        else { throw MediaAnalyzer.Failure(reason: "the movie has no video track") }
+        guard video.samples.count == source.samples.count, frames == source.samples.count else {
+            throw MediaAnalyzer.Failure(
+                reason: "the movie has \(source.samples.count) video samples but \(frames) frames decoded and \(video.samples.count) were encoded")
+        }
+        guard video.timescale == source.timescale else {
+            throw MediaAnalyzer.Failure(reason: "internal error: the encoded video's timescale \(video.timescale) is not the source's \(source.timescale)")
+        }
+        // Frame times: the source's presentation times (decode time + composition offset,
+        // in presentation order), so every frame shows when it showed before; the last one
+        // lasts until the source's end.
+        var decodeTime: Int64 = 0
+        var times: [Int64] = []
+        for s in source.samples {
+            times.append(decodeTime + Int64(s.compositionOffset))
+            decodeTime += Int64(s.duration)
+        }
+        times.sort()
+        let end = decodeTime + (times.last.map { _ in Int64(source.samples.last?.compositionOffset ?? 0) } ?? 0)
+        let durations = times.indices.map { i in UInt32(clamping: (i + 1 < times.count ? times[i + 1] : max(end, times[i] + 1)) - times[i]) }
+        let samples = zip(video.samples, durations).map { new, duration in
+            MovieRewriter.NewSample(
+                data: Array(rendered[new.offset..<(new.offset + new.size)]), duration: duration, isSync: new.isSync,
+                compositionOffset: new.compositionOffset)
+        }
+        return try MovieRewriter.replacingTrack(source.id, in: original, sampleDescription: video.sampleDescription, samples: samples)
+    }
+}
