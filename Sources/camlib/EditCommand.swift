@@ -6,12 +6,12 @@ import Library
 struct EditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Apply filters to a photo, non-destructively.",
+        abstract: "Apply filters to a photo or Live Photo, non-destructively.",
         discussion: """
-            Each edit is recorded as an adjustment (format org.camlib.filters, version 1, the
-            recipe as JSON) and rendered from the original, never from an earlier render;
-            the render becomes the asset's current version. The original is never touched:
-            `camlib revert ASSET` makes it current again, and the history stays.
+            Each edit is recorded as an adjustment (format org.camlib.filters, version 1,
+            the recipe as JSON) and rendered from the original, never from an earlier
+            render; the render becomes the asset's current version. The original is never
+            touched: `camlib revert ASSET` makes it current again, and the history stays.
 
             Filters (name:key=value,... to set parameters):
             \(FilterCatalog.all.map { f in
@@ -23,8 +23,9 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter noir --filter vignette:strength=0.4
               camlib edit 12 --add-filter vignette      (extends the current edit)
             HEIC stays HEIC (orientation, Exif, colour profile and auxiliary images kept);
-            JPEG stays JPEG. Live Photos and Motion Photos are refused until their movie
-            can be rendered too.
+            JPEG stays JPEG (with its MPF images). A Live Photo's movie is rendered too,
+            every frame, keeping its sound, timing and content identifier. Motion Photos
+            (a movie inside the still) cannot be edited yet.
             """)
 
     static func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
