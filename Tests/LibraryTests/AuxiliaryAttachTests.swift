@@ -1,5 +1,6 @@
 import Codecs
 import Containers
+import Filters
 import Foundation
 import Imaging
 import Testing
@@ -150,6 +151,10 @@ struct AuxiliaryAttachTests {
         #expect(second != path)
         #expect(Set(try LooseFileAuxiliaryImages.describe(path: second).aux.map(\.type)) == [.depth, .portraitEffectsMatte])
         #expect(Set(try library.describe([id])[0].aux.map(\.type)) == [.depth, .portraitEffectsMatte])
+        // An edit renders from the original and keeps the attached images too.
+        let edit = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        let editedStill = try #require(edit.renders.first)
+        #expect(Set(try LooseFileAuxiliaryImages.describe(path: editedStill).aux.map(\.type)) == [.depth, .portraitEffectsMatte])
         // Attaching a second depth map is refused: the newest version has one.
         #expect(throws: (any Error).self) {
             try library.attachAuxiliaryImage(to: id, type: .depth, from: try Self.pugDisparity(in: try ScratchDirectory()), options: .init())

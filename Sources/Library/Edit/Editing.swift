@@ -70,7 +70,19 @@ extension PhotoLibrary {
             base = (current["id"], recipe)
         }
         let recipe = FilterRecipe(steps: (base?.recipe.steps ?? []) + steps)
-        let render = try StillRenderer.render(path: still.path, recipe: recipe)
+        // Auxiliary images attached with `camlib aux attach` live in the newest version it
+        // made; the render carries those (the original's plus the attached ones).
+        let attached = try catalog.pool.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT r.path FROM resource r
+                    WHERE r.asset_id = ? AND r.role = 'renderedPhoto'
+                      AND EXISTS (SELECT 1 FROM aux_image x WHERE x.resource_id = r.id)
+                    ORDER BY r.id DESC LIMIT 1
+                    """, arguments: [asset])
+        }
+        let render = try StillRenderer.render(path: still.path, recipe: recipe, auxiliarySource: attached.map { absolute($0).path })
         let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         // A Live Photo's movie: every frame through the same recipe.

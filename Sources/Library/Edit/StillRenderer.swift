@@ -16,17 +16,21 @@ public enum StillRenderer {
         public var warnings: [String]
     }
 
-    public static func render(path: String, recipe: FilterRecipe) throws -> Render {
+    /// `auxiliarySource`: the HEIC whose auxiliary images the render carries (a version
+    /// `camlib aux attach` made from the original); the original itself when nil.
+    public static func render(path: String, recipe: FilterRecipe, auxiliarySource: String? = nil) throws -> Render {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         switch MediaFormat.sniff(Array(bytes.prefix(64))) {
-        case .heif?: return try renderHEIF(path: path, bytes: bytes, recipe: recipe)
+        case .heif?:
+            let auxBytes = try auxiliarySource.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) } ?? bytes
+            return try renderHEIF(path: path, bytes: bytes, auxiliaryBytes: auxBytes, recipe: recipe)
         case .jpeg?: return try renderJPEG(bytes: bytes, recipe: recipe)
         case let other?: throw MediaAnalyzer.Failure(reason: "\(other.displayName) stills cannot be rendered yet (HEIC and JPEG can)")
         case nil: throw MediaAnalyzer.Failure(reason: "\(path) is not a photo camlib reads")
         }
     }
 
-    static func renderHEIF(path: String, bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
+    static func renderHEIF(path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
         let displayed = try primary.decodeRGB()
         let filtered = recipe.apply(to: displayed)
@@ -37,7 +41,7 @@ public enum StillRenderer {
         still.xmp = primary.metadataBlocks(type: "mime").first { String(decoding: $0.prefix(512), as: UTF8.self).contains("xmpmeta") }
         still.quality = 90
         let encoded = try HEIFEncoder.encodeRGB(still)
-        let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: bytes, into: encoded)
+        let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
         return Render(
             bytes: withAux, format: .heif,
             warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
