@@ -132,9 +132,11 @@ public struct MovieTracks: Sendable {
         var samples: [Sample] = []
         var chunks: [Chunk] = []
         var next = 0
+        var run = -1  // the stsc run that covers the current chunk (runs are in chunk order)
         for (c, chunkOffset) in chunkOffsets.enumerated() {
-            let run = runs.last { $0.first <= c + 1 }
-            let count = run?.perChunk ?? 0
+            while run + 1 < runs.count && runs[run + 1].first <= c + 1 { run += 1 }
+            let count = run >= 0 ? runs[run].perChunk : 0
+            guard count <= sizes.count else { throw FormatError("movie", "track \(id): a chunk claims \(count) samples") }
             var offset = chunkOffset
             for _ in 0..<count where next < sizes.count {
                 samples.append(
