@@ -31,7 +31,10 @@ public enum VideoRenderer {
         defer { avformat_close_input(&inCtx) }
         rc = avformat_find_stream_info(inFormat, nil)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avformat_find_stream_info") }
-        let index = av_find_best_stream(inFormat, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        // The first video stream, which is the first video track: the one the caller
+        // replaces (Google Motion Photos add a second, high-resolution one).
+        let count = Int(inFormat.pointee.nb_streams)
+        let index = Int32((0..<count).first { inFormat.pointee.streams[$0]?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO } ?? -1)
         guard index >= 0, let inStream = inFormat.pointee.streams[Int(index)], let par = inStream.pointee.codecpar else {
             throw FFmpegError(message: "no video stream", call: "av_find_best_stream")
         }

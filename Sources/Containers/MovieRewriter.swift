@@ -16,7 +16,11 @@ public enum MovieRewriter {
     }
 
     /// `bytes` with track `trackID`'s sample description and samples replaced.
-    public static func replacingTrack(_ trackID: UInt32, in bytes: [UInt8], sampleDescription: [UInt8], samples: [NewSample]) throws -> [UInt8] {
+    /// `editListShift` moves the track's edit list media times (the new samples may start
+    /// presenting at another media time than the old ones: B-frame delay).
+    public static func replacingTrack(
+        _ trackID: UInt32, in bytes: [UInt8], sampleDescription: [UInt8], samples: [NewSample], editListShift: Int64 = 0
+    ) throws -> [UInt8] {
         let movie = try MovieTracks(file: bytes)
         guard movie.tracks.contains(where: { $0.id == trackID }) else { throw FormatError("movie", "no track \(trackID)") }
         // The new mdat: other tracks' chunks copied as they are, the new samples as one chunk.
@@ -58,11 +62,18 @@ public enum MovieRewriter {
                     continue
                 }
                 let offsets = chunkOffsets[track.id]!
-                m.raw(rebuild(child, in: bytes, path: ["mdia", "minf", "stbl"]) { stbl in
+                let trak = rebuild(child, in: bytes, path: ["mdia", "minf", "stbl"]) { stbl in
                     track.id == trackID
                         ? newSampleTable(sampleDescription: sampleDescription, samples: samples, chunkOffset: offsets[0])
                         : sampleTable(stbl, in: bytes, withChunkOffsets: offsets)
-                })
+                }
+                if track.id == trackID, editListShift != 0, let box = ISOBox.header(in: trak, at: 0, limit: trak.count),
+                    box.children(in: trak).contains(where: { $0.type == "edts" })
+                {
+                    m.raw(rebuild(box, in: trak, path: ["edts", "elst"]) { elst in shifted(elst, in: trak, by: editListShift) })
+                } else {
+                    m.raw(trak)
+                }
             }
         }
         out.raw(moov.bytes)
@@ -82,6 +93,28 @@ public enum MovieRewriter {
             }
         }
         return w.bytes
+    }
+
+    /// An `elst` with every media time (except -1, an empty edit) moved by `shift`.
+    static func shifted(_ elst: ISOBox, in bytes: [UInt8], by shift: Int64) -> [UInt8] {
+        var out = Array(bytes[elst.offset..<elst.end])
+        let base = elst.headerSize
+        guard out.count >= base + 8 else { return out }
+        let version = out[base]
+        let count = Int(UInt32(out[base + 4]) << 24 | UInt32(out[base + 5]) << 16 | UInt32(out[base + 6]) << 8 | UInt32(out[base + 7]))
+        let entrySize = version == 1 ? 20 : 12
+        for i in 0..<count {
+            let at = base + 8 + i * entrySize + (version == 1 ? 8 : 4)
+            let width = version == 1 ? 8 : 4
+            guard at + width <= out.count else { break }
+            var value: Int64 = 0
+            for k in 0..<width { value = value << 8 | Int64(out[at + k]) }
+            if width == 4 { value = Int64(Int32(truncatingIfNeeded: value)) }
+            guard value != -1 else { continue }
+            let moved = max(0, value + shift)
+            for k in 0..<width { out[at + k] = UInt8((moved >> Int64(8 * (width - 1 - k))) & 0xFF) }
+        }
+        return out
     }
 
     /// An existing `stbl` with its chunk offsets replaced (as `co64` when one needs it).

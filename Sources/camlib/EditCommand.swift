@@ -24,8 +24,8 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --add-filter vignette      (extends the current edit)
             HEIC stays HEIC (orientation, Exif, colour profile and auxiliary images kept);
             JPEG stays JPEG (with its MPF images). A Live Photo's movie is rendered too,
-            every frame, keeping its sound, timing and content identifier. Motion Photos
-            (a movie inside the still) cannot be edited yet.
+            every frame, keeping its sound, timing and content identifier; a Motion
+            Photo's movie too, put back inside the still.
             """)
 
     static func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }

@@ -99,6 +99,29 @@ struct EditTests {
         #expect(mpf.stdout.split(separator: "\n").map(String.init) == ["3", "\(try FileManager.default.attributesOfItem(atPath: render)[.size] as! Int - 27698 - 88622)", "27698", "88622"])
     }
 
+    @Test(arguments: ["android-depth-motion/motion_photo.jpeg", "android-depth-motion/motion_photo.heic"])
+    func editingAMotionPhotoRendersTheMovieInsideTheStill(file: String) throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library([file], in: scratch)
+        let id = try library.findAsset(Media.path(file))
+        let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "posterize:levels=3")], extending: false)
+        let render = try #require(result.renders.first)
+        // The movie inside the render is found where its XMP (or mpvd box) says, whole.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: render)))
+        let found = try #require(try LooseFileAuxiliaryImages.describe(path: render).movie)
+        #expect(found.note == nil, "\(found.note ?? "")")
+        #expect(found.range.upperBound == bytes.count)
+        let movie = scratch.file("embedded.mp4")
+        try Data(bytes[found.range]).write(to: URL(fileURLWithPath: movie))
+        let original = try #require(try library.describe([id])[0].resources.first { $0.role == .pairedVideo }).path
+        func frames(_ path: String) throws -> String {
+            try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames,width,height", "-of", "csv=p=0", path]).stdout
+        }
+        #expect(try frames(movie) == (try frames(original)))
+        let hashes = ["-v", "error", "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"]
+        #expect(try run("ffmpeg", ["-i", movie] + hashes).stdout != (try run("ffmpeg", ["-i", original] + hashes).stdout))
+    }
+
     @Test func historyRevertAndResuming() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["orientation/Landscape_1.jpg"], in: scratch)

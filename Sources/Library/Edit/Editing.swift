@@ -51,12 +51,9 @@ extension PhotoLibrary {
         guard let still = description.resources.first(where: { $0.role == .photo }) else {
             throw MediaAnalyzer.Failure(reason: "asset \(asset) is a video; camlib edits photos and Live Photos")
         }
-        if description.kind == .motion {
-            // Rendering the still alone would leave a photo whose movie disagrees.
-            throw MediaAnalyzer.Failure(
-                reason: "asset \(asset) is a Motion Photo; rendering the movie inside its still is not implemented yet, so camlib does not edit it")
-        }
         let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
+        // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
+        let motionMovie = description.kind == .motion ? description.resources.first { $0.role == .pairedVideo } : nil
         var base: (id: Int64, recipe: FilterRecipe)?
         if extending {
             let current = try catalog.pool.read { db in try currentAdjustment(of: asset, db) }
@@ -82,7 +79,9 @@ extension PhotoLibrary {
                     ORDER BY r.id DESC LIMIT 1
                     """, arguments: [asset])
         }
-        let render = try StillRenderer.render(path: still.path, recipe: recipe, auxiliarySource: attached.map { absolute($0).path })
+        let embedded = try motionMovie.map { try MovieRenderer.render(path: $0.path, recipe: recipe, scratch: temporary) }
+        let render = try StillRenderer.render(
+            path: still.path, recipe: recipe, auxiliarySource: attached.map { absolute($0).path }, embeddedMovie: embedded)
         let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         // A Live Photo's movie: every frame through the same recipe.

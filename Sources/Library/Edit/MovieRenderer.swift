@@ -40,6 +40,10 @@ enum MovieRenderer {
                 data: Array(rendered[new.offset..<(new.offset + new.size)]), duration: duration, isSync: new.isSync,
                 compositionOffset: new.compositionOffset)
         }
-        return try MovieRewriter.replacingTrack(source.id, in: original, sampleDescription: video.sampleDescription, samples: samples)
+        // The source's first frame was presented at media time times[0] (its B-frame
+        // delay); the new one is presented at its own first composition time.
+        let shift = Int64(video.samples.first?.compositionOffset ?? 0) - (times.first ?? 0)
+        return try MovieRewriter.replacingTrack(
+            source.id, in: original, sampleDescription: video.sampleDescription, samples: samples, editListShift: shift)
     }
 }

@@ -18,19 +18,34 @@ public enum StillRenderer {
 
     /// `auxiliarySource`: the HEIC whose auxiliary images the render carries (a version
     /// `camlib aux attach` made from the original); the original itself when nil.
-    public static func render(path: String, recipe: FilterRecipe, auxiliarySource: String? = nil) throws -> Render {
+    /// `embeddedMovie`: a Motion Photo's (rendered) movie to put inside the still, its
+    /// XMP lengths rewritten to declare it (appended to a JPEG; an `mpvd` box in a HEIC).
+    public static func render(
+        path: String, recipe: FilterRecipe, auxiliarySource: String? = nil, embeddedMovie: [UInt8]? = nil
+    ) throws -> Render {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         switch MediaFormat.sniff(Array(bytes.prefix(64))) {
         case .heif?:
             let auxBytes = try auxiliarySource.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) } ?? bytes
-            return try renderHEIF(path: path, bytes: bytes, auxiliaryBytes: auxBytes, recipe: recipe)
-        case .jpeg?: return try renderJPEG(bytes: bytes, recipe: recipe)
+            var render = try renderHEIF(path: path, bytes: bytes, auxiliaryBytes: auxBytes, recipe: recipe, embeddedMovie: embeddedMovie)
+            if let movie = embeddedMovie {
+                var box = ISOBoxWriter()
+                box.box("mpvd") { $0.raw(movie) }
+                render.bytes += box.bytes
+            }
+            return render
+        case .jpeg?:
+            var render = try renderJPEG(bytes: bytes, recipe: recipe, embeddedMovie: embeddedMovie)
+            if let movie = embeddedMovie { render.bytes += movie }
+            return render
         case let other?: throw MediaAnalyzer.Failure(reason: "\(other.displayName) stills cannot be rendered yet (HEIC and JPEG can)")
         case nil: throw MediaAnalyzer.Failure(reason: "\(path) is not a photo camlib reads")
         }
     }
 
-    static func renderHEIF(path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe) throws -> Render {
+    static func renderHEIF(path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]?) throws
+        -> Render
+    {
         let primary = try HEIFFile(path: path).primaryImage()
         let displayed = try primary.decodeRGB()
         let filtered = recipe.apply(to: displayed)
@@ -39,6 +54,10 @@ public enum StillRenderer {
         still.iccProfile = primary.iccProfile
         still.exifTIFF = primary.exifTIFF().map(Array.init)
         still.xmp = primary.metadataBlocks(type: "mime").first { String(decoding: $0.prefix(512), as: UTF8.self).contains("xmpmeta") }
+        if let movie = embeddedMovie, let xmp = still.xmp {
+            // The mpvd box's payload, after its 8-byte header.
+            still.xmp = Array(MotionPhotoXMP.declaring(movieLength: movie.count, in: String(decoding: xmp, as: UTF8.self)).utf8)
+        }
         still.quality = 90
         let encoded = try HEIFEncoder.encodeRGB(still)
         let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
@@ -60,7 +79,7 @@ public enum StillRenderer {
         return (index, mpf, images)
     }
 
-    static func renderJPEG(bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
+    static func renderJPEG(bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
         let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
@@ -82,8 +101,15 @@ public enum StillRenderer {
                 }
                 mpfSegmentAt = 2 + metadata.count
             }
-            let length = s.payload.count + 2
-            metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + s.payload
+            var payload = Array(s.payload)
+            let xmpHeader = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+            if let movie = embeddedMovie, s.marker == 0xE1, payload.starts(with: xmpHeader) {
+                let packet = String(decoding: payload.dropFirst(xmpHeader.count), as: UTF8.self)
+                payload = xmpHeader + Array(MotionPhotoXMP.declaring(movieLength: movie.count, in: packet).utf8)
+                guard payload.count + 2 <= 0xFFFF else { throw MediaAnalyzer.Failure(reason: "the rewritten XMP no longer fits its segment") }
+            }
+            let length = payload.count + 2
+            metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
         }
         // The encoder's own JFIF APP0 goes when the original has Exif (APP1 must follow SOI).
         let newSegments = try JPEGSegments(parsing: encoded)

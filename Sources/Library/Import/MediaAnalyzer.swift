@@ -34,8 +34,9 @@ public enum MediaAnalyzer {
         }
     }
 
-    struct Failure: Error {
+    struct Failure: Error, CustomStringConvertible {
         let reason: String
+        var description: String { reason }
     }
 
     static func describe(_ error: Error) -> String {
