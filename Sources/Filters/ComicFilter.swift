@@ -53,38 +53,47 @@ public struct ComicFilter: ImageFilter {
         // The screen: cells on a grid turned 45°, u = (x + y) / √2, v = (x − y) / √2.
         let pitch = Double(cell)
         let invSqrt2 = 0.7071067811865476
+        let step = invSqrt2 / pitch  // u and v change by this per pixel along a row
+        // Dot radius² in cell units for each luma: area proportional to darkness beyond the
+        // lightest 15%, which stays clean paper.
+        let radius2: [Double] = (0..<256).map { y in
+            let darkness = 1 - Double(y) / 255
+            return 0.62 * 0.62 * max(0, darkness - 0.15) / 0.85
+        }
         image.components.withUnsafeBufferPointer { src in
             smooth.withUnsafeBufferPointer { smooth in
                 outline.withUnsafeBufferPointer { outline in
                     fill.withUnsafeBufferPointer { fill in
-                        out.components.withUnsafeMutableBufferPointer { dst in
-                            nonisolated(unsafe) let dst = dst
-                            forEachBand(rows: h) { rows in
-                                for py in rows {
-                                    for px in 0..<w {
-                                        let i = py * w + px
-                                        if outline[i] != 0 {
-                                            dst[i * 3] = 20
-                                            dst[i * 3 + 1] = 20
-                                            dst[i * 3 + 2] = 24
-                                            continue
+                        radius2.withUnsafeBufferPointer { radius2 in
+                            out.components.withUnsafeMutableBufferPointer { dst in
+                                nonisolated(unsafe) let dst = dst
+                                forEachBand(rows: h) { rows in
+                                    for py in rows {
+                                        var u = Double(py) * step
+                                        var v = -Double(py) * step
+                                        for px in 0..<w {
+                                            defer {
+                                                u += step
+                                                v += step
+                                            }
+                                            let i = py * w + px
+                                            if outline[i] != 0 {
+                                                dst[i * 3] = 20
+                                                dst[i * 3 + 1] = 20
+                                                dst[i * 3 + 2] = 24
+                                                continue
+                                            }
+                                            let cu = u.rounded(.down) + 0.5, cv = v.rounded(.down) + 0.5
+                                            // The cell centre back in image coordinates, clamped.
+                                            let cx = Int(((cu + cv) * invSqrt2 * pitch).rounded())
+                                            let cy = Int(((cu - cv) * invSqrt2 * pitch).rounded())
+                                            let centre = smooth[min(h - 1, max(0, cy)) * w + min(w - 1, max(0, cx))]
+                                            let du = u - cu, dv = v - cv
+                                            let f = du * du + dv * dv < radius2[Int(centre)] ? inkFactor : 256
+                                            dst[i * 3] = UInt8((UInt32(fill[Int(src[i * 3])]) * f) >> 8)
+                                            dst[i * 3 + 1] = UInt8((UInt32(fill[Int(src[i * 3 + 1])]) * f) >> 8)
+                                            dst[i * 3 + 2] = UInt8((UInt32(fill[Int(src[i * 3 + 2])]) * f) >> 8)
                                         }
-                                        let u = (Double(px) + Double(py)) * invSqrt2 / pitch
-                                        let v = (Double(px) - Double(py)) * invSqrt2 / pitch
-                                        let cu = u.rounded(.down) + 0.5, cv = v.rounded(.down) + 0.5
-                                        // The cell centre back in image coordinates, clamped.
-                                        let cx = Int(((cu + cv) * invSqrt2 * pitch).rounded())
-                                        let cy = Int(((cu - cv) * invSqrt2 * pitch).rounded())
-                                        let darkness = 1 - Double(smooth[min(h - 1, max(0, cy)) * w + min(w - 1, max(0, cx))]) / 255
-                                        // Dot radius in cell units: area proportional to darkness
-                                        // beyond the lightest 15%, which stays clean paper.
-                                        let radius = 0.62 * (max(0, darkness - 0.15) / 0.85).squareRoot()
-                                        let du = u - cu, dv = v - cv
-                                        let inDot = du * du + dv * dv < radius * radius
-                                        let f = inDot ? inkFactor : 256
-                                        dst[i * 3] = UInt8((UInt32(fill[Int(src[i * 3])]) * f) >> 8)
-                                        dst[i * 3 + 1] = UInt8((UInt32(fill[Int(src[i * 3 + 1])]) * f) >> 8)
-                                        dst[i * 3 + 2] = UInt8((UInt32(fill[Int(src[i * 3 + 2])]) * f) >> 8)
                                     }
                                 }
                             }
