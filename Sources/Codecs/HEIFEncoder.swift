@@ -43,10 +43,7 @@ public enum HEIFEncoder {
                 }
             }
         }
-        // heif_context_get_encoder_for_format → heif_encoder_release.
-        var encoder: OpaquePointer?
-        try check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder), "finding an HEVC encoder (is libheif-plugin-x265 installed?)")
-        guard let encoder else { throw HEIFError(code: -1, subcode: 0, message: "no HEVC encoder", context: "encoding") }
+        let encoder = try hevcEncoder(ctx)
         defer { heif_encoder_release(encoder) }
         if lossless {
             try check(heif_encoder_set_lossless(encoder, 1), "asking for lossless coding")
@@ -61,6 +58,15 @@ public enum HEIFEncoder {
         if let handle { heif_image_handle_release(handle) }
 
         return try write(ctx)
+    }
+
+    /// libheif's HEVC encoder (its x265 plugin); the caller releases it with
+    /// heif_encoder_release.
+    static func hevcEncoder(_ ctx: OpaquePointer) throws -> OpaquePointer {
+        var encoder: OpaquePointer?
+        try check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder), "finding an HEVC encoder (is libheif-plugin-x265 installed?)")
+        guard let encoder else { throw HEIFError(code: -1, subcode: 0, message: "no HEVC encoder", context: "encoding") }
+        return encoder
     }
 
     final class ByteSink {
@@ -122,9 +128,7 @@ extension HEIFEncoder {
         if let icc = still.iccProfile, !icc.isEmpty {
             try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
         }
-        var encoder: OpaquePointer?
-        try check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder), "finding an HEVC encoder (is libheif-plugin-x265 installed?)")
-        guard let encoder else { throw HEIFError(code: -1, subcode: 0, message: "no HEVC encoder", context: "encoding") }
+        let encoder = try hevcEncoder(ctx)
         defer { heif_encoder_release(encoder) }
         try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
         // x265's preset: for a 12-megapixel photo on two cores, libheif's default "slow"

@@ -205,18 +205,11 @@ public final class MovieFile {
         else { throw FFmpegError(message: "cannot convert pixel format \(frame.pointee.format)", call: "sws_getContext") }
         defer { sws_freeContext(sws) }
         var pixels = PixelBuffer<UInt8>(width: dstW, height: dstH, channels: 3)
+        let source = FramePlanes(frame)
         pixels.components.withUnsafeMutableBufferPointer { dst in
             var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
             var dstStrides: [Int32] = [Int32(dstW * 3), 0, 0, 0]
-            withUnsafePointer(to: &frame.pointee.data) { dataTuple in
-                withUnsafePointer(to: &frame.pointee.linesize) { linesizeTuple in
-                    dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planes in
-                        linesizeTuple.withMemoryRebound(to: Int32.self, capacity: 8) { strides in
-                            _ = sws_scale(sws, planes, strides, 0, Int32(srcH), &dstPlanes, &dstStrides)
-                        }
-                    }
-                }
-            }
+            _ = sws_scale(sws, source.sources, source.strides, 0, Int32(srcH), &dstPlanes, &dstStrides)
         }
         return pixels.applying(video.orientation)
     }

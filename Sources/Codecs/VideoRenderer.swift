@@ -155,35 +155,21 @@ public enum VideoRenderer {
                 _ = sws_setColorspaceDetails(fromRGB, coefficients, 1, coefficients, fullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
             }
             var rgb = PixelBuffer<UInt8>(width: fw, height: fh, channels: 3)
+            let decodedPlanes = FramePlanes(frame)
             rgb.components.withUnsafeMutableBufferPointer { dst in
                 var planes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
                 var strides: [Int32] = [Int32(fw * 3), 0, 0, 0]
-                withUnsafePointer(to: &frame.pointee.data) { data in
-                    withUnsafePointer(to: &frame.pointee.linesize) { sizes in
-                        data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { p in
-                            sizes.withMemoryRebound(to: Int32.self, capacity: 8) { s in
-                                _ = sws_scale(toRGB, p, s, 0, Int32(fh), &planes, &strides)
-                            }
-                        }
-                    }
-                }
+                _ = sws_scale(toRGB, decodedPlanes.sources, decodedPlanes.strides, 0, Int32(fh), &planes, &strides)
             }
             let filtered = transform(rgb.applying(orientation)).applying(orientation.inverse)
             guard filtered.width == fw, filtered.height == fh else { throw FFmpegError(message: "the filter changed the frame size", call: "render") }
             rc = av_frame_make_writable(out)
             guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_frame_make_writable") }
+            let outputPlanes = FramePlanes(out)
             filtered.components.withUnsafeBufferPointer { src in
                 var planes: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
                 var strides: [Int32] = [Int32(fw * 3), 0, 0, 0]
-                withUnsafeMutablePointer(to: &out.pointee.data) { data in
-                    withUnsafeMutablePointer(to: &out.pointee.linesize) { sizes in
-                        data.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { p in
-                            sizes.withMemoryRebound(to: Int32.self, capacity: 8) { s in
-                                _ = sws_scale(fromRGB, &planes, &strides, 0, Int32(fh), p, s)
-                            }
-                        }
-                    }
-                }
+                _ = sws_scale(fromRGB, &planes, &strides, 0, Int32(fh), outputPlanes.planes, outputPlanes.strides)
             }
             out.pointee.pts = frame.pointee.best_effort_timestamp
             rc = avcodec_send_frame(enc, out)

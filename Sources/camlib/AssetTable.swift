@@ -16,13 +16,18 @@ enum AssetTable {
                 a.primaryOriginal?.originalName ?? "-",
             ]
         }
+        return table(header: header, rows: rows) + "\(assets.count) assets\n"
+    }
+
+    /// Columns padded to their widest cell, two spaces apart; the last column unpadded.
+    static func table(header: [String], rows: [[String]]) -> String {
         var widths = header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ")
         }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n\(assets.count) assets\n"
+        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
     }
 
     static let csvColumns = [

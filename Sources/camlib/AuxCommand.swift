@@ -97,7 +97,7 @@ struct AuxListCommand: ParsableCommand {
                     a.encoding.flatMap(Self.range) ?? "", a.path ?? a.problem ?? a.urn ?? "",
                 ]
             }
-            print(Self.table(header: ["TYPE", "SIZE", "DEPTH", "SOURCE", "RANGE", "FILE"], rows: rows), terminator: "")
+            print(AssetTable.table(header: ["TYPE", "SIZE", "DEPTH", "SOURCE", "RANGE", "FILE"], rows: rows), terminator: "")
         }
         if let movie { print("Motion Photo movie: \(movie)") }
     }
@@ -108,15 +108,6 @@ struct AuxListCommand: ParsableCommand {
         return nil
     }
 
-    static func table(header: [String], rows: [[String]]) -> String {
-        var widths = header.map(\.count)
-        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
-    }
 }
 
 struct AuxExtractCommand: ParsableCommand {

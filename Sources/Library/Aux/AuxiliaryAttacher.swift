@@ -99,6 +99,21 @@ extension AuxiliaryAttacher {
 }
 
 extension PhotoLibrary {
+    /// The absolute path of the newest version `attachAuxiliaryImage` made of an asset (a
+    /// `renderedPhoto` that aux images point at), or nil when there is none.
+    func newestAttachedVersion(of asset: Int64) throws -> String? {
+        try catalog.pool.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT r.path FROM resource r
+                    WHERE r.asset_id = ? AND r.role = 'renderedPhoto'
+                      AND EXISTS (SELECT 1 FROM aux_image x WHERE x.resource_id = r.id)
+                    ORDER BY r.id DESC LIMIT 1
+                    """, arguments: [asset])
+        }.map { absolute($0).path }
+    }
+
     /// Attaches an auxiliary image to a library asset's HEIC. The original stays as it is;
     /// the new file is kept beside it as the asset's `renderedPhoto` (its newest version)
     /// and the attached image is listed among the asset's aux images.
@@ -109,17 +124,7 @@ extension PhotoLibrary {
         else { throw LibraryError.assetNotFound("\(asset) with a still") }
         // Attaching builds on the newest version an earlier attach made, so a depth map
         // and then a matte end up in one file.
-        let newestAttach = try catalog.pool.read { db in
-            try String.fetchOne(
-                db,
-                sql: """
-                    SELECT r.path FROM resource r
-                    WHERE r.asset_id = ? AND r.role = 'renderedPhoto'
-                      AND EXISTS (SELECT 1 FROM aux_image x WHERE x.resource_id = r.id)
-                    ORDER BY r.id DESC LIMIT 1
-                    """, arguments: [asset])
-        }
-        let base = newestAttach.map { absolute($0).path } ?? original.path
+        let base = try newestAttachedVersion(of: asset) ?? original.path
         let still = original
         let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, scratch: temporary)
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)

@@ -69,19 +69,9 @@ extension PhotoLibrary {
         let recipe = FilterRecipe(steps: (base?.recipe.steps ?? []) + steps)
         // Auxiliary images attached with `camlib aux attach` live in the newest version it
         // made; the render carries those (the original's plus the attached ones).
-        let attached = try catalog.pool.read { db in
-            try String.fetchOne(
-                db,
-                sql: """
-                    SELECT r.path FROM resource r
-                    WHERE r.asset_id = ? AND r.role = 'renderedPhoto'
-                      AND EXISTS (SELECT 1 FROM aux_image x WHERE x.resource_id = r.id)
-                    ORDER BY r.id DESC LIMIT 1
-                    """, arguments: [asset])
-        }
         let embedded = try motionMovie.map { try MovieRenderer.render(path: $0.path, recipe: recipe, scratch: temporary) }
         let render = try StillRenderer.render(
-            path: still.path, recipe: recipe, auxiliarySource: attached.map { absolute($0).path }, embeddedMovie: embedded)
+            path: still.path, recipe: recipe, auxiliarySource: try newestAttachedVersion(of: asset), embeddedMovie: embedded)
         let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         // A Live Photo's movie: every frame through the same recipe.
@@ -100,24 +90,9 @@ extension PhotoLibrary {
                 let now = utcNow()
                 let stillID = try Int64.fetchOne(
                     db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo'", arguments: [asset])!
-                // A render is named by its sha256: the same recipe renders the same bytes.
-                var resourceID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'renderedPhoto' AND sha256 = ?",
-                    arguments: [asset, staged.sha256])
-                var path: String
-                if let existing = resourceID {
-                    path = try String.fetchOne(db, sql: "SELECT path FROM resource WHERE id = ?", arguments: [existing])!
-                } else {
-                    let folder = derived.appendingPathComponent("renders/\(staged.sha256.prefix(2))")
-                    let url = try AtomicFile.publish(staged.url, to: folder.appendingPathComponent("\(staged.sha256).\(ext)"))
-                    published.append(url)
-                    path = relative(url)
-                    var resource = ResourceRecord(
-                        id: nil, assetId: asset, role: .renderedPhoto, path: path, sha256: staged.sha256, bytes: staged.bytes,
-                        mime: render.format.mimeType, derivedFrom: stillID, originalName: nil, sourceDir: nil, addedAt: now)
-                    try resource.insert(db)
-                    resourceID = resource.id
-                }
+                let (stillRender, stillPath) = try recordRender(
+                    staged, role: .renderedPhoto, mime: render.format.mimeType, ext: ext, of: asset, derivedFrom: stillID,
+                    published: &published, db)
                 try db.execute(
                     sql: """
                         INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
@@ -125,39 +100,47 @@ extension PhotoLibrary {
                         """,
                     arguments: [asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion, data, base?.id, now])
                 let adjustmentID = db.lastInsertedRowID
-                try db.execute(
-                    sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustmentID, resourceID])
-                var renders = [absolute(path).path]
+                var renders = [(stillRender, stillPath)]
                 if let (file, mime, movieExt) = stagedMovie, let movie {
                     let movieID = try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE path = ?", arguments: [relative(URL(fileURLWithPath: movie.path))])
-                    var movieResource = try Int64.fetchOne(
-                        db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'renderedVideo' AND sha256 = ?",
-                        arguments: [asset, file.sha256])
-                    var moviePath: String
-                    if let existing = movieResource {
-                        moviePath = try String.fetchOne(db, sql: "SELECT path FROM resource WHERE id = ?", arguments: [existing])!
-                    } else {
-                        let folder = derived.appendingPathComponent("renders/\(file.sha256.prefix(2))")
-                        let url = try AtomicFile.publish(file.url, to: folder.appendingPathComponent("\(file.sha256).\(movieExt)"))
-                        published.append(url)
-                        moviePath = relative(url)
-                        var resource = ResourceRecord(
-                            id: nil, assetId: asset, role: .renderedVideo, path: moviePath, sha256: file.sha256, bytes: file.bytes,
-                            mime: mime, derivedFrom: movieID, originalName: nil, sourceDir: nil, addedAt: now)
-                        try resource.insert(db)
-                        movieResource = resource.id
-                    }
+                    renders.append(
+                        try recordRender(
+                            file, role: .renderedVideo, mime: mime, ext: movieExt, of: asset, derivedFrom: movieID, published: &published, db))
+                }
+                for (resource, _) in renders {
                     try db.execute(
-                        sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustmentID, movieResource])
-                    renders.append(absolute(moviePath).path)
+                        sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustmentID, resource])
                 }
                 try setCurrent(asset: asset, adjustment: adjustmentID, db)
-                return EditResult(adjustmentID: adjustmentID, recipe: recipe, renders: renders, warnings: render.warnings)
+                return EditResult(
+                    adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path }, warnings: render.warnings)
             }
         } catch {
             for url in published { unlink(url.path) }
             throw error
         }
+    }
+
+    /// The resource for a staged render: an existing one with the same bytes (the same
+    /// recipe renders the same bytes), else the file published under derived/renders/,
+    /// named by its sha256, and a new row. Returns its id and library path.
+    private func recordRender(
+        _ file: AtomicFile.Temporary, role: ResourceRole, mime: String, ext: String, of asset: Int64, derivedFrom: Int64?,
+        published: inout [URL], _ db: Database
+    ) throws -> (Int64, String) {
+        if let existing = try Row.fetchOne(
+            db, sql: "SELECT id, path FROM resource WHERE asset_id = ? AND role = ? AND sha256 = ?", arguments: [asset, role, file.sha256])
+        {
+            return (existing["id"], existing["path"])
+        }
+        let folder = derived.appendingPathComponent("renders/\(file.sha256.prefix(2))")
+        let url = try AtomicFile.publish(file.url, to: folder.appendingPathComponent("\(file.sha256).\(ext)"))
+        published.append(url)
+        var resource = ResourceRecord(
+            id: nil, assetId: asset, role: role, path: relative(url), sha256: file.sha256, bytes: file.bytes, mime: mime,
+            derivedFrom: derivedFrom, originalName: nil, sourceDir: nil, addedAt: utcNow())
+        try resource.insert(db)
+        return (resource.id!, resource.path)
     }
 
     /// Makes the original the asset's current version again; every adjustment and render
