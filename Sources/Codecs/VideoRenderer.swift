@@ -12,8 +12,10 @@ public enum VideoRenderer {
         public var encoder = "libx265"
         /// x265/x264 speed preset.
         public var preset = "ultrafast"
-        /// Constant rate factor: lower is better quality.
-        public var crf = 20
+        /// Constant rate factor: lower is better quality. 23 keeps a comic-filtered
+        /// IMG_3582.mov at 36 dB PSNR in 10 MB where 20 took 16 MB (the original is 3 MB:
+        /// halftone dots cost bits) and 10% more of x265's time.
+        public var crf = 23
         public init() {}
     }
 

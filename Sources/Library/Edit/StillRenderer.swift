@@ -58,7 +58,10 @@ public enum StillRenderer {
             // The mpvd box's payload, after its 8-byte header.
             still.xmp = Array(MotionPhotoXMP.declaring(movieLength: movie.count, in: String(decoding: xmp, as: UTF8.self)).utf8)
         }
-        still.quality = 90
+        // libheif maps quality q to x265's CRF (100 - q) / 2. 60 (CRF 20) keeps a comic
+        // render of IMG_3582 at 43 dB PSNR in half the bytes of 85 and a little less time;
+        // 90 made 24-megapixel renders seven times the original's size.
+        still.quality = 60
         let encoded = try HEIFEncoder.encodeRGB(still)
         let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
         return Render(
