@@ -1,0 +1,155 @@
+internal import CFFmpeg
+import Imaging
+
+/// Decodes a movie's first video stream frame by frame into RGB pixels as stored (the
+/// track's rotation is reported in `orientation`, not applied), with each frame's time.
+/// libavformat/libavcodec: avformat_open_input → avformat_close_input,
+/// avcodec_alloc_context3 → avcodec_free_context, sws_getContext → sws_freeContext.
+public final class MovieFrameReader {
+    public struct DecodedFrame {
+        public var pixels: PixelBuffer<UInt8>
+        /// Presentation time in `timeBase` units, and in seconds from the stream's start.
+        public var pts: Int64
+        public var seconds: Double
+    }
+
+    public let width: Int
+    public let height: Int
+    public let orientation: EXIFOrientation
+    /// The stream's time base as numerator/denominator.
+    public let timeBase: (numerator: Int32, denominator: Int32)
+    /// Average frames per second (0 when the file does not say).
+    public let frameRate: Double
+    /// Full-range (JPEG) levels, as iPhones record.
+    public let fullRange: Bool
+    let colour: MovieWriter.Colour
+    let path: String
+
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var decoder: UnsafeMutablePointer<AVCodecContext>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var toRGB: OpaquePointer?
+    private let streamIndex: Int32
+    private let startTime: Int64
+    private var inputEnded = false
+    private var decoderDrained = false
+
+    public init(path: String) throws {
+        FFmpegLibrary.ensureInitialized()
+        self.path = path
+        // Until every property is set, failures free what was opened so far.
+        var formatContext: UnsafeMutablePointer<AVFormatContext>?
+        var decoderContext: UnsafeMutablePointer<AVCodecContext>?
+        var opened = false
+        defer {
+            if !opened {
+                avcodec_free_context(&decoderContext)
+                avformat_close_input(&formatContext)
+            }
+        }
+        var rc = avformat_open_input(&formatContext, path, nil, nil)
+        guard rc >= 0, let ctx = formatContext else { throw FFmpegError(code: rc, call: "avformat_open_input") }
+        rc = avformat_find_stream_info(ctx, nil)
+        guard rc >= 0 else { throw FFmpegError(code: rc, call: "avformat_find_stream_info") }
+        let count = Int(ctx.pointee.nb_streams)
+        guard let index = (0..<count).first(where: { ctx.pointee.streams[$0]?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }),
+            let stream = ctx.pointee.streams[index], let par = stream.pointee.codecpar
+        else { throw FFmpegError(message: "no video stream", call: "avformat_find_stream_info") }
+        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else { throw FFmpegError(message: "no decoder for the video", call: "avcodec_find_decoder") }
+        decoderContext = avcodec_alloc_context3(codec)
+        guard let dec = decoderContext else { throw FFmpegError(message: "out of memory", call: "avcodec_alloc_context3") }
+        rc = avcodec_parameters_to_context(dec, par)
+        guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_to_context") }
+        dec.pointee.pkt_timebase = stream.pointee.time_base
+        rc = avcodec_open2(dec, codec, nil)
+        guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_open2 (decoder)") }
+        let newPacket = av_packet_alloc(), newFrame = av_frame_alloc()
+        guard newPacket != nil, newFrame != nil else {
+            var p = newPacket, f = newFrame
+            av_packet_free(&p)
+            av_frame_free(&f)
+            throw FFmpegError(message: "out of memory", call: "av_frame_alloc")
+        }
+        streamIndex = Int32(index)
+        width = Int(par.pointee.width)
+        height = Int(par.pointee.height)
+        orientation = MovieFile.orientation(of: stream)
+        timeBase = (stream.pointee.time_base.num, stream.pointee.time_base.den)
+        let rate = stream.pointee.avg_frame_rate
+        frameRate = rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0
+        fullRange = par.pointee.color_range == AVCOL_RANGE_JPEG || AVPixelFormat(par.pointee.format) == AV_PIX_FMT_YUVJ420P
+        colour = MovieWriter.Colour(primaries: par.pointee.color_primaries, transfer: par.pointee.color_trc, matrix: par.pointee.color_space)
+        startTime = stream.pointee.start_time == CFFmpeg_AV_NOPTS_VALUE() ? 0 : stream.pointee.start_time
+        format = ctx
+        decoder = dec
+        packet = newPacket
+        frame = newFrame
+        opened = true
+    }
+
+    deinit {
+        sws_freeContext(toRGB)
+        av_packet_free(&packet)
+        av_frame_free(&frame)
+        avcodec_free_context(&decoder)
+        avformat_close_input(&format)
+    }
+
+    /// The next frame in presentation order, or nil at the end.
+    public func next() throws -> DecodedFrame? {
+        guard let dec = decoder, let format, let packet, let frame else { return nil }
+        while !decoderDrained {
+            let r = avcodec_receive_frame(dec, frame)
+            if r >= 0 {
+                defer { av_frame_unref(frame) }
+                return try convert(frame)
+            }
+            if r == CFFmpeg_AVERROR_EOF() {
+                decoderDrained = true
+                break
+            }
+            guard r == CFFmpeg_AVERROR_EAGAIN() else { throw FFmpegError(code: r, call: "avcodec_receive_frame") }
+            if inputEnded {
+                decoderDrained = true
+                break
+            }
+            // Feed the decoder the next packet of our stream (or the end).
+            while true {
+                if av_read_frame(format, packet) < 0 {
+                    inputEnded = true
+                    _ = avcodec_send_packet(dec, nil)
+                    break
+                }
+                defer { av_packet_unref(packet) }
+                guard packet.pointee.stream_index == streamIndex else { continue }
+                let s = avcodec_send_packet(dec, packet)
+                guard s >= 0 || s == CFFmpeg_AVERROR_EAGAIN() else { throw FFmpegError(code: s, call: "avcodec_send_packet") }
+                break
+            }
+        }
+        return nil
+    }
+
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws -> DecodedFrame {
+        let fw = Int(frame.pointee.width), fh = Int(frame.pointee.height)
+        guard fw == width, fh == height else { throw FFmpegError(message: "the video changes size mid-stream", call: "decode") }
+        if toRGB == nil {
+            toRGB = sws_getContext(Int32(fw), Int32(fh), AVPixelFormat(frame.pointee.format), Int32(fw), Int32(fh), AV_PIX_FMT_RGB24, SWS_POINT, nil, nil, nil)
+            guard toRGB != nil else { throw FFmpegError(message: "cannot convert the video's pixels", call: "sws_getContext") }
+            let coefficients = sws_getCoefficients(SWS_CS_ITU709)
+            _ = sws_setColorspaceDetails(toRGB, coefficients, fullRange ? 1 : 0, coefficients, 1, 0, 1 << 16, 1 << 16)
+        }
+        var rgb = PixelBuffer<UInt8>(width: fw, height: fh, channels: 3)
+        let planes = FramePlanes(frame)
+        rgb.components.withUnsafeMutableBufferPointer { dst in
+            var out: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
+            var strides: [Int32] = [Int32(fw * 3), 0, 0, 0]
+            _ = sws_scale(toRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)
+        }
+        var pts = frame.pointee.best_effort_timestamp
+        if pts == CFFmpeg_AV_NOPTS_VALUE() { pts = frame.pointee.pts == CFFmpeg_AV_NOPTS_VALUE() ? startTime : frame.pointee.pts }
+        let seconds = Double(pts - startTime) * Double(timeBase.numerator) / Double(max(1, timeBase.denominator))
+        return DecodedFrame(pixels: rgb, pts: pts, seconds: max(0, seconds))
+    }
+}
