@@ -3,7 +3,7 @@ import PackageDescription
 
 // camlib: a camera and photo library for Linux. The folders under Sources/ are the
 // architecture of ../shared/DESIGN.md: C wrappers -> Imaging -> Containers -> Codecs
-// -> Library -> the camlib executable.
+// -> Capture, Library -> the camlib executable.
 let package = Package(
     name: "camlib",
     products: [
@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
 
         // Pixel buffers, EXIF orientation, resampling. Pure Swift.
         .target(name: "Imaging"),
@@ -36,6 +37,9 @@ let package = Package(
         .target(
             name: "Codecs",
             dependencies: ["Imaging", "Containers", "CHeif", "CExif", "CFFmpeg", "CTurboJPEG", "CPNG", "CZlib"]),
+        // Cameras and capture: V4L2 devices (libv4l2), the virtual and file cameras, the
+        // session, photo and movie outputs, events. Writes files; the library imports them.
+        .target(name: "Capture", dependencies: ["Imaging", "Containers", "Codecs", "CV4L2"]),
         // The library: store layout, catalog, import, pairing, query.
         .target(
             name: "Library",
@@ -48,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "camlib",
             dependencies: [
-                "Library", "Codecs", "Containers", "Filters", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Library", "Capture", "Codecs", "Containers", "Filters", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // Build step: migrations/*.sql become a Swift table compiled into Library, so the
@@ -62,6 +66,7 @@ let package = Package(
         .testTarget(name: "FiltersTests", dependencies: ["Filters", "Imaging"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "TestSupport"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Containers", "Imaging", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Codecs", "Containers", "Imaging", "CV4L2", "TestSupport"]),
         .testTarget(
             name: "LibraryTests",
             dependencies: ["Library", "Codecs", "Filters", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

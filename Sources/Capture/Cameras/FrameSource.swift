@@ -1,0 +1,52 @@
+import Imaging
+
+/// One frame from a camera: RGB pixels as the sensor delivers them (before any EXIF
+/// orientation) and when they were captured.
+public struct Frame: Sendable {
+    public var pixels: PixelBuffer<UInt8>
+    /// Seconds since the stream started, from the camera's own clock.
+    public var time: Double
+    /// 0, 1, 2, … in delivery order.
+    public var number: Int
+    /// Ground truth a synthetic camera knows about its scene (the depth issue uses it).
+    public var scene: SceneTruth?
+
+    public init(pixels: PixelBuffer<UInt8>, time: Double, number: Int, scene: SceneTruth? = nil) {
+        self.pixels = pixels
+        self.time = time
+        self.number = number
+        self.scene = scene
+    }
+}
+
+/// What a synthetic scene knows at one instant: distance in metres per pixel and the
+/// person's mattes (0–255), at the frame's size.
+public struct SceneTruth: Sendable {
+    public var depth: PixelBuffer<Float>
+    public var portraitMatte: PixelBuffer<UInt8>
+    public var skinMatte: PixelBuffer<UInt8>
+    public var hairMatte: PixelBuffer<UInt8>
+    public var teethMatte: PixelBuffer<UInt8>
+}
+
+/// A camera as a session drives it: configured once, then frames until stopped.
+/// Implementations: `V4L2Camera`, `VirtualCamera`, `FileCamera`. One session owns a source
+/// at a time; none of the methods may be called from two threads at once.
+public protocol FrameSource: AnyObject {
+    var device: CameraDevice { get }
+    /// Opens the camera with the configuration nearest to `configuration` it supports
+    /// and returns what it applied.
+    func start(_ configuration: CameraConfiguration) throws -> CameraConfiguration
+    /// Blocks until the next frame. nil: the source has ended (a replayed file).
+    func nextFrame() throws -> Frame?
+    /// Lowers (or raises) the frame rate while streaming; returns the rate applied.
+    func setFrameRate(_ frameRate: Double) throws -> Double
+    func stop()
+    /// How the frames are meant to be shown (a replayed movie's track rotation); photos
+    /// take it unless the user gives `--orientation`.
+    var naturalOrientation: EXIFOrientation { get }
+}
+
+extension FrameSource {
+    public var naturalOrientation: EXIFOrientation { .up }
+}

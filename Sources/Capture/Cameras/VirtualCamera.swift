@@ -1,0 +1,83 @@
+import Imaging
+
+/// The built-in camera every machine has: a `SyntheticScene` rendered at the configured
+/// size and frame rate, paced in real time (or as fast as it renders), deterministic for
+/// a seed. It knows its scene's depth and mattes, so it can deliver them with a photo.
+public final class VirtualCamera: FrameSource {
+    public static let sizes = [FrameSize(width: 1920, height: 1440), FrameSize(width: 1280, height: 960), FrameSize(width: 640, height: 480)]
+    public static let frameRates: [Double] = [30, 24, 15]
+
+    public let seed: UInt64
+    /// Pace frames to the clock (a camera) or deliver each as soon as it is rendered.
+    public var realTime: Bool
+    /// Attach the scene's depth and mattes to every frame (costs time; for depth capture).
+    public var deliversSceneTruth = false
+
+    public var device: CameraDevice { Self.description(seed: seed) }
+
+    private var scene: SyntheticScene?
+    private var frameRate: Double = 30
+    private var pacer = Pacer()
+    private var number = 0
+    // Time of frame `rateBase` and its number, so the rate can change mid-stream.
+    private var rateBaseTime: Double = 0
+    private var rateBaseNumber = 0
+
+    public init(seed: UInt64 = 1, realTime: Bool = true) {
+        self.seed = seed
+        self.realTime = realTime
+    }
+
+    public static func description(seed: UInt64 = 1) -> CameraDevice {
+        CameraDevice(
+            id: "virtual", kind: .virtual, name: "camlib virtual camera (synthetic scene, seed \(seed))",
+            capabilities: ["video-capture", "streaming"],
+            formats: [
+                CameraFormatDescription(
+                    fourCC: "RGB3", description: "24-bit RGB (rendered)",
+                    sizes: sizes.map { .init(size: $0, frameRates: frameRates) })
+            ],
+            auxiliaryOutputs: ["depth", "portraitMatte", "skin", "hair", "teeth"])
+    }
+
+    public func start(_ configuration: CameraConfiguration) throws -> CameraConfiguration {
+        let size = configuration.size
+        guard size.width >= 64, size.height >= 64, size.width <= 8192, size.height <= 8192, size.width % 2 == 0, size.height % 2 == 0 else {
+            throw CaptureError.unsupported("virtual: cannot render \(size) (even sizes from 64x64 to 8192x8192)")
+        }
+        guard configuration.frameRate > 0, configuration.frameRate <= 120 else {
+            throw CaptureError.unsupported("virtual: cannot run at \(configuration.frameRate) frames per second (0 to 120)")
+        }
+        if scene?.size != size { scene = SyntheticScene(size: size, seed: seed) }
+        frameRate = configuration.frameRate
+        number = 0
+        rateBaseTime = 0
+        rateBaseNumber = 0
+        pacer.start()
+        return CameraConfiguration(size: size, frameRate: frameRate)
+    }
+
+    public func nextFrame() throws -> Frame? {
+        guard let scene else { throw CaptureError.failed("virtual: the camera is not streaming") }
+        let time = rateBaseTime + Double(number - rateBaseNumber) / frameRate
+        if realTime {
+            // A camera delivers a frame when its exposure ends; a late consumer gets the
+            // frame at once (frames are not queued up, as with a real sensor).
+            pacer.wait(until: time)
+        }
+        let pixels = scene.render(at: time, number: number)
+        let truth = deliversSceneTruth ? scene.truth(at: time) : nil
+        defer { number += 1 }
+        return Frame(pixels: pixels, time: time, number: number, scene: truth)
+    }
+
+    public func setFrameRate(_ rate: Double) throws -> Double {
+        guard rate > 0 else { throw CaptureError.unsupported("virtual: frame rate must be positive") }
+        rateBaseTime += Double(number - rateBaseNumber) / frameRate
+        rateBaseNumber = number
+        frameRate = rate
+        return rate
+    }
+
+    public func stop() { scene = nil }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Finds the cameras of this machine and picks one the way AVCam does.
+public enum DeviceDiscovery {
+    /// `/dev/video*` devices that capture video (metadata nodes are left out), then the
+    /// built-in virtual camera. A device that cannot be opened is listed with its problem.
+    public static func devices(interface: V4L2Interface = LibV4L2(), directory: String = "/dev") -> [CameraDevice] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let nodes = names.filter { $0.hasPrefix("video") && Int($0.dropFirst(5)) != nil }
+            .sorted { Int($0.dropFirst(5))! < Int($1.dropFirst(5))! }
+        var found: [CameraDevice] = []
+        for node in nodes {
+            let path = directory + "/" + node
+            do {
+                found.append(try V4L2Query.describe(path, interface: interface))
+            } catch CaptureError.notACamera {
+                continue
+            } catch {
+                var device = CameraDevice(id: path, kind: .v4l2, name: node, formats: [])
+                device.problem = "\(error)"
+                found.append(device)
+            }
+        }
+        return found + [VirtualCamera.description()]
+    }
+
+    /// The camera to use: `preferred` (remembered from an earlier `--device`) when it is
+    /// here and usable, else the V4L2 colour camera with the largest frames, else the
+    /// virtual camera.
+    public static func defaultDevice(preferred: String?, among devices: [CameraDevice]) -> String {
+        if let preferred {
+            if preferred.hasPrefix("file:"), FileManager.default.fileExists(atPath: String(preferred.dropFirst(5))) { return preferred }
+            if devices.contains(where: { $0.id == preferred && $0.problem == nil }) { return preferred }
+        }
+        let colour = devices.filter { $0.kind == .v4l2 && !$0.isDepth && $0.problem == nil && $0.largestSize != nil }
+        if let best = colour.max(by: { $0.largestSize!.pixels < $1.largestSize!.pixels }) { return best.id }
+        return "virtual"
+    }
+
+    /// Opens the camera named by `id`: `virtual`, `file:PATH` or a device path.
+    public static func camera(_ id: String, interface: V4L2Interface = LibV4L2(), seed: UInt64 = 1, fileSpeed: Double = 1) throws -> FrameSource {
+        if id == "virtual" { return VirtualCamera(seed: seed) }
+        if id.hasPrefix("file:") {
+            let path = String(id.dropFirst(5))
+            guard FileManager.default.fileExists(atPath: path) else { throw CaptureError.noSuchDevice(id) }
+            return FileCamera(path: path, speed: fileSpeed)
+        }
+        guard id.hasPrefix("/") else {
+            throw CaptureError.noSuchDevice(id)
+        }
+        let device = try V4L2Query.describe(id, interface: interface)
+        if device.isDepth {
+            throw CaptureError.unsupported("\(id) is a depth camera (Z16); capture colour from another device (depth pairing comes with --depth-device)")
+        }
+        return V4L2Camera(path: id, device: device, interface: interface)
+    }
+}
