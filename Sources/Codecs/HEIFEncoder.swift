@@ -143,7 +143,8 @@ extension HEIFEncoder {
         try check(heif_context_encode_image(ctx, image, encoder, options, &handle), "encoding")
         guard let handle else { throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding") }
         defer { heif_image_handle_release(handle) }
-        if let side = still.thumbnailSide {
+        // A thumbnail only when it is smaller than the image (libheif refuses otherwise).
+        if let side = still.thumbnailSide, side < max(p.width, p.height) {
             var thumb: OpaquePointer?
             try check(heif_context_encode_thumbnail(ctx, image, handle, encoder, options, Int32(side), &thumb), "encoding the thumbnail")
             if let thumb { heif_image_handle_release(thumb) }

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 import Imaging
 
 /// Encodes RGB frames into a MOV holding one video stream (libavcodec: libx265 for HEVC,
@@ -36,6 +37,10 @@ public final class MovieWriter {
         /// Written as the track's display matrix, so players turn the frames.
         public var orientation: EXIFOrientation = .up
         var colour = Colour()
+        /// The movie's creation time (mvhd, in UTC).
+        public var creationTime: Date?
+        /// QuickTime `mdta` keys, e.g. com.apple.quicktime.make, .model, .creationdate.
+        public var quickTimeKeys: [(key: String, value: String)] = []
 
         public init(codec: Codec = .hevc, width: Int, height: Int) {
             self.codec = codec
@@ -121,6 +126,16 @@ public final class MovieWriter {
         var muxOptions: OpaquePointer?
         defer { av_dict_free(&muxOptions) }
         av_dict_set(&muxOptions, "video_track_timescale", String(s.timeBase.denominator), 0)
+        if let created = s.creationTime {
+            let f = ISO8601DateFormatter()
+            f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            av_dict_set(&fmt.pointee.metadata, "creation_time", f.string(from: created), 0)
+        }
+        if !s.quickTimeKeys.isEmpty {
+            // Written as mdta keys, as iPhones do, instead of the older udta ©xyz atoms.
+            av_dict_set(&muxOptions, "movflags", "use_metadata_tags", 0)
+            for (key, value) in s.quickTimeKeys { av_dict_set(&fmt.pointee.metadata, key, value, 0) }
+        }
         rc = avio_open(&fmt.pointee.pb, path, AVIO_FLAG_WRITE)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avio_open") }
         rc = avformat_write_header(fmt, &muxOptions)
@@ -152,8 +167,9 @@ public final class MovieWriter {
         // as a horizontal flip after the rotation.
         let rotation = orientation.isMirrored ? orientation.then(.upMirrored) : orientation
         raw.withMemoryRebound(to: Int32.self, capacity: 9) { m in
-            // av_display_rotation_set takes anticlockwise degrees.
-            av_display_rotation_set(m, Double(-90 * rotation.quarterTurnsCW))
+            // FFmpeg's angle for a display turn of q quarters clockwise is +90q here: the
+            // readers (MovieFile.orientation, av_display_rotation_get) give -90q back.
+            av_display_rotation_set(m, Double(90 * rotation.quarterTurnsCW))
             if orientation.isMirrored { av_display_matrix_flip(m, 1, 0) }
         }
     }

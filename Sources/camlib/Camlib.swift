@@ -16,7 +16,7 @@ struct Camlib: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
+            CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
             ExportCommand.self,
             AnalyzeWorkerCommand.self,
         ])
@@ -35,6 +35,12 @@ struct LibraryOptions: ParsableArguments {
 
     func open(create: Bool) throws -> PhotoLibrary {
         try PhotoLibrary(root: location, create: create)
+    }
+
+    /// The library when one exists at the location; nil otherwise (nothing is created).
+    func openIfExists() throws -> PhotoLibrary? {
+        FileManager.default.fileExists(atPath: location.appendingPathComponent(PhotoLibrary.catalogName).path)
+            ? try open(create: false) : nil
     }
 }
 

@@ -14,6 +14,7 @@ public final class FileCamera: FrameSource {
     private var number = 0
     private var frameRate: Double = 30
     private var lastDelivered: Double = -1
+    private var skipped = 0
 
     public init(path: String, speed: Double = 1) {
         self.path = path
@@ -29,7 +30,7 @@ public final class FileCamera: FrameSource {
                     sizes: [.init(size: FrameSize(width: r.width, height: r.height), frameRates: [r.frameRate].filter { $0 > 0 })])
             ]
         }
-        return CameraDevice(id: "file:\(path)", kind: .file, name: "movie file \(path)", capabilities: ["video-capture"], formats: formats)
+        return CameraDevice(id: "file:\(path)", kind: .file, name: "File Camera", capabilities: ["video-capture"], formats: formats)
     }
 
     public func start(_ configuration: CameraConfiguration) throws -> CameraConfiguration {
@@ -61,10 +62,20 @@ public final class FileCamera: FrameSource {
             guard let decoded else { return nil }
             // A lowered frame rate (system pressure) skips frames that come too soon.
             if lastDelivered >= 0, decoded.seconds - lastDelivered < 0.999 / frameRate { continue }
+            // In real time, frames whose moment has passed are dropped, as a camera would.
+            if speed > 0, pacer.elapsed > decoded.seconds / speed + 1 / frameRate {
+                skipped += 1
+                continue
+            }
             if speed > 0 { pacer.wait(until: decoded.seconds / speed) }
             lastDelivered = decoded.seconds
-            defer { number += 1 }
-            return Frame(pixels: decoded.pixels, time: decoded.seconds, number: number)
+            defer {
+                number += 1
+                skipped = 0
+            }
+            var frame = Frame(pixels: decoded.pixels, time: decoded.seconds, number: number)
+            frame.droppedBefore = skipped
+            return frame
         }
     }
 

@@ -10,6 +10,8 @@ public struct Frame: Sendable {
     public var number: Int
     /// Ground truth a synthetic camera knows about its scene (the depth issue uses it).
     public var scene: SceneTruth?
+    /// Frames the camera dropped just before this one because nobody took them in time.
+    public var droppedBefore = 0
 
     public init(pixels: PixelBuffer<UInt8>, time: Double, number: Int, scene: SceneTruth? = nil) {
         self.pixels = pixels

@@ -30,7 +30,7 @@ public final class VirtualCamera: FrameSource {
 
     public static func description(seed: UInt64 = 1) -> CameraDevice {
         CameraDevice(
-            id: "virtual", kind: .virtual, name: "camlib virtual camera (synthetic scene, seed \(seed))",
+            id: "virtual", kind: .virtual, name: "Virtual Camera",
             capabilities: ["video-capture", "streaming"],
             formats: [
                 CameraFormatDescription(
@@ -59,16 +59,25 @@ public final class VirtualCamera: FrameSource {
 
     public func nextFrame() throws -> Frame? {
         guard let scene else { throw CaptureError.failed("virtual: the camera is not streaming") }
-        let time = rateBaseTime + Double(number - rateBaseNumber) / frameRate
+        var dropped = 0
         if realTime {
-            // A camera delivers a frame when its exposure ends; a late consumer gets the
-            // frame at once (frames are not queued up, as with a real sensor).
-            pacer.wait(until: time)
+            // A sensor's frames come at their times whether or not anyone reads them: a
+            // consumer that fell more than a frame behind gets the current frame, and the
+            // ones in between are dropped (and counted, for the system-pressure rule).
+            let due = Int(((pacer.elapsed - rateBaseTime) * frameRate).rounded(.down)) + rateBaseNumber
+            if due > number + 1 {
+                dropped = due - number
+                number = due
+            }
         }
+        let time = rateBaseTime + Double(number - rateBaseNumber) / frameRate
+        if realTime { pacer.wait(until: time) }
         let pixels = scene.render(at: time, number: number)
         let truth = deliversSceneTruth ? scene.truth(at: time) : nil
         defer { number += 1 }
-        return Frame(pixels: pixels, time: time, number: number, scene: truth)
+        var frame = Frame(pixels: pixels, time: time, number: number, scene: truth)
+        frame.droppedBefore = dropped
+        return frame
     }
 
     public func setFrameRate(_ rate: Double) throws -> Double {

@@ -17,6 +17,7 @@ public final class V4L2Camera: FrameSource {
     private var format = v4l2_pix_format()
     private var firstTimestamp: Double?
     private var delivered = 0
+    private var lastSequence: UInt32?
 
     public init(path: String, device: CameraDevice? = nil, interface: V4L2Interface = LibV4L2()) {
         self.path = path
@@ -91,6 +92,7 @@ public final class V4L2Camera: FrameSource {
         try call(VIDIOC.streamOn, &type, "VIDIOC_STREAMON")
         firstTimestamp = nil
         delivered = 0
+        lastSequence = nil
         return CameraConfiguration(size: FrameSize(width: Int(format.width), height: Int(format.height)), frameRate: applied)
     }
 
@@ -158,7 +160,12 @@ public final class V4L2Camera: FrameSource {
         let first = firstTimestamp ?? stamp
         firstTimestamp = first
         defer { delivered += 1 }
-        return Frame(pixels: pixels, time: max(0, stamp - first), number: delivered)
+        var frame = Frame(pixels: pixels, time: max(0, stamp - first), number: delivered)
+        // The driver numbers every frame it captured; a gap is frames it dropped because
+        // no buffer was free.
+        if let last = lastSequence, buffer.sequence > last + 1 { frame.droppedBefore = Int(buffer.sequence - last - 1) }
+        lastSequence = buffer.sequence
+        return frame
     }
 
     private func requeue(_ buffer: inout v4l2_buffer) throws {

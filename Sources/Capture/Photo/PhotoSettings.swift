@@ -1,0 +1,38 @@
+import Imaging
+
+/// What one photo capture asks for, as AVCapturePhotoSettings does.
+public struct PhotoSettings: Sendable {
+    public enum FileFormat: String, Sendable, CaseIterable {
+        case heic, jpeg
+        public var fileExtension: String { self == .heic ? "HEIC" : "JPG" }
+    }
+
+    /// AVCam's photo quality prioritization: how much time a photo may take.
+    public enum QualityPrioritization: String, Sendable, CaseIterable {
+        /// One frame, as it comes.
+        case speed
+        /// Three frames merged.
+        case balanced
+        /// Six frames aligned and merged: less noise, more time.
+        case quality
+
+        public var frameCount: Int {
+            switch self {
+            case .speed: return 1
+            case .balanced: return 3
+            case .quality: return 6
+            }
+        }
+    }
+
+    public var format: FileFormat = .heic
+    public var quality: QualityPrioritization = .balanced
+    /// EXIF orientation of the photo; nil: the camera's natural orientation.
+    public var orientation: EXIFOrientation?
+
+    public init(format: FileFormat = .heic, quality: QualityPrioritization = .balanced, orientation: EXIFOrientation? = nil) {
+        self.format = format
+        self.quality = quality
+        self.orientation = orientation
+    }
+}

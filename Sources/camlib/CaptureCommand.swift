@@ -1,0 +1,312 @@
+import ArgumentParser
+import Capture
+import Codecs
+import Foundation
+import Imaging
+import Library
+
+struct CaptureCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "capture",
+        abstract: "Take photos and movies from a camera into the library.",
+        discussion: """
+            One of --photo (the default), --movie or -i (interactive). The camera is
+            --device, else the one chosen last time, else the best V4L2 colour camera, else
+            the built-in virtual camera (see `camlib devices`), so every machine can capture.
+
+            Photos: HEIC (or JPEG) at the camera's largest size with a thumbnail and Exif
+            (Make/Model, DateTimeOriginal with sub-seconds and UTC offset, orientation).
+            --quality speed takes one frame; balanced merges 3 and quality 6 aligned frames,
+            which lowers sensor noise. The shutter returns at once: captures overlap, each
+            with its own id.
+
+            Movies: MOV (H.264 by default: x265 cannot keep 1920x1440 at 30 fps on two
+            cores; --codec hevc for HEVC) until --duration, Ctrl-C or SIGTERM; always
+            finished into a playable file. --photo-at takes photos during the recording.
+            When the machine falls behind, the frame rate is lowered and a systemPressure
+            event says so.
+
+            Progress goes to stderr; --events prints JSON lines on stdout instead:
+            {"event": "willBeginCapture" | "willCapturePhoto" | "didFinishProcessingPhoto" |
+            "didFinishCapture" | "didStartRecording" | "didFinishRecording" | "systemPressure" |
+            "error", "id": N, "time": seconds, ...}.
+
+            Files are written to LIBRARY/incoming and then imported like any file (so they
+            pair, get thumbnails and show in `camlib query`); an interrupted capture's files
+            are imported by the next one. Exit status: 0 when everything was captured and
+            imported; 2 when some captures failed; 1 when the camera failed (what was
+            captured before is still saved).
+            """)
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Option(name: .long, help: ArgumentHelp("Camera: virtual, file:PATH or /dev/videoN (remembered as the default).", valueName: "id"))
+    var device: String?
+
+    @Flag(name: .long, help: "Take photos (the default).")
+    var photo = false
+
+    @Flag(name: .long, help: "Record a movie.")
+    var movie = false
+
+    @Flag(name: [.customShort("i"), .customLong("interactive")], help: "Interactive: keys for photo, record, quit; a status line.")
+    var interactive = false
+
+    @Option(name: .long, help: "Photos to take.")
+    var count = 1
+
+    @Option(name: .long, help: ArgumentHelp("Seconds between photos.", valueName: "seconds"))
+    var interval = 0.5
+
+    @Option(name: .long, help: ArgumentHelp("Photo file format: heic or jpeg.", valueName: "format"))
+    var format = "heic"
+
+    @Option(name: .long, help: ArgumentHelp("speed (one frame), balanced (3 merged) or quality (6 merged).", valueName: "priority"))
+    var quality = "balanced"
+
+    @Option(name: .long, help: ArgumentHelp("EXIF orientation 1-8 of photos and movies (default: the camera's).", valueName: "n"))
+    var orientation: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Movie length in seconds (default: until Ctrl-C).", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(name: .customLong("photo-at"), help: ArgumentHelp("Photos during the movie, at these seconds: 1.0,2.5", valueName: "times"))
+    var photoAt: String?
+
+    @Option(name: .long, help: ArgumentHelp("Movie codec: h264 or hevc.", valueName: "codec"))
+    var codec = "h264"
+
+    @Option(name: .long, help: ArgumentHelp("Frame size, e.g. 1280x960 (default: the camera's largest).", valueName: "WxH"))
+    var size: String?
+
+    @Option(name: .long, help: ArgumentHelp("Frames per second (default: 30, or the camera's fastest below).", valueName: "fps"))
+    var fps: Double?
+
+    @Option(name: .long, help: "Seed of the virtual camera's scene.")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: ArgumentHelp("file: cameras replay at this speed; 0 = as fast as frames decode.", valueName: "factor"))
+    var speed: Double = 1
+
+    @Flag(name: .long, help: "When the camera is busy, wait for it instead of failing.")
+    var wait = false
+
+    @Flag(name: .long, help: "Print capture events as JSON lines on stdout.")
+    var events = false
+
+    func validate() throws {
+        if [photo, movie, interactive].filter({ $0 }).count > 1 { throw ValidationError("choose one of --photo, --movie and -i") }
+        if count < 1 { throw ValidationError("--count must be at least 1") }
+        if interval < 0 { throw ValidationError("--interval cannot be negative") }
+        if PhotoSettings.FileFormat(rawValue: format.lowercased()) == nil { throw ValidationError("--format is heic or jpeg, not '\(format)'") }
+        if PhotoSettings.QualityPrioritization(rawValue: quality.lowercased()) == nil {
+            throw ValidationError("--quality is speed, balanced or quality, not '\(quality)'")
+        }
+        if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation is 1 to 8 (EXIF), not \(orientation)") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if MovieWriter.Codec(rawValue: codec.lowercased()) == nil { throw ValidationError("--codec is h264 or hevc, not '\(codec)'") }
+        if let size, FrameSize(size) == nil { throw ValidationError("--size is WIDTHxHEIGHT, e.g. 1920x1440, not '\(size)'") }
+        if let fps, fps <= 0 { throw ValidationError("--fps must be positive") }
+        if photoAt != nil && !movie { throw ValidationError("--photo-at needs --movie") }
+        if let photoAt, parseTimes(photoAt) == nil { throw ValidationError("--photo-at takes seconds separated by commas, e.g. 1.0,2.5") }
+        if speed < 0 { throw ValidationError("--speed cannot be negative") }
+    }
+
+    func parseTimes(_ text: String) -> [Double]? {
+        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil && $0! >= 0 }) else { return nil }
+        return parts.compactMap { $0 }.sorted()
+    }
+
+    var photoSettings: PhotoSettings {
+        PhotoSettings(
+            format: PhotoSettings.FileFormat(rawValue: format.lowercased())!,
+            quality: PhotoSettings.QualityPrioritization(rawValue: quality.lowercased())!,
+            orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) })
+    }
+
+    func run() throws {
+        let library = try libraryOptions.open(create: true)
+        let cameraID: String
+        if let device {
+            cameraID = device
+        } else {
+            cameraID = DeviceDiscovery.defaultDevice(preferred: try library.preference("capture.device"), among: DeviceDiscovery.devices())
+        }
+        let camera: FrameSource
+        do {
+            camera = try DeviceDiscovery.camera(cameraID, seed: seed, fileSpeed: speed)
+        } catch {
+            throw CaptureFailure("camlib: \(error)")
+        }
+        if let device { try library.setPreference("capture.device", device) }
+
+        let staging = library.captureStaging.path
+        let reporter = EventReporter(json: events)
+        let largest = camera.device.largestSize ?? FrameSize(width: 1920, height: 1440)
+        let wanted = CameraConfiguration(size: size.flatMap(FrameSize.init) ?? largest, frameRate: fps ?? defaultRate(camera.device))
+        let session = CaptureSession(source: camera, configuration: wanted, outputDirectory: staging) { reporter.report($0) }
+        try startWaitingIfBusy(session, cameraID)
+        reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")
+
+        let stop = StopFlag()
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let handlers = [SIGINT, SIGTERM].map { sig in
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { stop.set() }
+            source.resume()
+            return source
+        }
+        defer { handlers.forEach { $0.cancel() } }
+
+        if interactive {
+            try InteractiveCapture(session: session, settings: photoSettings, codec: MovieWriter.Codec(rawValue: codec.lowercased())!, stop: stop).run()
+        } else if movie {
+            try recordMovie(session, stop: stop)
+        } else {
+            takePhotos(session, stop: stop)
+        }
+        let outcome = session.stop()
+        reporter.finish()
+
+        let imported = importStaged(library: library, staging: staging)
+        for failure in outcome.failures { Terminal.error("camlib: \(failure)") }
+        if let error = outcome.streamError {
+            Terminal.error("camlib: \(error); the \(outcome.results.count) capture(s) taken before were saved")
+            throw ExitCode.failure
+        }
+        if !outcome.failures.isEmpty || !imported { throw ExitCode(ExitStatus.partialFailure) }
+        if stop.isSet, !movie, !interactive { throw ExitCode(ExitStatus.interrupted) }
+    }
+
+    func defaultRate(_ device: CameraDevice) -> Double {
+        let rates = device.formats.flatMap(\.sizes).flatMap(\.frameRates)
+        return rates.filter { $0 <= 30.5 }.max() ?? rates.max() ?? 30
+    }
+
+    static func rate(_ r: Double) -> String { r == r.rounded() ? String(Int(r)) : String(format: "%.2f", r) }
+
+    /// Starts the session; with --wait, a busy camera is retried every second.
+    func startWaitingIfBusy(_ session: CaptureSession, _ id: String) throws {
+        var told = false
+        while true {
+            do {
+                try session.start()
+                return
+            } catch CaptureError.busy(let device) where wait {
+                if !told { Terminal.error("camlib: \(device) is busy (another program holds it); waiting for it, Ctrl-C to give up") }
+                told = true
+                sleep(1)
+            } catch {
+                throw CaptureFailure("camlib: \(error)")
+            }
+        }
+    }
+
+    func takePhotos(_ session: CaptureSession, stop: StopFlag) {
+        let settings = photoSettings
+        for n in 0..<count {
+            if stop.isSet || !session.isStreaming { break }
+            let shutter = session.now
+            session.capturePhoto(settings)
+            if n + 1 < count {
+                while session.now < shutter + interval && !stop.isSet { usleep(2000) }
+            }
+        }
+        session.waitForPhotos()
+    }
+
+    func recordMovie(_ session: CaptureSession, stop: StopFlag) throws {
+        let begin = session.now
+        try session.startRecording(codec: MovieWriter.Codec(rawValue: codec.lowercased())!, orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) })
+        var photoTimes = photoAt.flatMap(parseTimes) ?? []
+        var settings = photoSettings
+        settings.quality = .speed  // a photo during a movie is the movie's frame, as on a phone
+        while !stop.isSet && session.isStreaming {
+            let t = session.now - begin
+            if let duration, t >= duration { break }
+            while let next = photoTimes.first, next <= t {
+                photoTimes.removeFirst()
+                session.capturePhoto(settings)
+            }
+            usleep(2000)
+        }
+        session.stopRecording()
+        session.waitForPhotos()
+    }
+
+    /// Imports what the session wrote (and what an interrupted capture left); removes
+    /// each file once the library holds it. False when some could not be imported.
+    func importStaged(library: PhotoLibrary, staging: String) -> Bool {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasSuffix(".part") }.sorted()
+        guard !names.isEmpty else { return true }
+        let paths = names.map { staging + "/" + $0 }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let importer = Importer(library: library, options: ImportOptions(isolation: .workerProcesses(executable: executable)))
+        do {
+            let report = try importer.run(paths: paths)
+            let failed = Set(report.errors.map(\.path))
+            for path in paths where !failed.contains(path) { unlink(path) }
+            for e in report.errors { Terminal.error("camlib: \(e.path): not imported: \(e.message) (the file stays in \(staging))") }
+            let ids = report.assetIDs.map(String.init).joined(separator: ", ")
+            Terminal.error("camlib: \(report.imported) file(s) imported into \(report.library)" + (ids.isEmpty ? "" : " as asset(s) \(ids)"))
+            return report.errors.isEmpty
+        } catch {
+            Terminal.error("camlib: the captures could not be imported: \(error) (they stay in \(staging))")
+            return false
+        }
+    }
+}
+
+/// A message for a capture that could not start, printed without ArgumentParser's prefix.
+struct CaptureFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
+}
+
+/// Set from a signal handler's queue, read by the capture loop.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// Events as JSON lines on stdout (--events), or as short progress lines on stderr.
+final class EventReporter: @unchecked Sendable {
+    let json: Bool
+    private let lock = NSLock()
+    private(set) var photos = 0
+
+    init(json: Bool) { self.json = json }
+
+    func report(_ e: CaptureEvent) {
+        lock.withLock {
+            if json {
+                // Unbuffered: a reader sees each event when it happens.
+                FileHandle.standardOutput.write(Data((e.jsonLine + "\n").utf8))
+                return
+            }
+            let t = String(format: "%6.2f s", e.time)
+            let id = e.id.map { "#\($0) " } ?? ""
+            switch e.event {
+            case "willCapturePhoto": Terminal.error("\(t)  \(id)shutter")
+            case "didFinishProcessingPhoto":
+                photos += 1
+                Terminal.error("\(t)  \(id)photo \(e.path ?? "")")
+            case "didStartRecording": Terminal.error("\(t)  \(id)recording")
+            case "didFinishRecording": Terminal.error("\(t)  \(id)movie \(e.path ?? "") (\(e.message ?? ""))")
+            case "systemPressure": Terminal.error("\(t)  system pressure: \(e.message ?? "")")
+            case "error": Terminal.error("\(t)  \(id)error: \(e.message ?? "")")
+            default: break
+            }
+        }
+    }
+
+    func note(_ text: String) {
+        if !json { Terminal.error(text) }
+    }
+
+    func finish() {}
+}
