@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `camlib capture` and `camlib devices` end to end on the virtual and file cameras, each
+/// capture read back by exiftool, heif-info and ffprobe, and by camlib's own import.
+struct CaptureCommandTests {
+    func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+    func assets(_ lib: String) throws -> [[String: Any]] {
+        let q = try Camlib.run(["query", "--library", lib, "--json"])
+        return try #require(try json(q.stdout) as? [[String: Any]])
+    }
+
+    func exif(_ path: String) throws -> [String: Any] {
+        let r = try run("exiftool", ["-j", "-n", "-Make", "-Model", "-DateTimeOriginal", "-SubSecTimeOriginal", "-OffsetTimeOriginal", "-Orientation", "-ThumbnailImage", path])
+        return try #require((try json(r.stdout) as? [[String: Any]])?.first)
+    }
+
+    func original(_ asset: [String: Any]) throws -> String {
+        let resources = try #require(asset["resources"] as? [[String: Any]])
+        return try #require(resources.first { ["photo", "video"].contains($0["role"] as? String) }?["path"] as? String)
+    }
+
+    @Test func photosFromTheVirtualCameraCarryExifAndAThumbnail() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run([
+            "capture", "--library", lib, "--device", "virtual", "--size", "640x480", "--count", "3", "--interval", "0.2",
+            "--quality", "speed", "--events",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = try r.stdout.split(separator: "\n").map { try #require(try json(String($0)) as? [String: Any]) }
+        for name in ["willBeginCapture", "willCapturePhoto", "didFinishProcessingPhoto", "didFinishCapture"] {
+            #expect(events.filter { $0["event"] as? String == name }.count == 3, "\(name)")
+        }
+        #expect(Set(events.compactMap { $0["id"] as? Int }) == [1, 2, 3])
+        let photos = try assets(lib)
+        #expect(photos.count == 3)
+        for asset in photos {
+            #expect(asset["kind"] as? String == "photo" && asset["width"] as? Int == 640 && asset["height"] as? Int == 480)
+            #expect(asset["make"] as? String == "camlib" && asset["model"] as? String == "Virtual Camera")
+            let path = try original(asset)
+            let tags = try exif(path)
+            #expect(tags["Make"] as? String == "camlib" && tags["Model"] as? String == "Virtual Camera")
+            #expect((tags["DateTimeOriginal"] as? String)?.count == 19)
+            #expect(tags["SubSecTimeOriginal"] != nil && tags["OffsetTimeOriginal"] != nil && tags["Orientation"] as? Int == 1)
+            let info = try run("heif-info", [path])
+            #expect(info.status == 0 && info.stdout.contains("image: 640x480") && info.stdout.contains("thumbnail: 320x240"), "\(info.stdout)")
+        }
+        // Captured files leave the staging folder once the library holds them.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: lib + "/incoming").isEmpty)
+        // The camera chosen with --device is remembered.
+        let devices = try #require(try json(try Camlib.run(["devices", "--library", lib, "--json"]).stdout) as? [[String: Any]])
+        #expect(devices.contains { $0["id"] as? String == "virtual" && $0["isDefault"] as? Bool == true })
+    }
+
+    @Test func aJPEGWithAnOrientationShowsTurned() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--size", "640x480", "--format", "jpeg", "--orientation", "6", "--quality", "quality"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let asset = try #require(try assets(lib).first)
+        #expect(asset["width"] as? Int == 480 && asset["height"] as? Int == 640 && asset["orientation"] as? Int == 6)
+        let tags = try exif(try original(asset))
+        #expect(tags["Orientation"] as? Int == 6)
+        #expect((tags["ThumbnailImage"] as? String)?.contains("Binary data") == true)
+    }
+
+    @Test func aMovieWithPhotosDuringIt() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--size", "640x480", "--movie", "--duration", "2", "--photo-at", "0.5,1.2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let all = try assets(lib)
+        let movie = try #require(all.first { $0["kind"] as? String == "video" })
+        #expect(movie["capturedAt"] as? String != nil)
+        let photos = all.filter { $0["kind"] as? String == "photo" }
+        #expect(photos.count == 2)
+        #expect(photos.allSatisfy { $0["width"] as? Int == 640 && $0["height"] as? Int == 480 })
+        let probe = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames:format=duration", "-of", "json", try original(movie)])
+        let info = try #require(try json(probe.stdout) as? [String: Any])
+        let stream = try #require((info["streams"] as? [[String: Any]])?.first)
+        #expect(stream["codec_name"] as? String == "h264" && stream["width"] as? Int == 640)
+        let frames = Int(stream["nb_read_frames"] as? String ?? "") ?? 0
+        // Two seconds at 30 fps; a loaded machine may lower the rate (system pressure).
+        #expect(frames >= 20 && frames <= 62, "\(frames) frames")
+        let duration = Double(((info["format"] as? [String: Any])?["duration"] as? String) ?? "") ?? 0
+        #expect(duration > 1.8 && duration < 2.3, "\(duration) s")
+    }
+
+    @Test func ctrlCFinishesTheMovie() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Camlib.path)
+        p.arguments = ["capture", "--library", lib, "--size", "320x240", "--movie"]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        // Wait until it records, then interrupt as a user would.
+        let deadline = Date().addingTimeInterval(20)
+        var seen = Data()
+        while Date() < deadline, !String(decoding: seen, as: UTF8.self).contains("recording") {
+            seen += err.fileHandleForReading.availableData
+        }
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(p.processIdentifier, SIGINT)
+        let rest = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(String(decoding: seen + rest, as: UTF8.self))")
+        let movie = try #require(try assets(lib).first { $0["kind"] as? String == "video" })
+        let probe = try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", try original(movie)])
+        #expect((Int(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) >= 10, "\(probe.stdout) \(probe.stderr)")
+    }
+
+    @Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+    func theFileCameraReplaysALivePhotoMovie() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let movie = Media.path("apple-live-photo/IMG_3582.mov")
+        let r = try Camlib.run(["capture", "--library", lib, "--device", "file:" + movie, "--speed", "0", "--quality", "speed", "--count", "2", "--interval", "0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let photos = try assets(lib)
+        #expect(photos.count == 2)
+        for asset in photos {
+            let path = try original(asset)
+            // Stored as the movie's frames are (1920x1440), shown turned by the movie's
+            // rotation, as the movie itself is shown.
+            let stored = try run("exiftool", ["-s3", "-n", "-ImageSpatialExtent", path])
+            #expect(stored.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1920 1440", "\(stored.stdout)")
+            let info = try run("heif-info", [path])
+            #expect(info.stdout.contains("image: 1440x1920"), "\(info.stdout)")
+            #expect(asset["orientation"] as? Int == 6 && asset["model"] as? String == "File Camera")
+        }
+    }
+
+    @Test func anUnknownDeviceIsAClearError() throws {
+        let scratch = try ScratchDirectory()
+        let r = try Camlib.run(["capture", "--library", scratch.file("lib"), "--device", "/dev/video99"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("/dev/video99") && r.stderr.contains("no such camera"), "\(r.stderr)")
+        let bad = try Camlib.run(["capture", "--library", scratch.file("lib"), "--photo-at", "1"])
+        #expect(bad.status == 64 && bad.stderr.contains("--photo-at needs --movie"))
+    }
+}
