@@ -161,6 +161,7 @@ struct CaptureCommand: ParsableCommand {
         defer { handlers.forEach { $0.cancel() } }
 
         if interactive {
+            reporter.overStatusLine = true
             try InteractiveCapture(session: session, settings: photoSettings, codec: MovieWriter.Codec(rawValue: codec.lowercased())!, stop: stop).run()
         } else if movie {
             try recordMovie(session, stop: stop)
@@ -276,6 +277,8 @@ final class StopFlag: @unchecked Sendable {
 /// Events as JSON lines on stdout (--events), or as short progress lines on stderr.
 final class EventReporter: @unchecked Sendable {
     let json: Bool
+    /// Interactive mode: a status line is on screen; each event line clears it first.
+    var overStatusLine = false
     private let lock = NSLock()
     private(set) var photos = 0
 
@@ -288,7 +291,7 @@ final class EventReporter: @unchecked Sendable {
                 FileHandle.standardOutput.write(Data((e.jsonLine + "\n").utf8))
                 return
             }
-            let t = String(format: "%6.2f s", e.time)
+            let t = (overStatusLine ? "\r\u{1B}[K" : "") + String(format: "%6.2f s", e.time)
             let id = e.id.map { "#\($0) " } ?? ""
             switch e.event {
             case "willCapturePhoto": Terminal.error("\(t)  \(id)shutter")

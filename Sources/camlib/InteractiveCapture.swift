@@ -33,6 +33,7 @@ struct InteractiveCapture {
         FileHandle.standardError.write(Data("keys: space/p photo, r record/stop, q quit\n".utf8))
         var photos = 0
         var recordingSince: Double?
+        var shown = ""
         while !stop.isSet && session.isStreaming {
             var key: UInt8 = 0
             if read(STDIN_FILENO, &key, 1) == 1 {
@@ -59,9 +60,13 @@ struct InteractiveCapture {
                 }
             }
             let c = session.configuration
-            var status = "\(session.now >= 0 ? "" : "")\(c.size) \(CaptureCommand.rate(c.frameRate)) fps  photos \(photos)"
+            var status = "\(c.size) \(CaptureCommand.rate(c.frameRate)) fps  photos \(photos)  [space] photo  [r] record  [q] quit"
             if let since = recordingSince { status = String(format: "● REC %05.1f s  ", session.now - since) + status }
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(status)".utf8))
+            // Redrawn when it changes (an event line may have cleared it: redraw then too).
+            if status != shown || recordingSince != nil || key != 0 {
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(status)".utf8))
+                shown = status
+            }
         }
         if session.isRecording { session.stopRecording() }
         session.waitForPhotos()

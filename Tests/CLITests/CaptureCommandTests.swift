@@ -145,3 +145,20 @@ struct CaptureCommandTests {
         #expect(bad.status == 64 && bad.stderr.contains("--photo-at needs --movie"))
     }
 }
+
+/// `capture -i` in a pseudo-terminal (util-linux `script`), driven by keys.
+struct InteractiveCaptureTests {
+    @Test(.enabled(if: toolExists("script"))) func keysTakeAPhotoAndRecordAMovie() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let keys = "(sleep 2; printf p; sleep 1; printf r; sleep 1.5; printf r; sleep 1; printf q)"
+        let command = "\(keys) | script -q -e -c '\(Camlib.path) capture -i --library \(lib) --size 320x240' /dev/null"
+        let r = try run("sh", ["-c", command])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(r.stdout.contains("REC"))
+        let q = try Camlib.run(["query", "--library", lib, "--json"])
+        let assets = try #require(try JSONSerialization.jsonObject(with: Data(q.stdout.utf8)) as? [[String: Any]])
+        #expect(Set(assets.compactMap { $0["kind"] as? String }) == ["photo", "video"], "\(r.stdout)")
+        #expect(assets.count == 2)
+    }
+}
