@@ -4,6 +4,11 @@ import PackageDescription
 // camlib: a camera and photo library for Linux. The folders under Sources/ are the
 // architecture of ../shared/DESIGN.md: C wrappers -> Imaging -> Containers -> Codecs
 // -> Capture, Library -> the camlib executable.
+// Pixel loops (rendering the virtual scene, merging frames, filters) are 20-50x slower
+// unoptimised, which made debug builds - `swift run`, `swift test` - too slow to capture
+// or edit at camera sizes. These modules are optimised in every configuration.
+let optimisedPixels: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "camlib",
     products: [
@@ -28,9 +33,9 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
 
         // Pixel buffers, EXIF orientation, resampling. Pure Swift.
-        .target(name: "Imaging"),
+        .target(name: "Imaging", swiftSettings: optimisedPixels),
         // Pure functions over pixel buffers: comic, noir, mono, sepia, posterize, vignette.
-        .target(name: "Filters", dependencies: ["Imaging"]),
+        .target(name: "Filters", dependencies: ["Imaging"], swiftSettings: optimisedPixels),
         // Byte-level formats: ISOBMFF boxes, JPEG segments, TIFF/IFD, Apple MakerNote.
         .target(name: "Containers", dependencies: ["Imaging"]),
         // Stills and movies through libheif, libexif, libturbojpeg, libpng, libav*.
@@ -39,7 +44,7 @@ let package = Package(
             dependencies: ["Imaging", "Containers", "CHeif", "CExif", "CFFmpeg", "CTurboJPEG", "CPNG", "CZlib"]),
         // Cameras and capture: V4L2 devices (libv4l2), the virtual and file cameras, the
         // session, photo and movie outputs, events. Writes files; the library imports them.
-        .target(name: "Capture", dependencies: ["Imaging", "Containers", "Codecs", "CV4L2"]),
+        .target(name: "Capture", dependencies: ["Imaging", "Containers", "Codecs", "CV4L2"], swiftSettings: optimisedPixels),
         // The library: store layout, catalog, import, pairing, query.
         .target(
             name: "Library",

@@ -103,7 +103,7 @@ public struct FilterParameter: Sendable {
 }
 
 /// A pure function over RGB pixels: the same input and parameters give the same bytes.
-public protocol ImageFilter {
+public protocol ImageFilter: Sendable {
     static var name: String { get }
     static var summary: String { get }
     static var parameters: [FilterParameter] { get }
