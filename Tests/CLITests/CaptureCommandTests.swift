@@ -87,6 +87,10 @@ struct CaptureCommandTests {
         #expect(frames >= 20 && frames <= 62, "\(frames) frames")
         let duration = Double(((info["format"] as? [String: Any])?["duration"] as? String) ?? "") ?? 0
         #expect(duration > 1.8 && duration < 2.3, "\(duration) s")
+        // exiftool reads Apple's QuickTime keys.
+        let keys = try run("exiftool", ["-j", "-Keys:Make", "-Keys:Model", "-Keys:CreationDate", try original(movie)])
+        let tags = try #require((try json(keys.stdout) as? [[String: Any]])?.first)
+        #expect(tags["Make"] as? String == "camlib" && tags["Model"] as? String == "Virtual Camera" && tags["CreationDate"] != nil, "\(keys.stdout)")
     }
 
     @Test func ctrlCFinishesTheMovie() throws {
