@@ -50,3 +50,17 @@ public struct AppleMakerNote: Sendable, Equatable {
         return trimmed.isEmpty ? nil : String(trimmed.reversed())
     }
 }
+
+extension AppleMakerNote {
+    /// A MakerNote as iPhones write it (`Apple iOS\0`, version 1, big-endian IFD with
+    /// offsets from the MakerNote's start) holding `contentIdentifier` (tag 0x0011), the
+    /// half of a Live Photo's pairing the still carries.
+    public static func bytes(contentIdentifier: String) -> [UInt8] {
+        let header = signature + [0x00, 0x01] + Array("MM".utf8)
+        let entries: [TIFFWriter.Entry] = [
+            (Tag.makerNoteVersion, .signedLong([14])),
+            (Tag.contentIdentifier, .ascii(contentIdentifier)),
+        ]
+        return header + TIFFWriter.ifd(entries, at: header.count, bigEndian: true)
+    }
+}

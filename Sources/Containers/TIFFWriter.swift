@@ -10,13 +10,18 @@ public struct TIFFWriter {
         case short([UInt16])
         case long([UInt32])
         case rational([(UInt32, UInt32)])
+        case signedLong([Int32])
         case signedRational([(Int32, Int32)])
         case undefined([UInt8])
 
         public static func == (a: Value, b: Value) -> Bool { a.typeAndBytes == b.typeAndBytes }
 
         /// TIFF type code, count, and the value's bytes (little-endian).
-        var typeAndBytes: (UInt16, Int, [UInt8]) {
+        var typeAndBytes: (UInt16, Int, [UInt8]) { encoded(bigEndian: false) }
+
+        func encoded(bigEndian: Bool) -> (UInt16, Int, [UInt8]) {
+            let le16 = bigEndian ? be16 : Containers.le16
+            let le32 = bigEndian ? be32 : Containers.le32
             switch self {
             case .ascii(let s):
                 let bytes = Array(s.utf8) + [0]
@@ -27,6 +32,8 @@ public struct TIFFWriter {
                 return (4, v.count, v.flatMap { le32($0) })
             case .rational(let v):
                 return (5, v.count, v.flatMap { le32($0.0) + le32($0.1) })
+            case .signedLong(let v):
+                return (9, v.count, v.flatMap { le32(UInt32(bitPattern: $0)) })
             case .signedRational(let v):
                 return (10, v.count, v.flatMap { le32(UInt32(bitPattern: $0.0)) + le32(UInt32(bitPattern: $0.1)) })
             case .undefined(let b):
@@ -76,8 +83,8 @@ public struct TIFFWriter {
 
     /// An IFD on its own (entries, next-IFD 0, then its data), placed at `offset` of the
     /// structure it will live in: how MakerNotes are written.
-    public static func ifd(_ entries: [Entry], at offset: Int) -> [UInt8] {
-        serialize(entries, at: offset, next: 0)
+    public static func ifd(_ entries: [Entry], at offset: Int, bigEndian: Bool = false) -> [UInt8] {
+        serialize(entries, at: offset, next: 0, bigEndian: bigEndian)
     }
 
     static func size(of entries: [Entry]) -> Int {
@@ -87,13 +94,15 @@ public struct TIFFWriter {
         }
     }
 
-    static func serialize(_ entries: [Entry], at offset: Int, next: Int) -> [UInt8] {
+    static func serialize(_ entries: [Entry], at offset: Int, next: Int, bigEndian: Bool = false) -> [UInt8] {
+        let le16 = bigEndian ? be16 : Containers.le16
+        let le32 = bigEndian ? be32 : Containers.le32
         let sorted = entries.sorted { $0.tag < $1.tag }
         var head: [UInt8] = le16(UInt16(sorted.count))
         var data: [UInt8] = []
         let dataStart = offset + 2 + 12 * sorted.count + 4
         for e in sorted {
-            let (type, count, bytes) = e.value.typeAndBytes
+            let (type, count, bytes) = e.value.encoded(bigEndian: bigEndian)
             head += le16(e.tag) + le16(type) + le32(UInt32(count))
             if bytes.count <= 4 {
                 head += bytes + [UInt8](repeating: 0, count: 4 - bytes.count)
@@ -110,3 +119,5 @@ public struct TIFFWriter {
 
 @inline(__always) func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
 @inline(__always) func le32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
+@inline(__always) func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
+@inline(__always) func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }

@@ -1,0 +1,141 @@
+/// The part of a Live Photo's movie FFmpeg cannot write: Apple's timed metadata track
+/// `mebx` with the key `com.apple.quicktime.still-image-time`, one sample (int8 -1) at the
+/// moment the still shows, placed by an empty edit, the way iPhones write it (IMG_3582.mov
+/// in the test corpus has the same layout). Apple Photos, Immich and exiftool (`-ee`,
+/// StillImageTime) read the still's moment from it.
+public enum LivePhotoMovie {
+    public static let stillImageTimeKey = "com.apple.quicktime.still-image-time"
+
+    /// `movie` with the track added. `seconds` is the still's time on the movie's
+    /// timeline. The movie's `moov` must follow its media data (FFmpeg's default).
+    public static func addingStillImageTime(_ seconds: Double, to movie: [UInt8]) throws -> [UInt8] {
+        let tracks = try MovieTracks(file: movie)
+        guard let video = tracks.tracks.first(where: { $0.handler == "vide" }) else { throw FormatError("movie", "no video track") }
+        let top = ISOBox.sequence(in: movie, from: 0, limit: movie.count)
+        guard let moovIndex = top.firstIndex(where: { $0.type == "moov" }),
+            !top[(moovIndex + 1)...].contains(where: { $0.type == "mdat" })
+        else { throw FormatError("movie", "moov before the media data: cannot append a track") }
+        let moov = top[moovIndex]
+        let children = moov.children(in: movie)
+        guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw FormatError("movie", "no mvhd") }
+        let reader = ByteReader(movie, context: "mvhd")
+        let version = movie[mvhd.payload.lowerBound]
+        let movieTimescale = try reader.u32(at: mvhd.payload.lowerBound + (version == 1 ? 20 : 12))
+        let movieDuration = version == 1
+            ? try reader.u64(at: mvhd.payload.lowerBound + 24) : UInt64(try reader.u32(at: mvhd.payload.lowerBound + 16))
+        let nextTrackOffset = mvhd.end - 4
+        let nextTrackID = try reader.u32(at: nextTrackOffset)
+        let trackID = max(nextTrackID, (tracks.tracks.map(\.id).max() ?? 0) + 1)
+
+        // Everything but moov stays where it is; a small mdat with the sample follows.
+        var out = Array(movie[0..<moov.offset]) + Array(movie[moov.end...])
+        let sample: [UInt8] = [0, 0, 0, 9, 0, 0, 0, 1, 0xFF]  // item size, local key 1, int8 -1
+        let sampleOffset = out.count + 8
+        var mdat = ISOBoxWriter()
+        mdat.box("mdat") { $0.raw(sample) }
+        out += mdat.bytes
+
+        let mediaTimescale: UInt32 = 600
+        let start = UInt64(max(0, (seconds * Double(movieTimescale)).rounded()))
+        var w = ISOBoxWriter()
+        w.box("moov") { m in
+            for child in children {
+                if child.type == "mvhd" {
+                    var copy = Array(movie[child.offset..<child.end])
+                    let at = nextTrackOffset - child.offset
+                    let id = trackID + 1
+                    copy[at] = UInt8(id >> 24); copy[at + 1] = UInt8((id >> 16) & 0xFF)
+                    copy[at + 2] = UInt8((id >> 8) & 0xFF); copy[at + 3] = UInt8(id & 0xFF)
+                    m.raw(copy)
+                } else {
+                    m.raw(movie[child.offset..<child.end])
+                }
+            }
+            m.raw(track(id: trackID, videoID: video.id, start: start, movieDuration: movieDuration, mediaTimescale: mediaTimescale, sampleOffset: sampleOffset))
+        }
+        return out + w.bytes
+    }
+
+    static func track(id: UInt32, videoID: UInt32, start: UInt64, movieDuration: UInt64, mediaTimescale: UInt32, sampleOffset: Int) -> [UInt8] {
+        var w = ISOBoxWriter()
+        w.box("trak") { t in
+            // Enabled, in movie, in preview, in poster: as Apple flags it.
+            t.box("tkhd", version: 0, flags: 0x0F) { b in
+                b.u32(0); b.u32(0)  // creation, modification
+                b.u32(id); b.u32(0)
+                b.u32(UInt32(clamping: movieDuration))
+                b.u32(0); b.u32(0)  // reserved
+                b.u16(0); b.u16(0)  // layer, alternate group
+                b.u16(0); b.u16(0)  // volume, reserved
+                for v: UInt32 in [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000] { b.u32(v) }
+                b.u32(0); b.u32(0)  // width, height
+            }
+            t.box("edts") { e in
+                e.box("elst", version: 0) { b in
+                    // An empty edit up to the still's moment, then the one sample.
+                    b.u32(start > 0 ? 2 : 1)
+                    if start > 0 {
+                        b.u32(UInt32(clamping: start)); b.u32(0xFFFF_FFFF); b.u32(0x0001_0000)
+                    }
+                    b.u32(1); b.u32(0); b.u32(0x0001_0000)
+                }
+            }
+            t.box("tref") { r in r.box("cdsc") { $0.u32(videoID) } }
+            t.box("mdia") { md in
+                md.box("mdhd", version: 0) { b in
+                    b.u32(0); b.u32(0)
+                    b.u32(mediaTimescale); b.u32(1)
+                    b.u16(0x55C4)  // language: undetermined
+                    b.u16(0)
+                }
+                md.box("hdlr", version: 0) { b in
+                    b.fourCC("mhlr"); b.fourCC("meta"); b.fourCC("appl")
+                    b.u32(1); b.u32(0)
+                    let name = Array("Core Media Metadata".utf8)
+                    b.u8(UInt8(name.count)); b.raw(name)
+                }
+                md.box("minf") { mi in
+                    mi.box("gmhd") { g in
+                        g.box("gmin", version: 0) { b in
+                            b.u16(0x40)  // graphics mode: dither copy
+                            b.u16(0x8000); b.u16(0x8000); b.u16(0x8000)
+                            b.u16(0); b.u16(0)  // balance, reserved
+                        }
+                    }
+                    mi.box("hdlr", version: 0) { b in
+                        b.fourCC("dhlr"); b.fourCC("alis"); b.fourCC("appl")
+                        b.u32(0); b.u32(0)
+                        let name = Array("Core Media Data Handler".utf8)
+                        b.u8(UInt8(name.count)); b.raw(name)
+                    }
+                    mi.box("dinf") { d in
+                        d.box("dref", version: 0) { b in
+                            b.u32(1)
+                            b.box("alis", version: 0, flags: 1) { _ in }  // the data is in this file
+                        }
+                    }
+                    var description = ISOBoxWriter()
+                    description.box("stsd", version: 0) { b in
+                        b.u32(1)
+                        b.box("mebx") { e in
+                            e.raw([0, 0, 0, 0, 0, 0]); e.u16(1)  // reserved, data reference index
+                            e.box("keys") { k in
+                                // Local key 1: the mdta key, its value a signed 8-bit integer
+                                // (well-known type 65).
+                                k.box("\u{0}\u{0}\u{0}\u{1}") { entry in
+                                    entry.box("keyd") { $0.fourCC("mdta"); $0.raw(Array(stillImageTimeKey.utf8)) }
+                                    entry.box("dtyp") { $0.u32(0); $0.u32(65) }
+                                }
+                            }
+                        }
+                    }
+                    mi.raw(MovieRewriter.newSampleTable(
+                        sampleDescription: description.bytes,
+                        samples: [MovieRewriter.NewSample(data: [0, 0, 0, 9, 0, 0, 0, 1, 0xFF], duration: 1, isSync: true)],
+                        chunkOffset: sampleOffset))
+                }
+            }
+        }
+        return w.bytes
+    }
+}
