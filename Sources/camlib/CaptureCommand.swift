@@ -14,6 +14,11 @@ struct CaptureCommand: ParsableCommand {
             --device, else the one chosen last time, else the best V4L2 colour camera, else
             the built-in virtual camera (see `camlib devices`), so every machine can capture.
 
+            --live takes Live Photos: a movie from 1.5 s before to 1.5 s after the shutter
+            (frames are encoded all along into a ring, so there is no shutter lag), with the
+            still's content identifier and Apple's still-image-time track, so Apple Photos,
+            Immich and camlib pair them.
+
             Photos: HEIC (or JPEG) at the camera's largest size with a thumbnail and Exif
             (Make/Model, DateTimeOriginal with sub-seconds and UTC offset, orientation).
             --quality speed takes one frame; balanced merges 3 and quality 6 aligned frames,
@@ -48,6 +53,9 @@ struct CaptureCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Record a movie.")
     var movie = false
+
+    @Flag(name: .long, help: "Live Photos: each photo with a movie from 1.5 s before to 1.5 s after the shutter.")
+    var live = false
 
     @Flag(name: [.customShort("i"), .customLong("interactive")], help: "Interactive: keys for photo, record, quit; a status line.")
     var interactive = false
@@ -108,6 +116,7 @@ struct CaptureCommand: ParsableCommand {
         if let size, FrameSize(size) == nil { throw ValidationError("--size is WIDTHxHEIGHT, e.g. 1920x1440, not '\(size)'") }
         if let fps, fps <= 0 { throw ValidationError("--fps must be positive") }
         if photoAt != nil && !movie { throw ValidationError("--photo-at needs --movie") }
+        if live && movie { throw ValidationError("--live takes Live Photos; it does not combine with --movie") }
         if let photoAt, parseTimes(photoAt) == nil { throw ValidationError("--photo-at takes seconds separated by commas, e.g. 1.0,2.5") }
         if speed < 0 { throw ValidationError("--speed cannot be negative") }
     }
@@ -122,7 +131,7 @@ struct CaptureCommand: ParsableCommand {
         PhotoSettings(
             format: PhotoSettings.FileFormat(rawValue: format.lowercased())!,
             quality: PhotoSettings.QualityPrioritization(rawValue: quality.lowercased())!,
-            orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) })
+            orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) }, livePhoto: live)
     }
 
     func run() throws {
@@ -146,6 +155,7 @@ struct CaptureCommand: ParsableCommand {
         let largest = camera.device.largestSize ?? FrameSize(width: 1920, height: 1440)
         let wanted = CameraConfiguration(size: size.flatMap(FrameSize.init) ?? largest, frameRate: fps ?? defaultRate(camera.device))
         let session = CaptureSession(source: camera, configuration: wanted, outputDirectory: staging) { reporter.report($0) }
+        if live { session.livePhotoCodec = MovieWriter.Codec(rawValue: codec.lowercased())! }
         try startWaitingIfBusy(session, cameraID)
         reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")
 
@@ -207,6 +217,11 @@ struct CaptureCommand: ParsableCommand {
 
     func takePhotos(_ session: CaptureSession, stop: StopFlag) {
         let settings = photoSettings
+        if live {
+            // The ring needs its 1.5 s of frames before the first shutter, as a phone's
+            // camera has been running before the button is pressed.
+            while session.now < CaptureSession.livePhotoPreRoll + 0.05 && !stop.isSet && session.isStreaming { usleep(5000) }
+        }
         for n in 0..<count {
             if stop.isSet || !session.isStreaming { break }
             let shutter = session.now
@@ -224,6 +239,7 @@ struct CaptureCommand: ParsableCommand {
         var photoTimes = photoAt.flatMap(parseTimes) ?? []
         var settings = photoSettings
         settings.quality = .speed  // a photo during a movie is the movie's frame, as on a phone
+        settings.livePhoto = false
         while !stop.isSet && session.isStreaming {
             let t = session.now - begin
             if let duration, t >= duration { break }
@@ -300,6 +316,8 @@ final class EventReporter: @unchecked Sendable {
                 Terminal.error("\(t)  \(id)photo \(e.path ?? "")")
             case "didStartRecording": Terminal.error("\(t)  \(id)recording")
             case "didFinishRecording": Terminal.error("\(t)  \(id)movie \(e.path ?? "") (\(e.message ?? ""))")
+            case "didFinishProcessingLivePhotoMovie":
+                Terminal.error("\(t)  \(id)Live Photo movie \(e.path ?? "")" + (e.livePhotosInProgress.map { $0 > 0 ? " (\($0) more in progress)" : "" } ?? ""))
             case "systemPressure": Terminal.error("\(t)  system pressure: \(e.message ?? "")")
             case "error": Terminal.error("\(t)  \(id)error: \(e.message ?? "")")
             default: break

@@ -166,3 +166,47 @@ struct InteractiveCaptureTests {
         #expect(assets.count == 2)
     }
 }
+
+/// `camlib capture --live`: Live Photos from the virtual camera, read back by exiftool,
+/// ffprobe and camlib's own import.
+struct LiveCaptureTests {
+    @Test func aLivePhotoPairsAndCarriesAppleMetadata() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--live", "--size", "640x480", "--quality", "speed", "--events"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = try r.stdout.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let names = events.map { $0["event"] as? String ?? "" }
+        for name in ["willCapturePhoto", "didFinishProcessingPhoto", "didFinishRecordingLivePhotoMovie", "didFinishProcessingLivePhotoMovie"] {
+            #expect(names.contains(name), "\(names)")
+        }
+        #expect(names.last == "didFinishCapture")
+        #expect(events.first { $0["event"] as? String == "didFinishRecordingLivePhotoMovie" }?["livePhotosInProgress"] as? Int == 1)
+
+        let q = try Camlib.run(["query", "--library", lib, "--json"])
+        let assets = try #require(try JSONSerialization.jsonObject(with: Data(q.stdout.utf8)) as? [[String: Any]])
+        #expect(assets.count == 1)
+        let asset = try #require(assets.first)
+        #expect(asset["kind"] as? String == "live")
+        #expect((asset["pairing"] as? [String: Any])?["rule"] as? String == "contentIdentifier")
+        let resources = try #require(asset["resources"] as? [[String: Any]])
+        let still = try #require(resources.first { $0["role"] as? String == "photo" }?["path"] as? String)
+        let movie = try #require(resources.first { $0["role"] as? String == "pairedVideo" }?["path"] as? String)
+
+        // One identifier in both halves, as exiftool reads them.
+        let tags = try run("exiftool", ["-j", "-ee", "-G1", "-MediaGroupUUID", "-ContentIdentifier", "-StillImageTime", still, movie])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(tags.stdout.utf8)) as? [[String: Any]])
+        let stillID = rows[0]["Apple:MediaGroupUUID"] as? String ?? rows[0]["Apple:ContentIdentifier"] as? String
+        #expect(stillID != nil && stillID == rows[1]["Keys:ContentIdentifier"] as? String, "\(tags.stdout)")
+        #expect(rows[1].keys.contains { $0.hasSuffix("StillImageTime") }, "\(tags.stdout)")
+        #expect(stillID == asset["contentIdentifier"] as? String)
+
+        // The movie: a timed metadata track, and 1.5 s either side of the shutter.
+        let probe = try run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_tag_string:format=duration", "-of", "json", movie])
+        let info = try #require(try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
+        let streams = try #require(info["streams"] as? [[String: Any]])
+        #expect(streams.contains { $0["codec_type"] as? String == "data" && $0["codec_tag_string"] as? String == "mebx" })
+        let duration = Double(((info["format"] as? [String: Any])?["duration"] as? String) ?? "") ?? 0
+        #expect(duration >= 2.5 && duration <= 3.5, "\(duration) s")
+    }
+}

@@ -29,10 +29,14 @@ public struct PhotoSettings: Sendable {
     public var quality: QualityPrioritization = .balanced
     /// EXIF orientation of the photo; nil: the camera's natural orientation.
     public var orientation: EXIFOrientation?
+    /// A Live Photo: the still plus a movie from 1.5 s before to 1.5 s after the shutter,
+    /// paired by one content identifier (the session must be started with Live Photos).
+    public var livePhoto = false
 
-    public init(format: FileFormat = .heic, quality: QualityPrioritization = .balanced, orientation: EXIFOrientation? = nil) {
+    public init(format: FileFormat = .heic, quality: QualityPrioritization = .balanced, orientation: EXIFOrientation? = nil, livePhoto: Bool = false) {
         self.format = format
         self.quality = quality
         self.orientation = orientation
+        self.livePhoto = livePhoto
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// What a session reports, named after AVCapturePhotoCaptureDelegate's callbacks:
 /// `willBeginCapture` (settings resolved), `willCapturePhoto` (the shutter frame),
 /// `didFinishProcessingPhoto` (the file is written), `didFinishCapture` (all done for this
-/// id); for movies `didStartRecording`/`didFinishRecording`; and `systemPressure` when the
+/// id); for Live Photos `didFinishRecordingLivePhotoMovie` (the movie's span is captured)
+/// and `didFinishProcessingLivePhotoMovie` (its file is written); for movies `didStartRecording`/`didFinishRecording`; and `systemPressure` when the
 /// frame rate is lowered, `error` for a failed capture.
 public struct CaptureEvent: Sendable, Codable, Equatable {
     public var event: String
@@ -15,6 +16,8 @@ public struct CaptureEvent: Sendable, Codable, Equatable {
     public var path: String?
     public var frameRate: Double?
     public var message: String?
+    /// Live Photo movies not yet written (Live Photo events only).
+    public var livePhotosInProgress: Int?
 
     public init(event: String, id: Int?, time: Double, path: String? = nil, frameRate: Double? = nil, message: String? = nil) {
         self.event = event

@@ -1,4 +1,5 @@
 import Codecs
+import Containers
 import Dispatch
 import Foundation
 import Imaging
@@ -25,6 +26,11 @@ public final class CaptureSession: @unchecked Sendable {
     public private(set) var configuration: CameraConfiguration
     /// Never lower the frame rate below this under pressure.
     public var minimumFrameRate: Double = 5
+    /// Seconds of movie a Live Photo keeps before its shutter.
+    public static let livePhotoPreRoll = LivePhotoRecorder.before
+    /// Set before `start()` to take Live Photos: frames are then encoded continuously
+    /// (with this codec) into a ring from which each Live Photo's movie is cut.
+    public var livePhotoCodec: MovieWriter.Codec?
 
     private let source: FrameSource
     private let onEvent: @Sendable (CaptureEvent) -> Void
@@ -38,6 +44,10 @@ public final class CaptureSession: @unchecked Sendable {
     private var nextID = 1
     private var pending: [PendingPhoto] = []
     private var recorder: (id: Int, recorder: MovieRecorder)?
+    private var live: LivePhotoRecorder?
+    /// Parts of each capture still being made (a Live Photo has two: still and movie).
+    private var partsLeft: [Int: Int] = [:]
+    private var livePhotosInProgress = 0
     private var results: [Result] = []
     private var failures: [String] = []
     private var streamError: Error?
@@ -59,6 +69,8 @@ public final class CaptureSession: @unchecked Sendable {
         var id: Int
         var settings: PhotoSettings
         var frames: [Frame] = []
+        /// A Live Photo's content identifier, shared by its still and movie.
+        var identifier: String?
     }
 
     public init(
@@ -80,6 +92,19 @@ public final class CaptureSession: @unchecked Sendable {
     public func start() throws {
         try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         configuration = try source.start(configuration)
+        if let codec = livePhotoCodec {
+            var settings = MovieWriter.Settings(codec: codec, width: configuration.size.width, height: configuration.size.height)
+            settings.frameRate = configuration.frameRate
+            // A keyframe every half second: a Live Photo's movie starts at most that much
+            // before its 1.5 s of pre-roll.
+            settings.keyframeInterval = max(1, Int((configuration.frameRate / 2).rounded()))
+            do {
+                live = try LivePhotoRecorder(settings: settings)
+            } catch {
+                source.stop()
+                throw CaptureError.failed("cannot encode Live Photo movies: \(error)")
+            }
+        }
         clock.start()
         startDate = Date()
         lock.withLock {
@@ -103,9 +128,19 @@ public final class CaptureSession: @unchecked Sendable {
             return id
         }
         emit("willBeginCapture", id: id)
+        if settings.livePhoto && live == nil {
+            fail(id, "Live Photos need a session started with Live Photos on (capture --live)")
+            return id
+        }
         let accepted = lock.withLock { () -> Bool in
             guard running, !streamEnded else { return false }
-            pending.append(PendingPhoto(id: id, settings: settings))
+            let identifier = settings.livePhoto ? UUID().uuidString : nil
+            pending.append(PendingPhoto(id: id, settings: settings, identifier: identifier))
+            // Every part (still, Live Photo movie) holds the processing group until it is
+            // written or has failed, so waiting for photos has no gap to slip through.
+            partsLeft[id] = settings.livePhoto ? 2 : 1
+            for _ in 0..<partsLeft[id]! { processingGroup.enter() }
+            if settings.livePhoto { livePhotosInProgress += 1 }
             return true
         }
         if !accepted {
@@ -125,10 +160,23 @@ public final class CaptureSession: @unchecked Sendable {
         guard lock.withLock({ running && recorder == nil && !streamEnded }) else {
             throw CaptureError.failed("cannot record: the session is not running or already recording")
         }
+        let settings = movieSettings(codec: codec, orientation: orientation, begins: lock.withLock { lastFrameTime })
+        let path = outputDirectory + "/" + fileStem(id: id) + ".MOV"
+        let movie = try MovieRecorder(path: path, settings: settings, startTime: lock.withLock { lastFrameTime })
+        lock.withLock { recorder = (id, movie) }
+        emit("didStartRecording", id: id, path: path)
+        return id
+    }
+
+    public var isRecording: Bool { lock.withLock { recorder != nil } }
+
+    /// A movie's encoding settings and metadata: the session's size and rate, the
+    /// orientation, creation time (`begins`: seconds on the camera clock) and Apple's keys.
+    func movieSettings(codec: MovieWriter.Codec, orientation: EXIFOrientation?, begins seconds: Double) -> MovieWriter.Settings {
         var settings = MovieWriter.Settings(codec: codec, width: configuration.size.width, height: configuration.size.height)
         settings.frameRate = configuration.frameRate
         settings.orientation = orientation ?? source.naturalOrientation
-        let begins = startDate.addingTimeInterval(lock.withLock { lastFrameTime })
+        let begins = startDate.addingTimeInterval(seconds)
         settings.creationTime = begins
         // com.apple.quicktime.creationdate is local time with its offset, as iPhones write.
         let local = DateFormatter()
@@ -138,14 +186,8 @@ public final class CaptureSession: @unchecked Sendable {
             ("com.apple.quicktime.make", make), ("com.apple.quicktime.model", model),
             ("com.apple.quicktime.software", "camlib"), ("com.apple.quicktime.creationdate", local.string(from: begins)),
         ]
-        let path = outputDirectory + "/" + fileStem(id: id) + ".MOV"
-        let movie = try MovieRecorder(path: path, settings: settings, startTime: lock.withLock { lastFrameTime })
-        lock.withLock { recorder = (id, movie) }
-        emit("didStartRecording", id: id, path: path)
-        return id
+        return settings
     }
-
-    public var isRecording: Bool { lock.withLock { recorder != nil } }
 
     /// Finishes the movie: every queued frame is encoded, the file is complete and renamed.
     public func stopRecording() {
@@ -177,13 +219,14 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if wasRunning { pumpFinished.wait() }
         stopRecording()
+        live?.finish()
         processingGroup.wait()
         return lock.withLock { (results, failures, streamError) }
     }
 
-    /// Waits until every photo requested so far has been written (or failed).
+    /// Waits until every photo requested so far (and its Live Photo movie) has been
+    /// written or has failed. The camera must keep running meanwhile.
     public func waitForPhotos() {
-        while lock.withLock({ !pending.isEmpty && running && !streamEnded }) { usleep(2000) }
         processingGroup.wait()
     }
 
@@ -206,6 +249,8 @@ public final class CaptureSession: @unchecked Sendable {
                     process(photo)
                 }
             }
+            // Live Photo movies waiting for frames get what there is.
+            live?.finish()
             source.stop()
             pumpFinished.signal()
         }
@@ -227,11 +272,11 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private func deliver(_ frame: Frame) {
-        let (ready, newlyStarted, movie) = lock.withLock { () -> ([PendingPhoto], [Int], MovieRecorder?) in
+        let (ready, newlyStarted, movie) = lock.withLock { () -> ([PendingPhoto], [PendingPhoto], MovieRecorder?) in
             lastFrameTime = frame.time
             framesDelivered += 1
             var ready: [PendingPhoto] = []
-            var started: [Int] = []
+            var started: [PendingPhoto] = []
             // Each photo has its own shutter frame: one photo starts per frame, in order;
             // photos already started take this frame for merging.
             var startedOne = false
@@ -239,7 +284,7 @@ public final class CaptureSession: @unchecked Sendable {
                 if pending[i].frames.isEmpty {
                     if startedOne { continue }
                     startedOne = true
-                    started.append(pending[i].id)
+                    started.append(pending[i])
                 }
                 pending[i].frames.append(frame)
             }
@@ -252,9 +297,13 @@ public final class CaptureSession: @unchecked Sendable {
             }
             return (ready, started, recorder?.recorder)
         }
-        for id in newlyStarted { emit("willCapturePhoto", id: id) }
+        for photo in newlyStarted {
+            emit("willCapturePhoto", id: photo.id)
+            if photo.identifier != nil { startLivePhotoMovie(photo, shutter: frame) }
+        }
         var dropped = false
         if let movie { dropped = !movie.append(frame) }
+        if let live, !live.append(frame) { dropped = true }
         for photo in ready { process(photo) }
         checkPressure(frame: frame, dropped: dropped)
     }
@@ -282,26 +331,71 @@ public final class CaptureSession: @unchecked Sendable {
             message: "\(Int(dropRate * 100))% of frames were dropped in the last second: frame rate lowered to \(Int(applied)) fps")
     }
 
+    // MARK: Live Photo movies
+
+    private func startLivePhotoMovie(_ photo: PendingPhoto, shutter: Frame) {
+        guard let live, let identifier = photo.identifier else { return }
+        let id = photo.id
+        let path = outputDirectory + "/" + fileStem(id: id) + ".MOV"
+        let settings = movieSettings(
+            codec: live.encoderCodec, orientation: photo.settings.orientation, begins: max(0, shutter.time - LivePhotoRecorder.before))
+        live.request(
+            id: id, shutterTime: shutter.time, identifier: identifier, path: path, settings: settings,
+            recorded: { [self] frames in
+                let inProgress = lock.withLock { livePhotosInProgress }
+                emit("didFinishRecordingLivePhotoMovie", id: id, message: "\(frames) frames", livePhotosInProgress: inProgress)
+            },
+            done: { [self] result in
+                switch result {
+                case .success(let path):
+                    let inProgress = lock.withLock { () -> Int in
+                        results.append(Result(id: id, kind: .movie, path: path))
+                        livePhotosInProgress -= 1
+                        return livePhotosInProgress
+                    }
+                    emit("didFinishProcessingLivePhotoMovie", id: id, path: path, livePhotosInProgress: inProgress)
+                    finishPart(id)
+                case .failure(let error):
+                    lock.withLock { livePhotosInProgress -= 1 }
+                    fail(id, "the Live Photo's movie: \(error)", finished: false)
+                    finishPart(id)
+                }
+            })
+    }
+
+    /// One part of a capture is done; when none is left, `didFinishCapture`.
+    private func finishPart(_ id: Int) {
+        let (held, done) = lock.withLock { () -> (Bool, Bool) in
+            guard let parts = partsLeft[id] else { return (false, false) }
+            partsLeft[id] = parts > 1 ? parts - 1 : nil
+            return (true, parts <= 1)
+        }
+        if done { emit("didFinishCapture", id: id) }
+        if held { processingGroup.leave() }
+    }
+
     // MARK: photo processing
 
     private func process(_ photo: PendingPhoto) {
-        processingGroup.enter()
         processing.async { [self] in
-            defer { processingGroup.leave() }
             do {
                 let shutter = photo.frames[0]
                 let merged = FrameMerger.merge(photo.frames.map(\.pixels))
                 var metadata = PhotoEncoder.Metadata(model: model, captureDate: startDate.addingTimeInterval(shutter.time))
                 metadata.make = make
                 metadata.orientation = photo.settings.orientation ?? source.naturalOrientation
+                if let identifier = photo.identifier {
+                    metadata.extraExif = [(0x927C, .undefined(AppleMakerNote.bytes(contentIdentifier: identifier)))]
+                }
                 let bytes = try PhotoEncoder.encode(merged, format: photo.settings.format, metadata: metadata)
                 let path = outputDirectory + "/" + fileStem(id: photo.id) + "." + photo.settings.format.fileExtension
                 try Self.writeAtomically(bytes, to: path)
                 lock.withLock { results.append(Result(id: photo.id, kind: .photo, path: path)) }
                 emit("didFinishProcessingPhoto", id: photo.id, path: path)
-                emit("didFinishCapture", id: photo.id)
+                finishPart(photo.id)
             } catch {
-                fail(photo.id, "\(error)")
+                fail(photo.id, "\(error)", finished: false)
+                finishPart(photo.id)
             }
         }
     }
@@ -343,13 +437,25 @@ public final class CaptureSession: @unchecked Sendable {
         unlink(part)
     }
 
-    private func fail(_ id: Int, _ message: String) {
+    /// Records a failure; `finished`: the capture has no other part to wait for.
+    private func fail(_ id: Int, _ message: String, finished: Bool = true) {
         lock.withLock { failures.append("capture \(id): \(message)") }
         emit("error", id: id, message: message)
-        emit("didFinishCapture", id: id)
+        if finished {
+            let held = lock.withLock { () -> Int in
+                defer { partsLeft[id] = nil }
+                return partsLeft[id] ?? 0
+            }
+            emit("didFinishCapture", id: id)
+            for _ in 0..<held { processingGroup.leave() }
+        }
     }
 
-    private func emit(_ name: String, id: Int?, path: String? = nil, frameRate: Double? = nil, message: String? = nil) {
-        onEvent(CaptureEvent(event: name, id: id, time: clock.elapsed, path: path, frameRate: frameRate, message: message))
+    private func emit(
+        _ name: String, id: Int?, path: String? = nil, frameRate: Double? = nil, message: String? = nil, livePhotosInProgress: Int? = nil
+    ) {
+        var event = CaptureEvent(event: name, id: id, time: clock.elapsed, path: path, frameRate: frameRate, message: message)
+        event.livePhotosInProgress = livePhotosInProgress
+        onEvent(event)
     }
 }

@@ -1,0 +1,143 @@
+import Codecs
+import Containers
+import Dispatch
+import Foundation
+import Imaging
+
+/// The movie half of Live Photos: every frame is encoded as it arrives (keyframes every
+/// half second, no B-frames) into a ring holding the last few seconds of packets, so a
+/// shutter at time T gets a movie from about T - 1.5 s (the keyframe at or before it) to
+/// T + 1.5 s without keeping raw frames. When the packets after T are in, the span is
+/// muxed into a MOV with the content identifier key and Apple's still-image-time track at
+/// T, written as `.part` and renamed. Several Live Photos may be in progress at once.
+final class LivePhotoRecorder: @unchecked Sendable {
+    static let before = 1.5
+    static let after = 1.5
+
+    struct Request {
+        var id: Int
+        var shutter: Int64  // pts of the still's frame
+        var identifier: String
+        var path: String
+        var settings: MovieWriter.Settings
+        var recorded: @Sendable (Int) -> Void
+        var done: @Sendable (Result<String, Error>) -> Void
+    }
+
+    private let queue = DispatchQueue(label: "camlib.live-photo")
+    private let lock = NSLock()
+    private let encoder: VideoEncoder
+    private var ring: [VideoEncoder.Packet] = []
+    private var requests: [Request] = []
+    private var backlog = 0
+    private var failure: Error?
+    private(set) var dropped = 0
+    static let maximumBacklog = 8
+
+    init(settings: MovieWriter.Settings) throws {
+        encoder = try VideoEncoder(settings: settings)
+    }
+
+    var encoderCodec: MovieWriter.Codec { encoder.settings.codec }
+
+    static func ticks(_ seconds: Double) -> Int64 { Int64((seconds * 600).rounded()) }
+
+    /// Queues a frame for encoding; false when it was dropped (the encoder is behind).
+    @discardableResult
+    func append(_ frame: Frame) -> Bool {
+        lock.lock()
+        if backlog >= Self.maximumBacklog || failure != nil {
+            dropped += 1
+            lock.unlock()
+            return false
+        }
+        backlog += 1
+        lock.unlock()
+        queue.async { [self] in
+            defer { lock.withLock { backlog -= 1 } }
+            do {
+                let packets = try encoder.encode(frame.pixels, pts: Self.ticks(frame.time))
+                ring += packets
+                completeRequests(ended: false)
+                trim()
+            } catch {
+                lock.withLock { if failure == nil { failure = error } }
+                completeRequests(ended: true)
+            }
+        }
+        return true
+    }
+
+    /// A Live Photo whose still is the frame at `shutterTime` (seconds, camera clock).
+    /// `recorded` runs when the movie's span is complete, `done` when its file is written.
+    func request(
+        id: Int, shutterTime: Double, identifier: String, path: String, settings: MovieWriter.Settings,
+        recorded: @escaping @Sendable (Int) -> Void, done: @escaping @Sendable (Result<String, Error>) -> Void
+    ) {
+        queue.async { [self] in
+            requests.append(Request(id: id, shutter: Self.ticks(shutterTime), identifier: identifier, path: path, settings: settings, recorded: recorded, done: done))
+            completeRequests(ended: lock.withLock { failure != nil })
+        }
+    }
+
+    /// The camera stopped: flush the encoder and finish every Live Photo with what there is.
+    func finish() {
+        queue.sync {
+            if let packets = try? encoder.finish() { ring += packets }
+            completeRequests(ended: true)
+        }
+    }
+
+    var inProgress: Int { queue.sync { requests.count } }
+
+    // On `queue`.
+    private func completeRequests(ended: Bool) {
+        let newest = ring.last?.pts ?? Int64.min
+        var waiting: [Request] = []
+        for r in requests {
+            if newest >= r.shutter + Self.ticks(Self.after) || ended {
+                write(r)
+            } else {
+                waiting.append(r)
+            }
+        }
+        requests = waiting
+    }
+
+    // On `queue`: drop packets no request can need (keep a GOP more than the pre-roll).
+    private func trim() {
+        guard let newest = ring.last?.pts else { return }
+        let oldestShutter = requests.map(\.shutter).min() ?? newest
+        let keepFrom = min(oldestShutter, newest) - Self.ticks(Self.before + 1.0)
+        // Cut only at a keyframe, so what stays can start a movie.
+        if let cut = ring.lastIndex(where: { $0.isKeyframe && $0.pts <= keepFrom }), cut > 0 {
+            ring.removeFirst(cut)
+        }
+    }
+
+    // On `queue`.
+    private func write(_ r: Request) {
+        let startLimit = r.shutter - Self.ticks(Self.before), endLimit = r.shutter + Self.ticks(Self.after)
+        guard let start = ring.lastIndex(where: { $0.isKeyframe && $0.pts <= startLimit }) ?? ring.firstIndex(where: { $0.isKeyframe && $0.pts <= r.shutter })
+        else {
+            r.done(.failure(CaptureError.failed("\(r.path): no movie frames around the shutter (the camera stopped?)")))
+            return
+        }
+        let span = Array(ring[start...].prefix { $0.pts <= endLimit })
+        r.recorded(span.count)
+        do {
+            let part = r.path + ".part"
+            defer { unlink(part) }
+            var settings = r.settings
+            settings.quickTimeKeys.append(("com.apple.quicktime.content.identifier", r.identifier))
+            try MovieWriter.write(packets: span, of: encoder, to: part, settings: settings)
+            let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: part)))
+            let stillTime = Double(r.shutter - span[0].pts) / 600
+            let live = try LivePhotoMovie.addingStillImageTime(stillTime, to: plain)
+            try CaptureSession.writeAtomically(live, to: r.path)
+            r.done(.success(r.path))
+        } catch {
+            r.done(.failure(error))
+        }
+    }
+}
