@@ -56,6 +56,47 @@ public enum LivePhotoMovie {
         return out + w.bytes
     }
 
+    /// Seconds into the movie at which its still was taken: the presentation time of the
+    /// first sample of the `mebx` track keyed `com.apple.quicktime.still-image-time`,
+    /// through the track's edit list. Nil when the movie has no such track.
+    public static func stillImageTime(in movie: [UInt8]) throws -> Double? {
+        let tracks = try MovieTracks(file: movie)
+        let key = Array(stillImageTimeKey.utf8)
+        guard let track = tracks.tracks.first(where: { $0.handler == "meta" && $0.sampleDescription.firstRange(of: key) != nil }),
+            !track.samples.isEmpty
+        else { return nil }
+        let children = tracks.moov.children(in: movie)
+        guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw FormatError("movie", "no mvhd") }
+        let r = ByteReader(movie, context: "movie header")
+        let movieTimescale = Double(try r.u32(at: mvhd.payload.lowerBound + (movie[mvhd.payload.lowerBound] == 1 ? 20 : 12)))
+        guard movieTimescale > 0, track.timescale > 0 else { return nil }
+        // The first sample's decode time is 0; edits place media time on the timeline.
+        guard let elst = track.box.children(in: movie).first(where: { $0.type == "edts" })?.children(in: movie).first(where: { $0.type == "elst" })
+        else { return 0 }
+        let version = movie[elst.payload.lowerBound]
+        let count = Int(try r.u32(at: elst.payload.lowerBound + 4))
+        var at = elst.payload.lowerBound + 8
+        var timeline = 0.0
+        for _ in 0..<min(count, 64) {
+            let duration: Double, mediaTime: Int64
+            if version == 1 {
+                duration = Double(try r.u64(at: at))
+                mediaTime = Int64(bitPattern: try r.u64(at: at + 8))
+                at += 20
+            } else {
+                duration = Double(try r.u32(at: at))
+                mediaTime = Int64(Int32(bitPattern: try r.u32(at: at + 4)))
+                at += 12
+            }
+            if mediaTime == -1 {
+                timeline += duration / movieTimescale
+            } else {
+                return timeline + Double(0 - mediaTime) / Double(track.timescale)
+            }
+        }
+        return nil
+    }
+
     static func track(id: UInt32, videoID: UInt32, start: UInt64, movieDuration: UInt64, mediaTimescale: UInt32, sampleOffset: Int) -> [UInt8] {
         var w = ISOBoxWriter()
         w.box("trak") { t in

@@ -208,5 +208,42 @@ struct LiveCaptureTests {
         #expect(streams.contains { $0["codec_type"] as? String == "data" && $0["codec_tag_string"] as? String == "mebx" })
         let duration = Double(((info["format"] as? [String: Any])?["duration"] as? String) ?? "") ?? 0
         #expect(duration >= 2.5 && duration <= 3.5, "\(duration) s")
+
+        // The photo display time, read back on import, points at the still's frame.
+        let t = try #require(asset["stillImageTime"] as? Double)
+        #expect(t >= 1.5 && t <= 2.05, "\(t) s")
+        let scratchPNG = scratch.file("still.png")
+        #expect(try run("heif-dec", [still, scratchPNG]).status == 0)
+        func gray(_ input: [String]) throws -> [UInt8] {
+            let out = scratch.file("frame.gray")
+            let r = try run("ffmpeg", ["-v", "error", "-y"] + input + ["-frames:v", "1", "-vf", "scale=160:120", "-f", "rawvideo", "-pix_fmt", "gray", out])
+            #expect(r.status == 0, "\(r.stderr)")
+            return [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        }
+        func difference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+            guard a.count == b.count, !a.isEmpty else { return .infinity }
+            return Double(zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.count)
+        }
+        // The same sensor frame (same noise) went into both; only the codecs differ. Any
+        // other frame differs more.
+        let stillPixels = try gray(["-i", scratchPNG])
+        let differences = try [0, -1.0 / 30, 1.0 / 30, -0.5].map { offset in
+            difference(stillPixels, try gray(["-ss", String(format: "%.3f", t + offset - 0.005), "-i", movie]))
+        }
+        #expect(differences[0] < 6, "\(differences)")
+        #expect(differences[0] < differences[1...].min()!, "\(differences)")
+    }
+
+    @Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+    func anIPhoneLivePhotosDisplayTimeIsRead() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["import", "--library", lib, Media.path("apple-live-photo/IMG_3582.HEIC"), Media.path("apple-live-photo/IMG_3582.mov")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let q = try Camlib.run(["query", "--library", lib, "--json"])
+        let asset = try #require((try JSONSerialization.jsonObject(with: Data(q.stdout.utf8)) as? [[String: Any]])?.first)
+        // IMG_3582.mov's still-image-time track: an empty edit of 799/600 s, then the sample.
+        let t = try #require(asset["stillImageTime"] as? Double)
+        #expect(abs(t - 799.0 / 600) < 0.001, "\(t)")
     }
 }

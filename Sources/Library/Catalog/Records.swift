@@ -54,6 +54,7 @@ struct MetadataRecord: Codable, Sendable, CatalogRecord, PersistableRecord {
     var frameRate: Double?
     var contentIdentifier: String?
     var livePhotoVideoIndex: Int64?
+    var stillImageTime: Double?
     var warnings: String?
 }
 

@@ -557,7 +557,7 @@ extension MetadataRecord {
             lensMake: m.lensMake, lensModel: m.lensModel, latitude: m.location?.latitude, longitude: m.location?.longitude,
             altitude: m.location?.altitude, width: m.width, height: m.height, orientation: m.orientation,
             duration: m.durationSeconds, videoCodec: m.videoCodec, audioCodec: m.audioCodec, frameRate: m.frameRate,
-            contentIdentifier: m.contentIdentifier, livePhotoVideoIndex: m.livePhotoVideoIndex,
+            contentIdentifier: m.contentIdentifier, livePhotoVideoIndex: m.livePhotoVideoIndex, stillImageTime: m.stillImageTime,
             warnings: a.warnings.isEmpty ? nil : a.warnings.joined(separator: "\n"))
     }
 }

@@ -85,6 +85,8 @@ public struct MediaMetadata: Codable, Sendable, Equatable {
     public var frameRate: Double?
     public var contentIdentifier: String?
     public var livePhotoVideoIndex: Int64?
+    /// Seconds into a Live Photo's movie at which the still was taken.
+    public var stillImageTime: Double?
 
     public init() {}
 }

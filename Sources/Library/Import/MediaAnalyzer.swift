@@ -112,7 +112,11 @@ public enum MediaAnalyzer {
             let movie = try MovieFile(path: path)
             guard let video = movie.video else { throw Failure(reason: "cannot read movie: it has no video stream") }
             guard video.width > 0, video.height > 0 else { throw Failure(reason: "cannot read movie: its video has no size") }
-            let metadata = movieMetadata(movie, video: video)
+            var metadata = movieMetadata(movie, video: video)
+            if metadata.contentIdentifier != nil {
+                // A Live Photo's movie (a few MB): when its still was taken.
+                metadata.stillImageTime = stillImageTime(path)
+            }
             let frame: PixelBuffer<UInt8>
             do {
                 frame = try movie.posterFrame(maxSide: thumbnailSide)
@@ -228,6 +232,15 @@ public enum MediaAnalyzer {
     }
 
     // MARK: Movies
+
+    /// The still-image-time of a Live Photo movie of at most 256 MB; nil when absent or
+    /// unreadable (the track is optional).
+    static func stillImageTime(_ path: String) -> Double? {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size <= 256 << 20,
+            let data = FileManager.default.contents(atPath: path)
+        else { return nil }
+        return (try? LivePhotoMovie.stillImageTime(in: [UInt8](data))) ?? nil
+    }
 
     /// QuickTime keys as Apple devices write them, with the `mvhd` time and ©xyz
     /// location (FFmpeg's "creation_time" and "location") as fallbacks.

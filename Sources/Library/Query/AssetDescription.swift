@@ -91,10 +91,13 @@ public struct AssetDescription: Codable, Sendable, Equatable {
     public var importedAt: String
     public var aux: [Aux] = []
     public var adjustments: [Adjustment] = []
+    /// A Live Photo's photo display time: seconds into its movie at which the still was
+    /// taken (Apple's still-image-time track); null without one.
+    public var stillImageTime: Double?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, capturedAt, make, model, width, height, orientation, contentIdentifier, pairing, resources
-        case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux, adjustments
+        case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux, adjustments, stillImageTime
     }
 
     /// Contract fields are always present, as null when unknown.
@@ -119,6 +122,7 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         try c.encode(importedAt, forKey: .importedAt)
         try c.encode(aux, forKey: .aux)
         try c.encode(adjustments, forKey: .adjustments)
+        try c.encode(stillImageTime, forKey: .stillImageTime)
     }
 
     /// The original the asset is named after: its still, else its movie.
@@ -187,6 +191,16 @@ extension PhotoLibrary {
                         AssetDescription.Adjustment(
                             formatIdentifier: row["format_identifier"], formatVersion: row["format_version"], data: row["data"],
                             createdAt: row["created_at"], current: row["current"]))
+                }
+                for row in try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT r.asset_id, m.still_image_time FROM metadata m JOIN resource r ON r.id = m.resource_id
+                        WHERE r.asset_id IN (\(marks)) AND r.role = 'pairedVideo' AND m.still_image_time IS NOT NULL
+                        """, arguments: args)
+                {
+                    let assetID: Int64 = row["asset_id"]
+                    out[assetID]?.stillImageTime = row["still_image_time"]
                 }
                 let decoder = JSONDecoder()
                 for row in try Row.fetchAll(db, sql: "SELECT * FROM aux_image WHERE asset_id IN (\(marks)) ORDER BY asset_id, id", arguments: args) {
