@@ -17,9 +17,10 @@ public enum HEIFAuxiliaryWriter {
     }
 
     /// The new file's bytes. `samples` are one channel, in the photo's displayed
-    /// orientation and aspect ratio (as `camlib aux extract` gives them).
+    /// orientation and aspect ratio (as `camlib aux extract` gives them). `auxSubtype`
+    /// follows the URN in `auxC` (a depth image's `DepthRepresentation`).
     public static func attach(
-        to fileBytes: [UInt8], path: String, samples: ImageSamples, urn: String, options: Options = Options()
+        to fileBytes: [UInt8], path: String, samples: ImageSamples, urn: String, auxSubtype: [UInt8] = [], options: Options = Options()
     ) throws -> [UInt8] {
         // What libheif sees: the primary's displayed size and orientation, and its aux types.
         let file = try HEIFFile(path: path)
@@ -53,7 +54,10 @@ public enum HEIFAuxiliaryWriter {
             meta.associate(item, property: meta.addProperty(property.box), essential: property.type == "hvcC" || property.type == "clap")
         }
         var auxC = ISOBoxWriter()
-        auxC.box("auxC", version: 0) { $0.cString(urn) }
+        auxC.box("auxC", version: 0) {
+            $0.cString(urn)
+            $0.raw(auxSubtype)
+        }
         meta.associate(item, property: meta.addProperty(auxC.bytes), essential: true)
         // The photo's own rotation and mirror properties, shared.
         for property in meta.properties(of: photo) where property.type == "irot" || property.type == "imir" {

@@ -57,6 +57,18 @@ struct CaptureCommand: ParsableCommand {
     @Flag(name: .long, help: "Live Photos: each photo with a movie from 1.5 s before to 1.5 s after the shutter.")
     var live = false
 
+    @Flag(name: .long, help: "Attach the camera's depth map to each photo (HEIC).")
+    var depth = false
+
+    @Flag(name: .customLong("portrait-matte"), help: "Attach a portrait effects matte (the person) to each photo.")
+    var portraitMatte = false
+
+    @Option(name: .long, help: ArgumentHelp("Attach semantic mattes: skin, hair, teeth, glasses.", valueName: "list"))
+    var matte: String?
+
+    @Option(name: .customLong("depth-device"), help: ArgumentHelp("A Z16 depth camera to pair with the colour camera.", valueName: "path"))
+    var depthDevice: String?
+
     @Flag(name: [.customShort("i"), .customLong("interactive")], help: "Interactive: keys for photo, record, quit; a status line.")
     var interactive = false
 
@@ -117,6 +129,15 @@ struct CaptureCommand: ParsableCommand {
         if let fps, fps <= 0 { throw ValidationError("--fps must be positive") }
         if photoAt != nil && !movie { throw ValidationError("--photo-at needs --movie") }
         if live && movie { throw ValidationError("--live takes Live Photos; it does not combine with --movie") }
+        if let matte {
+            for name in matte.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !["skin", "hair", "teeth", "glasses"].contains(name) {
+                throw ValidationError("--matte takes skin, hair, teeth and glasses, not '\(name)'")
+            }
+        }
+        if !requestedAuxiliary.isEmpty && format.lowercased() != "heic" {
+            throw ValidationError("depth and mattes are stored as HEIF auxiliary images: use --format heic")
+        }
+        if !requestedAuxiliary.isEmpty && movie { throw ValidationError("depth and mattes come with photos, not with --movie") }
         if let photoAt, parseTimes(photoAt) == nil { throw ValidationError("--photo-at takes seconds separated by commas, e.g. 1.0,2.5") }
         if speed < 0 { throw ValidationError("--speed cannot be negative") }
     }
@@ -127,11 +148,23 @@ struct CaptureCommand: ParsableCommand {
         return parts.compactMap { $0 }.sorted()
     }
 
+    var requestedAuxiliary: [AuxiliaryOutput] {
+        var out: [AuxiliaryOutput] = []
+        if depth { out.append(.depth) }
+        if portraitMatte { out.append(.portraitMatte) }
+        for name in (matte ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if let o = AuxiliaryOutput(rawValue: name), !out.contains(o) { out.append(o) }
+        }
+        return out
+    }
+
     var photoSettings: PhotoSettings {
-        PhotoSettings(
+        var settings = PhotoSettings(
             format: PhotoSettings.FileFormat(rawValue: format.lowercased())!,
             quality: PhotoSettings.QualityPrioritization(rawValue: quality.lowercased())!,
             orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) }, livePhoto: live)
+        settings.auxiliary = requestedAuxiliary
+        return settings
     }
 
     func run() throws {
@@ -146,9 +179,19 @@ struct CaptureCommand: ParsableCommand {
         do {
             camera = try DeviceDiscovery.camera(cameraID, seed: seed, fileSpeed: speed)
         } catch {
-            throw CaptureFailure("camlib: \(error)")
+            throw CaptureFailure.report("camlib: \(error)")
         }
         if let device { try library.setPreference("capture.device", device) }
+        if let depthDevice {
+            // Not built yet: reading Z16 frames and registering them to the colour camera.
+            throw CaptureFailure.report("camlib: --depth-device \(depthDevice): pairing a Z16 depth camera with a colour camera is not implemented yet; the virtual camera delivers depth and mattes")
+        }
+        let missing = requestedAuxiliary.filter { !camera.device.auxiliaryOutputs.contains($0.rawValue) }
+        if !missing.isEmpty {
+            let offered = camera.device.auxiliaryOutputs.isEmpty ? "nothing beside colour" : camera.device.auxiliaryOutputs.joined(separator: ", ")
+            throw CaptureFailure.report(
+                "camlib: \(cameraID) cannot deliver \(missing.map(\.rawValue).joined(separator: ", ")); it delivers \(offered) (see `camlib devices`)")
+        }
 
         let staging = library.captureStaging.path
         let reporter = EventReporter(json: events)
@@ -210,7 +253,7 @@ struct CaptureCommand: ParsableCommand {
                 told = true
                 sleep(1)
             } catch {
-                throw CaptureFailure("camlib: \(error)")
+                throw CaptureFailure.report("camlib: \(error)")
             }
         }
     }
@@ -276,10 +319,13 @@ struct CaptureCommand: ParsableCommand {
     }
 }
 
-/// A message for a capture that could not start, printed without ArgumentParser's prefix.
-struct CaptureFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ message: String) { description = message }
+/// A capture that could not start: the message goes to stderr as it is (without
+/// ArgumentParser's "Error:" prefix) and camlib exits 1.
+enum CaptureFailure {
+    static func report(_ message: String) -> ExitCode {
+        Terminal.error(message)
+        return ExitCode.failure
+    }
 }
 
 /// Set from a signal handler's queue, read by the capture loop.

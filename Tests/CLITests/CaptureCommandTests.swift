@@ -247,3 +247,57 @@ struct LiveCaptureTests {
         #expect(abs(t - 799.0 / 600) < 0.001, "\(t)")
     }
 }
+
+/// Depth and mattes from the virtual camera, attached as HEIF auxiliary images.
+struct DepthCaptureTests {
+    @Test func depthAndMattesAreAttachedAndReadBack() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run([
+            "capture", "--library", lib, "--size", "640x480", "--quality", "speed", "--depth", "--portrait-matte", "--matte", "skin,hair,teeth",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let q = try Camlib.run(["query", "--library", lib, "--json"])
+        let asset = try #require((try JSONSerialization.jsonObject(with: Data(q.stdout.utf8)) as? [[String: Any]])?.first)
+        let photo = try #require((asset["resources"] as? [[String: Any]])?.first { $0["role"] as? String == "photo" }?["path"] as? String)
+
+        // libheif (heif-info) sees the depth image and its representation.
+        let info = try run("heif-info", [photo])
+        #expect(info.stdout.contains("depth channel: yes") && info.stdout.contains("representation: uniform Z"), "\(info.stdout)")
+        #expect(info.stdout.contains("z-near: 1.2") && info.stdout.contains("z-far:  4.0"), "\(info.stdout)")
+        // exiftool lists every auxiliary image type, the portrait matte among them.
+        let exif = try run("exiftool", ["-a", "-s3", "-AuxiliaryImageType", photo])
+        for urn in ["urn:mpeg:hevc:2015:auxid:2", "urn:com:apple:photo:2018:aux:portraiteffectsmatte", "urn:com:apple:photo:2019:aux:semanticskinmatte",
+                    "urn:com:apple:photo:2019:aux:semantichairmatte", "urn:com:apple:photo:2019:aux:semanticteethmatte"] {
+            #expect(exif.stdout.contains(urn), "\(urn) in \(exif.stdout)")
+        }
+
+        // camlib's import recorded them; the depth comes back in metres.
+        let aux = try #require(asset["aux"] as? [[String: Any]])
+        #expect(Set(aux.compactMap { $0["type"] as? String }) == ["depth", "portraitEffectsMatte", "skinMatte", "hairMatte", "teethMatte"])
+        let depth = try #require(aux.first { $0["type"] as? String == "depth" })
+        let encoding = try #require(depth["encoding"] as? [String: Any])
+        let near = try #require(encoding["floatMin"] as? Double), far = try #require(encoding["floatMax"] as? Double)
+        #expect(depth["width"] as? Int == 160 && depth["height"] as? Int == 120 && encoding["units"] as? String == "m")
+        let out = scratch.file("aux")
+        #expect(try Camlib.run(["aux", "extract", "--library", lib, photo, "--type", "depth", "--out", out]).status == 0)
+        let png = try #require(try FileManager.default.contentsOfDirectory(atPath: out).first { $0.hasSuffix(".png") })
+        let raw = scratch.file("depth.gray")
+        #expect(try run("ffmpeg", ["-v", "error", "-y", "-i", out + "/" + png, "-f", "rawvideo", "-pix_fmt", "gray", raw]).status == 0)
+        let samples = [UInt8](try Data(contentsOf: URL(fileURLWithPath: raw)))
+        #expect(samples.count == 160 * 120)
+        func metres(_ x: Int, _ y: Int) -> Double { near + Double(samples[y * 160 + x]) / 255 * (far - near) }
+        // The wall in a corner, the person's body low in the middle (the scene's truth).
+        #expect(abs(metres(2, 2) - 4.0) < 0.02, "\(metres(2, 2))")
+        #expect(abs(metres(80, 90) - 1.2) < 0.02, "\(metres(80, 90))")
+    }
+
+    @Test func askingForMoreThanTheCameraHasIsAClearError() throws {
+        let scratch = try ScratchDirectory()
+        let r = try Camlib.run(["capture", "--library", scratch.file("lib"), "--matte", "glasses"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("cannot deliver glasses") && r.stderr.contains("depth, portraitMatte"), "\(r.stderr)")
+        let jpeg = try Camlib.run(["capture", "--library", scratch.file("lib"), "--depth", "--format", "jpeg"])
+        #expect(jpeg.status == 64 && jpeg.stderr.contains("--format heic"))
+    }
+}

@@ -47,8 +47,11 @@ public protocol FrameSource: AnyObject {
     /// How the frames are meant to be shown (a replayed movie's track rotation); photos
     /// take it unless the user gives `--orientation`.
     var naturalOrientation: EXIFOrientation { get }
+    /// Depth and mattes at a frame's moment, for cameras that know them (the virtual one).
+    func sceneTruth(for frame: Frame) -> SceneTruth?
 }
 
 extension FrameSource {
     public var naturalOrientation: EXIFOrientation { .up }
+    public func sceneTruth(for frame: Frame) -> SceneTruth? { nil }
 }

@@ -89,4 +89,6 @@ public final class VirtualCamera: FrameSource {
     }
 
     public func stop() { scene = nil }
+
+    public func sceneTruth(for frame: Frame) -> SceneTruth? { frame.scene ?? scene?.truth(at: frame.time) }
 }

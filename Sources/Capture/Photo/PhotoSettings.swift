@@ -32,6 +32,8 @@ public struct PhotoSettings: Sendable {
     /// A Live Photo: the still plus a movie from 1.5 s before to 1.5 s after the shutter,
     /// paired by one content identifier (the session must be started with Live Photos).
     public var livePhoto = false
+    /// Depth and mattes to attach (HEIC only), from cameras that deliver them.
+    public var auxiliary: [AuxiliaryOutput] = []
 
     public init(format: FileFormat = .heic, quality: QualityPrioritization = .balanced, orientation: EXIFOrientation? = nil, livePhoto: Bool = false) {
         self.format = format

@@ -272,6 +272,12 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private func deliver(_ frame: Frame) {
+        var frame = frame
+        // A photo about to start that wants depth or mattes gets the scene's truth now,
+        // while the camera still knows this moment.
+        if frame.scene == nil, lock.withLock({ pending.first { $0.frames.isEmpty }?.settings.auxiliary.isEmpty == false }) {
+            frame.scene = source.sceneTruth(for: frame)
+        }
         let (ready, newlyStarted, movie) = lock.withLock { () -> ([PendingPhoto], [PendingPhoto], MovieRecorder?) in
             lastFrameTime = frame.time
             framesDelivered += 1
@@ -387,7 +393,16 @@ public final class CaptureSession: @unchecked Sendable {
                 if let identifier = photo.identifier {
                     metadata.extraExif = [(0x927C, .undefined(AppleMakerNote.bytes(contentIdentifier: identifier)))]
                 }
-                let bytes = try PhotoEncoder.encode(merged, format: photo.settings.format, metadata: metadata)
+                var bytes = try PhotoEncoder.encode(merged, format: photo.settings.format, metadata: metadata)
+                if !photo.settings.auxiliary.isEmpty {
+                    guard photo.settings.format == .heic else { throw CaptureError.unsupported("depth and mattes need HEIC (--format heic)") }
+                    guard let truth = shutter.scene else {
+                        throw CaptureError.unsupported("\(source.device.id) delivered no depth or mattes for this frame")
+                    }
+                    bytes = try AuxiliaryCapture.attach(
+                        photo.settings.auxiliary, from: truth, orientation: metadata.orientation, to: bytes,
+                        scratch: outputDirectory + "/.aux-\(photo.id)-\(sessionTag).heic.part")
+                }
                 let path = outputDirectory + "/" + fileStem(id: photo.id) + "." + photo.settings.format.fileExtension
                 try Self.writeAtomically(bytes, to: path)
                 lock.withLock { results.append(Result(id: photo.id, kind: .photo, path: path)) }
