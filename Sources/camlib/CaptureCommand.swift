@@ -222,7 +222,6 @@ struct CaptureCommand: ParsableCommand {
             takePhotos(session, stop: stop)
         }
         let outcome = session.stop()
-        reporter.finish()
 
         let imported = importStaged(library: library, staging: staging)
         for failure in outcome.failures { Terminal.error("camlib: \(failure)") }
@@ -374,6 +373,4 @@ final class EventReporter: @unchecked Sendable {
     func note(_ text: String) {
         if !json { Terminal.error(text) }
     }
-
-    func finish() {}
 }
