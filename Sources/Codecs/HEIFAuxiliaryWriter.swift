@@ -18,9 +18,11 @@ public enum HEIFAuxiliaryWriter {
 
     /// The new file's bytes. `samples` are one channel, in the photo's displayed
     /// orientation and aspect ratio (as `camlib aux extract` gives them). `auxSubtype`
-    /// follows the URN in `auxC` (a depth image's `DepthRepresentation`).
+    /// follows the URN in `auxC` (a depth image's `DepthRepresentation`); `xmp` becomes
+    /// the aux image's own metadata item (as Apple describes its mattes and depth).
     public static func attach(
-        to fileBytes: [UInt8], path: String, samples: ImageSamples, urn: String, auxSubtype: [UInt8] = [], options: Options = Options()
+        to fileBytes: [UInt8], path: String, samples: ImageSamples, urn: String, auxSubtype: [UInt8] = [], xmp: [UInt8]? = nil,
+        options: Options = Options()
     ) throws -> [UInt8] {
         // What libheif sees: the primary's displayed size and orientation, and its aux types.
         let file = try HEIFFile(path: path)
@@ -64,8 +66,13 @@ public enum HEIFAuxiliaryWriter {
             meta.associate(item, property: property.association.index, essential: property.association.essential)
         }
         meta.references.append(.init(type: "auxl", from: item, to: [photo]))
-
-        return try assemble(fileBytes, meta: meta, appending: [(item, codedData)])
+        var appended = [(item, codedData)]
+        if let xmp {
+            let description = meta.addItem(type: "mime", contentType: "application/rdf+xml", hidden: true)
+            meta.references.append(.init(type: "cdsc", from: description, to: [item]))
+            appended.append((description, xmp))
+        }
+        return try assemble(fileBytes, meta: meta, appending: appended)
     }
 
     /// Writes `meta` into `file` in place of its meta box and appends `data` (each item's

@@ -303,7 +303,8 @@ public struct HEIFMetaBox: Sendable {
     // MARK: Changing
 
     /// Adds an item info (`infe` version 2, or 3 for large ids) and returns the new id.
-    public mutating func addItem(type: String, name: String = "", hidden: Bool = false) -> UInt32 {
+    /// A `mime` item names its `contentType` (XMP: application/rdf+xml).
+    public mutating func addItem(type: String, name: String = "", contentType: String? = nil, hidden: Bool = false) -> UInt32 {
         let id = (itemInfos.map(\.id) + locations.map(\.itemID) + [primaryItemID]).max()! + 1
         var w = ISOBoxWriter()
         w.box("infe", version: id > 0xFFFF ? 3 : 2, flags: hidden ? 1 : 0) { b in
@@ -311,6 +312,7 @@ public struct HEIFMetaBox: Sendable {
             b.u16(0)
             b.fourCC(type)
             b.cString(name)
+            if type == "mime" { b.cString(contentType ?? "application/octet-stream") }
         }
         itemInfos.append((id, type, w.bytes))
         return id

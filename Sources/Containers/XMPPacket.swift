@@ -140,6 +140,8 @@ public enum XMPNamespace {
     public static let xmpNote = "http://ns.adobe.com/xmp/note/"
     /// Apple pixel data info: what an MPF image or HEIF aux item holds.
     public static let apdi = "http://ns.apple.com/pixeldatainfo/1.0/"
+    /// camlib's own notes on what it captured (e.g. `DerivedFrom` on a matte made from depth).
+    public static let camlibCapture = "http://ns.camlib.org/capture/1.0/"
     public static let appleDepthData = "http://ns.apple.com/depthData/1.0/"
     public static let appleHDRGainMap = "http://ns.apple.com/HDRGainMap/1.0/"
     /// Google depth map (Lens Blur).

@@ -182,15 +182,27 @@ struct CaptureCommand: ParsableCommand {
             throw CaptureFailure.report("camlib: \(error)")
         }
         if let device { try library.setPreference("capture.device", device) }
+        var offered = camera.device.auxiliaryOutputs
+        var depthCamera: DepthCamera?
         if let depthDevice {
-            // Not built yet: reading Z16 frames and registering them to the colour camera.
-            throw CaptureFailure.report("camlib: --depth-device \(depthDevice): pairing a Z16 depth camera with a colour camera is not implemented yet; the virtual camera delivers depth and mattes")
+            let described: CameraDevice
+            do {
+                described = try V4L2Query.describe(depthDevice)
+            } catch {
+                throw CaptureFailure.report("camlib: --depth-device: \(error)")
+            }
+            guard described.isDepth else {
+                throw CaptureFailure.report("camlib: --depth-device \(depthDevice) is not a depth camera (it offers \(described.formats.map(\.fourCC).joined(separator: ", ")), no Z16)")
+            }
+            depthCamera = DepthCamera(path: depthDevice)
+            // Depth from the device; the portrait matte derived from it.
+            offered = Array(Set(offered + ["depth", "portraitMatte"])).sorted()
         }
-        let missing = requestedAuxiliary.filter { !camera.device.auxiliaryOutputs.contains($0.rawValue) }
+        let missing = requestedAuxiliary.filter { !offered.contains($0.rawValue) }
         if !missing.isEmpty {
-            let offered = camera.device.auxiliaryOutputs.isEmpty ? "nothing beside colour" : camera.device.auxiliaryOutputs.joined(separator: ", ")
+            let offered = offered.isEmpty ? "nothing beside colour" : offered.joined(separator: ", ")
             throw CaptureFailure.report(
-                "camlib: \(cameraID) cannot deliver \(missing.map(\.rawValue).joined(separator: ", ")); it delivers \(offered) (see `camlib devices`)")
+                "camlib: \(cameraID)\(depthDevice.map { " with " + $0 } ?? "") cannot deliver \(missing.map(\.rawValue).joined(separator: ", ")); it delivers \(offered) (see `camlib devices`)")
         }
 
         let staging = library.captureStaging.path
@@ -199,6 +211,7 @@ struct CaptureCommand: ParsableCommand {
         let wanted = CameraConfiguration(size: size.flatMap(FrameSize.init) ?? largest, frameRate: fps ?? defaultRate(camera.device))
         let session = CaptureSession(source: camera, configuration: wanted, outputDirectory: staging) { reporter.report($0) }
         if live { session.livePhotoCodec = MovieWriter.Codec(rawValue: codec.lowercased())! }
+        session.depthCamera = depthCamera
         try startWaitingIfBusy(session, cameraID)
         reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")
 

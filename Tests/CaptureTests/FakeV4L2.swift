@@ -40,6 +40,8 @@ final class FakeV4L2: V4L2Interface, @unchecked Sendable {
     private(set) var unmapped = 0
     /// Sequence numbers to skip (frames "the driver dropped").
     var skipSequenceAt: Set<Int> = []
+    /// Writes frame n into a buffer (row stride, buffer); default: every byte n mod 256.
+    var fill: ((Int, Int, UnsafeMutableRawPointer) -> Void)?
     private var sequence: UInt32 = 0
 
     init(card: String = "Fake Cam", formats: [(String, Bool)] = [("YUYV", false), ("RGB3", true)],
@@ -75,6 +77,11 @@ final class FakeV4L2: V4L2Interface, @unchecked Sendable {
     func munmap(_ address: UnsafeMutableRawPointer, length: Int) { unmapped += 1 }
 
     func poll(_ fd: Int32, timeoutMilliseconds: Int32) -> Int32 { 1 }
+
+    /// Unplugs the device `frames` frames from now.
+    func unplug(after frames: Int) {
+        lock.withLock { failures.goneAfter = framesDelivered + frames }
+    }
 
     func ioctl(_ fd: Int32, _ request: UInt, _ arg: UnsafeMutableRawPointer) -> Int32 {
         lock.lock()
@@ -123,10 +130,13 @@ final class FakeV4L2: V4L2Interface, @unchecked Sendable {
             let best = sizes.min { abs($0.0 * $0.1 - want.0 * want.1) < abs($1.0 * $1.1 - want.0 * want.1) }!
             width = best.0
             height = best.1
-            bytesPerLine = width * 3 + 16  // padded rows, as some drivers deliver
+            // A native format as it is; anything else as RGB24 (libv4l converts).
+            let asked = FourCC.text(f.pointee.fmt.pix.pixelformat)
+            let delivered = formats.contains { $0.fourCC == asked } ? asked : "RGB3"
+            bytesPerLine = width * (delivered == "RGB3" ? 3 : 2) + 16  // padded rows, as some drivers deliver
             f.pointee.fmt.pix.width = UInt32(width)
             f.pointee.fmt.pix.height = UInt32(height)
-            f.pointee.fmt.pix.pixelformat = FourCC.code("RGB3")
+            f.pointee.fmt.pix.pixelformat = FourCC.code(delivered)
             f.pointee.fmt.pix.bytesperline = UInt32(bytesPerLine)
             f.pointee.fmt.pix.sizeimage = UInt32(bytesPerLine * height)
             return 0
@@ -170,7 +180,11 @@ final class FakeV4L2: V4L2Interface, @unchecked Sendable {
             let index = queued.removeFirst()
             while skipSequenceAt.contains(Int(sequence)) { sequence += 1 }
             // Every pixel of frame n is n (mod 256): the test sees which frame it got.
-            memset(memory[Int(index)], Int32(framesDelivered % 256), bufferLength)
+            if let fill {
+                fill(framesDelivered, bytesPerLine, memory[Int(index)])
+            } else {
+                memset(memory[Int(index)], Int32(framesDelivered % 256), bufferLength)
+            }
             let b = arg.assumingMemoryBound(to: v4l2_buffer.self)
             b.pointee.index = index
             b.pointee.bytesused = UInt32(bufferLength)

@@ -99,7 +99,6 @@ struct V4L2CameraTests {
 
     @Test func aSessionKeepsWhatItCapturedWhenTheDeviceVanishes() throws {
         let fake = FakeV4L2()
-        fake.failures.goneAfter = 12
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-v4l2-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let events = EventLog()
@@ -110,12 +109,14 @@ struct V4L2CameraTests {
         try session.start()
         session.capturePhoto(PhotoSettings(format: .jpeg, quality: .speed))
         session.waitForPhotos()
+        // Then the camera is unplugged mid-stream.
+        fake.unplug(after: 3)
         while session.isStreaming { usleep(1000) }
         let outcome = session.stop()
         #expect(outcome.results.count == 1)
         #expect(outcome.streamError as? CaptureError == .deviceGone("/dev/video7"))
         #expect(events.names.contains("error"))
-        #expect(FileManager.default.fileExists(atPath: outcome.results[0].path))
+        #expect(FileManager.default.fileExists(atPath: outcome.results.first?.path ?? "/nonexistent"))
     }
 }
 

@@ -25,13 +25,13 @@ struct VirtualCameraTests {
         let headX = Int(l.head.x + l.offsetX), headY = Int(l.head.y + l.offsetY + l.head.ry * 0.25)
         #expect(truth.depth[x: headX, y: headY, channel: 0] == SyntheticScene.personDistance)
         #expect(truth.portraitMatte[x: headX, y: headY, channel: 0] == 255)
-        #expect(truth.skinMatte[x: headX, y: headY, channel: 0] == 255)
+        #expect(truth.skinMatte![x: headX, y: headY, channel: 0] == 255)
         #expect(truth.depth[x: 2, y: 2, channel: 0] == SyntheticScene.wallDistance)
         #expect(truth.portraitMatte[x: 2, y: 2, channel: 0] == 0)
         let hairY = Int(l.head.y + l.offsetY - l.head.ry * 0.8)
-        #expect(truth.hairMatte[x: headX, y: hairY, channel: 0] == 255)
+        #expect(truth.hairMatte![x: headX, y: hairY, channel: 0] == 255)
         let mouth = (Int(l.mouth.x + l.offsetX), Int(l.mouth.y + l.offsetY))
-        #expect(truth.teethMatte[x: mouth.0, y: mouth.1, channel: 0] == 255)
+        #expect(truth.teethMatte![x: mouth.0, y: mouth.1, channel: 0] == 255)
     }
 
     @Test func mergingAlignedFramesLowersNoise() throws {

@@ -21,14 +21,28 @@ public struct Frame: Sendable {
     }
 }
 
-/// What a synthetic scene knows at one instant: distance in metres per pixel and the
-/// person's mattes (0–255), at the frame's size.
+/// What a camera knows about one instant beside colour, at the frame's size: distance in
+/// metres per pixel (0: unknown) and the person's mattes (0–255). The virtual camera knows
+/// all of it; a depth camera gives depth, from which the portrait matte is derived.
 public struct SceneTruth: Sendable {
     public var depth: PixelBuffer<Float>
     public var portraitMatte: PixelBuffer<UInt8>
-    public var skinMatte: PixelBuffer<UInt8>
-    public var hairMatte: PixelBuffer<UInt8>
-    public var teethMatte: PixelBuffer<UInt8>
+    public var skinMatte: PixelBuffer<UInt8>?
+    public var hairMatte: PixelBuffer<UInt8>?
+    public var teethMatte: PixelBuffer<UInt8>?
+    /// The portrait matte was computed from depth, not known.
+    public var portraitMatteDerivedFromDepth = false
+
+    public init(
+        depth: PixelBuffer<Float>, portraitMatte: PixelBuffer<UInt8>, skinMatte: PixelBuffer<UInt8>? = nil,
+        hairMatte: PixelBuffer<UInt8>? = nil, teethMatte: PixelBuffer<UInt8>? = nil
+    ) {
+        self.depth = depth
+        self.portraitMatte = portraitMatte
+        self.skinMatte = skinMatte
+        self.hairMatte = hairMatte
+        self.teethMatte = teethMatte
+    }
 }
 
 /// A camera as a session drives it: configured once, then frames until stopped.

@@ -23,21 +23,32 @@ public enum AuxiliaryOutput: String, Sendable, CaseIterable {
 
     /// The image for this output from the scene's truth, in stored (sensor) orientation,
     /// and the bytes after its URN.
-    func image(from truth: SceneTruth) -> (samples: PixelBuffer<UInt8>, auxSubtype: [UInt8])? {
+    func image(from truth: SceneTruth) -> (samples: PixelBuffer<UInt8>, auxSubtype: [UInt8], xmp: [UInt8]?)? {
         switch self {
         case .depth:
-            let depth = truth.depth
-            let near = Double(depth.components.min() ?? 0), far = Double(depth.components.max() ?? 1)
+            // 0 is "unknown" (a depth camera's holes): it maps to the far end.
+            let known = truth.depth.components.filter { $0 > 0 }
+            let near = Double(known.min() ?? 0), far = Double(known.max() ?? 1)
             let span = max(far - near, 1e-6)
-            let small = Self.sampled(depth, factor: 4) { v in UInt8(((Double(v) - near) / span * 255).rounded()) }
-            return (small, DepthRepresentation(kind: .uniformZ, zNear: near, zFar: far).auxSubtype)
-        case .portraitMatte: return (Self.sampled(truth.portraitMatte, factor: 2) { $0 }, [])
-        case .skin: return (Self.sampled(truth.skinMatte, factor: 2) { $0 }, [])
-        case .hair: return (Self.sampled(truth.hairMatte, factor: 2) { $0 }, [])
-        case .teeth: return (Self.sampled(truth.teethMatte, factor: 2) { $0 }, [])
+            let small = Self.sampled(truth.depth, factor: 4) { v in v > 0 ? UInt8(((Double(v) - near) / span * 255).rounded()) : 255 }
+            return (small, DepthRepresentation(kind: .uniformZ, zNear: near, zFar: far).auxSubtype, nil)
+        case .portraitMatte:
+            let note = truth.portraitMatteDerivedFromDepth ? Self.derivedFromDepthXMP : nil
+            return (Self.sampled(truth.portraitMatte, factor: 2) { $0 }, [], note)
+        case .skin: return truth.skinMatte.map { (Self.sampled($0, factor: 2) { $0 }, [], nil) }
+        case .hair: return truth.hairMatte.map { (Self.sampled($0, factor: 2) { $0 }, [], nil) }
+        case .teeth: return truth.teethMatte.map { (Self.sampled($0, factor: 2) { $0 }, [], nil) }
         case .glasses: return nil
         }
     }
+
+    /// The matte's own XMP saying it was computed from depth: the catalog keeps it
+    /// (`camlib:DerivedFrom` in the aux image's encoding properties).
+    static let derivedFromDepthXMP = Array(("""
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+        <rdf:Description rdf:about="" xmlns:camlib="\(XMPNamespace.camlibCapture)" camlib:DerivedFrom="depth" \
+        camlib:Method="nearest surface within 0.5 m"/></rdf:RDF></x:xmpmeta>
+        """).utf8)
 
     /// Every `factor`th pixel (the centre of each block), mapped to 8 bits.
     static func sampled<T>(_ p: PixelBuffer<T>, factor: Int, _ map: (T) -> UInt8) -> PixelBuffer<UInt8> {
@@ -61,12 +72,12 @@ enum AuxiliaryCapture {
         var bytes = photo
         defer { unlink(scratch) }
         for output in outputs {
-            guard let (samples, subtype) = output.image(from: truth) else {
+            guard let (samples, subtype, xmp) = output.image(from: truth) else {
                 throw CaptureError.unsupported("the camera cannot deliver a \(output.rawValue) matte")
             }
             try Data(bytes).write(to: URL(fileURLWithPath: scratch))
             bytes = try HEIFAuxiliaryWriter.attach(
-                to: bytes, path: scratch, samples: .eight(samples).applying(orientation), urn: output.urn, auxSubtype: subtype)
+                to: bytes, path: scratch, samples: .eight(samples).applying(orientation), urn: output.urn, auxSubtype: subtype, xmp: xmp)
         }
         return bytes
     }

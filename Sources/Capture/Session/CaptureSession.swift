@@ -28,6 +28,9 @@ public final class CaptureSession: @unchecked Sendable {
     public var minimumFrameRate: Double = 5
     /// Seconds of movie a Live Photo keeps before its shutter.
     public static let livePhotoPreRoll = LivePhotoRecorder.before
+    /// A depth camera paired with the colour one (set before `start()`): photos asking for
+    /// depth or a portrait matte take its newest frame.
+    public var depthCamera: DepthCamera?
     /// Set before `start()` to take Live Photos: frames are then encoded continuously
     /// (with this codec) into a ring from which each Live Photo's movie is cut.
     public var livePhotoCodec: MovieWriter.Codec?
@@ -92,6 +95,14 @@ public final class CaptureSession: @unchecked Sendable {
     public func start() throws {
         try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
         configuration = try source.start(configuration)
+        if let depthCamera {
+            do {
+                try depthCamera.start(size: configuration.size, frameRate: configuration.frameRate)
+            } catch {
+                source.stop()
+                throw error
+            }
+        }
         if let codec = livePhotoCodec {
             var settings = MovieWriter.Settings(codec: codec, width: configuration.size.width, height: configuration.size.height)
             settings.frameRate = configuration.frameRate
@@ -251,6 +262,7 @@ public final class CaptureSession: @unchecked Sendable {
             }
             // Live Photo movies waiting for frames get what there is.
             live?.finish()
+            depthCamera?.stop()
             source.stop()
             pumpFinished.signal()
         }
@@ -276,7 +288,7 @@ public final class CaptureSession: @unchecked Sendable {
         // A photo about to start that wants depth or mattes gets the scene's truth now,
         // while the camera still knows this moment.
         if frame.scene == nil, lock.withLock({ pending.first { $0.frames.isEmpty }?.settings.auxiliary.isEmpty == false }) {
-            frame.scene = source.sceneTruth(for: frame)
+            frame.scene = depthCamera?.truth(size: configuration.size) ?? source.sceneTruth(for: frame)
         }
         let (ready, newlyStarted, movie) = lock.withLock { () -> ([PendingPhoto], [PendingPhoto], MovieRecorder?) in
             lastFrameTime = frame.time
@@ -397,7 +409,8 @@ public final class CaptureSession: @unchecked Sendable {
                 if !photo.settings.auxiliary.isEmpty {
                     guard photo.settings.format == .heic else { throw CaptureError.unsupported("depth and mattes need HEIC (--format heic)") }
                     guard let truth = shutter.scene else {
-                        throw CaptureError.unsupported("\(source.device.id) delivered no depth or mattes for this frame")
+                        let why = depthCamera?.error.map { ": \($0)" } ?? ""
+                        throw CaptureError.unsupported("\(depthCamera?.path ?? source.device.id) delivered no depth or mattes for this frame\(why)")
                     }
                     bytes = try AuxiliaryCapture.attach(
                         photo.settings.auxiliary, from: truth, orientation: metadata.orientation, to: bytes,

@@ -19,7 +19,13 @@ public final class V4L2Camera: FrameSource {
     private var delivered = 0
     private var lastSequence: UInt32?
 
-    public init(path: String, device: CameraDevice? = nil, interface: V4L2Interface = LibV4L2()) {
+    /// `RGB3` (colour, libv4l converting what the device sends) or `Z16 ` (a depth
+    /// camera's 16-bit distances, as the device sends them).
+    public let pixelFormat: String
+    private var bytesPerPixel: Int { pixelFormat == "RGB3" ? 3 : 2 }
+
+    public init(path: String, device: CameraDevice? = nil, interface: V4L2Interface = LibV4L2(), pixelFormat: String = "RGB3") {
+        self.pixelFormat = pixelFormat
         self.path = path
         self.io = interface
         self.device = device ?? CameraDevice(id: path, kind: .v4l2, name: path, formats: [])
@@ -55,14 +61,15 @@ public final class V4L2Camera: FrameSource {
         fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         fmt.fmt.pix.width = UInt32(configuration.size.width)
         fmt.fmt.pix.height = UInt32(configuration.size.height)
-        fmt.fmt.pix.pixelformat = FourCC.code("RGB3")
+        fmt.fmt.pix.pixelformat = FourCC.code(pixelFormat)
         fmt.fmt.pix.field = V4L2_FIELD_NONE.rawValue
         try call(VIDIOC.setFormat, &fmt, "VIDIOC_S_FMT")
         format = fmt.fmt.pix
-        guard format.pixelformat == FourCC.code("RGB3") else {
-            throw CaptureError.unsupported("\(path): the camera cannot deliver RGB, even through libv4l (it offers \(FourCC.text(format.pixelformat)))")
+        guard format.pixelformat == FourCC.code(pixelFormat) else {
+            throw CaptureError.unsupported(
+                "\(path): the camera cannot deliver \(pixelFormat == "RGB3" ? "RGB, even through libv4l" : pixelFormat) (it offers \(FourCC.text(format.pixelformat)))")
         }
-        guard format.width > 0, format.height > 0, Int(format.bytesperline) >= Int(format.width) * 3 else {
+        guard format.width > 0, format.height > 0, Int(format.bytesperline) >= Int(format.width) * bytesPerPixel else {
             throw CaptureError.failed("\(path): the driver answered S_FMT with an unusable format \(format.width)x\(format.height), \(format.bytesperline) bytes per line")
         }
 
@@ -110,10 +117,27 @@ public final class V4L2Camera: FrameSource {
     }
 
     public func nextFrame() throws -> Frame? {
+        guard pixelFormat == "RGB3" else { throw CaptureError.failed("\(path): a depth camera delivers depth frames (nextDepthFrame)") }
+        let (bytes, frame) = try nextRaw()
+        var out = frame
+        out.pixels = PixelBuffer(width: Int(format.width), height: Int(format.height), channels: 3, components: bytes)
+        return out
+    }
+
+    /// A Z16 frame: 16-bit little-endian distances in the device's units, and its time.
+    public func nextDepthFrame() throws -> (depth: PixelBuffer<UInt16>, time: Double) {
+        guard pixelFormat != "RGB3" else { throw CaptureError.failed("\(path): a colour camera delivers colour frames") }
+        let (bytes, frame) = try nextRaw()
+        let values = stride(from: 0, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8 }
+        return (PixelBuffer(width: Int(format.width), height: Int(format.height), channels: 1, components: values), frame.time)
+    }
+
+    /// The next whole frame's rows, packed, with its time and drop count (`pixels` empty).
+    private func nextRaw() throws -> ([UInt8], Frame) {
         guard fd >= 0 else { throw CaptureError.failed("\(path): the camera is not streaming") }
         while true {
             var buffer = try dequeue()
-            if let frame = try copyOut(&buffer) { return frame }
+            if let raw = try copyOut(&buffer) { return raw }
             // A short frame (the device dropped data) was given back; wait for the next.
         }
     }
@@ -140,19 +164,19 @@ public final class V4L2Camera: FrameSource {
         return buffer
     }
 
-    private func copyOut(_ buffer: inout v4l2_buffer) throws -> Frame? {
+    private func copyOut(_ buffer: inout v4l2_buffer) throws -> ([UInt8], Frame)? {
         let index = Int(buffer.index)
         guard index < buffers.count else { throw CaptureError.failed("\(path): the driver returned buffer \(index) of \(buffers.count)") }
         let width = Int(format.width), height = Int(format.height), stride = Int(format.bytesperline)
-        let rowBytes = width * 3
+        let rowBytes = width * bytesPerPixel
         let needed = stride * (height - 1) + rowBytes
         guard Int(buffer.bytesused) >= needed || buffer.bytesused == 0, buffers[index].length >= needed else {
             try requeue(&buffer)
             return nil
         }
-        var pixels = PixelBuffer<UInt8>(width: width, height: height, channels: 3)
+        var packed = [UInt8](repeating: 0, count: rowBytes * height)
         let source = buffers[index].address.assumingMemoryBound(to: UInt8.self)
-        pixels.components.withUnsafeMutableBufferPointer { dst in
+        packed.withUnsafeMutableBufferPointer { dst in
             for y in 0..<height { (dst.baseAddress! + y * rowBytes).update(from: source + y * stride, count: rowBytes) }
         }
         try requeue(&buffer)
@@ -160,12 +184,12 @@ public final class V4L2Camera: FrameSource {
         let first = firstTimestamp ?? stamp
         firstTimestamp = first
         defer { delivered += 1 }
-        var frame = Frame(pixels: pixels, time: max(0, stamp - first), number: delivered)
+        var frame = Frame(pixels: PixelBuffer(width: 0, height: 0, channels: 1), time: max(0, stamp - first), number: delivered)
         // The driver numbers every frame it captured; a gap is frames it dropped because
         // no buffer was free.
         if let last = lastSequence, buffer.sequence > last + 1 { frame.droppedBefore = Int(buffer.sequence - last - 1) }
         lastSequence = buffer.sequence
-        return frame
+        return (packed, frame)
     }
 
     private func requeue(_ buffer: inout v4l2_buffer) throws {

@@ -60,6 +60,7 @@ extension AuxiliaryEncoding {
         XMPNamespace.gDepth: "GDepth", XMPNamespace.hdrGainMap: "hdrgm",
         "http://ns.apple.com/portraitEffectsMatte/1.0/": "portraitEffectsMatte",
         "http://ns.apple.com/semanticSegmentationMatte/1.0/": "semanticSegmentationMatte",
+        XMPNamespace.camlibCapture: "camlib",
     ]
 
     /// Keeps the item's XMP properties and reads Apple's linear mapping from them.
