@@ -232,6 +232,16 @@ struct LiveCaptureTests {
         }
         #expect(differences[0] < 6, "\(differences)")
         #expect(differences[0] < differences[1...].min()!, "\(differences)")
+
+        // Copied elsewhere under unrelated names, the halves pair again by identifier.
+        let elsewhere = try scratch.subdirectory("elsewhere")
+        try FileManager.default.copyItem(atPath: still, toPath: elsewhere.appendingPathComponent("holiday.heic").path)
+        try FileManager.default.copyItem(atPath: movie, toPath: elsewhere.appendingPathComponent("clip_0042.mov").path)
+        let other = scratch.file("other")
+        #expect(try Camlib.run(["import", "--library", other, elsewhere.path]).status == 0)
+        let again = try #require(try JSONSerialization.jsonObject(with: Data(try Camlib.run(["query", "--library", other, "--json"]).stdout.utf8)) as? [[String: Any]])
+        #expect(again.count == 1 && again.first?["kind"] as? String == "live")
+        #expect((again.first?["pairing"] as? [String: Any])?["rule"] as? String == "contentIdentifier")
     }
 
     @Test(.enabled(if: Media.shouldRun, Media.skipMessage))
