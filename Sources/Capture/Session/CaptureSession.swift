@@ -112,6 +112,7 @@ public final class CaptureSession: @unchecked Sendable {
             do {
                 live = try LivePhotoRecorder(settings: settings)
             } catch {
+                depthCamera?.stop()
                 source.stop()
                 throw CaptureError.failed("cannot encode Live Photo movies: \(error)")
             }
