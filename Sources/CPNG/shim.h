@@ -72,6 +72,10 @@ static inline int cpng_encode(const void *pixels, unsigned width, unsigned heigh
     }
     png_set_write_fn(png, out, cpng_write_data, cpng_flush);
     png_set_compression_level(png, compression_level);
+    // Run-length matching only (Z_RLE): depth maps and mattes are runs of equal or
+    // near-equal rows after the Up filter. On the corpus' aux images: 18 MB instead of
+    // 20 MB, and no slower (bench/import.py within its run-to-run noise).
+    png_set_compression_strategy(png, 3 /* Z_RLE */);
     // One filter for every row instead of libpng's per-row trial of all five: measured on
     // depth maps, mattes and gain maps, the Up filter is a third faster and no larger.
     png_set_filter(png, 0, PNG_FILTER_UP);
