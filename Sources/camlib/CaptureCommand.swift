@@ -181,7 +181,6 @@ struct CaptureCommand: ParsableCommand {
         } catch {
             throw CaptureFailure.report("camlib: \(error)")
         }
-        if let device { try library.setPreference("capture.device", device) }
         var offered = camera.device.auxiliaryOutputs
         var depthCamera: DepthCamera?
         if let depthDevice {
@@ -213,6 +212,8 @@ struct CaptureCommand: ParsableCommand {
         if live { session.livePhotoCodec = MovieWriter.Codec(rawValue: codec.lowercased())! }
         session.depthCamera = depthCamera
         try startWaitingIfBusy(session, cameraID)
+        // Remembered only once it has worked: a camera that fails is not the next default.
+        if let device { try library.setPreference("capture.device", device) }
         reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")
 
         let stop = StopFlag()

@@ -311,3 +311,19 @@ struct DepthCaptureTests {
         #expect(jpeg.status == 64 && jpeg.stderr.contains("--format heic"))
     }
 }
+
+/// A camera that fails is not remembered as the default.
+struct CapturePreferenceTests {
+    @Test func onlyAWorkingCameraIsRemembered() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let notAMovie = scratch.file("notes.txt")
+        try Data("not a movie".utf8).write(to: URL(fileURLWithPath: notAMovie))
+        let bad = try Camlib.run(["capture", "--library", lib, "--device", "file:" + notAMovie])
+        #expect(bad.status == 1 && bad.stderr.contains("cannot replay"), "\(bad.stderr)")
+        // The next capture without --device uses the default camera, not the broken one.
+        let good = try Camlib.run(["capture", "--library", lib, "--size", "320x240", "--quality", "speed"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stderr.contains("camera virtual"), "\(good.stderr)")
+    }
+}

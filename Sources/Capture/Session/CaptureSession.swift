@@ -256,7 +256,9 @@ public final class CaptureSession: @unchecked Sendable {
             }
             for photo in left {
                 if photo.frames.isEmpty {
-                    fail(photo.id, "the camera stopped before the photo's frame")
+                    let (error, stopped) = lock.withLock { (streamError, stopRequested) }
+                    let why = error.map { "\($0)" } ?? (stopped ? "the capture was stopped" : "\(source.device.id) has no more frames")
+                    fail(photo.id, "no frame for the photo: \(why)")
                 } else {
                     process(photo)
                 }
