@@ -204,7 +204,9 @@ struct CaptureCommand: ParsableCommand {
                 "camlib: \(cameraID)\(depthDevice.map { " with " + $0 } ?? "") cannot deliver \(missing.map(\.rawValue).joined(separator: ", ")); it delivers \(offered) (see `camlib devices`)")
         }
 
-        let staging = library.captureStaging.path
+        // Captures an interrupted camlib left behind are imported with this one's.
+        let leftovers = library.abandonedCaptureFiles()
+        let staging = try library.newCaptureStaging().path
         let reporter = EventReporter(json: events)
         let largest = camera.device.largestSize ?? FrameSize(width: 1920, height: 1440)
         let wanted = CameraConfiguration(size: size.flatMap(FrameSize.init) ?? largest, frameRate: fps ?? defaultRate(camera.device))
@@ -237,7 +239,7 @@ struct CaptureCommand: ParsableCommand {
         }
         let outcome = session.stop()
 
-        let imported = importStaged(library: library, staging: staging)
+        let imported = importStaged(library: library, staging: staging, leftovers: leftovers)
         for failure in outcome.failures { Terminal.error("camlib: \(failure)") }
         if let error = outcome.streamError {
             Terminal.error("camlib: \(error); the \(outcome.results.count) capture(s) taken before were saved")
@@ -311,16 +313,21 @@ struct CaptureCommand: ParsableCommand {
 
     /// Imports what the session wrote (and what an interrupted capture left); removes
     /// each file once the library holds it. False when some could not be imported.
-    func importStaged(library: PhotoLibrary, staging: String) -> Bool {
+    func importStaged(library: PhotoLibrary, staging: String, leftovers: [String]) -> Bool {
+        defer { rmdir(staging) }  // only when empty: files that failed to import stay
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasSuffix(".part") }.sorted()
-        guard !names.isEmpty else { return true }
-        let paths = names.map { staging + "/" + $0 }
+        let paths = leftovers + names.map { staging + "/" + $0 }
+        guard !paths.isEmpty else { return true }
+        if !leftovers.isEmpty { Terminal.error("camlib: importing \(leftovers.count) file(s) an interrupted capture left") }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let importer = Importer(library: library, options: ImportOptions(isolation: .workerProcesses(executable: executable)))
         do {
             let report = try importer.run(paths: paths)
             let failed = Set(report.errors.map(\.path))
-            for path in paths where !failed.contains(path) { unlink(path) }
+            for path in paths where !failed.contains(path) {
+                unlink(path)
+                rmdir(URL(fileURLWithPath: path).deletingLastPathComponent().path)  // a leftover folder, once empty
+            }
             for e in report.errors { Terminal.error("camlib: \(e.path): not imported: \(e.message) (the file stays in \(staging))") }
             let ids = report.assetIDs.map(String.init).joined(separator: ", ")
             Terminal.error("camlib: \(report.imported) file(s) imported into \(report.library)" + (ids.isEmpty ? "" : " as asset(s) \(ids)"))

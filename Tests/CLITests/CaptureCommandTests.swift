@@ -50,6 +50,21 @@ struct CaptureCommandTests {
         }
         // Captured files leave the staging folder once the library holds them.
         #expect(try FileManager.default.contentsOfDirectory(atPath: lib + "/incoming").isEmpty)
+
+        // What a killed capture left (a finished photo, an unfinished .part) is imported
+        // by the next capture; the unfinished file is dropped.
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let left = lib + "/incoming/\(gone.processIdentifier)-killed"
+        try FileManager.default.createDirectory(atPath: left, withIntermediateDirectories: true)
+        #expect(try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=s=320x240", "-frames:v", "1", left + "/CAM_left.JPG"]).status == 0)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: left + "/CAM_half.HEIC.part"))
+        let next = try Camlib.run(["capture", "--library", lib, "--size", "640x480", "--quality", "speed"])
+        #expect(next.status == 0 && next.stderr.contains("interrupted capture left"), "\(next.stderr)")
+        #expect(try assets(lib).count == 5)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: lib + "/incoming").isEmpty)
         // The camera chosen with --device is remembered.
         let devices = try #require(try json(try Camlib.run(["devices", "--library", lib, "--json"]).stdout) as? [[String: Any]])
         #expect(devices.contains { $0["id"] as? String == "virtual" && $0["isDefault"] as? Bool == true })
