@@ -108,7 +108,7 @@ struct CaptureCommandTests {
         #expect(tags["Make"] as? String == "camlib" && tags["Model"] as? String == "Virtual Camera" && tags["CreationDate"] != nil, "\(keys.stdout)")
     }
 
-    @Test func ctrlCFinishesTheMovie() throws {
+    @Test(arguments: [SIGINT, SIGTERM]) func aSignalFinishesTheMovie(_ signal: Int32) throws {
         let scratch = try ScratchDirectory()
         let lib = scratch.file("lib")
         let p = Process()
@@ -125,7 +125,7 @@ struct CaptureCommandTests {
             seen += err.fileHandleForReading.availableData
         }
         Thread.sleep(forTimeInterval: 1.5)
-        kill(p.processIdentifier, SIGINT)
+        kill(p.processIdentifier, signal)
         let rest = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         #expect(p.terminationStatus == 0, "\(String(decoding: seen + rest, as: UTF8.self))")

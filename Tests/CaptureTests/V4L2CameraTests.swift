@@ -1,4 +1,5 @@
 import CV4L2
+import Codecs
 import Foundation
 import Glibc
 import Testing
@@ -117,6 +118,38 @@ struct V4L2CameraTests {
         #expect(outcome.streamError as? CaptureError == .deviceGone("/dev/video7"))
         #expect(events.names.contains("error"))
         #expect(FileManager.default.fileExists(atPath: outcome.results.first?.path ?? "/nonexistent"))
+    }
+}
+
+extension V4L2CameraTests {
+    @Test func aMovieIsFinishedWhenTheDeviceVanishesMidRecording() throws {
+        let fake = FakeV4L2(sizes: [(320, 240)])
+        // Frames with moving content, paced like a camera so the recording has a timeline.
+        fake.fill = { n, stride, memory in
+            usleep(10_000)
+            let bytes = memory.assumingMemoryBound(to: UInt8.self)
+            for y in 0..<240 { for x in 0..<(320 * 3) { bytes[y * stride + x] = UInt8((x + y + n * 7) & 0xFF) } }
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-v4l2-movie-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let events = EventLog()
+        let session = CaptureSession(
+            source: V4L2Camera(path: "/dev/video7", interface: fake),
+            configuration: CameraConfiguration(size: FrameSize(width: 320, height: 240), frameRate: 30), outputDirectory: dir
+        ) { events.append($0) }
+        try session.start()
+        try session.startRecording(codec: .h264)
+        while fake.framesDelivered < 20 { usleep(5000) }
+        fake.unplug(after: 5)
+        while session.isStreaming { usleep(5000) }
+        let outcome = session.stop()
+        #expect(outcome.streamError as? CaptureError == .deviceGone("/dev/video7"))
+        let movie = try #require(outcome.results.first { $0.kind == .movie })
+        let reader = try MovieFrameReader(path: movie.path)
+        var frames = 0
+        while try reader.next() != nil { frames += 1 }
+        #expect(frames >= 20, "\(frames) frames")
+        #expect(events.names.contains("didFinishRecording"))
     }
 }
 
