@@ -69,21 +69,25 @@ struct VirtualCameraTests {
     }
 
     @Test func pressureLowersTheFrameRate() throws {
-        // 1920x1440 at 120 fps is more than this machine renders: frames are dropped.
+        // A camera whose frames keep being dropped (every other one): the session lowers
+        // the rate by a third, says so, and keeps doing so while the drops go on.
+        let camera = DroppingCamera()
         let events = EventLog()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-pressure-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let session = CaptureSession(
-            source: VirtualCamera(seed: 1), configuration: CameraConfiguration(size: FrameSize(width: 1920, height: 1440), frameRate: 120),
-            outputDirectory: dir
+            source: camera, configuration: CameraConfiguration(size: FrameSize(width: 64, height: 48), frameRate: 60), outputDirectory: dir
         ) { events.append($0) }
         try session.start()
-        let deadline = Date().addingTimeInterval(8)
-        while Date() < deadline, !events.names.contains("systemPressure") { usleep(20_000) }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, events.all.filter({ $0.event == "systemPressure" }).count < 2 { usleep(20_000) }
         session.stop()
-        let pressure = try #require(events.all.first { $0.event == "systemPressure" })
-        #expect((pressure.frameRate ?? 120) < 120)
-        #expect(pressure.message?.contains("frame rate lowered") == true)
+        let pressure = events.all.filter { $0.event == "systemPressure" }
+        #expect(pressure.map(\.frameRate) == [40, 27], "\(pressure)")
+        #expect(camera.rates == [40, 27])
+        #expect(pressure.first?.message?.contains("frame rate lowered to 40 fps") == true)
+        // At least two seconds between changes: the camera gets time to settle.
+        if pressure.count == 2 { #expect(pressure[1].time - pressure[0].time >= 2) }
     }
 
     @Test func eventsComeInAVCamsOrder() throws {
@@ -110,6 +114,33 @@ struct VirtualCameraTests {
         let line = try #require(events.all.first).jsonLine
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(json["event"] as? String == "willBeginCapture" && json["id"] as? Int == first && json["time"] is Double)
+    }
+
+    /// Frames paced at the configured rate, each after one the camera had to drop.
+    final class DroppingCamera: FrameSource, @unchecked Sendable {
+        private(set) var rates: [Double] = []
+        private var rate = 60.0
+        private var number = 0
+        private var pacer = Pacer()
+        var device: CameraDevice { VirtualCamera.description() }
+        func start(_ c: CameraConfiguration) throws -> CameraConfiguration {
+            rate = c.frameRate
+            pacer.start()
+            return c
+        }
+        func nextFrame() throws -> Frame? {
+            number += 1
+            pacer.wait(until: pacer.elapsed + 1 / rate)
+            var frame = Frame(pixels: PixelBuffer(width: 64, height: 48, channels: 3), time: pacer.elapsed, number: number)
+            frame.droppedBefore = 1
+            return frame
+        }
+        func setFrameRate(_ r: Double) throws -> Double {
+            rates.append(r)
+            rate = r
+            return r
+        }
+        func stop() {}
     }
 
     func rmse(_ a: PixelBuffer<UInt8>, _ b: PixelBuffer<UInt8>) -> Double {
