@@ -22,6 +22,8 @@ public final class MovieFrameReader {
     public let frameRate: Double
     /// Full-range (JPEG) levels, as iPhones record.
     public let fullRange: Bool
+    /// The video's codec when camlib can also write it (H.264 or HEVC), else nil.
+    public let codec: MovieWriter.Codec?
     let colour: MovieWriter.Colour
     let path: String
 
@@ -78,6 +80,7 @@ public final class MovieFrameReader {
         timeBase = (stream.pointee.time_base.num, stream.pointee.time_base.den)
         let rate = stream.pointee.avg_frame_rate
         frameRate = rate.den > 0 ? Double(rate.num) / Double(rate.den) : 0
+        self.codec = par.pointee.codec_id == AV_CODEC_ID_H264 ? .h264 : par.pointee.codec_id == AV_CODEC_ID_HEVC ? .hevc : nil
         fullRange = par.pointee.color_range == AVCOL_RANGE_JPEG || AVPixelFormat(par.pointee.format) == AV_PIX_FMT_YUVJ420P
         colour = MovieWriter.Colour(primaries: par.pointee.color_primaries, transfer: par.pointee.color_trc, matrix: par.pointee.color_space)
         startTime = stream.pointee.start_time == CFFmpeg_AV_NOPTS_VALUE() ? 0 : stream.pointee.start_time

@@ -6,8 +6,9 @@ import Imaging
 /// puts the new video back beside the source's other tracks (see `MovieRewriter`).
 public enum VideoRenderer {
     public struct Options: Sendable {
-        /// HEVC (what iPhones record) or H.264.
-        public var codec = MovieWriter.Codec.hevc
+        /// HEVC or H.264; nil: the source's own (an H.264 movie stays H.264), HEVC for
+        /// anything else.
+        public var codec: MovieWriter.Codec?
         /// x265/x264 speed preset.
         public var preset = "ultrafast"
         /// Constant rate factor: lower is better quality. 23 keeps a comic-filtered
@@ -24,7 +25,7 @@ public enum VideoRenderer {
         input: String, output: String, options: Options = Options(), transform: (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
     ) throws -> Int {
         let reader = try MovieFrameReader(path: input)
-        var settings = MovieWriter.Settings(codec: options.codec, width: reader.width, height: reader.height)
+        var settings = MovieWriter.Settings(codec: options.codec ?? reader.codec ?? .hevc, width: reader.width, height: reader.height)
         settings.timeBase = reader.timeBase
         settings.frameRate = reader.frameRate > 0 ? reader.frameRate : 30
         settings.preset = options.preset

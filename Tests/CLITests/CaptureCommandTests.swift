@@ -259,6 +259,27 @@ struct LiveCaptureTests {
         #expect((again.first?["pairing"] as? [String: Any])?["rule"] as? String == "contentIdentifier")
     }
 
+    @Test func aCapturedLivePhotoEditsInItsOwnCodec() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        #expect(try Camlib.run(["capture", "--library", lib, "--live", "--depth", "--size", "320x240", "--quality", "speed"]).status == 0)
+        let edit = try Camlib.run(["edit", "--library", lib, "1", "--filter", "mono"])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let q = try Camlib.run(["show", "--library", lib, "1", "--json"])
+        let asset = try #require(try JSONSerialization.jsonObject(with: Data(q.stdout.utf8)) as? [String: Any])
+        let resources = try #require(asset["resources"] as? [[String: Any]])
+        let original = try #require(resources.first { $0["role"] as? String == "pairedVideo" }?["path"] as? String)
+        let rendered = try #require(resources.first { $0["role"] as? String == "renderedVideo" }?["path"] as? String)
+        func probe(_ path: String) throws -> String {
+            try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=codec_name,nb_read_frames", "-of", "csv=p=0", path]).stdout
+        }
+        // H.264 stays H.264, frame for frame; the still-image-time track and the depth stay.
+        let (before, after) = (try probe(original), try probe(rendered))
+        #expect(after == before && before.hasPrefix("h264"), "\(before) -> \(after)")
+        #expect(try run("exiftool", ["-ee", "-StillImageTime", rendered]).stdout.contains("Still Image Time"))
+        #expect((asset["aux"] as? [[String: Any]])?.contains { $0["type"] as? String == "depth" } == true)
+    }
+
     @Test(.enabled(if: Media.shouldRun, Media.skipMessage))
     func anIPhoneLivePhotosDisplayTimeIsRead() throws {
         let scratch = try ScratchDirectory()
