@@ -4,7 +4,9 @@ on the virtual camera at 1920x1440, next to ffmpeg doing the nearest thing in th
 
 camlib (release build), from its own --events timestamps:
   - shutter-to-file: willBeginCapture -> didFinishProcessingPhoto, per photo, for HEIC and
-    JPEG at --quality speed (one frame) and quality (six frames aligned and merged);
+    JPEG at --quality speed (one frame) and quality (six frames aligned and merged), a HEIC
+    with depth and mattes, and a Live Photo's movie (didFinishProcessingLivePhotoMovie:
+    it cannot be done before the 1.5 s after the shutter are recorded);
   - sustained: a 5 s H.264 movie at 30 fps: frames written / duration, and whether the
     system-pressure rule had to lower the frame rate.
 ffmpeg, as the peer (it has no camera either; its lavfi test source stands in):
@@ -24,11 +26,11 @@ def events(cmd):
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
-def latency(camlib, lib, fmt, quality, count):
+def latency(camlib, lib, fmt, quality, count, extra=(), until="didFinishProcessingPhoto"):
     evs = events([camlib, "capture", "--library", lib, "--events", "--format", fmt, "--quality", quality,
-                  "--count", str(count), "--interval", "1"])
+                  "--count", str(count), "--interval", "1", *extra])
     begin = {e["id"]: e["time"] for e in evs if e["event"] == "willBeginCapture"}
-    done = {e["id"]: e["time"] for e in evs if e["event"] == "didFinishProcessingPhoto"}
+    done = {e["id"]: e["time"] for e in evs if e["event"] == until}
     return [done[i] - begin[i] for i in done]
 
 
@@ -46,6 +48,10 @@ def main():
             for quality in ("speed", "quality"):
                 t = latency(camlib, lib, fmt, quality, args.photos)
                 rows.append((f"camlib {fmt.upper()} --quality {quality}", statistics.median(t), max(t)))
+        t = latency(camlib, lib, "heic", "speed", args.photos, ["--live"], "didFinishProcessingLivePhotoMovie")
+        rows.append(("camlib Live Photo movie (1.5 s after shutter)", statistics.median(t), max(t)))
+        t = latency(camlib, lib, "heic", "speed", args.photos, ["--depth", "--portrait-matte", "--matte", "skin,hair,teeth"])
+        rows.append(("camlib HEIC + depth and 4 mattes", statistics.median(t), max(t)))
         ff = [measure(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=1920x1440", "-frames:v", "1",
                        "-q:v", "2", os.path.join(tmp, "ff.jpg")])[0] for _ in range(args.photos)]
         rows.append(("ffmpeg testsrc2 frame -> JPEG (process)", statistics.median(ff), max(ff)))
