@@ -72,6 +72,7 @@ enum AssetTable {
         }
         if let c = a.contentIdentifier { lines.append(("Content ID", c)) }
         if let p = a.pairing { lines.append(("Paired by", "\(p.rule.rawValue) (confidence \(p.confidence))")) }
+        if let t = a.stillImageTime { lines.append(("Still at", String(format: "%.3f s into the movie", t))) }
         lines.append(("Imported", a.importedAt))
         var out = lines.map { "\($0.0.padding(toLength: 11, withPad: " ", startingAt: 0)) \($0.1)" }.joined(separator: "\n") + "\n"
         out += "Files:\n"

@@ -291,6 +291,8 @@ struct LiveCaptureTests {
         // IMG_3582.mov's still-image-time track: an empty edit of 799/600 s, then the sample.
         let t = try #require(asset["stillImageTime"] as? Double)
         #expect(abs(t - 799.0 / 600) < 0.001, "\(t)")
+        let shown = try Camlib.run(["show", "--library", lib, "1"]).stdout
+        #expect(shown.contains("Still at    1.332 s into the movie"), "\(shown)")
     }
 }
 
