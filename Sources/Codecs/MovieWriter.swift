@@ -43,6 +43,9 @@ public final class MovieWriter {
         public var quickTimeKeys: [(key: String, value: String)] = []
         /// Frames between keyframes (nil: the encoder's choice).
         public var keyframeInterval: Int?
+        /// A ceiling on the bit rate (bits/s) for the constant-quality encode: x264/x265
+        /// VBV with a one-second buffer. nil: quality alone decides.
+        public var maximumBitRate: Int?
 
         public init(codec: Codec = .hevc, width: Int, height: Int) {
             self.codec = codec

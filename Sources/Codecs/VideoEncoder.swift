@@ -58,6 +58,10 @@ public final class VideoEncoder {
         enc.pointee.colorspace = s.colour.matrix
         enc.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         if let interval = s.keyframeInterval { enc.pointee.gop_size = Int32(interval) }
+        if let cap = s.maximumBitRate {
+            enc.pointee.rc_max_rate = Int64(cap)
+            enc.pointee.rc_buffer_size = Int32(clamping: cap)
+        }
         // av_dict_set → av_dict_free.
         var options: OpaquePointer?
         defer { av_dict_free(&options) }

@@ -93,7 +93,7 @@ struct CaptureCommandTests {
         let photos = all.filter { $0["kind"] as? String == "photo" }
         #expect(photos.count == 2)
         #expect(photos.allSatisfy { $0["width"] as? Int == 640 && $0["height"] as? Int == 480 })
-        let probe = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames:format=duration", "-of", "json", try original(movie)])
+        let probe = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames:format=duration,bit_rate", "-of", "json", try original(movie)])
         let info = try #require(try json(probe.stdout) as? [String: Any])
         let stream = try #require((info["streams"] as? [[String: Any]])?.first)
         #expect(stream["codec_name"] as? String == "h264" && stream["width"] as? Int == 640)
@@ -102,6 +102,9 @@ struct CaptureCommandTests {
         #expect(frames >= 20 && frames <= 62, "\(frames) frames")
         let duration = Double(((info["format"] as? [String: Any])?["duration"] as? String) ?? "") ?? 0
         #expect(duration > 1.8 && duration < 2.3, "\(duration) s")
+        // The noisy scene stays near a phone's bit rate: 0.2 bits per pixel per frame.
+        let bitRate = Double(((info["format"] as? [String: Any])?["bit_rate"] as? String) ?? "") ?? 0
+        #expect(bitRate > 0 && bitRate < 1.5 * 640 * 480 * 30 * 0.2, "\(bitRate) bit/s")
         // exiftool reads Apple's QuickTime keys.
         let keys = try run("exiftool", ["-j", "-Keys:Make", "-Keys:Model", "-Keys:CreationDate", try original(movie)])
         let tags = try #require((try json(keys.stdout) as? [[String: Any]])?.first)
