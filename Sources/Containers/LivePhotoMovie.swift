@@ -5,6 +5,8 @@
 /// StillImageTime) read the still's moment from it.
 public enum LivePhotoMovie {
     public static let stillImageTimeKey = "com.apple.quicktime.still-image-time"
+    /// The one sample: item size 9, local key 1, the value int8 -1 (as iPhones write it).
+    static let stillImageTimeSample: [UInt8] = [0, 0, 0, 9, 0, 0, 0, 1, 0xFF]
 
     /// `movie` with the track added. `seconds` is the still's time on the movie's
     /// timeline. The movie's `moov` must follow its media data (FFmpeg's default).
@@ -29,10 +31,9 @@ public enum LivePhotoMovie {
 
         // Everything but moov stays where it is; a small mdat with the sample follows.
         var out = Array(movie[0..<moov.offset]) + Array(movie[moov.end...])
-        let sample: [UInt8] = [0, 0, 0, 9, 0, 0, 0, 1, 0xFF]  // item size, local key 1, int8 -1
         let sampleOffset = out.count + 8
         var mdat = ISOBoxWriter()
-        mdat.box("mdat") { $0.raw(sample) }
+        mdat.box("mdat") { $0.raw(stillImageTimeSample) }
         out += mdat.bytes
 
         let mediaTimescale: UInt32 = 600
@@ -97,6 +98,17 @@ public enum LivePhotoMovie {
         return nil
     }
 
+    /// A QuickTime `hdlr` as Apple writes it: component type and subtype, manufacturer
+    /// `appl`, flags, and a Pascal-string name.
+    static func handler(_ w: inout ISOBoxWriter, component: String, subtype: String, flags: UInt32, name: String) {
+        w.box("hdlr", version: 0) { b in
+            b.fourCC(component); b.fourCC(subtype); b.fourCC("appl")
+            b.u32(flags); b.u32(0)
+            let bytes = Array(name.utf8)
+            b.u8(UInt8(bytes.count)); b.raw(bytes)
+        }
+    }
+
     static func track(id: UInt32, videoID: UInt32, start: UInt64, movieDuration: UInt64, mediaTimescale: UInt32, sampleOffset: Int) -> [UInt8] {
         var w = ISOBoxWriter()
         w.box("trak") { t in
@@ -129,12 +141,7 @@ public enum LivePhotoMovie {
                     b.u16(0x55C4)  // language: undetermined
                     b.u16(0)
                 }
-                md.box("hdlr", version: 0) { b in
-                    b.fourCC("mhlr"); b.fourCC("meta"); b.fourCC("appl")
-                    b.u32(1); b.u32(0)
-                    let name = Array("Core Media Metadata".utf8)
-                    b.u8(UInt8(name.count)); b.raw(name)
-                }
+                handler(&md, component: "mhlr", subtype: "meta", flags: 1, name: "Core Media Metadata")
                 md.box("minf") { mi in
                     mi.box("gmhd") { g in
                         g.box("gmin", version: 0) { b in
@@ -143,12 +150,7 @@ public enum LivePhotoMovie {
                             b.u16(0); b.u16(0)  // balance, reserved
                         }
                     }
-                    mi.box("hdlr", version: 0) { b in
-                        b.fourCC("dhlr"); b.fourCC("alis"); b.fourCC("appl")
-                        b.u32(0); b.u32(0)
-                        let name = Array("Core Media Data Handler".utf8)
-                        b.u8(UInt8(name.count)); b.raw(name)
-                    }
+                    handler(&mi, component: "dhlr", subtype: "alis", flags: 0, name: "Core Media Data Handler")
                     mi.box("dinf") { d in
                         d.box("dref", version: 0) { b in
                             b.u32(1)
@@ -172,7 +174,7 @@ public enum LivePhotoMovie {
                     }
                     mi.raw(MovieRewriter.newSampleTable(
                         sampleDescription: description.bytes,
-                        samples: [MovieRewriter.NewSample(data: [0, 0, 0, 9, 0, 0, 0, 1, 0xFF], duration: 1, isSync: true)],
+                        samples: [MovieRewriter.NewSample(data: stillImageTimeSample, duration: 1, isSync: true)],
                         chunkOffset: sampleOffset))
                 }
             }

@@ -219,15 +219,8 @@ struct CaptureCommand: ParsableCommand {
         reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")
 
         let stop = StopFlag()
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let handlers = [SIGINT, SIGTERM].map { sig in
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { stop.set() }
-            source.resume()
-            return source
-        }
-        defer { handlers.forEach { $0.cancel() } }
+        let signals = StopSignals { stop.set() }
+        defer { withExtendedLifetime(signals) {} }
 
         if interactive {
             reporter.overStatusLine = true
@@ -362,7 +355,6 @@ final class EventReporter: @unchecked Sendable {
     /// Interactive mode: a status line is on screen; each event line clears it first.
     var overStatusLine = false
     private let lock = NSLock()
-    private(set) var photos = 0
 
     init(json: Bool) { self.json = json }
 
@@ -378,7 +370,6 @@ final class EventReporter: @unchecked Sendable {
             switch e.event {
             case "willCapturePhoto": Terminal.error("\(t)  \(id)shutter")
             case "didFinishProcessingPhoto":
-                photos += 1
                 Terminal.error("\(t)  \(id)photo \(e.path ?? "")")
             case "didStartRecording": Terminal.error("\(t)  \(id)recording")
             case "didFinishRecording": Terminal.error("\(t)  \(id)movie \(e.path ?? "") (\(e.message ?? ""))")

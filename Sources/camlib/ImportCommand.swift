@@ -46,15 +46,8 @@ struct ImportCommand: ParsableCommand {
         if let jobs { options.jobs = jobs }
         let importer = Importer(library: library, options: options)
 
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let stops = [SIGINT, SIGTERM].map { sig in
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { importer.cancel() }
-            source.resume()
-            return source
-        }
-        defer { stops.forEach { $0.cancel() } }
+        let signals = StopSignals { importer.cancel() }
+        defer { withExtendedLifetime(signals) {} }
 
         let bar = ProgressBar()
         let report = try importer.run(paths: paths) { p in bar.update(done: p.done, total: p.total, item: p.path) }

@@ -8,7 +8,8 @@ public struct Frame: Sendable {
     public var time: Double
     /// 0, 1, 2, … in delivery order.
     public var number: Int
-    /// Ground truth a synthetic camera knows about its scene (the depth issue uses it).
+    /// Depth and mattes at this frame's moment, attached by the session to the shutter
+    /// frame of a photo that asks for them (see `FrameSource.sceneTruth(for:)`).
     public var scene: SceneTruth?
     /// Frames the camera dropped just before this one because nobody took them in time.
     public var droppedBefore = 0

@@ -120,17 +120,6 @@ public struct SyntheticScene: Sendable {
         depth.components = [Float](repeating: Self.wallDistance, count: w * h)
         var portrait = PixelBuffer<UInt8>(width: w, height: h, channels: 1)
         var skin = portrait, hair = portrait, teeth = portrait
-        func ellipseSpan(_ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, _ body: (Int, Int, Int) -> Void) {
-            let y0 = max(0, Int((cy - ry).rounded(.down))), y1 = min(h - 1, Int((cy + ry).rounded(.up)))
-            guard y0 <= y1 else { return }
-            for y in y0...y1 {
-                let t = (Double(y) + 0.5 - cy) / ry
-                guard abs(t) < 1 else { continue }
-                let half = rx * (1 - t * t).squareRoot()
-                let x0 = max(0, Int((cx - half).rounded())), x1 = min(w, Int((cx + half).rounded()))
-                if x0 < x1 { body(y, x0, x1) }
-            }
-        }
         let ox = l.offsetX, oy = l.offsetY
         ellipseSpan(l.circle.x + ox, l.circle.y + oy, l.circle.r, l.circle.r) { y, a, b in
             for x in a..<b { depth.components[y * w + x] = Self.shapeDistance }
@@ -190,9 +179,9 @@ public struct SyntheticScene: Sendable {
         }
     }
 
-    private func fillEllipse(
-        _ px: UnsafeMutableBufferPointer<UInt8>, _ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, _ rgb: (UInt8, UInt8, UInt8)
-    ) {
+    /// The rows of an ellipse inside the frame: `body(y, x0, x1)` for each row's pixels
+    /// x0..<x1. Drawing the picture and the truth maps share it, so they agree exactly.
+    private func ellipseSpan(_ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, _ body: (Int, Int, Int) -> Void) {
         let w = size.width, h = size.height
         let y0 = max(0, Int((cy - ry).rounded(.down))), y1 = min(h - 1, Int((cy + ry).rounded(.up)))
         guard y0 <= y1 else { return }
@@ -201,8 +190,17 @@ public struct SyntheticScene: Sendable {
             guard abs(t) < 1 else { continue }
             let half = rx * (1 - t * t).squareRoot()
             let x0 = max(0, Int((cx - half).rounded())), x1 = min(w, Int((cx + half).rounded()))
+            if x0 < x1 { body(y, x0, x1) }
+        }
+    }
+
+    private func fillEllipse(
+        _ px: UnsafeMutableBufferPointer<UInt8>, _ cx: Double, _ cy: Double, _ rx: Double, _ ry: Double, _ rgb: (UInt8, UInt8, UInt8)
+    ) {
+        let w = size.width
+        ellipseSpan(cx, cy, rx, ry) { y, x0, x1 in
             var i = (y * w + x0) * 3
-            for _ in x0..<max(x0, x1) {
+            for _ in x0..<x1 {
                 px[i] = rgb.0
                 px[i + 1] = rgb.1
                 px[i + 2] = rgb.2

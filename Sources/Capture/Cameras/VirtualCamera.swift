@@ -10,8 +10,6 @@ public final class VirtualCamera: FrameSource {
     public let seed: UInt64
     /// Pace frames to the clock (a camera) or deliver each as soon as it is rendered.
     public var realTime: Bool
-    /// Attach the scene's depth and mattes to every frame (costs time; for depth capture).
-    public var deliversSceneTruth = false
 
     public var device: CameraDevice { Self.description(seed: seed) }
 
@@ -73,9 +71,8 @@ public final class VirtualCamera: FrameSource {
         let time = rateBaseTime + Double(number - rateBaseNumber) / frameRate
         if realTime { pacer.wait(until: time) }
         let pixels = scene.render(at: time, number: number)
-        let truth = deliversSceneTruth ? scene.truth(at: time) : nil
         defer { number += 1 }
-        var frame = Frame(pixels: pixels, time: time, number: number, scene: truth)
+        var frame = Frame(pixels: pixels, time: time, number: number)
         frame.droppedBefore = dropped
         return frame
     }
@@ -90,5 +87,5 @@ public final class VirtualCamera: FrameSource {
 
     public func stop() { scene = nil }
 
-    public func sceneTruth(for frame: Frame) -> SceneTruth? { frame.scene ?? scene?.truth(at: frame.time) }
+    public func sceneTruth(for frame: Frame) -> SceneTruth? { scene?.truth(at: frame.time) }
 }

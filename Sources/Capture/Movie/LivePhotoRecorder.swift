@@ -1,6 +1,5 @@
 import Codecs
 import Containers
-import Dispatch
 import Foundation
 import Imaging
 
@@ -24,15 +23,11 @@ final class LivePhotoRecorder: @unchecked Sendable {
         var done: @Sendable (Result<String, Error>) -> Void
     }
 
-    private let queue = DispatchQueue(label: "camlib.live-photo")
-    private let lock = NSLock()
+    private let work = EncoderQueue(label: "camlib.live-photo")
+    // Used on the queue only.
     private let encoder: VideoEncoder
     private var ring: [VideoEncoder.Packet] = []
     private var requests: [Request] = []
-    private var backlog = 0
-    private var failure: Error?
-    private(set) var dropped = 0
-    static let maximumBacklog = 8
 
     init(settings: MovieWriter.Settings) throws {
         encoder = try VideoEncoder(settings: settings)
@@ -45,27 +40,17 @@ final class LivePhotoRecorder: @unchecked Sendable {
     /// Queues a frame for encoding; false when it was dropped (the encoder is behind).
     @discardableResult
     func append(_ frame: Frame) -> Bool {
-        lock.lock()
-        if backlog >= Self.maximumBacklog || failure != nil {
-            dropped += 1
-            lock.unlock()
-            return false
-        }
-        backlog += 1
-        lock.unlock()
-        queue.async { [self] in
-            defer { lock.withLock { backlog -= 1 } }
+        work.submit { [self] in
             do {
-                let packets = try encoder.encode(frame.pixels, pts: Self.ticks(frame.time))
-                ring += packets
+                ring += try encoder.encode(frame.pixels, pts: Self.ticks(frame.time))
                 completeRequests(ended: false)
                 trim()
             } catch {
-                lock.withLock { if failure == nil { failure = error } }
+                // No more packets will come: finish the waiting Live Photos with what there is.
                 completeRequests(ended: true)
+                throw error
             }
         }
-        return true
     }
 
     /// A Live Photo whose still is the frame at `shutterTime` (seconds, camera clock).
@@ -74,21 +59,19 @@ final class LivePhotoRecorder: @unchecked Sendable {
         id: Int, shutterTime: Double, identifier: String, path: String, settings: MovieWriter.Settings,
         recorded: @escaping @Sendable (Int) -> Void, done: @escaping @Sendable (Result<String, Error>) -> Void
     ) {
-        queue.async { [self] in
+        work.async { [self] in
             requests.append(Request(id: id, shutter: Self.ticks(shutterTime), identifier: identifier, path: path, settings: settings, recorded: recorded, done: done))
-            completeRequests(ended: lock.withLock { failure != nil })
+            completeRequests(ended: work.failure != nil)
         }
     }
 
     /// The camera stopped: flush the encoder and finish every Live Photo with what there is.
     func finish() {
-        queue.sync {
+        work.sync {
             if let packets = try? encoder.finish() { ring += packets }
             completeRequests(ended: true)
         }
     }
-
-    var inProgress: Int { queue.sync { requests.count } }
 
     // On `queue`.
     private func completeRequests(ended: Bool) {
@@ -134,7 +117,7 @@ final class LivePhotoRecorder: @unchecked Sendable {
             let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: part)))
             let stillTime = Double(r.shutter - span[0].pts) / 600
             let live = try LivePhotoMovie.addingStillImageTime(stillTime, to: plain)
-            try CaptureSession.writeAtomically(live, to: r.path)
+            try CaptureFiles.write(live, to: r.path)
             r.done(.success(r.path))
         } catch {
             r.done(.failure(error))

@@ -14,7 +14,9 @@ public enum FrameMerger {
         guard let reference = frames.first, frames.count > 1 else { return frames.first ?? PixelBuffer(width: 0, height: 0, channels: 3) }
         let w = reference.width, h = reference.height, c = reference.channels
         let others = frames.dropFirst().filter { $0.width == w && $0.height == h && $0.channels == c }
-        let shifts = others.map { estimateShift(of: $0, against: reference) }
+        // The reference's luma images once, not once per frame.
+        let referenceLuma = (small: luma(reference, factor: 4), full: luma(reference, factor: 1))
+        let shifts = others.map { shift(of: $0, against: referenceLuma) }
         var out = reference
         let threshold = motionThreshold
         let bands = max(1, min(h, 16))
@@ -55,10 +57,12 @@ public enum FrameMerger {
     /// The shift (dx, dy) such that `frame[x + dx, y + dy]` shows what `reference[x, y]`
     /// shows: a ±16-pixel search at quarter size, refined ±2 pixels at full size.
     public static func estimateShift(of frame: PixelBuffer<UInt8>, against reference: PixelBuffer<UInt8>) -> (dx: Int, dy: Int) {
-        let small = luma(reference, factor: 4), smallFrame = luma(frame, factor: 4)
-        let coarse = bestShift(small, smallFrame, around: (0, 0), radius: 4, step: 1)
-        let full = luma(reference, factor: 1), fullFrame = luma(frame, factor: 1)
-        return bestShift(full, fullFrame, around: (coarse.dx * 4, coarse.dy * 4), radius: 3, step: 4)
+        shift(of: frame, against: (luma(reference, factor: 4), luma(reference, factor: 1)))
+    }
+
+    static func shift(of frame: PixelBuffer<UInt8>, against reference: (small: Luma, full: Luma)) -> (dx: Int, dy: Int) {
+        let coarse = bestShift(reference.small, luma(frame, factor: 4), around: (0, 0), radius: 4, step: 1)
+        return bestShift(reference.full, luma(frame, factor: 1), around: (coarse.dx * 4, coarse.dy * 4), radius: 3, step: 4)
     }
 
     struct Luma {

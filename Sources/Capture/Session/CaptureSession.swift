@@ -40,7 +40,6 @@ public final class CaptureSession: @unchecked Sendable {
     private let lock = NSLock()
     private let processing = DispatchQueue(label: "camlib.photo-processing", attributes: .concurrent)
     private let processingGroup = DispatchGroup()
-    private var pump: Thread?
     private let pumpFinished = DispatchSemaphore(value: 0)
     private var stopRequested = false
     private var running = false
@@ -60,8 +59,6 @@ public final class CaptureSession: @unchecked Sendable {
     /// Tells apart the files of sessions started in the same second.
     private let sessionTag = String(format: "%04X", UInt16.random(in: 0...UInt16.max))
     private var lastFrameTime: Double = 0
-    private var latestFrameSize: FrameSize?
-    private var framesDelivered = 0
     // System pressure bookkeeping.
     private var windowStart: Double = 0
     private var windowFrames = 0
@@ -127,7 +124,6 @@ public final class CaptureSession: @unchecked Sendable {
         let thread = Thread { [self] in runPump() }
         thread.name = "camlib.capture"
         thread.qualityOfService = .userInteractive
-        pump = thread
         thread.start()
     }
 
@@ -173,9 +169,10 @@ public final class CaptureSession: @unchecked Sendable {
         guard lock.withLock({ running && recorder == nil && !streamEnded }) else {
             throw CaptureError.failed("cannot record: the session is not running or already recording")
         }
-        let settings = movieSettings(codec: codec, orientation: orientation, begins: lock.withLock { lastFrameTime })
+        let begins = lock.withLock { lastFrameTime }
+        let settings = movieSettings(codec: codec, orientation: orientation, begins: begins)
         let path = outputDirectory + "/" + fileStem(id: id) + ".MOV"
-        let movie = try MovieRecorder(path: path, settings: settings, startTime: lock.withLock { lastFrameTime })
+        let movie = try MovieRecorder(path: path, settings: settings, startTime: begins)
         lock.withLock { recorder = (id, movie) }
         emit("didStartRecording", id: id, path: path)
         return id
@@ -305,7 +302,6 @@ public final class CaptureSession: @unchecked Sendable {
         }
         let (ready, newlyStarted, movie) = lock.withLock { () -> ([PendingPhoto], [PendingPhoto], MovieRecorder?) in
             lastFrameTime = frame.time
-            framesDelivered += 1
             var ready: [PendingPhoto] = []
             var started: [PendingPhoto] = []
             // Each photo has its own shutter frame: one photo starts per frame, in order;
@@ -430,7 +426,7 @@ public final class CaptureSession: @unchecked Sendable {
                         scratch: outputDirectory + "/.aux-\(photo.id)-\(sessionTag).heic.part")
                 }
                 let path = outputDirectory + "/" + fileStem(id: photo.id) + "." + photo.settings.format.fileExtension
-                try Self.writeAtomically(bytes, to: path)
+                try CaptureFiles.write(bytes, to: path)
                 lock.withLock { results.append(Result(id: photo.id, kind: .photo, path: path)) }
                 emit("didFinishProcessingPhoto", id: photo.id, path: path)
                 finishPart(photo.id)
@@ -446,36 +442,6 @@ public final class CaptureSession: @unchecked Sendable {
         f.locale = Locale(identifier: "en_US_POSIX")
         f.dateFormat = "yyyyMMdd_HHmmss"
         return "CAM_\(f.string(from: startDate))_\(sessionTag)_\(String(format: "%03d", id))"
-    }
-
-    /// Temp file, fsync, rename: a reader sees the whole photo or none.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-        let part = path + ".part"
-        let fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CaptureError.failed("\(path): cannot write: \(String(cString: strerror(errno)))") }
-        var ok = true
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    ok = false
-                    return
-                }
-                offset += n
-            }
-        }
-        let code = errno
-        if ok { ok = fsync(fd) == 0 }
-        close(fd)
-        // link, not rename: an existing file of that name is never replaced.
-        guard ok, link(part, path) == 0 else {
-            let reason = String(cString: strerror(ok ? errno : code))
-            unlink(part)
-            throw CaptureError.failed("\(path): cannot write: \(reason)")
-        }
-        unlink(part)
     }
 
     /// Records a failure; `finished`: the capture has no other part to wait for.

@@ -1,0 +1,53 @@
+import Dispatch
+import Foundation
+
+/// Encoding work for one recorder, run in order on its own queue so the camera never
+/// waits for an encoder. While `maximumBacklog` items wait, or after a failure, new work
+/// is refused and counted: the session's signal to lower the frame rate.
+final class EncoderQueue: @unchecked Sendable {
+    static let maximumBacklog = 8
+
+    private let queue: DispatchQueue
+    private let lock = NSLock()
+    private var backlog = 0
+    private var firstFailure: Error?
+    private var refused = 0
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    /// Work refused so far.
+    var dropped: Int { lock.withLock { refused } }
+    /// The first error a piece of work threw, if any.
+    var failure: Error? { lock.withLock { firstFailure } }
+
+    /// Queues `work`; false when it was refused. An error it throws is kept as `failure`.
+    @discardableResult
+    func submit(_ work: @escaping @Sendable () throws -> Void) -> Bool {
+        let accepted = lock.withLock { () -> Bool in
+            guard backlog < Self.maximumBacklog, firstFailure == nil else {
+                refused += 1
+                return false
+            }
+            backlog += 1
+            return true
+        }
+        guard accepted else { return false }
+        queue.async { [self] in
+            defer { lock.withLock { backlog -= 1 } }
+            do {
+                try work()
+            } catch {
+                lock.withLock { if firstFailure == nil { firstFailure = error } }
+            }
+        }
+        return true
+    }
+
+    /// Runs `body` on the queue after everything queued before it.
+    func async(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
+
+    /// Runs `body` on the queue after everything queued before it, and waits for it.
+    func sync<T>(_ body: () throws -> T) rethrows -> T { try queue.sync(execute: body) }
+}
