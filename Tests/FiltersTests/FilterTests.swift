@@ -110,3 +110,31 @@ func testPicture(width: Int = 96, height: Int = 64) -> PixelBuffer<UInt8> {
     #expect(json == String(decoding: try encoder.encode(try JSONDecoder().decode(FilterRecipe.self, from: Data(json.utf8))), as: UTF8.self))
     #expect(recipe.apply(to: testPicture()) == step.apply(to: try FilterStep(parsing: "comic").apply(to: testPicture())))
 }
+
+/// A flat gray picture.
+func grayPicture(_ level: UInt8, width: Int = 240, height: Int = 160) -> PixelBuffer<UInt8> {
+    var p = PixelBuffer<UInt8>(width: width, height: height, channels: 3)
+    for i in p.components.indices { p.components[i] = level }
+    return p
+}
+
+/// Pixels the halftone inked: darker than the fill a flat picture gets.
+func inkedFraction(_ p: PixelBuffer<UInt8>, fill: UInt8) -> Double {
+    let inked = stride(from: 0, to: p.components.count, by: 3).filter { p.components[$0] < fill }.count
+    return Double(inked) / Double(p.width * p.height)
+}
+
+@Test func comicDotsCoverWhatTheirCellIsDark() throws {
+    // Dot area ∝ darkness beyond the lightest 15%: 0.62²·π·(d − 0.15)/0.85 of a cell
+    // while the dot fits in its cell (radius ≤ half a cell: gray 76 and lighter).
+    let step = try FilterStep(parsing: "comic:dot=12,edges=1")
+    for level: UInt8 in [80, 100, 160, 210] {
+        let out = step.apply(to: grayPicture(level))
+        let fill = out.components.max()!
+        let darkness = 1 - Double(level) / 255
+        let expected = 0.62 * 0.62 * Double.pi * max(0, darkness - 0.15) / 0.85
+        #expect(abs(inkedFraction(out, fill: fill) - expected) < 0.03, "gray \(level)")
+    }
+    // The lightest tones stay paper.
+    #expect(inkedFraction(step.apply(to: grayPicture(230)), fill: 255) == 0)
+}
