@@ -64,6 +64,9 @@ public final class MovieFrameReader {
         rc = avcodec_parameters_to_context(dec, par)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_to_context") }
         dec.pointee.pkt_timebase = stream.pointee.time_base
+        // Frame threads on every core: decoding runs ahead while the caller filters and
+        // encodes the previous frames (FFmpeg's default is one thread).
+        dec.pointee.thread_count = 0
         rc = avcodec_open2(dec, codec, nil)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_open2 (decoder)") }
         let newPacket = av_packet_alloc(), newFrame = av_frame_alloc()
