@@ -176,8 +176,10 @@ struct AuxAttachCommand: ParsableCommand {
             Examples:
               camlib aux attach photo.heic --type depth --from depth.png --out photo-depth.heic
               camlib aux attach 12 --type portrait-matte --from matte.png
-            On a library asset the original stays untouched; the new file is kept beside it
-            as the asset's renderedPhoto and its new image is listed by `camlib aux list`.
+            On a library asset the attach is a new version, like an edit: the original stays
+            untouched, the new file becomes the asset's current renderedPhoto, its image is
+            listed by `camlib aux list`, later edits keep it, and `camlib revert` goes back
+            to the original.
             """)
 
     @OptionGroup var target: AuxTarget

@@ -155,9 +155,58 @@ struct AuxiliaryAttachTests {
         let edit = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
         let editedStill = try #require(edit.renders.first)
         #expect(Set(try LooseFileAuxiliaryImages.describe(path: editedStill).aux.map(\.type)) == [.depth, .portraitEffectsMatte])
-        // Attaching a second depth map is refused: the newest version has one.
+        // Attaching a second depth map is refused: the current version has one.
         #expect(throws: (any Error).self) {
             try library.attachAuxiliaryImage(to: id, type: .depth, from: try Self.pugDisparity(in: try ScratchDirectory()), options: .init())
         }
+    }
+
+    @Test func anAttachIsAVersionThatRevertsAndTravelsWithExport() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let source = Media.path("apple-misc/iphone_7.heic")
+        _ = try Importer(library: library).run(paths: [source])
+        let id = try library.findAsset(source)
+        let disparity = try Self.pugDisparity(in: scratch)
+        let (path, _) = try library.attachAuxiliaryImage(to: id, type: .depth, from: disparity, options: .init())
+        var depthQuery = AssetQuery()
+        depthQuery.has = [.aux(.depth)]
+
+        // The attach is camlib's adjustment (version 2: the recipe holds the image as
+        // given), current, with the new HEIC as its render among derived files.
+        var asset = try library.describe([id])[0]
+        let attach = try #require(asset.adjustments.last)
+        #expect(attach.current && attach.formatIdentifier == CamlibAdjustment.formatIdentifier && attach.formatVersion == "2")
+        let recipe = try #require(CamlibAdjustment.recipe(formatIdentifier: attach.formatIdentifier, formatVersion: attach.formatVersion, data: attach.data))
+        #expect(recipe.steps.isEmpty && recipe.attachments.map(\.type) == [.depth])
+        let attached = try #require(recipe.attachments.first)
+        let given = try #require(Data(base64Encoded: attached.png))
+        #expect(try PNGCodec.decodeSamples([UInt8](given)).samples == (try Self.samples(disparity)))
+        #expect(path.contains("/derived/renders/") && asset.resources.contains { $0.role == .renderedPhoto && $0.path == path })
+        #expect(try depthQuery.run(in: library) == [id])
+
+        // An edit keeps the attached image; --add-filter resumes the steps and keeps it too.
+        _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "vignette")], extending: true)
+        asset = try library.describe([id])[0]
+        let edit = try #require(asset.adjustments.last)
+        let edited = try #require(CamlibAdjustment.recipe(formatIdentifier: edit.formatIdentifier, formatVersion: edit.formatVersion, data: edit.data))
+        #expect(edited.steps.map(\.name) == ["mono", "vignette"] && edited.attachments == recipe.attachments)
+        #expect(asset.aux.map(\.type) == [.depth] && asset.aux.allSatisfy { $0.path.map(FileManager.default.fileExists) == true })
+
+        // Export, then import elsewhere: the history and the attached depth come back.
+        let out = try scratch.subdirectory("export")
+        _ = try Exporter.export(asset, from: library, to: out, originalOnly: false)
+        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), create: true)
+        _ = try Importer(library: other).run(paths: [out.path])
+        let restored = try other.describe([try other.findAsset(source)])[0]
+        #expect(restored.adjustments.map(\.data) == asset.adjustments.map(\.data))
+        #expect(restored.aux.map(\.type) == [.depth] && restored.resources.contains { $0.role == .renderedPhoto })
+
+        // Revert: the original again, with none of the attached images.
+        #expect(try library.revert(asset: id))
+        asset = try library.describe([id])[0]
+        #expect(asset.aux.isEmpty && !asset.resources.contains { $0.role == .renderedPhoto })
+        #expect(try depthQuery.run(in: library).isEmpty)
     }
 }

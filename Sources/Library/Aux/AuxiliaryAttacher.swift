@@ -99,69 +99,156 @@ extension AuxiliaryAttacher {
 }
 
 extension PhotoLibrary {
-    /// The absolute path of the newest version `attachAuxiliaryImage` made of an asset (a
-    /// `renderedPhoto` that aux images point at), or nil when there is none.
-    func newestAttachedVersion(of asset: Int64) throws -> String? {
+    /// The absolute path of the current version's render in `role`; nil when the original
+    /// is current or the current adjustment rendered no such file.
+    func currentRender(of asset: Int64, role: ResourceRole) throws -> String? {
         try catalog.pool.read { db in
             try String.fetchOne(
                 db,
                 sql: """
                     SELECT r.path FROM resource r
-                    WHERE r.asset_id = ? AND r.role = 'renderedPhoto'
-                      AND EXISTS (SELECT 1 FROM aux_image x WHERE x.resource_id = r.id)
+                    JOIN adjustment_render ar ON ar.resource_id = r.id
+                    JOIN asset_version v ON v.current_adjustment_id = ar.adjustment_id AND v.asset_id = r.asset_id
+                    WHERE r.asset_id = ? AND r.role = ?
                     ORDER BY r.id DESC LIMIT 1
-                    """, arguments: [asset])
+                    """, arguments: [asset, role])
         }.map { absolute($0).path }
     }
 
-    /// Attaches an auxiliary image to a library asset's HEIC. The original stays as it is;
-    /// the new file is kept beside it as the asset's `renderedPhoto` (its newest version)
-    /// and the attached image is listed among the asset's aux images.
+    /// Attaches an auxiliary image to a library asset's current version, as a new
+    /// adjustment (camlib's recipe with the image in it) that becomes current: the
+    /// current still (the original, or an edit's or earlier attach's render) gets the
+    /// new item, its photo's coded data copied bit for bit, and the new file is the
+    /// adjustment's render. The original stays as it is; `camlib revert` goes back to it.
     public func attachAuxiliaryImage(
         to asset: Int64, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
         guard let description = try describe([asset]).first, let original = description.resources.first(where: { $0.role == .photo })
         else { throw LibraryError.assetNotFound("\(asset) with a still") }
-        // Attaching builds on the newest version an earlier attach made, so a depth map
-        // and then a matte end up in one file.
-        let base = try newestAttachedVersion(of: asset) ?? original.path
-        let still = original
+        let current = try catalog.pool.read { db in try currentAdjustment(of: asset, db) }
+        var recipe = CamlibRecipe(steps: [])
+        if let current {
+            guard let currentRecipe = CamlibAdjustment.recipe(current) else {
+                throw MediaAnalyzer.Failure(
+                    reason: "the current version of asset \(asset) is an edit in \(current["format_identifier"] as String), which camlib cannot extend; `camlib revert \(asset)` first to attach to the original")
+            }
+            recipe = currentRecipe
+        }
+        let base = try currentRender(of: asset, role: .renderedPhoto) ?? original.path
         let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, scratch: temporary)
+        let given = try AuxiliaryPNG.encode(try AuxiliaryAttacher.readGray(image))
+        recipe.attachments.append(
+            .init(type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality))
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
-        let stem = URL(fileURLWithPath: still.originalName ?? still.path).deletingPathExtension().lastPathComponent
-        let folder = URL(fileURLWithPath: still.path).deletingLastPathComponent()
+        let attached = try stageAttachedImages(recipe.attachments.map(\.type), inStill: staged.url.path)
+        defer { for a in attached { unlink(a.png.url.path) } }
+        let data = try CamlibAdjustment.data(recipe)
+        // Attaching touches the still only: a Live Photo's current movie render stays.
+        let movieRender = try currentRender(of: asset, role: .renderedVideo)
         var published: [URL] = []
         do {
-            guard let samples = result.attached.samples else {
-                throw MediaAnalyzer.Failure(reason: "internal error: the attached image was not read back")
-            }
-            let png = try AuxiliaryPNG.encode(samples)
-            let pngFile = try AtomicFile.writeTemporary(png, in: temporary)
-            defer { unlink(pngFile.url.path) }
             return try catalog.pool.write { db in
-                let url = try AtomicFile.publish(staged.url, to: folder.appendingPathComponent("\(stem)_aux.heic"))
-                published.append(url)
-                var resource = ResourceRecord(
-                    id: nil, assetId: asset, role: .renderedPhoto, path: relative(url), sha256: staged.sha256, bytes: staged.bytes,
-                    mime: MediaFormat.heif.mimeType, derivedFrom: nil, originalName: url.lastPathComponent, sourceDir: nil,
-                    addedAt: utcNow())
-                try resource.insert(db)
-                let auxFolder = derived.appendingPathComponent("aux/\(staged.sha256.prefix(2))/\(staged.sha256)")
-                let auxURL = try AtomicFile.publish(pngFile.url, to: auxFolder.appendingPathComponent("\(type.rawValue).png"))
-                published.append(auxURL)
-                let a = result.attached
-                var row = AuxImageRecord(
-                    id: nil, assetId: asset, resourceId: resource.id!, type: type, urn: a.urn, source: a.source, width: a.width,
-                    height: a.height, bitDepth: a.bitDepth, channels: a.channels, path: relative(auxURL), sha256: pngFile.sha256,
-                    bytes: pngFile.bytes, encoding: a.encoding.json, problem: nil, addedAt: utcNow())
-                try row.insert(db)
-                return (url.path, result)
+                let stillID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo'", arguments: [asset])
+                let (render, renderPath) = try recordRender(
+                    staged, role: .renderedPhoto, mime: MediaFormat.heif.mimeType, ext: "heic", of: asset, derivedFrom: stillID,
+                    published: &published, db)
+                try db.execute(
+                    sql: """
+                        INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
+                        VALUES (?, ?, ?, ?, ?, 'camlib', ?)
+                        """,
+                    arguments: [
+                        asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion(of: recipe), data,
+                        current?["id"] as Int64?, utcNow(),
+                    ])
+                let id = db.lastInsertedRowID
+                try db.execute(sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [id, render])
+                if let movieRender {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO adjustment_render (adjustment_id, resource_id)
+                            SELECT ?, id FROM resource WHERE asset_id = ? AND path = ?
+                            """, arguments: [id, asset, relative(URL(fileURLWithPath: movieRender))])
+                }
+                try recordAttachedImages(attached, asset: asset, still: render, published: &published, db)
+                try setCurrent(asset: asset, adjustment: id, db)
+                return (absolute(renderPath).path, result)
             }
         } catch {
             for url in published { unlink(url.path) }
             throw error
         }
     }
-}
 
+    /// Lists the images the current version attached as aux images of its render, when
+    /// they are not listed yet: after import restored an exported history.
+    func listAttachedImages(of asset: Int64) throws {
+        guard let current = try catalog.pool.read({ db in try currentAdjustment(of: asset, db) }),
+            let recipe = CamlibAdjustment.recipe(current), !recipe.attachments.isEmpty,
+            let still = try currentRender(of: asset, role: .renderedPhoto)
+        else { return }
+        let staged = try stageAttachedImages(recipe.attachments.map(\.type), inStill: still)
+        defer { for a in staged { unlink(a.png.url.path) } }
+        var published: [URL] = []
+        do {
+            try catalog.pool.write { db in
+                guard let id = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM resource WHERE asset_id = ? AND path = ?", arguments: [asset, relative(URL(fileURLWithPath: still))])
+                else { return }
+                try recordAttachedImages(staged, asset: asset, still: id, published: &published, db)
+            }
+        } catch {
+            for url in published { unlink(url.path) }
+            throw error
+        }
+    }
+
+    /// An attached image as a rendered still holds it, read back, and its PNG in tmp/.
+    struct StagedAttachment {
+        var image: FoundAuxiliaryImage
+        var png: AtomicFile.Temporary
+    }
+
+    /// Reads the images of `types` back from a rendered HEIC (the last item of each type:
+    /// an attach adds after what the still had) and writes each as a PNG to tmp/.
+    func stageAttachedImages(_ types: [AuxiliaryImageType], inStill path: String) throws -> [StagedAttachment] {
+        guard !types.isEmpty else { return [] }
+        let found = try AuxiliaryExtractor.scan(path: path, decode: true).auxiliaryImages
+        var out: [StagedAttachment] = []
+        do {
+            for type in types {
+                guard let image = found.last(where: { $0.type == type }), let samples = image.samples else {
+                    throw MediaAnalyzer.Failure(reason: "internal error: the rendered still does not hold its attached \(type.rawValue) image")
+                }
+                out.append(StagedAttachment(image: image, png: try AtomicFile.writeTemporary(try AuxiliaryPNG.encode(samples), in: temporary)))
+            }
+        } catch {
+            for a in out { unlink(a.png.url.path) }
+            throw error
+        }
+        return out
+    }
+
+    /// Lists staged attached images as aux images of the render `still` (a resource id),
+    /// their PNGs under derived/aux/<render sha256>/. A render an identical recipe made
+    /// before already lists them.
+    func recordAttachedImages(_ staged: [StagedAttachment], asset: Int64, still: Int64, published: inout [URL], _ db: Database) throws {
+        guard !staged.isEmpty, let sha = try String.fetchOne(db, sql: "SELECT sha256 FROM resource WHERE id = ?", arguments: [still])
+        else { return }
+        for a in staged {
+            let i = a.image
+            let listed = try Bool.fetchOne(db, sql: "SELECT 1 FROM aux_image WHERE resource_id = ? AND source = ?", arguments: [still, i.source])
+            if listed == true { continue }
+            let folder = derived.appendingPathComponent("aux/\(sha.prefix(2))/\(sha)")
+            let url = try AtomicFile.publish(a.png.url, to: folder.appendingPathComponent("\(i.type.rawValue).png"))
+            published.append(url)
+            var row = AuxImageRecord(
+                id: nil, assetId: asset, resourceId: still, type: i.type, urn: i.urn, source: i.source, width: i.width, height: i.height,
+                bitDepth: i.bitDepth, channels: i.channels, path: relative(url), sha256: a.png.sha256, bytes: a.png.bytes,
+                encoding: i.encoding.json, problem: nil, addedAt: utcNow())
+            try row.insert(db)
+        }
+    }
+}

@@ -4,12 +4,54 @@ import Filters
 import Foundation
 import GRDB
 
-/// camlib's own adjustment format: a ``FilterRecipe`` as JSON with sorted keys.
+/// camlib's own adjustment: filter steps applied to the original, and auxiliary images
+/// attached with `camlib aux attach`. Stored as JSON with sorted keys: `{"steps": […]}`
+/// (format version 1, a ``FilterRecipe``), plus `"attachments"` when there are any
+/// (format version 2).
+public struct CamlibRecipe: Codable, Sendable, Equatable {
+    public var steps: [FilterStep]
+    public var attachments: [Attachment]
+
+    /// An image attached as an auxiliary item, as the user gave it.
+    public struct Attachment: Codable, Sendable, Equatable {
+        public var type: AuxiliaryImageType
+        /// The image: a one-channel PNG (8 or 16 bits), base64.
+        public var png: String
+        /// Attached losslessly, or lossy at `quality`.
+        public var lossless: Bool
+        public var quality: Int
+    }
+
+    public init(steps: [FilterStep], attachments: [Attachment] = []) {
+        (self.steps, self.attachments) = (steps, attachments)
+    }
+
+    public var filters: FilterRecipe { FilterRecipe(steps: steps) }
+
+    enum CodingKeys: String, CodingKey { case steps, attachments }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        steps = try c.decode([FilterStep].self, forKey: .steps)
+        attachments = try c.decodeIfPresent([Attachment].self, forKey: .attachments) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(steps, forKey: .steps)
+        if !attachments.isEmpty { try c.encode(attachments, forKey: .attachments) }
+    }
+}
+
+/// camlib's own adjustment format: a ``CamlibRecipe`` as JSON with sorted keys.
 public enum CamlibAdjustment {
     public static let formatIdentifier = "org.camlib.filters"
-    public static let formatVersion = "1"
+    /// 1: filter steps; 2: filter steps and attached auxiliary images.
+    public static let formatVersions = ["1", "2"]
 
-    public static func data(_ recipe: FilterRecipe) throws -> String {
+    public static func formatVersion(of recipe: CamlibRecipe) -> String { recipe.attachments.isEmpty ? "1" : "2" }
+
+    public static func data(_ recipe: CamlibRecipe) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(recipe), as: UTF8.self)
@@ -17,16 +59,21 @@ public enum CamlibAdjustment {
 
     /// The recipe, when camlib can handle this adjustment (PhotoKit's
     /// `canHandleAdjustmentData`): its own identifier and a version it knows.
-    public static func recipe(formatIdentifier: String, formatVersion: String, data: String) -> FilterRecipe? {
-        guard formatIdentifier == Self.formatIdentifier, formatVersion == Self.formatVersion else { return nil }
-        return try? JSONDecoder().decode(FilterRecipe.self, from: Data(data.utf8))
+    public static func recipe(formatIdentifier: String, formatVersion: String, data: String) -> CamlibRecipe? {
+        guard formatIdentifier == Self.formatIdentifier, formatVersions.contains(formatVersion) else { return nil }
+        return try? JSONDecoder().decode(CamlibRecipe.self, from: Data(data.utf8))
+    }
+
+    /// The recipe of a catalog `adjustment` row, when it is camlib's.
+    static func recipe(_ row: Row) -> CamlibRecipe? {
+        recipe(formatIdentifier: row["format_identifier"], formatVersion: row["format_version"], data: row["data"])
     }
 }
 
 /// What `camlib edit` did.
 public struct EditResult: Sendable {
     public var adjustmentID: Int64
-    public var recipe: FilterRecipe
+    public var recipe: CamlibRecipe
     /// Absolute paths of the rendered files.
     public var renders: [String]
     public var warnings: [String]
@@ -54,35 +101,40 @@ extension PhotoLibrary {
         let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
         // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
         let motionMovie = description.kind == .motion ? description.resources.first { $0.role == .pairedVideo } : nil
-        var base: (id: Int64, recipe: FilterRecipe)?
+        let current = try catalog.pool.read { db in try currentAdjustment(of: asset, db) }
+        let currentRecipe = current.flatMap(CamlibAdjustment.recipe)
         if extending {
-            let current = try catalog.pool.read { db in try currentAdjustment(of: asset, db) }
             guard let current else {
                 throw MediaAnalyzer.Failure(reason: "asset \(asset) has no current edit to extend; use --filter")
             }
-            guard let recipe = CamlibAdjustment.recipe(formatIdentifier: current["format_identifier"], formatVersion: current["format_version"], data: current["data"]) else {
+            guard currentRecipe != nil else {
                 throw MediaAnalyzer.Failure(
                     reason: "the current edit of asset \(asset) is \(current["format_identifier"] as String) \(current["format_version"] as String), which camlib cannot resume; use --filter to start again from the original")
             }
-            base = (current["id"], recipe)
         }
-        let recipe = FilterRecipe(steps: (base?.recipe.steps ?? []) + steps)
-        // Auxiliary images attached with `camlib aux attach` live in the newest version it
-        // made; the render carries those (the original's plus the attached ones).
-        let embedded = try motionMovie.map { try MovieRenderer.render(path: $0.path, recipe: recipe, scratch: temporary) }
+        // Images attached with `camlib aux attach` stay with every later edit, until a
+        // revert: the render carries them over from the current version's still.
+        let attachments = currentRecipe?.attachments ?? []
+        let recipe = CamlibRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps, attachments: attachments)
+        let extendsID: Int64? = extending || !attachments.isEmpty ? current?["id"] : nil
+        let auxiliarySource = attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
+        let embedded = try motionMovie.map { try MovieRenderer.render(path: $0.path, recipe: recipe.filters, scratch: temporary) }
         let render = try StillRenderer.render(
-            path: still.path, recipe: recipe, auxiliarySource: try newestAttachedVersion(of: asset), embeddedMovie: embedded)
+            path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded)
         let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         // A Live Photo's movie: every frame through the same recipe.
         var stagedMovie: (file: AtomicFile.Temporary, mime: String, ext: String)?
         if let movie {
-            let bytes = try MovieRenderer.render(path: movie.path, recipe: recipe, scratch: temporary)
+            let bytes = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary)
             let ext = URL(fileURLWithPath: movie.originalName ?? movie.path).pathExtension.lowercased()
             stagedMovie = (try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true), movie.mime, ext.isEmpty ? "mov" : ext)
         }
         defer { if let m = stagedMovie { unlink(m.file.url.path) } }
         let data = try CamlibAdjustment.data(recipe)
+        // The attached images, as the new still holds them, for `aux list` and `--has`.
+        let attached = try stageAttachedImages(recipe.attachments.map(\.type), inStill: staged.url.path)
+        defer { for a in attached { unlink(a.png.url.path) } }
         let ext = render.format == .heif ? "heic" : "jpg"
         var published: [URL] = []
         do {
@@ -98,8 +150,11 @@ extension PhotoLibrary {
                         INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
                         VALUES (?, ?, ?, ?, ?, 'camlib', ?)
                         """,
-                    arguments: [asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion, data, base?.id, now])
+                    arguments: [
+                        asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion(of: recipe), data, extendsID, now,
+                    ])
                 let adjustmentID = db.lastInsertedRowID
+                try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
                 var renders = [(stillRender, stillPath)]
                 if let (file, mime, movieExt) = stagedMovie, let movie {
                     let movieID = try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE path = ?", arguments: [relative(URL(fileURLWithPath: movie.path))])
@@ -124,7 +179,7 @@ extension PhotoLibrary {
     /// The resource for a staged render: an existing one with the same bytes (the same
     /// recipe renders the same bytes), else the file published under derived/renders/,
     /// named by its sha256, and a new row. Returns its id and library path.
-    private func recordRender(
+    func recordRender(
         _ file: AtomicFile.Temporary, role: ResourceRole, mime: String, ext: String, of asset: Int64, derivedFrom: Int64?,
         published: inout [URL], _ db: Database
     ) throws -> (Int64, String) {

@@ -432,7 +432,7 @@ struct ImportSession {
             guard history.format == "org.camlib.history", history.version == 1 else {
                 throw MediaAnalyzer.Failure(reason: "a camlib history of format \(history.format) \(history.version), which this camlib does not read")
             }
-            let restored: Int = try pool.write { db in
+            let (restored, asset): (Int, Int64) = try pool.write { db in
                 guard let asset = try Self.assetHolding(sha256: history.original, db) else {
                     throw MediaAnalyzer.Failure(reason: "its original (sha256 \(history.original.prefix(12))…) is not in the library; import it with the sidecar")
                 }
@@ -465,8 +465,10 @@ struct ImportSession {
                     try library.setCurrent(asset: asset, adjustment: current, db)
                 }
                 touchedAssets.insert(asset)
-                return added
+                return (added, asset)
             }
+            // Images the current version attached: its render's aux images again.
+            try library.listAttachedImages(of: asset)
             if restored > 0 {
                 report.imported += 1
                 report.attached += 1

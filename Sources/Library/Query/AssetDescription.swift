@@ -162,15 +162,9 @@ extension PhotoLibrary {
                     db,
                     sql: """
                         SELECT r.*, src.role AS source_role
-                        FROM resource r
+                        FROM current_resource r
                         LEFT JOIN resource src ON src.id = r.derived_from
                         WHERE r.asset_id IN (\(marks))
-                          AND NOT EXISTS (
-                              SELECT 1 FROM adjustment_render ar
-                              LEFT JOIN asset_version v ON v.asset_id = r.asset_id
-                              WHERE ar.resource_id = r.id
-                                AND NOT EXISTS (SELECT 1 FROM adjustment_render cur
-                                                WHERE cur.resource_id = r.id AND cur.adjustment_id = v.current_adjustment_id))
                         ORDER BY r.asset_id, CASE r.role WHEN 'photo' THEN 0 WHEN 'pairedVideo' THEN 1 WHEN 'video' THEN 1
                                  WHEN 'thumbnail' THEN 2 ELSE 3 END, src.role = 'photo' DESC, r.id
                         """, arguments: args)
@@ -203,7 +197,10 @@ extension PhotoLibrary {
                     out[assetID]?.stillImageTime = row["still_image_time"]
                 }
                 let decoder = JSONDecoder()
-                for row in try Row.fetchAll(db, sql: "SELECT * FROM aux_image WHERE asset_id IN (\(marks)) ORDER BY asset_id, id", arguments: args) {
+                for row in try Row.fetchAll(db, sql: """
+                        SELECT x.* FROM aux_image x JOIN current_resource r ON r.id = x.resource_id
+                        WHERE x.asset_id IN (\(marks)) ORDER BY x.asset_id, x.id
+                        """, arguments: args) {
                     let assetID: Int64 = row["asset_id"]
                     guard out[assetID] != nil else { continue }
                     let encoding = (row["encoding"] as String?).flatMap { try? decoder.decode(AuxiliaryEncoding.self, from: Data($0.utf8)) }

@@ -92,7 +92,10 @@ public struct AssetQuery: Sendable {
             case .aux(let type):
                 let types = type == .depth ? ["depth", "disparity"] : [type.rawValue]
                 conditions.append(
-                    "EXISTS (SELECT 1 FROM aux_image x WHERE x.asset_id = asset_overview.id AND x.type IN (\(databaseQuestionMarks(count: types.count))))")
+                    """
+                    EXISTS (SELECT 1 FROM aux_image x JOIN current_resource r ON r.id = x.resource_id
+                            WHERE x.asset_id = asset_overview.id AND x.type IN (\(databaseQuestionMarks(count: types.count))))
+                    """)
                 args += types
             }
         }
