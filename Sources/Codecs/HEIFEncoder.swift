@@ -16,48 +16,70 @@ public enum HEIFEncoder {
         guard bits == 8 || (9...12).contains(bits) else {
             throw HEIFError(code: -1, subcode: 0, message: "\(bits)-bit samples cannot be HEVC-coded (8 to 12 bits)", context: "encoding")
         }
+        return try withNewImage(
+            width: samples.width, height: samples.height, colorspace: heif_colorspace_monochrome, chroma: heif_chroma_monochrome,
+            channel: heif_channel_Y, bits: bits
+        ) { ctx, image, plane, stride in
+            switch samples {
+            case .eight(let p):
+                p.components.withUnsafeBufferPointer { src in
+                    for y in 0..<p.height { (plane + y * stride).update(from: src.baseAddress! + y * p.width, count: p.width) }
+                }
+            case .sixteen(let p, _):
+                // libheif holds >8-bit samples as little-endian 16-bit words.
+                p.components.withUnsafeBufferPointer { src in
+                    for y in 0..<p.height {
+                        let row = UnsafeMutableRawPointer(plane + y * stride)
+                        for x in 0..<p.width { row.storeBytes(of: src[y * p.width + x].littleEndian, toByteOffset: x * 2, as: UInt16.self) }
+                    }
+                }
+            }
+            let encoder = try hevcEncoder(ctx)
+            defer { heif_encoder_release(encoder) }
+            if lossless {
+                try check(heif_encoder_set_lossless(encoder, 1), "asking for lossless coding")
+            } else {
+                try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, quality)))), "setting the quality")
+            }
+            try encode(ctx, image, encoder).map { heif_image_handle_release($0) }
+            return try write(ctx)
+        }
+    }
+
+    /// A new libheif context and an image in it with one plane of `channel`, for `body`
+    /// to fill (`plane`, `stride` bytes per row) and encode; both freed afterwards.
+    static func withNewImage<T>(
+        width: Int, height: Int, colorspace: heif_colorspace, chroma: heif_chroma, channel: heif_channel, bits: Int,
+        _ body: (OpaquePointer, OpaquePointer, UnsafeMutablePointer<UInt8>, Int) throws -> T
+    ) throws -> T {
         // heif_context_alloc → heif_context_free.
         guard let ctx = heif_context_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no context", context: "encoding") }
         defer { heif_context_free(ctx) }
         // heif_image_create → heif_image_release.
         var image: OpaquePointer?
-        try check(heif_image_create(Int32(samples.width), Int32(samples.height), heif_colorspace_monochrome, heif_chroma_monochrome, &image), "creating the image")
+        try check(heif_image_create(Int32(width), Int32(height), colorspace, chroma, &image), "creating the image")
         guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: "encoding") }
         defer { heif_image_release(image) }
-        try check(heif_image_add_plane(image, heif_channel_Y, Int32(samples.width), Int32(samples.height), Int32(bits)), "adding the plane")
+        try check(heif_image_add_plane(image, channel, Int32(width), Int32(height), Int32(bits)), "adding the plane")
         var stride: Int32 = 0
-        guard let plane = heif_image_get_plane(image, heif_channel_Y, &stride) else {
+        guard let plane = heif_image_get_plane(image, channel, &stride) else {
             throw HEIFError(code: -1, subcode: 0, message: "no plane", context: "encoding")
         }
-        switch samples {
-        case .eight(let p):
-            p.components.withUnsafeBufferPointer { src in
-                for y in 0..<p.height { (plane + y * Int(stride)).update(from: src.baseAddress! + y * p.width, count: p.width) }
-            }
-        case .sixteen(let p, _):
-            // libheif holds >8-bit samples as little-endian 16-bit words.
-            p.components.withUnsafeBufferPointer { src in
-                for y in 0..<p.height {
-                    let row = UnsafeMutableRawPointer(plane + y * Int(stride))
-                    for x in 0..<p.width { row.storeBytes(of: src[y * p.width + x].littleEndian, toByteOffset: x * 2, as: UInt16.self) }
-                }
-            }
-        }
-        let encoder = try hevcEncoder(ctx)
-        defer { heif_encoder_release(encoder) }
-        if lossless {
-            try check(heif_encoder_set_lossless(encoder, 1), "asking for lossless coding")
-        } else {
-            try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, quality)))), "setting the quality")
-        }
+        return try body(ctx, image, plane, Int(stride))
+    }
+
+    /// Encodes `image` into `ctx` as its primary image, turned by `orientation` (irot/imir);
+    /// returns the new handle, which the caller releases with heif_image_handle_release.
+    static func encode(_ ctx: OpaquePointer, _ image: OpaquePointer, _ encoder: OpaquePointer, orientation: EXIFOrientation = .up) throws
+        -> OpaquePointer?
+    {
         // heif_encoding_options_alloc → heif_encoding_options_free.
         guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
         defer { heif_encoding_options_free(options) }
+        options.pointee.image_orientation = heif_orientation(rawValue: UInt32(orientation.rawValue))
         var handle: OpaquePointer?
         try check(heif_context_encode_image(ctx, image, encoder, options, &handle), "encoding")
-        if let handle { heif_image_handle_release(handle) }
-
-        return try write(ctx)
+        return handle
     }
 
     /// libheif's HEVC encoder (its x265 plugin); the caller releases it with
@@ -111,51 +133,45 @@ extension HEIFEncoder {
         guard p.channels == 3, p.width > 0, p.height > 0 else {
             throw HEIFError(code: -1, subcode: 0, message: "expected RGB pixels", context: "encoding")
         }
-        guard let ctx = heif_context_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no context", context: "encoding") }
-        defer { heif_context_free(ctx) }
-        var image: OpaquePointer?
-        try check(heif_image_create(Int32(p.width), Int32(p.height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image), "creating the image")
-        guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: "encoding") }
-        defer { heif_image_release(image) }
-        try check(heif_image_add_plane(image, heif_channel_interleaved, Int32(p.width), Int32(p.height), 8), "adding the plane")
-        var stride: Int32 = 0
-        guard let plane = heif_image_get_plane(image, heif_channel_interleaved, &stride) else {
-            throw HEIFError(code: -1, subcode: 0, message: "no plane", context: "encoding")
+        return try withNewImage(
+            width: p.width, height: p.height, colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RGB,
+            channel: heif_channel_interleaved, bits: 8
+        ) { ctx, image, plane, stride in
+            p.components.withUnsafeBufferPointer { src in
+                for y in 0..<p.height { (plane + y * stride).update(from: src.baseAddress! + y * p.width * 3, count: p.width * 3) }
+            }
+            if let icc = still.iccProfile, !icc.isEmpty {
+                try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
+            }
+            let encoder = try hevcEncoder(ctx)
+            defer { heif_encoder_release(encoder) }
+            try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
+            // x265's preset: for a 12-megapixel photo on two cores, libheif's default "slow"
+            // takes 20 s, "fast" 9 s, "ultrafast" under 4 s (measured; x265 is three quarters
+            // of an edit's time). camlib renders with "ultrafast" at a higher quality setting
+            // than libheif's default of 50.
+            try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
+            guard let handle = try encode(ctx, image, encoder, orientation: still.orientation) else {
+                throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding")
+            }
+            defer { heif_image_handle_release(handle) }
+            // A thumbnail only when it is smaller than the image (libheif refuses otherwise).
+            if let side = still.thumbnailSide, side < max(p.width, p.height) {
+                guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
+                defer { heif_encoding_options_free(options) }
+                options.pointee.image_orientation = heif_orientation(rawValue: UInt32(still.orientation.rawValue))
+                var thumb: OpaquePointer?
+                try check(heif_context_encode_thumbnail(ctx, image, handle, encoder, options, Int32(side), &thumb), "encoding the thumbnail")
+                if let thumb { heif_image_handle_release(thumb) }
+            }
+            if let exif = still.exifTIFF, !exif.isEmpty {
+                try exif.withUnsafeBytes { try check(heif_context_add_exif_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding Exif") }
+            }
+            if let xmp = still.xmp, !xmp.isEmpty {
+                try xmp.withUnsafeBytes { try check(heif_context_add_XMP_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding XMP") }
+            }
+            return try write(ctx)
         }
-        p.components.withUnsafeBufferPointer { src in
-            for y in 0..<p.height { (plane + y * Int(stride)).update(from: src.baseAddress! + y * p.width * 3, count: p.width * 3) }
-        }
-        if let icc = still.iccProfile, !icc.isEmpty {
-            try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
-        }
-        let encoder = try hevcEncoder(ctx)
-        defer { heif_encoder_release(encoder) }
-        try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
-        // x265's preset: for a 12-megapixel photo on two cores, libheif's default "slow"
-        // takes 20 s, "fast" 9 s, "ultrafast" under 4 s (measured; x265 is three quarters
-        // of an edit's time). camlib renders with "ultrafast" at a higher quality setting
-        // than libheif's default of 50.
-        try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
-        guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
-        defer { heif_encoding_options_free(options) }
-        options.pointee.image_orientation = heif_orientation(rawValue: UInt32(still.orientation.rawValue))
-        var handle: OpaquePointer?
-        try check(heif_context_encode_image(ctx, image, encoder, options, &handle), "encoding")
-        guard let handle else { throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding") }
-        defer { heif_image_handle_release(handle) }
-        // A thumbnail only when it is smaller than the image (libheif refuses otherwise).
-        if let side = still.thumbnailSide, side < max(p.width, p.height) {
-            var thumb: OpaquePointer?
-            try check(heif_context_encode_thumbnail(ctx, image, handle, encoder, options, Int32(side), &thumb), "encoding the thumbnail")
-            if let thumb { heif_image_handle_release(thumb) }
-        }
-        if let exif = still.exifTIFF, !exif.isEmpty {
-            try exif.withUnsafeBytes { try check(heif_context_add_exif_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding Exif") }
-        }
-        if let xmp = still.xmp, !xmp.isEmpty {
-            try xmp.withUnsafeBytes { try check(heif_context_add_XMP_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding XMP") }
-        }
-        return try write(ctx)
     }
 
     static func write(_ ctx: OpaquePointer) throws -> [UInt8] {
