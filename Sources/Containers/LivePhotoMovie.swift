@@ -59,9 +59,10 @@ public enum LivePhotoMovie {
 
     /// Seconds into the movie at which its still was taken: the presentation time of the
     /// first sample of the `mebx` track keyed `com.apple.quicktime.still-image-time`,
-    /// through the track's edit list. Nil when the movie has no such track.
-    public static func stillImageTime(in movie: [UInt8]) throws -> Double? {
-        let tracks = try MovieTracks(file: movie)
+    /// through the track's edit list. Nil when the movie has no such track. `movie` is the
+    /// whole file, or its `moov` box alone with the file's size as `fileSize`.
+    public static func stillImageTime(in movie: [UInt8], fileSize: Int? = nil) throws -> Double? {
+        let tracks = try MovieTracks(file: movie, fileSize: fileSize)
         let key = Array(stillImageTimeKey.utf8)
         guard let track = tracks.tracks.first(where: { $0.handler == "meta" && $0.sampleDescription.firstRange(of: key) != nil }),
             !track.samples.isEmpty

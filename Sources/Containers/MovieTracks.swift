@@ -35,13 +35,15 @@ public struct MovieTracks: Sendable {
     public let moov: ISOBox
     public let tracks: [Track]
 
-    public init(file bytes: [UInt8]) throws {
+    /// `bytes`: the whole file; or only its `moov` box, with the whole file's size as
+    /// `fileSize` (sample offsets then point into a file that is not in `bytes`).
+    public init(file bytes: [UInt8], fileSize: Int? = nil) throws {
         let top = ISOBox.sequence(in: bytes, from: 0, limit: bytes.count)
         guard let moov = top.first(where: { $0.type == "moov" }) else { throw FormatError("movie", "no moov box") }
         self.moov = moov
         var tracks: [Track] = []
         for trak in moov.children(in: bytes) where trak.type == "trak" {
-            tracks.append(try Self.readTrack(trak, in: bytes))
+            tracks.append(try Self.readTrack(trak, in: bytes, fileSize: fileSize ?? bytes.count))
         }
         self.tracks = tracks
     }
@@ -53,7 +55,7 @@ public struct MovieTracks: Sendable {
         return c
     }
 
-    static func readTrack(_ trak: ISOBox, in bytes: [UInt8]) throws -> Track {
+    static func readTrack(_ trak: ISOBox, in bytes: [UInt8], fileSize: Int) throws -> Track {
         let r = ByteReader(bytes, context: "movie track")
         let tkhd = try child(trak, "tkhd", in: bytes)
         let tkhdVersion = try r.u8(at: tkhd.payload.lowerBound)
@@ -149,7 +151,7 @@ public struct MovieTracks: Sendable {
             chunks.append(Chunk(offset: chunkOffset, size: offset - chunkOffset))
         }
         guard next == sizes.count else { throw FormatError("movie", "track \(id): the chunk table covers \(next) of \(sizes.count) samples") }
-        for s in samples where s.offset < 0 || s.offset + s.size > bytes.count {
+        for s in samples where s.offset < 0 || s.offset + s.size > fileSize {
             throw FormatError("movie", "track \(id) has a sample past the end of the file")
         }
         return Track(

@@ -50,3 +50,21 @@ struct MediaAnalyzerTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
     }
 }
+
+@Test func aTopLevelBoxIsReadWithoutTheMediaData() throws {
+    let scratch = try ScratchDirectory()
+    func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        let size = UInt32(8 + payload.count)
+        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
+    }
+    let moov = box("moov", box("mvhd", [UInt8](repeating: 7, count: 100)))
+    let path = scratch.file("movie.mov")
+    let whole = box("ftyp", Array("qt  ".utf8)) + box("mdat", [UInt8](repeating: 0, count: 5000)) + moov
+    try Data(whole).write(to: URL(fileURLWithPath: path))
+    let found = try #require(FileReading.topLevelBox("moov", of: path))
+    #expect(found.box == moov && found.fileSize == whole.count)
+    #expect(FileReading.topLevelBox("free", of: path) == nil)
+    // A box claiming more bytes than the file has: damaged, nothing read.
+    try Data(box("ftyp", Array("qt  ".utf8)) + [0, 1, 0, 0] + Array("mdat".utf8) + moov).write(to: URL(fileURLWithPath: path))
+    #expect(FileReading.topLevelBox("moov", of: path) == nil)
+}

@@ -233,13 +233,12 @@ public enum MediaAnalyzer {
 
     // MARK: Movies
 
-    /// The still-image-time of a Live Photo movie of at most 256 MB; nil when absent or
-    /// unreadable (the track is optional).
+    /// The still-image-time of a Live Photo movie; nil when absent or unreadable (the track
+    /// is optional). Only the movie's `moov` box is read: the time lives in its sample
+    /// tables, not in the media data.
     static func stillImageTime(_ path: String) -> Double? {
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size <= 256 << 20,
-            let data = FileManager.default.contents(atPath: path)
-        else { return nil }
-        return (try? LivePhotoMovie.stillImageTime(in: [UInt8](data))) ?? nil
+        guard let moov = FileReading.topLevelBox("moov", of: path) else { return nil }
+        return (try? LivePhotoMovie.stillImageTime(in: moov.box, fileSize: moov.fileSize)) ?? nil
     }
 
     /// QuickTime keys as Apple devices write them, with the `mvhd` time and ©xyz

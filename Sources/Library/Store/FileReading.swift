@@ -48,4 +48,46 @@ enum FileReading {
         try forEachChunk(of: path) { hasher.update(bufferPointer: $0) }
         return hasher.finalize().hexString
     }
+
+    /// The bytes of the first top-level ISOBMFF box of `type` (`moov`), found by reading
+    /// box headers only, so a movie's media data is never read, and the file's size; nil
+    /// when there is none, the file is damaged, or the box is larger than `limit`.
+    static func topLevelBox(_ type: String, of path: String, limit: Int = 64 << 20) -> (box: [UInt8], fileSize: Int)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let end = Int64(info.st_size)
+        func readExactly(_ count: Int, at offset: Int64) -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: count)
+            var got = 0
+            while got < count {
+                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, count - got, off_t(offset) + off_t(got)) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return nil }
+                got += n
+            }
+            return buffer
+        }
+        var at: Int64 = 0
+        while at + 8 <= end {
+            guard let header = readExactly(8, at: at) else { return nil }
+            var size = Int64(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            let name = String(decoding: header[4..<8], as: UTF8.self)
+            if size == 1 {
+                guard let large = readExactly(8, at: at + 8) else { return nil }
+                size = Int64(bitPattern: large.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            } else if size == 0 {
+                size = end - at
+            }
+            guard size >= 8, at + size <= end else { return nil }
+            if name == type {
+                guard size <= Int64(limit), let box = readExactly(Int(size), at: at) else { return nil }
+                return (box, Int(end))
+            }
+            at += size
+        }
+        return nil
+    }
 }
