@@ -21,11 +21,11 @@ public enum HEIFAuxiliaryWriter {
     /// follows the URN in `auxC` (a depth image's `DepthRepresentation`); `xmp` becomes
     /// the aux image's own metadata item (as Apple describes its mattes and depth).
     public static func attach(
-        to fileBytes: [UInt8], path: String, samples: ImageSamples, urn: String, auxSubtype: [UInt8] = [], xmp: [UInt8]? = nil,
+        to fileBytes: [UInt8], samples: ImageSamples, urn: String, auxSubtype: [UInt8] = [], xmp: [UInt8]? = nil,
         options: Options = Options()
     ) throws -> [UInt8] {
         // What libheif sees: the primary's displayed size and orientation, and its aux types.
-        let file = try HEIFFile(path: path)
+        let file = try HEIFFile(bytes: fileBytes)
         let primary = try file.primaryImage()
         let existing = primary.auxiliaryImages().images.map(\.urn)
         guard !existing.contains(urn) else {

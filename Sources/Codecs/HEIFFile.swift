@@ -14,9 +14,13 @@ import Glibc
 public final class HEIFFile {
     // heif_context_alloc → heif_context_free (deinit).
     let context: OpaquePointer
+    /// The file's path; "(memory)" for a file read from bytes.
     public let path: String
     /// HEVC-coded (HEIC), as opposed to AVIF and other codecs.
     let isHEVC: Bool
+    /// The bytes of a file read from memory: libheif reads them in place
+    /// (heif_context_read_from_memory_without_copy), so they live until deinit.
+    private let memory: UnsafeMutableRawBufferPointer?
 
     /// Reads the file's structure (not its pixels).
     public init(path: String) throws {
@@ -26,15 +30,39 @@ public final class HEIFFile {
         }
         self.context = ctx
         self.path = path
+        self.memory = nil
         self.isHEVC = Self.mimeType(ofFileAt: path).hasPrefix("image/heic")
-        // Grid images (iPhone HEICs are 512x512 tiles) decode their tiles on two threads:
-        // while import workers share the cores this changes little, but it halves the
-        // wait when one big HEIC is the last file left.
-        heif_context_set_max_decoding_threads(ctx, 2)
+        Self.limitThreads(ctx)
         try check(heif_context_read_from_file(ctx, path, nil), "reading the file")
     }
 
-    deinit { heif_context_free(context) }
+    /// Reads a whole file held in memory (its structure, not its pixels).
+    public init(bytes: [UInt8]) throws {
+        HEIFLibrary.ensureInitialized()
+        guard let ctx = heif_context_alloc() else {
+            throw HEIFError(code: -1, subcode: 0, message: "libheif could not allocate a context", context: "(memory)")
+        }
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        bytes.withUnsafeBytes { memory.copyMemory(from: $0) }
+        self.context = ctx
+        self.path = "(memory)"
+        self.memory = memory
+        self.isHEVC = Self.mimeType(of: Array(bytes.prefix(64))).hasPrefix("image/heic")
+        Self.limitThreads(ctx)
+        try check(heif_context_read_from_memory_without_copy(ctx, memory.baseAddress, bytes.count, nil), "reading the file")
+    }
+
+    deinit {
+        heif_context_free(context)
+        memory?.deallocate()
+    }
+
+    /// Grid images (iPhone HEICs are 512x512 tiles) decode their tiles on two threads:
+    /// while import workers share the cores this changes little, but it halves the wait
+    /// when one big HEIC is the last file left.
+    private static func limitThreads(_ ctx: OpaquePointer) {
+        heif_context_set_max_decoding_threads(ctx, 2)
+    }
 
     /// libheif's reading of the file's brands: "image/heic", "image/avif", …
     static func mimeType(ofFileAt path: String) -> String {
@@ -42,7 +70,11 @@ public final class HEIFFile {
         defer { fclose(f) }
         var header = [UInt8](repeating: 0, count: 64)
         let n = fread(&header, 1, header.count, f)
-        guard n > 0, let mime = heif_get_file_mime_type(header, Int32(n)) else { return "" }
+        return mimeType(of: Array(header.prefix(n)))
+    }
+
+    static func mimeType(of header: [UInt8]) -> String {
+        guard !header.isEmpty, let mime = heif_get_file_mime_type(header, Int32(header.count)) else { return "" }
         return String(cString: mime)
     }
 

@@ -230,8 +230,7 @@ struct AuxAttachCommand: ParsableCommand {
             }
         case .file(let path):
             guard let out else { throw ValidationError("--out NEW.heic is required for a file outside the library") }
-            let scratch = URL(fileURLWithPath: out).deletingLastPathComponent()
-            result = try AuxiliaryAttacher.attach(toFile: path, type: type, from: from, options: options, scratch: scratch)
+            result = try AuxiliaryAttacher.attach(toFile: path, type: type, from: from, options: options)
             try AuxiliaryAttacher.write(result, to: URL(fileURLWithPath: out), overwrite: force)
             written = URL(fileURLWithPath: out).path
         }

@@ -29,7 +29,7 @@ struct AuxiliaryAttachTests {
         let source = Media.path("apple-misc/iphone_7.heic")
         #expect(try LooseFileAuxiliaryImages.describe(path: source).aux.isEmpty)
         let png = try Self.pugDisparity(in: scratch)
-        let result = try AuxiliaryAttacher.attach(toFile: source, type: .depth, from: png, options: .init(), scratch: scratch.url)
+        let result = try AuxiliaryAttacher.attach(toFile: source, type: .depth, from: png, options: .init())
         #expect(result.maxError == 0)
         let output = scratch.url.appendingPathComponent("with-depth.heic")
         try AuxiliaryAttacher.write(result, to: output, overwrite: false)
@@ -75,7 +75,7 @@ struct AuxiliaryAttachTests {
         let png = scratch.file("matte.png")
         try Data(try PNGCodec.encode(.eight(matte))).write(to: URL(fileURLWithPath: png))
         let source = Media.path("apple-live-photo/IMG_3582.HEIC")
-        let result = try AuxiliaryAttacher.attach(toFile: source, type: .skinMatte, from: png, options: .init(), scratch: scratch.url)
+        let result = try AuxiliaryAttacher.attach(toFile: source, type: .skinMatte, from: png, options: .init())
         #expect(result.attached.width == 1071 && result.attached.height == 1428 && result.maxError == 0)
         let output = scratch.url.appendingPathComponent("matte.heic")
         try AuxiliaryAttacher.write(result, to: output, overwrite: false)
@@ -99,8 +99,7 @@ struct AuxiliaryAttachTests {
         var options = HEIFAuxiliaryWriter.Options()
         options.lossless = false
         let result = try AuxiliaryAttacher.attach(
-            toFile: Media.path("apple-misc/iphone_7.heic"), type: .depth, from: try Self.pugDisparity(in: scratch), options: options,
-            scratch: scratch.url)
+            toFile: Media.path("apple-misc/iphone_7.heic"), type: .depth, from: try Self.pugDisparity(in: scratch), options: options)
         #expect(result.maxError <= 1)
     }
 
@@ -109,12 +108,12 @@ struct AuxiliaryAttachTests {
         let png = try Self.pugDisparity(in: scratch)
         // pug.heic already has a depth item.
         #expect(throws: (any Error).self) {
-            try AuxiliaryAttacher.attach(toFile: Media.path("apple-portrait-heic/pug.heic"), type: .depth, from: png, options: .init(), scratch: scratch.url)
+            try AuxiliaryAttacher.attach(toFile: Media.path("apple-portrait-heic/pug.heic"), type: .depth, from: png, options: .init())
         }
         // A 4:3 landscape map on a portrait photo (IMG_3582 is displayed 3:4).
         do {
             _ = try AuxiliaryAttacher.attach(
-                toFile: Media.path("apple-live-photo/IMG_3582.HEIC"), type: .skinMatte, from: png, options: .init(), scratch: scratch.url)
+                toFile: Media.path("apple-live-photo/IMG_3582.HEIC"), type: .skinMatte, from: png, options: .init())
             Issue.record("a landscape map was attached to a portrait photo")
         } catch {
             #expect("\(error)".contains("displayed 4284x5712"))
@@ -122,7 +121,7 @@ struct AuxiliaryAttachTests {
         // Not a HEIC.
         #expect(throws: (any Error).self) {
             try AuxiliaryAttacher.attach(
-                toFile: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"), type: .depth, from: png, options: .init(), scratch: scratch.url)
+                toFile: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"), type: .depth, from: png, options: .init())
         }
     }
 

@@ -23,7 +23,7 @@ struct CapturedAuxiliaryTests {
             </rdf:RDF></x:xmpmeta>
             """.utf8)
         let withMatte = try HEIFAuxiliaryWriter.attach(
-            to: photo, path: path, samples: .eight(matte), urn: "urn:com:apple:photo:2018:aux:portraiteffectsmatte", xmp: xmp)
+            to: photo, samples: .eight(matte), urn: "urn:com:apple:photo:2018:aux:portraiteffectsmatte", xmp: xmp)
         try Data(withMatte).write(to: URL(fileURLWithPath: path))
 
         let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)

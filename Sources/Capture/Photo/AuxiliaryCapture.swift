@@ -67,17 +67,15 @@ public enum AuxiliaryOutput: String, Sendable, CaseIterable {
 
 /// Attaching a capture's depth and mattes to its HEIC.
 enum AuxiliaryCapture {
-    /// Attaches `outputs` to the HEIC `photo` (written to `scratch` for libheif to check).
-    static func attach(_ outputs: [AuxiliaryOutput], from truth: SceneTruth, orientation: EXIFOrientation, to photo: [UInt8], scratch: String) throws -> [UInt8] {
+    /// Attaches `outputs` to the HEIC `photo`.
+    static func attach(_ outputs: [AuxiliaryOutput], from truth: SceneTruth, orientation: EXIFOrientation, to photo: [UInt8]) throws -> [UInt8] {
         var bytes = photo
-        defer { unlink(scratch) }
         for output in outputs {
             guard let (samples, subtype, xmp) = output.image(from: truth) else {
                 throw CaptureError.unsupported("the camera cannot deliver a \(output.rawValue) matte")
             }
-            try Data(bytes).write(to: URL(fileURLWithPath: scratch))
             bytes = try HEIFAuxiliaryWriter.attach(
-                to: bytes, path: scratch, samples: .eight(samples).applying(orientation), urn: output.urn, auxSubtype: subtype, xmp: xmp)
+                to: bytes, samples: .eight(samples).applying(orientation), urn: output.urn, auxSubtype: subtype, xmp: xmp)
         }
         return bytes
     }

@@ -421,9 +421,7 @@ public final class CaptureSession: @unchecked Sendable {
                         let why = depthCamera?.error.map { ": \($0)" } ?? ""
                         throw CaptureError.unsupported("\(depthCamera?.path ?? source.device.id) delivered no depth or mattes for this frame\(why)")
                     }
-                    bytes = try AuxiliaryCapture.attach(
-                        photo.settings.auxiliary, from: truth, orientation: metadata.orientation, to: bytes,
-                        scratch: outputDirectory + "/.aux-\(photo.id)-\(sessionTag).heic.part")
+                    bytes = try AuxiliaryCapture.attach(photo.settings.auxiliary, from: truth, orientation: metadata.orientation, to: bytes)
                 }
                 let path = outputDirectory + "/" + fileStem(id: photo.id) + "." + photo.settings.format.fileExtension
                 try CaptureFiles.write(bytes, to: path)

@@ -18,8 +18,7 @@ public enum AuxiliaryAttacher {
     }
 
     public static func attach(
-        toFile path: String, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options,
-        scratch: URL
+        toFile path: String, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options
     ) throws -> Result {
         guard let urn = type.urn else {
             throw MediaAnalyzer.Failure(reason: "choose what the image is with --type (depth, disparity, portrait-matte, …); `other` has no URN")
@@ -30,12 +29,10 @@ public enum AuxiliaryAttacher {
         }
         let samples = try readGray(image)
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let bytes = try HEIFAuxiliaryWriter.attach(to: original, path: path, samples: samples, urn: urn, options: options)
+        let bytes = try HEIFAuxiliaryWriter.attach(to: original, samples: samples, urn: urn, options: options)
 
         // Read it back before anyone keeps it.
-        let check = try AtomicFile.writeTemporary(bytes, in: scratch)
-        defer { unlink(check.url.path) }
-        let extras = try AuxiliaryExtractor.scan(path: check.url.path, decode: true)
+        let extras = try AuxiliaryExtractor.scan(bytes: bytes, decode: true)
         guard let attached = extras.auxiliaryImages.last(where: { $0.urn == urn }), let back = attached.samples else {
             throw MediaAnalyzer.Failure(reason: "internal error: the written file does not read back with its new \(urn) item")
         }
@@ -43,8 +40,8 @@ public enum AuxiliaryAttacher {
         if options.lossless && maxError != 0 {
             throw MediaAnalyzer.Failure(reason: "internal error: the lossless item reads back with errors up to \(maxError)")
         }
-        let primaryBefore = try HEIFFile(path: path).primaryImage()
-        let primaryAfter = try HEIFFile(path: check.url.path).primaryImage()
+        let primaryBefore = try HEIFFile(bytes: original).primaryImage()
+        let primaryAfter = try HEIFFile(bytes: bytes).primaryImage()
         guard primaryBefore.width == primaryAfter.width, primaryBefore.height == primaryAfter.height else {
             throw MediaAnalyzer.Failure(reason: "internal error: the photo changed size in the written file")
         }
@@ -135,7 +132,7 @@ extension PhotoLibrary {
             recipe = currentRecipe
         }
         let base = try currentRender(of: asset, role: .renderedPhoto) ?? original.path
-        let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, scratch: temporary)
+        let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options)
         let given = try AuxiliaryPNG.encode(try AuxiliaryAttacher.readGray(image))
         recipe.attachments.append(
             .init(type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality))

@@ -19,15 +19,24 @@ public struct StillExtras: Sendable {
 ///   turned to the photo's EXIF orientation.
 public enum AuxiliaryExtractor {
     /// Opens a still and lists (and with `decode`, decodes) what it carries.
+    /// Errors name the file: "PATH: cannot read HEIF: …".
     public static func scan(path: String, decode: Bool) throws -> StillExtras {
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
+        do {
+            return try scan(bytes: try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)), decode: decode)
+        } catch {
+            throw MediaAnalyzer.Failure(reason: "\(path): \(MediaAnalyzer.describe(error))")
+        }
+    }
+
+    /// The same, for a whole file held in memory.
+    public static func scan(bytes: [UInt8], decode: Bool) throws -> StillExtras {
         switch MediaFormat.sniff(Array(bytes.prefix(64))) {
         case .jpeg?:
             let segments = try JPEGSegments(parsing: bytes)
             let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
             return scanJPEG(bytes, segments: segments, orientation: EXIFOrientation(exifValue: exif?.orientation ?? 1), decode: decode)
         case .heif?, .avif?:
-            let file = try HEIFFile(path: path)
+            let file = try HEIFFile(bytes: bytes)
             return scanHEIF(bytes, primary: try file.primaryImage(), decode: decode)
         case let other?:
             return other.isStill ? StillExtras() : StillExtras(warnings: ["\(other.displayName) files carry no auxiliary images"])
