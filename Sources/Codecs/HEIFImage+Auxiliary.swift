@@ -95,19 +95,6 @@ public final class HEIFAuxiliaryImage {
     }
 }
 
-/// How a HEIF depth item's samples map to distance (ISO/IEC 23008-2 depth representation
-/// information SEI, as libheif reads it).
-public struct DepthRepresentation: Sendable, Equatable, Codable {
-    public enum Kind: String, Sendable, Codable {
-        case uniformInverseZ, uniformDisparity, uniformZ, nonuniformDisparity
-    }
-    public var kind: Kind
-    public var zNear: Double?
-    public var zFar: Double?
-    public var dMin: Double?
-    public var dMax: Double?
-}
-
 extension HEIFImage {
     /// The image's auxiliary items, alpha planes excluded (they are part of the image).
     /// An item libheif cannot open is reported in `problems` with its id.

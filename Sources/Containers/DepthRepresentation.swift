@@ -2,30 +2,44 @@
 /// payload 177), as HEIF carries it for a depth auxiliary image: after the URN in the
 /// item's `auxC` box, as a length, a NAL unit length and a prefix SEI NAL unit. libheif
 /// (`heif_image_handle_get_depth_image_representation_info`) reads it from there.
-public struct DepthRepresentation: Sendable, Equatable {
-    public enum Kind: Int, Sendable {
-        case uniformInverseZ = 0, uniformDisparity = 1, uniformZ = 2
+public struct DepthRepresentation: Sendable, Equatable, Codable {
+    /// depth_representation_type; the raw values are camlib's names for them.
+    public enum Kind: String, Sendable, Codable {
+        case uniformInverseZ, uniformDisparity, uniformZ, nonuniformDisparity
+
+        /// The SEI's depth_representation_type.
+        public var code: UInt32 {
+            switch self {
+            case .uniformInverseZ: 0
+            case .uniformDisparity: 1
+            case .uniformZ: 2
+            case .nonuniformDisparity: 3
+            }
+        }
     }
 
     public var kind: Kind
     public var zNear: Double?
     public var zFar: Double?
+    public var dMin: Double?
+    public var dMax: Double?
 
-    public init(kind: Kind, zNear: Double?, zFar: Double?) {
-        self.kind = kind
-        self.zNear = zNear
-        self.zFar = zFar
+    public init(kind: Kind, zNear: Double?, zFar: Double?, dMin: Double? = nil, dMax: Double? = nil) {
+        (self.kind, self.zNear, self.zFar, self.dMin, self.dMax) = (kind, zNear, zFar, dMin, dMax)
     }
 
-    /// The bytes that follow the URN in `auxC`.
+    /// The bytes that follow the URN in `auxC`. camlib writes the uniform kinds only: a
+    /// non-uniform disparity also needs its model's knots, so it gets no subtype ([]).
     public var auxSubtype: [UInt8] {
+        guard kind != .nonuniformDisparity else { return [] }
         var bits = BitWriter()
         bits.write(zNear != nil ? 1 : 0, count: 1)
         bits.write(zFar != nil ? 1 : 0, count: 1)
-        bits.write(0, count: 1)  // d_min_flag
-        bits.write(0, count: 1)  // d_max_flag
-        bits.writeUE(UInt32(kind.rawValue))
-        for value in [zNear, zFar].compactMap({ $0 }) { Self.writeElement(value, into: &bits) }
+        bits.write(dMin != nil ? 1 : 0, count: 1)
+        bits.write(dMax != nil ? 1 : 0, count: 1)
+        bits.writeUE(kind.code)
+        if dMin != nil || dMax != nil { bits.writeUE(0) }  // disparity_ref_view_id
+        for value in [zNear, zFar, dMin, dMax].compactMap({ $0 }) { Self.writeElement(value, into: &bits) }
         let payload = bits.bytes
         // Prefix SEI NAL (type 39), one payload of type 177, RBSP trailing bits.
         let nal: [UInt8] = [0x4E, 0x01, 177, UInt8(payload.count)] + payload + [0x80]

@@ -176,6 +176,7 @@ struct AuxAttachCommand: ParsableCommand {
             Examples:
               camlib aux attach photo.heic --type depth --from depth.png --out photo-depth.heic
               camlib aux attach 12 --type portrait-matte --from matte.png
+              camlib aux attach 12 --type depth --from depth.png --z-near 0.3 --z-far 8
             On a library asset the attach is a new version, like an edit: the original stays
             untouched, the new file becomes the asset's current renderedPhoto, its image is
             listed by `camlib aux list`, later edits keep it, and `camlib revert` goes back
@@ -199,6 +200,18 @@ struct AuxAttachCommand: ParsableCommand {
     @Option(name: .long, help: "Quality 0-100 with --lossy.")
     var quality = 90
 
+    @Option(
+        name: .customLong("z-near"),
+        help: ArgumentHelp("With --type depth: the distance in metres that sample value 0 stands for (needs --z-far).", valueName: "metres"))
+    var zNear: Double?
+
+    @Option(
+        name: .customLong("z-far"),
+        help: ArgumentHelp(
+            "With --type depth: the distance in metres the largest sample value stands for; values in between are linear (ISO 23008-2 uniform Z, which libheif and camlib read back).",
+            valueName: "metres"))
+    var zFar: Double?
+
     @Flag(name: .long, help: "Replace --out if it exists.")
     var force = false
 
@@ -215,8 +228,20 @@ struct AuxAttachCommand: ParsableCommand {
         var maxError: Int
     }
 
+    func validate() throws {
+        guard (zNear == nil) == (zFar == nil) else { throw ValidationError("--z-near and --z-far go together") }
+        if zNear != nil, type != .depth { throw ValidationError("--z-near and --z-far describe a depth map (--type depth)") }
+    }
+
     func run() throws {
         try Isolation.runInChild(describing: target.asset)
+        let depthRange: ClosedRange<Double>?
+        if let zNear, let zFar {
+            guard zNear > 0, zNear < zFar, zFar.isFinite else { throw ValidationError("--z-near must be above 0 and below --z-far (metres)") }
+            depthRange = zNear...zFar
+        } else {
+            depthRange = nil
+        }
         var options = HEIFAuxiliaryWriter.Options()
         options.lossless = !lossy
         options.quality = quality
@@ -224,13 +249,13 @@ struct AuxAttachCommand: ParsableCommand {
         let result: AuxiliaryAttacher.Result
         switch try target.resolve() {
         case .asset(let library, let id):
-            (written, result) = try library.attachAuxiliaryImage(to: id, type: type, from: from, options: options)
+            (written, result) = try library.attachAuxiliaryImage(to: id, type: type, from: from, options: options, depthRange: depthRange)
             if let out {
                 try AuxiliaryAttacher.write(result, to: URL(fileURLWithPath: out), overwrite: force)
             }
         case .file(let path):
             guard let out else { throw ValidationError("--out NEW.heic is required for a file outside the library") }
-            result = try AuxiliaryAttacher.attach(toFile: path, type: type, from: from, options: options)
+            result = try AuxiliaryAttacher.attach(toFile: path, type: type, from: from, options: options, depthRange: depthRange)
             try AuxiliaryAttacher.write(result, to: URL(fileURLWithPath: out), overwrite: force)
             written = URL(fileURLWithPath: out).path
         }

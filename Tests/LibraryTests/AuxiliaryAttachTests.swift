@@ -160,6 +160,33 @@ struct AuxiliaryAttachTests {
         }
     }
 
+    @Test func depthCarriesItsDistancesAndDisparityStaysDisparity() throws {
+        let scratch = try ScratchDirectory()
+        let source = Media.path("apple-misc/iphone_7.heic")
+        let png = try Self.pugDisparity(in: scratch)
+        // A depth map with its range: written as uniform Z, read back in metres.
+        let depth = try AuxiliaryAttacher.attach(toFile: source, type: .depth, from: png, options: .init(), depthRange: 0.4...7.5)
+        #expect(depth.attached.type == .depth)
+        #expect(depth.attached.encoding.format == "uniformZ")
+        // The SEI stores each distance with a 24-bit mantissa.
+        #expect(abs((depth.attached.encoding.floatMin ?? 0) - 0.4) < 1e-6 && abs((depth.attached.encoding.floatMax ?? 0) - 7.5) < 1e-6)
+        let file = scratch.file("depth.heic")
+        try Data(depth.bytes).write(to: URL(fileURLWithPath: file))
+        let info = try run("heif-info", [file]).stdout
+        #expect(info.contains("representation: uniform Z") || info.contains("uniform depth"), "\(info)")
+        #expect(info.contains("z-near: 0.4") && info.contains("z-far:  7.5"), "\(info)")
+        // A disparity map under the same URN is told apart by its representation.
+        let disparity = try AuxiliaryAttacher.attach(toFile: source, type: .disparity, from: png, options: .init())
+        #expect(disparity.attached.type == .disparity)
+        // A range is for depth only, and must make sense.
+        #expect(throws: (any Error).self) {
+            try AuxiliaryAttacher.attach(toFile: source, type: .disparity, from: png, options: .init(), depthRange: 0.4...7.5)
+        }
+        #expect(throws: (any Error).self) {
+            try AuxiliaryAttacher.attach(toFile: source, type: .depth, from: png, options: .init(), depthRange: 0...7.5)
+        }
+    }
+
     @Test func anAttachIsAVersionThatRevertsAndTravelsWithExport() throws {
         let scratch = try ScratchDirectory()
         let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)

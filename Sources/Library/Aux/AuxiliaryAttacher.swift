@@ -17,24 +17,42 @@ public enum AuxiliaryAttacher {
         public var maxError: Int
     }
 
+    /// `depthRange`: for a depth map, the distances in metres its smallest (0) and largest
+    /// sample values stand for, written as the item's ISO 23008-2 depth representation
+    /// (uniform Z) so readers can turn samples into metres. A disparity map is marked as
+    /// uniform disparity, which is how readers tell it from depth under the same URN.
     public static func attach(
-        toFile path: String, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options
+        toFile path: String, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options,
+        depthRange: ClosedRange<Double>? = nil
     ) throws -> Result {
         guard let urn = type.urn else {
             throw MediaAnalyzer.Failure(reason: "choose what the image is with --type (depth, disparity, portrait-matte, …); `other` has no URN")
         }
+        if let depthRange {
+            guard type == .depth else { throw MediaAnalyzer.Failure(reason: "a distance range (--z-near, --z-far) belongs to a depth map, not a \(type.rawValue)") }
+            guard depthRange.lowerBound > 0, depthRange.lowerBound < depthRange.upperBound, depthRange.upperBound.isFinite else {
+                throw MediaAnalyzer.Failure(reason: "the distance range must run from a near distance above 0 to a farther one, in metres")
+            }
+        }
+        let representation: DepthRepresentation? =
+            switch type {
+            case .disparity: DepthRepresentation(kind: .uniformDisparity, zNear: nil, zFar: nil)
+            case .depth: depthRange.map { DepthRepresentation(kind: .uniformZ, zNear: $0.lowerBound, zFar: $0.upperBound) }
+            default: nil
+            }
         let header = try FileReading.prefix(of: path, count: 64)
         guard MediaFormat.sniff(header) == .heif else {
             throw MediaAnalyzer.Failure(reason: "\(path): auxiliary images can be attached to HEIC files only")
         }
         let samples = try readGray(image)
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let bytes = try HEIFAuxiliaryWriter.attach(to: original, samples: samples, urn: urn, options: options)
+        let bytes = try HEIFAuxiliaryWriter.attach(
+            to: original, samples: samples, urn: urn, auxSubtype: representation?.auxSubtype ?? [], options: options)
 
         // Read it back before anyone keeps it.
         let extras = try AuxiliaryExtractor.scan(bytes: bytes, decode: true)
-        guard let attached = extras.auxiliaryImages.last(where: { $0.urn == urn }), let back = attached.samples else {
-            throw MediaAnalyzer.Failure(reason: "internal error: the written file does not read back with its new \(urn) item")
+        guard let attached = extras.auxiliaryImages.last(where: { $0.urn == urn }), let back = attached.samples, attached.type == type else {
+            throw MediaAnalyzer.Failure(reason: "internal error: the written file does not read back with its new \(type.rawValue) item (\(urn))")
         }
         let maxError = difference(samples, back)
         if options.lossless && maxError != 0 {
@@ -118,7 +136,8 @@ extension PhotoLibrary {
     /// new item, its photo's coded data copied bit for bit, and the new file is the
     /// adjustment's render. The original stays as it is; `camlib revert` goes back to it.
     public func attachAuxiliaryImage(
-        to asset: Int64, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options
+        to asset: Int64, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options,
+        depthRange: ClosedRange<Double>? = nil
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
         guard let description = try describe([asset]).first, let original = description.resources.first(where: { $0.role == .photo })
         else { throw LibraryError.assetNotFound("\(asset) with a still") }
@@ -132,10 +151,12 @@ extension PhotoLibrary {
             recipe = currentRecipe
         }
         let base = try currentRender(of: asset, role: .renderedPhoto) ?? original.path
-        let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options)
+        let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, depthRange: depthRange)
         let given = try AuxiliaryPNG.encode(try AuxiliaryAttacher.readGray(image))
         recipe.attachments.append(
-            .init(type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality))
+            .init(
+                type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality,
+                zNear: depthRange?.lowerBound, zFar: depthRange?.upperBound))
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         let attached = try stageAttachedImages(recipe.attachments.map(\.type), inStill: staged.url.path)

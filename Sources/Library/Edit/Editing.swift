@@ -20,6 +20,9 @@ public struct CamlibRecipe: Codable, Sendable, Equatable {
         /// Attached losslessly, or lossy at `quality`.
         public var lossless: Bool
         public var quality: Int
+        /// A depth map's distances, in metres, for its smallest and largest samples.
+        public var zNear: Double?
+        public var zFar: Double?
     }
 
     public init(steps: [FilterStep], attachments: [Attachment] = []) {
