@@ -24,6 +24,9 @@ public final class MovieFrameReader {
     public let fullRange: Bool
     /// The video's codec when camlib can also write it (H.264 or HEVC), else nil.
     public let codec: MovieWriter.Codec?
+    /// Frames the container says the stream has (its sample count), or one estimated from
+    /// duration and frame rate; 0 when neither is known. For progress, not for checks.
+    public let expectedFrames: Int
     let colour: MovieWriter.Colour
     let path: String
 
@@ -87,6 +90,14 @@ public final class MovieFrameReader {
         fullRange = par.pointee.color_range == AVCOL_RANGE_JPEG || AVPixelFormat(par.pointee.format) == AV_PIX_FMT_YUVJ420P
         colour = MovieWriter.Colour(primaries: par.pointee.color_primaries, transfer: par.pointee.color_trc, matrix: par.pointee.color_space)
         startTime = stream.pointee.start_time == CFFmpeg_AV_NOPTS_VALUE() ? 0 : stream.pointee.start_time
+        if stream.pointee.nb_frames > 0 {
+            expectedFrames = Int(stream.pointee.nb_frames)
+        } else if stream.pointee.duration > 0, stream.pointee.time_base.den > 0, frameRate > 0 {
+            let seconds = Double(stream.pointee.duration) * Double(stream.pointee.time_base.num) / Double(stream.pointee.time_base.den)
+            expectedFrames = Int((seconds * frameRate).rounded())
+        } else {
+            expectedFrames = 0
+        }
         format = ctx
         decoder = dec
         packet = newPacket

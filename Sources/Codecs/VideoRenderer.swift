@@ -20,9 +20,11 @@ public enum VideoRenderer {
 
     /// Renders the first video stream of `input` into a new MOV at `output`. `transform`
     /// receives each frame as RGB in display orientation and returns the same size.
+    /// `progress` hears (frames done, frames expected; 0 when unknown) after each frame.
     /// Returns the number of frames.
     public static func render(
-        input: String, output: String, options: Options = Options(), transform: (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
+        input: String, output: String, options: Options = Options(), progress: ((Int, Int) -> Void)? = nil,
+        transform: (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
     ) throws -> Int {
         let reader = try MovieFrameReader(path: input)
         var settings = MovieWriter.Settings(codec: options.codec ?? reader.codec ?? .hevc, width: reader.width, height: reader.height)
@@ -34,12 +36,15 @@ public enum VideoRenderer {
         settings.colour = reader.colour
         let writer = try MovieWriter(path: output, settings: settings)
         let orientation = reader.orientation
+        var appended = 0
         while let frame = try reader.next() {
             let filtered = transform(frame.pixels.applying(orientation)).applying(orientation.inverse)
             guard filtered.width == reader.width, filtered.height == reader.height else {
                 throw FFmpegError(message: "the filter changed the frame size", call: "render")
             }
             try writer.append(filtered, pts: frame.pts)
+            appended += 1
+            progress?(appended, reader.expectedFrames)
         }
         try writer.finish()
         return writer.framesWritten

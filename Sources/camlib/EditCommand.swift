@@ -8,8 +8,9 @@ struct EditCommand: ParsableCommand {
         commandName: "edit",
         abstract: "Apply filters to a photo or Live Photo, non-destructively.",
         discussion: """
-            Each edit is recorded as an adjustment (format org.camlib.filters, version 1,
-            the recipe as JSON) and rendered from the original, never from an earlier
+            Each edit is recorded as an adjustment (format org.camlib.filters, the recipe
+            as JSON; version 2 when it carries images `camlib aux attach` added, which
+            every edit keeps until a revert) and rendered from the original, never from an earlier
             render; the render becomes the asset's current version. The original is never
             touched: `camlib revert ASSET` makes it current again, and the history stays.
 
@@ -65,7 +66,20 @@ struct EditCommand: ParsableCommand {
         let id = try library.findAsset(asset)
         let extending = !addFilter.isEmpty
         let steps = try (extending ? addFilter : filter).map(FilterStep.init(parsing:))
-        let result = try library.edit(asset: id, steps: steps, extending: extending)
+        // On a terminal: the still, then the movie's frames (a Live Photo edit takes seconds).
+        final class MovieBar { var bar: ProgressBar? }
+        let movie = MovieBar()
+        let result = try library.edit(asset: id, steps: steps, extending: extending) { step in
+            switch step {
+            case .still:
+                if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[Krendering the still…".utf8)) }
+            case .movieFrames(let done, let expected):
+                // Started at the first frame, so the rate counts the movie only.
+                if movie.bar == nil { movie.bar = ProgressBar(unit: "frames") }
+                movie.bar?.update(done: done, total: max(expected, done), item: "movie")
+            }
+        }
+        if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let recipe = result.recipe.steps.map(\.description).joined(separator: " → ")
         if json {
             print(try Terminal.json(Output(asset: id, adjustmentId: result.adjustmentID, recipe: recipe, renders: result.renders, warnings: result.warnings)))

@@ -41,8 +41,12 @@ final class ProgressBar {
     private let started = Date()
     private let width = 28
 
-    init(enabled: Bool = Terminal.stderrIsTerminal) {
+    /// What `done` counts, for the rate: "files", "frames".
+    private let unit: String
+
+    init(enabled: Bool = Terminal.stderrIsTerminal, unit: String = "files") {
         self.enabled = enabled
+        self.unit = unit
     }
 
     func update(done: Int, total: Int, item: String) {
@@ -56,7 +60,7 @@ final class ProgressBar {
         var name = (item as NSString).lastPathComponent
         if name.count > 30 { name = String(name.prefix(27)) + "..." }
         let line = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            + "\(done)/\(total)  \(String(format: "%.1f", rate)) files/s  \(name)"
+            + "\(done)/\(total)  \(String(format: "%.1f", rate)) \(unit)/s  \(name)"
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
     }
 

@@ -158,7 +158,16 @@ struct EditTests {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)
         let id = try library.findAsset(Media.path("apple-live-photo/IMG_3582.HEIC"))
-        let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "posterize:levels=4")], extending: false)
+        // Progress as it goes: the still, then each of the 55 frames of 55.
+        final class Heard: @unchecked Sendable { var steps: [String] = [] }
+        let heard = Heard()
+        let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "posterize:levels=4")], extending: false) { step in
+            switch step {
+            case .still: heard.steps.append("still")
+            case .movieFrames(let done, let expected): heard.steps.append("\(done)/\(expected)")
+            }
+        }
+        #expect(heard.steps == ["still"] + (1...55).map { "\($0)/55" })
         let still = try #require(result.renders.first { $0.hasSuffix(".heic") })
         let movie = try #require(result.renders.first { $0.hasSuffix(".mov") })
         // One content identifier for both, and the still-image-time track kept.

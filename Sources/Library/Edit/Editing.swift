@@ -73,6 +73,13 @@ public enum CamlibAdjustment {
     }
 }
 
+/// Where a running edit is: the still, then a movie's frames.
+public enum EditProgress: Sendable {
+    case still
+    /// Frames rendered of about `expected` (0 when the movie does not say).
+    case movieFrames(done: Int, expected: Int)
+}
+
 /// What `camlib edit` did.
 public struct EditResult: Sendable {
     public var adjustmentID: Int64
@@ -96,7 +103,7 @@ extension PhotoLibrary {
     /// Applies filters to an asset: a new adjustment rendered from the original, which
     /// becomes the current version. With `extending`, the current camlib adjustment's
     /// steps come first (the way PhotoKit resumes an edit it can handle).
-    public func edit(asset: Int64, steps: [FilterStep], extending: Bool) throws -> EditResult {
+    public func edit(asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void = { _ in }) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
         guard let still = description.resources.first(where: { $0.role == .photo }) else {
             throw MediaAnalyzer.Failure(reason: "asset \(asset) is a video; camlib edits photos and Live Photos")
@@ -121,7 +128,11 @@ extension PhotoLibrary {
         let recipe = CamlibRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps, attachments: attachments)
         let extendsID: Int64? = extending || !attachments.isEmpty ? current?["id"] : nil
         let auxiliarySource = attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
-        let embedded = try motionMovie.map { try MovieRenderer.render(path: $0.path, recipe: recipe.filters, scratch: temporary) }
+        let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }
+        let embedded = try motionMovie.map {
+            try MovieRenderer.render(path: $0.path, recipe: recipe.filters, scratch: temporary, progress: frames)
+        }
+        progress(.still)
         let render = try StillRenderer.render(
             path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded)
         let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
@@ -129,7 +140,7 @@ extension PhotoLibrary {
         // A Live Photo's movie: every frame through the same recipe.
         var stagedMovie: (file: AtomicFile.Temporary, mime: String, ext: String)?
         if let movie {
-            let bytes = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary)
+            let bytes = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary, progress: frames)
             let ext = URL(fileURLWithPath: movie.originalName ?? movie.path).pathExtension.lowercased()
             stagedMovie = (try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true), movie.mime, ext.isEmpty ? "mov" : ext)
         }
