@@ -88,8 +88,8 @@ enum AssetTable {
                 let what: String
                 if d.formatIdentifier == "com.apple.photo" {
                     what = "Apple Photos edit (camlib shows it but cannot re-render it; `camlib show --json` has its data)"
-                } else if let recipe = try? JSONDecoder().decode(FilterRecipe.self, from: Data(d.data.utf8)) {
-                    what = recipe.steps.map(\.description).joined(separator: " → ")
+                } else if let recipe = CamlibAdjustment.recipe(formatIdentifier: d.formatIdentifier, formatVersion: d.formatVersion, data: d.data) {
+                    what = Self.describe(recipe)
                 } else {
                     what = "\(d.data.prefix(60))"
                 }
@@ -111,4 +111,18 @@ enum AssetTable {
 
 extension String {
     var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+extension AssetTable {
+    /// A camlib recipe in words: its filter steps, then what it attached.
+    /// `comic → vignette:strength=0.4, attached depth (0.5–9 m)`
+    static func describe(_ recipe: CamlibRecipe) -> String {
+        let steps = recipe.steps.map(\.description).joined(separator: " → ")
+        let attached = recipe.attachments.map { a -> String in
+            let range = a.zNear.flatMap { near in a.zFar.map { " (\(EditCommand.number(near))–\(EditCommand.number($0)) m)" } } ?? ""
+            return a.type.rawValue + range
+        }
+        let attachments = attached.isEmpty ? "" : "attached " + attached.joined(separator: ", ")
+        return [steps, attachments].filter { !$0.isEmpty }.joined(separator: ", ")
+    }
 }

@@ -77,6 +77,24 @@ struct AuxCommandTests {
         #expect(list.map { $0["type"] as! String } == ["depth"])
     }
 
+    @Test func attachingToALibraryAssetWithDistancesIsAVersionShowSpellsOut() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let png = scratch.file("d/disparity.png")
+        #expect(try Camlib.run(["aux", "extract", "--library", lib, Media.path("apple-portrait-heic/pug.heic"), "--type", "disparity", "--out", scratch.file("d")]).status == 0)
+        #expect(try Camlib.run(["import", "--library", lib, Media.path("apple-misc/iphone_7.heic")]).status == 0)
+        let half = try Camlib.run(["aux", "attach", "--library", lib, "1", "--type", "depth", "--from", png, "--z-near", "0.5"])
+        #expect(half.status == 64 && half.stderr.contains("--z-far"))
+        let attach = try Camlib.run(["aux", "attach", "--library", lib, "1", "--type", "depth", "--from", png, "--z-near", "0.5", "--z-far", "9"])
+        #expect(attach.status == 0, "\(attach.stderr)")
+        let list = try Camlib.run(["aux", "list", "--library", lib, "1"]).stdout
+        #expect(list.contains("0.5...9.0 m"), "\(list)")
+        let shown = try Camlib.run(["show", "--library", lib, "1"]).stdout
+        #expect(shown.contains("current  org.camlib.filters 2") && shown.contains("attached depth (0.5–9 m)"), "\(shown)")
+        #expect(try Camlib.run(["revert", "--library", lib, "1"]).status == 0)
+        #expect(try Camlib.run(["aux", "list", "--library", lib, "1"]).stdout.contains("No auxiliary images."))
+    }
+
     @Test func aFileThatCrashesLibheifIsAnErrorNotACrash() throws {
         // libheif 1.19.7 asserts on this file when it reads it from disk (camlib reads
         // single files in a child process, in case); read from memory it is an error.
