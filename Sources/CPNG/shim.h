@@ -53,12 +53,15 @@ static void cpng_write_data(png_structp png, png_bytep bytes, png_size_t length)
 
 static void cpng_flush(png_structp png) { (void)png; }
 
-/// Encodes gray (channels 1) or RGB (3) pixels, 8 or 16 bits per sample (16-bit samples
-/// in host order, little-endian here), rows packed. `significant_bits` (1..bit_depth)
-/// goes into an sBIT chunk when below `bit_depth`. On success returns 1 and sets *out
-/// (free() it); on failure returns 0 with err->message set.
+/// Encodes gray (channels 1), gray+alpha (2), RGB (3) or RGBA (4) pixels, 8 or 16 bits
+/// per sample (16-bit samples in host order, little-endian here), rows packed.
+/// `significant_bits` (1..bit_depth) goes into an sBIT chunk when below `bit_depth`.
+/// `photographic`: libpng's own per-row filter choice and zlib's default strategy (for
+/// photos); otherwise the Up filter and run-length matching (for depth maps and mattes).
+/// On success returns 1 and sets *out (free() it); on failure returns 0 with err->message.
 static inline int cpng_encode(const void *pixels, unsigned width, unsigned height, int channels, int bit_depth,
-                              int significant_bits, int compression_level, cpng_buffer *out, cpng_error *err) {
+                              int significant_bits, int compression_level, int photographic, cpng_buffer *out,
+                              cpng_error *err) {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, err, cpng_on_error, cpng_on_warning);
     if (!png) { strcpy(err->message, "cannot create a PNG writer"); return 0; }
     png_infop info = png_create_info_struct(png);
@@ -72,14 +75,19 @@ static inline int cpng_encode(const void *pixels, unsigned width, unsigned heigh
     }
     png_set_write_fn(png, out, cpng_write_data, cpng_flush);
     png_set_compression_level(png, compression_level);
-    // Run-length matching only (Z_RLE): depth maps and mattes are runs of equal or
-    // near-equal rows after the Up filter. On the corpus' aux images: 18 MB instead of
-    // 20 MB, and no slower (bench/import.py within its run-to-run noise).
-    png_set_compression_strategy(png, 3 /* Z_RLE */);
-    // One filter for every row instead of libpng's per-row trial of all five: measured on
-    // depth maps, mattes and gain maps, the Up filter is a third faster and no larger.
-    png_set_filter(png, 0, PNG_FILTER_UP);
-    png_set_IHDR(png, info, width, height, bit_depth, channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB,
+    if (!photographic) {
+        // Run-length matching only (Z_RLE): depth maps and mattes are runs of equal or
+        // near-equal rows after the Up filter. On the corpus' aux images: 18 MB instead
+        // of 20 MB, and no slower (bench/import.py within its run-to-run noise).
+        png_set_compression_strategy(png, 3 /* Z_RLE */);
+        // One filter for every row instead of libpng's per-row trial of all five: on
+        // depth maps, mattes and gain maps the Up filter is a third faster and no larger.
+        png_set_filter(png, 0, PNG_FILTER_UP);
+    }
+    int color_type = channels == 1 ? PNG_COLOR_TYPE_GRAY
+                   : channels == 2 ? PNG_COLOR_TYPE_GRAY_ALPHA
+                   : channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_RGB_ALPHA;
+    png_set_IHDR(png, info, width, height, bit_depth, color_type,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (significant_bits > 0 && significant_bits < bit_depth) {
         png_color_8 sig;

@@ -16,6 +16,19 @@ public enum MediaFormat: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// The extension camlib gives files of this format it writes.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .heif: "heic"
+        case .avif: "avif"
+        case .quicktime: "mov"
+        case .mp4: "mp4"
+        case .appleAdjustment: "aae"
+        }
+    }
+
     public var isStill: Bool { self == .jpeg || self == .png || self == .heif || self == .avif }
     public var isMovie: Bool { self == .quicktime || self == .mp4 }
 

@@ -6,6 +6,9 @@ public struct PNGChunks: Sendable {
     public let bitDepth: Int
     public let colorType: Int
     public let exifTIFF: ArraySlice<UInt8>?
+    /// Every chunk in file order: its type and where the whole chunk (length, type, data,
+    /// CRC) lies in the bytes.
+    public let chunks: [(type: String, range: Range<Int>)]
 
     public init(parsing bytes: [UInt8]) throws {
         let r = ByteReader(bytes, context: "PNG")
@@ -15,6 +18,7 @@ public struct PNGChunks: Sendable {
         var pos = 8
         var header: (Int, Int, Int, Int)?
         var exif: ArraySlice<UInt8>?
+        var chunks: [(type: String, range: Range<Int>)] = []
         while pos + 8 <= bytes.count {
             let length = Int(try r.u32(at: pos))
             let type = try r.fourCC(at: pos + 4)
@@ -22,6 +26,7 @@ public struct PNGChunks: Sendable {
                 throw FormatError("PNG chunk '\(type)' at \(pos)", "length \(length) runs past the end")
             }
             let data = try r.slice(at: pos + 8, count: length)
+            chunks.append((type, pos..<(pos + 12 + length)))
             switch type {
             case "IHDR":
                 guard length >= 13 else { throw FormatError("PNG IHDR", "too short") }
@@ -40,5 +45,6 @@ public struct PNGChunks: Sendable {
         guard w > 0, h > 0 else { throw FormatError("PNG IHDR", "image size \(w)x\(h) is empty") }
         (width, height, bitDepth, colorType) = (w, h, depth, color)
         exifTIFF = exif
+        self.chunks = chunks
     }
 }

@@ -154,6 +154,40 @@ struct EditTests {
 
     /// The proof on IMG_3582: the edited pair checked with exiftool, ffprobe and
     /// heif-info; revert, then export, gives the byte-identical originals.
+    @Test func aPNGStaysAPNGWithItsChunksAndTransparency() throws {
+        let scratch = try ScratchDirectory()
+        // A real PNG: its text, density and time chunks come along.
+        let library = try Self.library(["orientation/kimono.png"], in: scratch)
+        let id = try library.findAsset(Media.path("orientation/kimono.png"))
+        let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        let render = try #require(result.renders.first)
+        #expect(render.hasSuffix(".png"))
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path("orientation/kimono.png"))))
+        let rendered = try [UInt8](Data(contentsOf: URL(fileURLWithPath: render)))
+        let before = try PNGChunks(parsing: original), after = try PNGChunks(parsing: rendered)
+        #expect((after.width, after.height) == (before.width, before.height))
+        let carried = before.chunks.map(\.type).filter(StillRenderer.carriedPNGChunks.contains)
+        #expect(!carried.isEmpty && after.chunks.map(\.type).filter(StillRenderer.carriedPNGChunks.contains) == carried)
+        #expect(Self.grayShare(try PNGCodec.decodeRGB(rendered)) > 0.99)
+
+        // A PNG with transparency keeps its alpha exactly.
+        var rgba = PixelBuffer<UInt8>(width: 64, height: 48, channels: 4)
+        for i in 0..<(64 * 48) {
+            rgba.components[i * 4] = UInt8(i % 256)
+            rgba.components[i * 4 + 1] = 200
+            rgba.components[i * 4 + 2] = UInt8((i / 64) * 5)
+            rgba.components[i * 4 + 3] = UInt8((i % 64) * 4)
+        }
+        let file = scratch.file("clear.png")
+        try Data(try PNGCodec.encode(.eight(rgba), photographic: true)).write(to: URL(fileURLWithPath: file))
+        _ = try Importer(library: library).run(paths: [file])
+        let clear = try library.findAsset(file)
+        let edited = try #require(try library.edit(asset: clear, steps: [try FilterStep(parsing: "sepia")], extending: false).renders.first)
+        let alphaBefore = try #require(try PNGCodec.decodeRGBKeepingAlpha([UInt8](Data(contentsOf: URL(fileURLWithPath: file)))).alpha)
+        let back = try PNGCodec.decodeRGBKeepingAlpha([UInt8](Data(contentsOf: URL(fileURLWithPath: edited))))
+        #expect(back.alpha == alphaBefore)
+    }
+
     @Test func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)

@@ -149,7 +149,7 @@ extension PhotoLibrary {
         // The attached images, as the new still holds them, for `aux list` and `--has`.
         let attached = try stageAttachedImages(recipe.attachments.map(\.type), inStill: staged.url.path)
         defer { for a in attached { unlink(a.png.url.path) } }
-        let ext = render.format == .heif ? "heic" : "jpg"
+        let ext = render.format.fileExtension
         var published: [URL] = []
         do {
             return try catalog.pool.write { db in

@@ -38,7 +38,10 @@ public enum StillRenderer {
             var render = try renderJPEG(bytes: bytes, recipe: recipe, embeddedMovie: embeddedMovie)
             if let movie = embeddedMovie { render.bytes += movie }
             return render
-        case let other?: throw MediaAnalyzer.Failure(reason: "\(other.displayName) stills cannot be rendered yet (HEIC and JPEG can)")
+        case .png?:
+            guard embeddedMovie == nil else { throw MediaAnalyzer.Failure(reason: "a PNG cannot carry a Motion Photo movie") }
+            return try renderPNG(bytes: bytes, recipe: recipe)
+        case let other?: throw MediaAnalyzer.Failure(reason: "\(other.displayName) stills cannot be rendered yet (HEIC, JPEG and PNG can)")
         case nil: throw MediaAnalyzer.Failure(reason: "\(path) is not a photo camlib reads")
         }
     }
@@ -80,6 +83,45 @@ public enum StillRenderer {
         }
         guard index.entries.first?.isPrimary == true else { return nil }
         return (index, mpf, images)
+    }
+
+    /// Chunks a PNG render carries over from its original: colour profile, Exif (with its
+    /// orientation), text and XMP, pixel density, time. gAMA and cHRM are not carried:
+    /// libpng's decoder already turned the samples into sRGB by them.
+    static let carriedPNGChunks: Set<String> = ["iCCP", "sRGB", "eXIf", "tEXt", "zTXt", "iTXt", "pHYs", "tIME"]
+
+    /// A PNG stays a PNG: 8-bit RGB (16-bit originals are reduced, as filters work in 8
+    /// bits), its transparency kept as it was, its Exif orientation and metadata chunks.
+    static func renderPNG(bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
+        let chunks = try PNGChunks(parsing: bytes)
+        let exif = chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
+        let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+        let (rgb, alpha) = try PNGCodec.decodeRGBKeepingAlpha(bytes)
+        let filtered = recipe.apply(to: rgb.applying(orientation)).applying(orientation.inverse)
+        var warnings: [String] = []
+        if chunks.bitDepth == 16 { warnings.append("the 16-bit PNG was rendered with 8 bits per sample") }
+        let encoded: [UInt8]
+        if let alpha {
+            var rgba = PixelBuffer<UInt8>(width: filtered.width, height: filtered.height, channels: 4)
+            for i in 0..<(filtered.width * filtered.height) {
+                rgba.components[i * 4] = filtered.components[i * 3]
+                rgba.components[i * 4 + 1] = filtered.components[i * 3 + 1]
+                rgba.components[i * 4 + 2] = filtered.components[i * 3 + 2]
+                rgba.components[i * 4 + 3] = alpha[i]
+            }
+            encoded = try PNGCodec.encode(.eight(rgba), photographic: true)
+        } else {
+            encoded = try PNGCodec.encode(.eight(filtered), photographic: true)
+        }
+        // Signature and the new IHDR, the original's metadata chunks, then the new image.
+        let written = try PNGChunks(parsing: encoded)
+        guard let header = written.chunks.first, header.type == "IHDR" else {
+            throw MediaAnalyzer.Failure(reason: "internal error: the encoded PNG does not start with its header")
+        }
+        var output = Array(encoded[..<header.range.upperBound])
+        for chunk in chunks.chunks where carriedPNGChunks.contains(chunk.type) { output += bytes[chunk.range] }
+        output += encoded[header.range.upperBound...]
+        return Render(bytes: output, format: .png, warnings: warnings)
     }
 
     static func renderJPEG(bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil) throws -> Render {
