@@ -21,10 +21,11 @@ BUILD_PACKAGES=(
   libxml2  # Foundation's XMLParser (XMP) loads it at run time
 )
 # From backports: libheif and its codec plugins: HEVC decoding through FFmpeg (camlib's
-# choice, faster) or libde265, HEVC encoding through x265, AV1 decoding through dav1d.
+# choice, faster) or libde265, HEVC encoding through x265, AV1 decoding through dav1d and
+# encoding (edits of AVIF photos) through SVT-AV1.
 HEIF_PACKAGES=(
   libheif-dev libheif1
-  libheif-plugin-ffmpegdec libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d
+  libheif-plugin-ffmpegdec libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d libheif-plugin-svtenc
   libheif-examples
 )
 # Called by the tests and the benchmark as independent witnesses.

@@ -85,9 +85,29 @@ public enum HEIFEncoder {
     /// libheif's HEVC encoder (its x265 plugin); the caller releases it with
     /// heif_encoder_release.
     static func hevcEncoder(_ ctx: OpaquePointer) throws -> OpaquePointer {
+        try encoder(ctx, for: .hevc)
+    }
+
+    /// What a HEIF file's images are coded with.
+    public enum Compression: Sendable {
+        /// HEIC (x265).
+        case hevc
+        /// AVIF (SVT-AV1).
+        case av1
+    }
+
+    /// libheif's encoder for `compression`; the caller releases it with heif_encoder_release.
+    static func encoder(_ ctx: OpaquePointer, for compression: Compression) throws -> OpaquePointer {
         var encoder: OpaquePointer?
-        try check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder), "finding an HEVC encoder (is libheif-plugin-x265 installed?)")
-        guard let encoder else { throw HEIFError(code: -1, subcode: 0, message: "no HEVC encoder", context: "encoding") }
+        switch compression {
+        case .hevc:
+            try check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder), "finding an HEVC encoder (is libheif-plugin-x265 installed?)")
+        case .av1:
+            // SVT-AV1 prints its settings to stderr unless told to keep to errors.
+            setenv("SVT_LOG", "1", 0)
+            try check(heif_context_get_encoder_for_format(ctx, heif_compression_AV1, &encoder), "finding an AV1 encoder (is libheif-plugin-svtenc installed?)")
+        }
+        guard let encoder else { throw HEIFError(code: -1, subcode: 0, message: "no encoder for \(compression)", context: "encoding") }
         return encoder
     }
 
@@ -116,8 +136,10 @@ extension HEIFEncoder {
         public var exifTIFF: [UInt8]?
         public var xmp: [UInt8]?
         public var quality = 60
-        /// x265's speed preset: ultrafast … placebo.
+        /// x265's speed preset: ultrafast … placebo (HEVC only; SVT-AV1 runs at its fastest).
         public var preset = "ultrafast"
+        /// HEIC or AVIF.
+        public var compression = Compression.hevc
         /// Longest side of an embedded thumbnail item; nil for none.
         public var thumbnailSide: Int? = 320
 
@@ -126,7 +148,7 @@ extension HEIFEncoder {
         }
     }
 
-    /// Encodes a photo as a HEIC (HEVC, 4:2:0) and returns the file's bytes.
+    /// Encodes a photo as a HEIC (HEVC, 4:2:0) or an AVIF and returns the file's bytes.
     public static func encodeRGB(_ still: Still) throws -> [UInt8] {
         HEIFLibrary.ensureInitialized()
         let p = still.pixels
@@ -143,14 +165,16 @@ extension HEIFEncoder {
             if let icc = still.iccProfile, !icc.isEmpty {
                 try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
             }
-            let encoder = try hevcEncoder(ctx)
+            let encoder = try encoder(ctx, for: still.compression)
             defer { heif_encoder_release(encoder) }
             try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
             // x265's preset: for a 12-megapixel photo on two cores, libheif's default "slow"
             // takes 20 s, "fast" 9 s, "ultrafast" under 4 s (measured; x265 is three quarters
             // of an edit's time). camlib renders with "ultrafast" at a higher quality setting
             // than libheif's default of 50.
-            try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
+            if still.compression == .hevc {
+                try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
+            }
             guard let handle = try encode(ctx, image, encoder, orientation: still.orientation) else {
                 throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding")
             }

@@ -188,6 +188,28 @@ struct EditTests {
         #expect(back.alpha == alphaBefore)
     }
 
+    @Test(arguments: ["orientation/kimono.rotate90.avif", "orientation/kimono.mirror-vertical.rotate270.crop.avif"])
+    func anAVIFStaysAnAVIFTurnedLikeItsOriginal(file: String) throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library([file], in: scratch)
+        let id = try library.findAsset(Media.path(file))
+        let render = try #require(try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false).renders.first)
+        #expect(render.hasSuffix(".avif"))
+        #expect(MediaFormat.sniff(try FileReading.prefix(of: render, count: 64)) == .avif)
+        // As displayed (irot/imir/clap applied), the render is the original in gray:
+        // turned or mirrored the wrong way, it would not match.
+        let original = try HEIFFile(path: Media.path(file)).primaryImage().decodeRGB()
+        let edited = try HEIFFile(path: render).primaryImage().decodeRGB()
+        #expect((edited.width, edited.height) == (original.width, original.height))
+        var difference = 0
+        for i in 0..<(original.width * original.height) {
+            let o = original.components, e = edited.components
+            let luma = (54 * Int(o[i * 3]) + 183 * Int(o[i * 3 + 1]) + 19 * Int(o[i * 3 + 2]) + 128) >> 8
+            difference += abs(luma - Int(e[i * 3 + 1]))
+        }
+        #expect(Double(difference) / Double(original.width * original.height) < 8, "mean luma difference")
+    }
+
     @Test func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)

@@ -25,9 +25,11 @@ public enum StillRenderer {
     ) throws -> Render {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         switch MediaFormat.sniff(Array(bytes.prefix(64))) {
-        case .heif?:
+        case let format? where format == .heif || format == .avif:
             let auxBytes = try auxiliarySource.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) } ?? bytes
-            var render = try renderHEIF(path: path, bytes: bytes, auxiliaryBytes: auxBytes, recipe: recipe, embeddedMovie: embeddedMovie)
+            var render = try renderHEIF(
+                path: path, bytes: bytes, auxiliaryBytes: auxBytes, recipe: recipe, embeddedMovie: embeddedMovie,
+                compression: format == .avif ? .av1 : .hevc)
             if let movie = embeddedMovie {
                 var box = ISOBoxWriter()
                 box.box("mpvd") { $0.raw(movie) }
@@ -41,18 +43,21 @@ public enum StillRenderer {
         case .png?:
             guard embeddedMovie == nil else { throw MediaAnalyzer.Failure(reason: "a PNG cannot carry a Motion Photo movie") }
             return try renderPNG(bytes: bytes, recipe: recipe)
-        case let other?: throw MediaAnalyzer.Failure(reason: "\(other.displayName) stills cannot be rendered yet (HEIC, JPEG and PNG can)")
+        case let other?: throw MediaAnalyzer.Failure(reason: "\(other.displayName) stills cannot be rendered yet (HEIC, AVIF, JPEG and PNG can)")
         case nil: throw MediaAnalyzer.Failure(reason: "\(path) is not a photo camlib reads")
         }
     }
 
-    static func renderHEIF(path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]?) throws
-        -> Render
-    {
+    /// A HEIC stays a HEIC (x265), an AVIF an AVIF (SVT-AV1).
+    static func renderHEIF(
+        path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]?,
+        compression: HEIFEncoder.Compression = .hevc
+    ) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
         let displayed = try primary.decodeRGB()
         let filtered = recipe.apply(to: displayed)
         var still = HEIFEncoder.Still(pixels: filtered.applying(primary.orientation.inverse))
+        still.compression = compression
         still.orientation = primary.orientation
         still.iccProfile = primary.iccProfile
         still.exifTIFF = primary.exifTIFF().map(Array.init)
@@ -68,7 +73,7 @@ public enum StillRenderer {
         let encoded = try HEIFEncoder.encodeRGB(still)
         let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
         return Render(
-            bytes: withAux, format: .heif,
+            bytes: withAux, format: compression == .av1 ? .avif : .heif,
             warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
     }
 
