@@ -13,7 +13,8 @@ struct AuxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aux",
         abstract: "Auxiliary images: depth, disparity, Portrait mattes, HDR gain maps.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             ASSET is an asset of the library (an id, a path of one of its files, or a file
             whose bytes the library holds) or any HEIC/JPEG file outside it.
 
@@ -21,7 +22,7 @@ struct AuxCommand: ParsableCommand {
             orientation. `camlib aux list --json` gives, for depth and disparity, the
             numbers that turn samples into metres (encoding.floatMin/floatMax, units,
             toMetres).
-            """,
+            """),
         subcommands: [AuxListCommand.self, AuxExtractCommand.self, AuxAttachCommand.self])
 }
 
@@ -114,13 +115,14 @@ struct AuxExtractCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "extract",
         abstract: "Write an asset's auxiliary images as PNG files, named by type.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             Examples:
               camlib aux extract 12 --out depth/
               camlib aux extract IMG_8606.HEIC --type portrait-matte --type skin-matte --out mattes/
             `--type depth` also takes disparity maps. Existing files are not replaced
             unless --force is given.
-            """)
+            """))
 
     @OptionGroup var target: AuxTarget
 
@@ -168,20 +170,23 @@ struct AuxAttachCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attach",
         abstract: "Add a depth map or matte (a gray PNG) to a HEIC, without re-encoding the photo.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             The image is given as `camlib aux extract` writes them: one gray channel, in the
             photo's displayed orientation and shape. It becomes a monochrome HEVC item
             with the type's auxC URN and an auxl reference to the photo, turned with the
             photo's irot/imir; the photo's own coded data is copied bit for bit.
+
             Examples:
-              camlib aux attach photo.heic --type depth --from depth.png --out photo-depth.heic
+              camlib aux attach photo.heic --type depth --from d.png --out new.heic
               camlib aux attach 12 --type portrait-matte --from matte.png
-              camlib aux attach 12 --type depth --from depth.png --z-near 0.3 --z-far 8
+              camlib aux attach 12 --type depth --from d.png --z-near 0.3 --z-far 8
+
             On a library asset the attach is a new version, like an edit: the original stays
             untouched, the new file becomes the asset's current renderedPhoto, its image is
             listed by `camlib aux list`, later edits keep it, and `camlib revert` goes back
             to the original.
-            """)
+            """))
 
     @OptionGroup var target: AuxTarget
 

@@ -7,13 +7,14 @@ struct Camlib: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "camlib",
         abstract: "A camera and photo library for Linux.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             camlib keeps photos, Live Photos and movies in a library: the original files,
             untouched and read-only, plus a SQLite catalog you can query with sqlite3.
 
             The library is --library PATH, else $CAMLIB_LIBRARY, else
             $XDG_DATA_HOME/camlib (~/.local/share/camlib).
-            """,
+            """),
         version: "0.1.0",
         subcommands: [
             CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,

@@ -9,7 +9,8 @@ struct CaptureCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "capture",
         abstract: "Take photos and movies from a camera into the library.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             One of --photo (the default), --movie or -i (interactive). The camera is
             --device, else the one chosen last time, else the best V4L2 colour camera, else
             the built-in virtual camera (see `camlib devices`), so every machine can capture.
@@ -41,7 +42,7 @@ struct CaptureCommand: ParsableCommand {
             are imported by the next one. Exit status: 0 when everything was captured and
             imported; 2 when some captures failed; 1 when the camera failed (what was
             captured before is still saved).
-            """)
+            """))
 
     @OptionGroup var libraryOptions: LibraryOptions
 

@@ -6,7 +6,8 @@ struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the cameras camlib can capture from.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             V4L2 devices (/dev/video*) with their card, bus, capabilities, pixel formats,
             frame sizes and frame rates; depth cameras (Z16) are marked. Formats libv4l
             converts in software are marked "converted". Always listed as well:
@@ -15,7 +16,7 @@ struct DevicesCommand: ParsableCommand {
               file:PATH   a movie file replayed as a camera
             The default camera (marked *) is the one last chosen with `capture --device`
             if present, else the V4L2 colour camera with the largest frames, else virtual.
-            """)
+            """))
 
     @OptionGroup var libraryOptions: LibraryOptions
 

@@ -7,7 +7,8 @@ struct EditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: "Apply filters to a photo or Live Photo, non-destructively.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             Each edit is recorded as an adjustment (format org.camlib.filters, the recipe
             as JSON; version 2 when it carries images `camlib aux attach` added, which
             every edit keeps until a revert) and rendered from the original, never from an earlier
@@ -27,7 +28,7 @@ struct EditCommand: ParsableCommand {
             JPEG stays JPEG (with its MPF images). A Live Photo's movie is rendered too,
             every frame, keeping its sound, timing and content identifier; a Motion
             Photo's movie too, put back inside the still.
-            """)
+            """))
 
     static func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
 

@@ -6,7 +6,8 @@ struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Copy assets out of the library, with their edits, in a form camlib import restores.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             Each asset's originals are copied byte for byte under one name stem (a Live
             Photo's movie takes the still's stem; its content identifier already matches).
             When the current version is an edit, its render goes beside them as IMG_E1234.*
@@ -17,7 +18,7 @@ struct ExportCommand: ParsableCommand {
             Examples:
               camlib export 12 14 --to ~/Desktop/out
               camlib export --query --kind live --since 2025-01-01 --to /media/usb/photos
-            """)
+            """))
 
     @OptionGroup var libraryOptions: LibraryOptions
 

@@ -6,7 +6,8 @@ struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Copy photos and movies into the library.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             Files and folders (recursively). HEIC/HEIF, AVIF, JPEG, PNG, MOV and MP4 are
             imported, told apart by their content, not their names; anything else is skipped
             and counted. Originals are copied byte for byte and made read-only; a file whose
@@ -20,7 +21,7 @@ struct ImportCommand: ParsableCommand {
             A file that cannot be read gets a one-line error and the import goes on.
             Exit status: 0 when every file was imported, a duplicate or skipped; 2 when
             some files failed; 1 when the import could not run; 130 when interrupted.
-            """)
+            """))
 
     @OptionGroup var libraryOptions: LibraryOptions
 

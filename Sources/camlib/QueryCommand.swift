@@ -23,7 +23,8 @@ struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "List the assets in the library.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             Filters combine with AND. Dates are ISO 8601 ("2025-05-26" or
             "2025-05-26T09:27:06-05:00"); a photo's own time zone is used when the file
             records it. Examples:
@@ -31,7 +32,7 @@ struct QueryCommand: ParsableCommand {
               camlib query --model "iPhone 15" --json
               camlib query --name 'IMG_35*' --csv
               camlib query --has depth --has portrait-matte
-            """)
+            """))
 
     @OptionGroup var libraryOptions: LibraryOptions
     @OptionGroup var output: OutputFormat
@@ -124,10 +125,11 @@ struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Everything about one asset.",
-        discussion: """
+        discussion: Help.reflow(
+            """
             ASSET is an id from `camlib query`, a path of one of the asset's files in the
             library, or any file elsewhere whose exact bytes the library holds.
-            """)
+            """))
 
     @OptionGroup var libraryOptions: LibraryOptions
 

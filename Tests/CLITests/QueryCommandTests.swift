@@ -119,4 +119,22 @@ struct QueryCommandTests {
         let importHelp = try Camlib.run(["import", "--help"])
         for phrase in ["Live Photo", "content identifier", "Exit status", "--json"] { #expect(importHelp.stdout.contains(phrase), "\(phrase)") }
     }
+
+    @Test func helpTextIsWrappedToTheScreen() throws {
+        // Paragraphs reflow to 80 columns: no line past it (but the usage line), and no
+        // word left alone on a line by a source line that was a little too long.
+        let commands = [[], ["import"], ["query"], ["show"], ["edit"], ["revert"], ["export"], ["capture"], ["devices"],
+                        ["aux"], ["aux", "list"], ["aux", "extract"], ["aux", "attach"]]
+        for command in commands {
+            let help = try Camlib.run(command + ["--help"]).stdout
+            let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for (i, line) in lines.enumerated() where !line.hasPrefix("USAGE") {
+                #expect(line.count <= 80, "\(command): \(line)")
+                // A lone word with its paragraph going on below it.
+                let lone = line.split(separator: " ").count == 1 && line.first?.isLowercase == true
+                let next = i + 1 < lines.count ? lines[i + 1] : ""
+                #expect(!(lone && next.first?.isLetter == true), "\(command): '\(line)' then '\(next)'")
+            }
+        }
+    }
 }
