@@ -19,9 +19,17 @@ import TestSupport
         )
     }
     for table in ["asset", "resource", "metadata", "pairing", "grdb_migrations"] { #expect(tables.contains(table), "table \(table)") }
-    for view in ["asset_overview", "live_photo", "unpaired_live_half", "storage_by_role", "assets_by_camera"] {
+    for view in [
+        "asset_overview", "live_photo", "unpaired_live_half", "storage_by_role", "assets_by_camera", "aux_overview", "adjustment_history",
+        "current_resource",
+    ] {
         #expect(views.contains(view), "view \(view)")
     }
+    // The current version's files are found by index, not by scanning every render link.
+    let plan = try library.catalog.pool.read { db in
+        try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM current_resource WHERE asset_id = 1").map { $0["detail"] as String }
+    }
+    #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
     #expect(journal == "wal")
     #expect(integrity == "ok")
     for folder in ["originals", "derived/thumbnails", "tmp"] {
