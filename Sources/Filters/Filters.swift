@@ -165,7 +165,7 @@ public struct VignetteFilter: ImageFilter {
     public static let summary = "darker towards the corners, like CIVignette"
     public static let parameters = [
         FilterParameter(name: "strength", defaultValue: 0.5, range: 0...1, help: "how dark the corners get (1: black)"),
-        FilterParameter(name: "radius", defaultValue: 0.5, range: 0...0.99, help: "where darkening starts, as a fraction of the centre-to-corner distance"),
+        FilterParameter(name: "radius", defaultValue: 0.5, range: 0...0.99, help: "where darkening starts, in centre-to-corner distances"),
     ]
     let strength: Double
     let radius: Double

@@ -24,8 +24,10 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter comic
               camlib edit 12 --filter noir --filter vignette:strength=0.4
               camlib edit 12 --add-filter vignette      (extends the current edit)
+
             HEIC stays HEIC (orientation, Exif, colour profile and auxiliary images kept);
-            JPEG stays JPEG (with its MPF images). A Live Photo's movie is rendered too,
+            AVIF stays AVIF; JPEG stays JPEG (with its MPF images); PNG stays PNG (with
+            its transparency). A Live Photo's movie is rendered too,
             every frame, keeping its sound, timing and content identifier; a Motion
             Photo's movie too, put back inside the still.
             """))
