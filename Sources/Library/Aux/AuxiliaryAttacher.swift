@@ -15,6 +15,10 @@ public enum AuxiliaryAttacher {
         public var attached: FoundAuxiliaryImage
         /// Largest difference between the given and the read-back samples (0 when lossless).
         public var maxError: Int
+        /// The samples as given (one channel).
+        public var given: ImageSamples
+        /// Every auxiliary image of the new file, read back (decoded).
+        public var found: [FoundAuxiliaryImage]
     }
 
     /// `depthRange`: for a depth map, the distances in metres its smallest (0) and largest
@@ -63,7 +67,7 @@ public enum AuxiliaryAttacher {
         guard primaryBefore.width == primaryAfter.width, primaryBefore.height == primaryAfter.height else {
             throw MediaAnalyzer.Failure(reason: "internal error: the photo changed size in the written file")
         }
-        return Result(bytes: bytes, attached: attached, maxError: maxError)
+        return Result(bytes: bytes, attached: attached, maxError: maxError, given: samples, found: extras.auxiliaryImages)
     }
 
     /// A PNG as one gray channel: gray PNGs as they are, RGB ones whose channels are equal
@@ -152,16 +156,15 @@ extension PhotoLibrary {
         }
         let base = try currentRender(of: asset, role: .renderedPhoto) ?? original.path
         let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, depthRange: depthRange)
-        let given = try AuxiliaryPNG.encode(try AuxiliaryAttacher.readGray(image))
+        let given = try AuxiliaryPNG.encode(result.given)
         recipe.attachments.append(
             .init(
                 type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality,
                 zNear: depthRange?.lowerBound, zFar: depthRange?.upperBound))
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
-        let attached = try stageAttachedImages(recipe.attachments.map(\.type), inStill: staged.url.path)
+        let attached = try stageAttachedImages(recipe.attachments.map(\.type), from: result.found)
         defer { for a in attached { unlink(a.png.url.path) } }
-        let data = try CamlibAdjustment.data(recipe)
         // Attaching touches the still only: a Live Photo's current movie render stays.
         let movieRender = try currentRender(of: asset, role: .renderedVideo)
         var published: [URL] = []
@@ -172,26 +175,12 @@ extension PhotoLibrary {
                 let (render, renderPath) = try recordRender(
                     staged, role: .renderedPhoto, mime: MediaFormat.heif.mimeType, ext: "heic", of: asset, derivedFrom: stillID,
                     published: &published, db)
-                try db.execute(
-                    sql: """
-                        INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
-                        VALUES (?, ?, ?, ?, ?, 'camlib', ?)
-                        """,
-                    arguments: [
-                        asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion(of: recipe), data,
-                        current?["id"] as Int64?, utcNow(),
-                    ])
-                let id = db.lastInsertedRowID
-                try db.execute(sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [id, render])
-                if let movieRender {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO adjustment_render (adjustment_id, resource_id)
-                            SELECT ?, id FROM resource WHERE asset_id = ? AND path = ?
-                            """, arguments: [id, asset, relative(URL(fileURLWithPath: movieRender))])
+                let movieID = try movieRender.flatMap {
+                    try Int64.fetchOne(
+                        db, sql: "SELECT id FROM resource WHERE asset_id = ? AND path = ?", arguments: [asset, relative(URL(fileURLWithPath: $0))])
                 }
                 try recordAttachedImages(attached, asset: asset, still: render, published: &published, db)
-                try setCurrent(asset: asset, adjustment: id, db)
+                try recordCamlibAdjustment(recipe, of: asset, extending: current?["id"], renders: [render] + (movieID.map { [$0] } ?? []), db)
                 return (absolute(renderPath).path, result)
             }
         } catch {
@@ -229,11 +218,15 @@ extension PhotoLibrary {
         var png: AtomicFile.Temporary
     }
 
-    /// Reads the images of `types` back from a rendered HEIC (the last item of each type:
-    /// an attach adds after what the still had) and writes each as a PNG to tmp/.
+    /// Reads the images of `types` back from a rendered HEIC and writes each as a PNG to tmp/.
     func stageAttachedImages(_ types: [AuxiliaryImageType], inStill path: String) throws -> [StagedAttachment] {
         guard !types.isEmpty else { return [] }
-        let found = try AuxiliaryExtractor.scan(path: path, decode: true).auxiliaryImages
+        return try stageAttachedImages(types, from: try AuxiliaryExtractor.scan(path: path, decode: true).auxiliaryImages)
+    }
+
+    /// The images of `types` among a still's decoded aux images (the last item of each
+    /// type: an attach adds after what the still had), each written as a PNG to tmp/.
+    func stageAttachedImages(_ types: [AuxiliaryImageType], from found: [FoundAuxiliaryImage]) throws -> [StagedAttachment] {
         var out: [StagedAttachment] = []
         do {
             for type in types {

@@ -76,7 +76,6 @@ extension PhotoLibrary {
             stagedMovie = (try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true), movie.mime, ext.isEmpty ? "mov" : ext)
         }
         defer { if let m = stagedMovie { unlink(m.file.url.path) } }
-        let data = try CamlibAdjustment.data(recipe)
         // The attached images, as the new still holds them, for `aux list` and `--has`.
         let attached = try stageAttachedImages(recipe.attachments.map(\.type), inStill: staged.url.path)
         defer { for a in attached { unlink(a.png.url.path) } }
@@ -84,22 +83,11 @@ extension PhotoLibrary {
         var published: [URL] = []
         do {
             return try catalog.pool.write { db in
-                let now = utcNow()
                 let stillID = try Int64.fetchOne(
                     db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo'", arguments: [asset])!
                 let (stillRender, stillPath) = try recordRender(
                     staged, role: .renderedPhoto, mime: render.format.mimeType, ext: ext, of: asset, derivedFrom: stillID,
                     published: &published, db)
-                try db.execute(
-                    sql: """
-                        INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
-                        VALUES (?, ?, ?, ?, ?, 'camlib', ?)
-                        """,
-                    arguments: [
-                        asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion(of: recipe), data, extendsID, now,
-                    ])
-                let adjustmentID = db.lastInsertedRowID
-                try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
                 var renders = [(stillRender, stillPath)]
                 if let (file, mime, movieExt) = stagedMovie, let movie {
                     let movieID = try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE path = ?", arguments: [relative(URL(fileURLWithPath: movie.path))])
@@ -107,11 +95,8 @@ extension PhotoLibrary {
                         try recordRender(
                             file, role: .renderedVideo, mime: mime, ext: movieExt, of: asset, derivedFrom: movieID, published: &published, db))
                 }
-                for (resource, _) in renders {
-                    try db.execute(
-                        sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustmentID, resource])
-                }
-                try setCurrent(asset: asset, adjustment: adjustmentID, db)
+                try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
+                let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), db)
                 return EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path }, warnings: render.warnings)
             }
@@ -153,6 +138,29 @@ extension PhotoLibrary {
             try setCurrent(asset: asset, adjustment: nil, db)
             return true
         }
+    }
+
+    /// Records camlib's `recipe` as a new adjustment of `asset` (resuming `extending`)
+    /// whose renders are the resources `renders`, and makes it the current version.
+    @discardableResult
+    func recordCamlibAdjustment(
+        _ recipe: CamlibRecipe, of asset: Int64, extending: Int64?, renders: [Int64], _ db: Database
+    ) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
+                VALUES (?, ?, ?, ?, ?, 'camlib', ?)
+                """,
+            arguments: [
+                asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion(of: recipe), try CamlibAdjustment.data(recipe),
+                extending, utcNow(),
+            ])
+        let id = db.lastInsertedRowID
+        for resource in renders {
+            try db.execute(sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [id, resource])
+        }
+        try setCurrent(asset: asset, adjustment: id, db)
+        return id
     }
 
     func setCurrent(asset: Int64, adjustment: Int64?, _ db: Database) throws {
