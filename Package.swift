@@ -65,6 +65,9 @@ let package = Package(
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["MigrationEmbedder"]),
 
+        // bench/query.py's helper: pages of the catalog timed in one long-lived process.
+        .executableTarget(name: "catalog-bench", dependencies: ["Library"], path: "bench/CatalogBench"),
+
         // Test helpers: where ../shared/media is, the CI rule for it, temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),

@@ -4,30 +4,30 @@ import Library
 
 /// Text renderings of assets: a table, CSV, and one asset in detail.
 enum AssetTable {
-    static func text(_ assets: [AssetDescription]) -> String {
-        if assets.isEmpty { return "No assets.\n" }
-        let header = ["ID", "KIND", "CAPTURED", "CAMERA", "SIZE", "PAIRED", "NAME"]
-        let rows = assets.map { a -> [String] in
-            [
-                String(a.id), a.kind.rawValue, a.capturedAt ?? "-",
-                [a.make, a.model].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-",
-                a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
-                a.pairing.map { "\($0.rule.rawValue) \(String(format: "%.1f", $0.confidence))" } ?? "-",
-                a.primaryOriginal?.originalName ?? "-",
-            ]
-        }
-        return table(header: header, rows: rows) + "\(assets.count) assets\n"
+    static let header = ["ID", "KIND", "CAPTURED", "CAMERA", "SIZE", "PAIRED", "NAME"]
+
+    /// The cells of an asset's table row, under ``header``.
+    static func row(_ a: AssetDescription) -> [String] {
+        [
+            String(a.id), a.kind.rawValue, a.capturedAt ?? "-",
+            [a.make, a.model].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-",
+            a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
+            a.pairing.map { "\($0.rule.rawValue) \(String(format: "%.1f", $0.confidence))" } ?? "-",
+            a.primaryOriginal?.originalName ?? "-",
+        ]
     }
 
     /// Columns padded to their widest cell, two spaces apart; the last column unpadded.
     static func table(header: [String], rows: [[String]]) -> String {
         var widths = header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+        return ([line(header, widths: widths)] + rows.map { line($0, widths: widths) }).joined(separator: "\n") + "\n"
+    }
+
+    /// One table line: cells padded to `widths` (a longer cell pushes the rest along).
+    static func line(_ cells: [String], widths: [Int]) -> String {
+        cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: max(widths[i], c.count), withPad: " ", startingAt: 0) }
+            .joined(separator: "  ")
     }
 
     static let csvColumns = [
@@ -35,18 +35,15 @@ enum AssetTable {
         "pairingConfidence", "duration", "originalName", "path",
     ]
 
-    static func csv(_ assets: [AssetDescription]) -> String {
-        var out = csvColumns.joined(separator: ",") + "\n"
-        for a in assets {
-            let fields: [String?] = [
-                String(a.id), a.kind.rawValue, a.capturedAt, a.make, a.model, a.width.map(String.init), a.height.map(String.init),
-                a.orientation.map(String.init), a.contentIdentifier, a.pairing?.rule.rawValue,
-                a.pairing.map { String($0.confidence) }, a.duration.map { String($0) }, a.primaryOriginal?.originalName,
-                a.primaryOriginal?.path,
-            ]
-            out += fields.map { escape($0 ?? "") }.joined(separator: ",") + "\n"
-        }
-        return out
+    /// An asset's CSV line, under ``csvColumns``.
+    static func csvLine(_ a: AssetDescription) -> String {
+        let fields: [String?] = [
+            String(a.id), a.kind.rawValue, a.capturedAt, a.make, a.model, a.width.map(String.init), a.height.map(String.init),
+            a.orientation.map(String.init), a.contentIdentifier, a.pairing?.rule.rawValue,
+            a.pairing.map { String($0.confidence) }, a.duration.map { String($0) }, a.primaryOriginal?.originalName,
+            a.primaryOriginal?.path,
+        ]
+        return fields.map { escape($0 ?? "") }.joined(separator: ",") + "\n"
     }
 
     /// RFC 4180: quote fields holding a comma, quote or line break; double inner quotes.

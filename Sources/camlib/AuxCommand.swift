@@ -38,12 +38,20 @@ struct AuxTarget: ParsableArguments {
         case file(String)
     }
 
-    /// The library asset when ASSET names one, else the file itself.
-    func resolve() throws -> Resolved {
-        let library = try? libraryOptions.open(create: false)
+    /// The library asset when ASSET names one, else the file itself. `forWriting`: the
+    /// command changes a library asset, which a read-only library refuses.
+    func resolve(forWriting: Bool = false) throws -> Resolved {
+        var library: PhotoLibrary?
+        do {
+            library = try libraryOptions.open(.read)
+        } catch LibraryError.noLibrary {
+            library = nil
+        }
         if let library {
             do {
-                return .asset(library, try library.findAsset(asset))
+                let id = try library.findAsset(asset)
+                if forWriting, library.isReadOnly { throw LibraryError.readOnly(path: library.root.path) }
+                return .asset(library, id)
             } catch LibraryError.assetNotFound(let what) {
                 guard FileManager.default.fileExists(atPath: asset), Int64(asset) == nil else {
                     throw LibraryError.assetNotFound(what)
@@ -252,7 +260,7 @@ struct AuxAttachCommand: ParsableCommand {
         options.quality = quality
         let written: String
         let result: AuxiliaryAttacher.Result
-        switch try target.resolve() {
+        switch try target.resolve(forWriting: true) {
         case .asset(let library, let id):
             (written, result) = try library.attachAuxiliaryImage(to: id, type: type, from: from, options: options, depthRange: depthRange)
             if let out {

@@ -169,7 +169,7 @@ struct CaptureCommand: ParsableCommand {
     }
 
     func run() throws {
-        let library = try libraryOptions.open(create: true)
+        let library = try libraryOptions.open(.create)
         let cameraID: String
         if let device {
             cameraID = device

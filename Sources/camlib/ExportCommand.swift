@@ -45,8 +45,8 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let library = try libraryOptions.open(create: false)
-        let ids = query ? try filters.makeQuery().run(in: library) : try assets.map { try library.findAsset($0) }
+        let library = try libraryOptions.open(.read)
+        let ids = query ? try library.assetIDs(matching: filters.makeQuery()) : try assets.map { try library.findAsset($0) }
         let folder = URL(fileURLWithPath: to)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let progress = ProgressBar()

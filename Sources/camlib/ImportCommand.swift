@@ -41,7 +41,7 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a worker that dies mid-write must not kill the import
-        let library = try libraryOptions.open(create: true)
+        let library = try libraryOptions.open(.create)
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var options = ImportOptions(isolation: .workerProcesses(executable: executable))
         if let jobs { options.jobs = jobs }

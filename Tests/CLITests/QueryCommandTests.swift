@@ -139,3 +139,75 @@ struct QueryCommandTests {
         }
     }
 }
+
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct QueryPagingTests {
+    /// Pages through a library by cursor, page after page, while another process imports
+    /// into it: every asset that was there before is listed exactly once, and no asset twice.
+    @Test func pagingListsEveryAssetOnceWhileAnotherProcessImports() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("lib")
+        let first = try Camlib.run(["import", "--library", library, Media.path("orientation"), Media.path("apple-portrait-jpeg")])
+        #expect(first.status == 0, "\(first.stderr)")
+        func ids(_ arguments: [String]) throws -> [(id: Int, cursor: String)] {
+            let result = try Camlib.run(["query", "--library", library, "--json"] + arguments)
+            #expect(result.status == 0, "\(result.stderr)")
+            let assets = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [[String: Any]]
+            return assets.map { ($0["id"] as! Int, $0["cursor"] as! String) }
+        }
+        let before = Set(try ids([]).map(\.id))
+        #expect(before.count == 27)
+
+        let importer = Process()
+        importer.executableURL = URL(fileURLWithPath: Camlib.path)
+        importer.arguments = ["import", "--library", library, "--jobs", "1"]
+            + ["apple-live-photo", "apple-misc", "apple-portrait-heic", "android-depth-motion"].map { Media.path($0) }
+        importer.standardOutput = FileHandle.nullDevice
+        importer.standardError = FileHandle.nullDevice
+        try importer.run()
+        // Start once the import has committed something, so pages and commits interleave.
+        let catalog = try openCatalog(library)
+        let deadline = Date().addingTimeInterval(60)
+        while try catalog.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM asset")! }) == before.count, importer.isRunning,
+            Date() < deadline
+        {
+            usleep(20_000)
+        }
+        var listed: [Int] = []
+        var pagesDuringImport = 0
+        var after: [String] = []
+        while true {
+            let running = importer.isRunning
+            let page = try ids(["--limit", "2"] + after)
+            if running { pagesDuringImport += 1 }
+            listed += page.map(\.id)
+            guard page.count == 2, let last = page.last else { break }
+            after = ["--after", last.cursor]
+        }
+        importer.waitUntilExit()
+        #expect(importer.terminationStatus == 0)
+        #expect(pagesDuringImport >= 2, "the import ended before paging overlapped it")
+        #expect(Set(listed).count == listed.count, "an asset was listed twice: \(listed)")
+        #expect(before.isSubset(of: Set(listed)), "missing: \(before.subtracting(listed).sorted())")
+        #expect(try ids([]).count > before.count)
+    }
+
+    @Test func aTableCutByItsLimitSaysWhereToGoOn() throws {
+        let f = try QueryFixture.shared()
+        let first = try Camlib.run(["query", "--library", f.library, "--limit", "2"])
+        let footer = try #require(first.stdout.split(separator: "\n").last)
+        #expect(footer.hasPrefix("2 assets; more: --after "))
+        let cursor = String(footer.split(separator: " ").last!)
+        let next = try f.query(["--limit", "2", "--after", cursor])
+        let both = try f.query(["--limit", "4"])
+        #expect(next.map { $0["id"] as! Int } == both.suffix(2).map { $0["id"] as! Int })
+        // The last page says nothing more.
+        let all = try Camlib.run(["query", "--library", f.library, "--limit", "1000"])
+        #expect(all.stdout.hasSuffix("29 assets\n"))
+        // A cursor of another order is refused, with the order it needs.
+        let wrong = try Camlib.run(["query", "--library", f.library, "--sort", "name", "--after", cursor])
+        #expect(wrong.status == 64 && wrong.stderr.contains("give --sort captured with it"), "\(wrong.stderr)")
+        let garbage = try Camlib.run(["query", "--library", f.library, "--after", "nonsense"])
+        #expect(garbage.status == 64 && garbage.stderr.contains("not a cursor"))
+    }
+}

@@ -127,7 +127,7 @@ struct AuxiliaryAttachTests {
 
     @Test func attachingToALibraryAssetKeepsTheOriginalAndListsTheNewImage() throws {
         let scratch = try ScratchDirectory()
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let source = Media.path("apple-misc/iphone_7.heic")
         _ = try Importer(library: library).run(paths: [source])
         let id = try library.findAsset(source)
@@ -189,7 +189,7 @@ struct AuxiliaryAttachTests {
 
     @Test func anAttachIsAVersionThatRevertsAndTravelsWithExport() throws {
         let scratch = try ScratchDirectory()
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let source = Media.path("apple-misc/iphone_7.heic")
         _ = try Importer(library: library).run(paths: [source])
         let id = try library.findAsset(source)
@@ -209,7 +209,7 @@ struct AuxiliaryAttachTests {
         let given = try #require(Data(base64Encoded: attached.png))
         #expect(try PNGCodec.decodeSamples([UInt8](given)).samples == (try Self.samples(disparity)))
         #expect(path.contains("/derived/renders/") && asset.resources.contains { $0.role == .renderedPhoto && $0.path == path })
-        #expect(try depthQuery.run(in: library) == [id])
+        #expect(try library.assetIDs(matching: depthQuery) == [id])
 
         // An edit keeps the attached image; --add-filter resumes the steps and keeps it too.
         _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
@@ -219,11 +219,12 @@ struct AuxiliaryAttachTests {
         let edited = try #require(CamlibAdjustment.recipe(formatIdentifier: edit.formatIdentifier, formatVersion: edit.formatVersion, data: edit.data))
         #expect(edited.steps.map(\.name) == ["mono", "vignette"] && edited.attachments == recipe.attachments)
         #expect(asset.aux.map(\.type) == [.depth] && asset.aux.allSatisfy { $0.path.map(FileManager.default.fileExists) == true })
+        try CatalogChecks.expectSummaryAgrees(library)
 
         // Export, then import elsewhere: the history and the attached depth come back.
         let out = try scratch.subdirectory("export")
         _ = try Exporter.export(asset, from: library, to: out, originalOnly: false)
-        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), create: true)
+        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), mode: .create)
         _ = try Importer(library: other).run(paths: [out.path])
         let restored = try other.describe([try other.findAsset(source)])[0]
         #expect(restored.adjustments.map(\.data) == asset.adjustments.map(\.data))
@@ -233,6 +234,8 @@ struct AuxiliaryAttachTests {
         #expect(try library.revert(asset: id))
         asset = try library.describe([id])[0]
         #expect(asset.aux.isEmpty && !asset.resources.contains { $0.role == .renderedPhoto })
-        #expect(try depthQuery.run(in: library).isEmpty)
+        #expect(try library.assetIDs(matching: depthQuery).isEmpty)
+        try CatalogChecks.expectSummaryAgrees(library)
+        try CatalogChecks.expectSummaryAgrees(other)
     }
 }

@@ -182,7 +182,7 @@ struct AuxiliaryImageImportTests {
         func names(_ feature: String) throws -> Set<String> {
             var query = AssetQuery()
             query.has = [try #require(AssetQuery.Feature(name: feature))]
-            return Set(try corpus.library.describe(try query.run(in: corpus.library)).compactMap { $0.primaryOriginal?.originalName })
+            return Set(try corpus.library.describe(try corpus.library.assetIDs(matching: query)).compactMap { $0.primaryOriginal?.originalName })
         }
         #expect(try names("motion") == ["motion_photo.jpeg", "motion_photo.heic", "microvideo_xmp.jpeg", "samsung-one-ui-6.heic"])
         #expect(try names("sky-matte") == ["IMG_8606_rotate_90_cw_contains_text.HEIC"])
@@ -227,7 +227,7 @@ struct AuxiliaryImageEdgeTests {
         // Keep the primary (EOI at 945672) and half of the first MPF image.
         let cut = scratch.url.appendingPathComponent("cut.jpg")
         try Data(bytes.prefix(945672 + 10000)).write(to: cut)
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let report = try Importer(library: library).run(paths: [cut.path])
         #expect(report.errors.isEmpty && report.imported == 1)
         let asset = try library.describe([try library.findAsset(cut.path)])[0]
@@ -250,7 +250,7 @@ struct AuxiliaryImageEdgeTests {
         let broken = scratch.url.appendingPathComponent("broken-depth.heic")
         try Data(Array(bytes[..<meta.originalRange.lowerBound]) + rewritten + Array(bytes[end...])).write(to: broken)
 
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let report = try Importer(library: library).run(paths: [broken.path])
         #expect(report.errors.isEmpty && report.imported == 1)
         #expect(report.warnings.contains { $0.message.contains("heif:item/49") && $0.message.contains("not extracted") })
@@ -279,7 +279,7 @@ struct AuxiliaryImageEdgeTests {
         let depth = try #require(found.aux.first)
         #expect(depth.type == .depth && depth.encoding?.near == 1.5 && depth.encoding?.far == 9)
         #expect(depth.problem == "GDepth:Data is not valid base64")
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let report = try Importer(library: library).run(paths: [file.path])
         #expect(report.errors.isEmpty && report.imported == 1)
     }

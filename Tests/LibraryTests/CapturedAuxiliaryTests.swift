@@ -26,7 +26,7 @@ struct CapturedAuxiliaryTests {
             to: photo, samples: .eight(matte), urn: "urn:com:apple:photo:2018:aux:portraiteffectsmatte", xmp: xmp)
         try Data(withMatte).write(to: URL(fileURLWithPath: path))
 
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let report = try Importer(library: library).run(paths: [path])
         #expect(report.errors.isEmpty, "\(report.errors)")
         let asset = try #require(try library.describe(report.assetIDs).first)

@@ -7,10 +7,10 @@ import TestSupport
 
 @Test func migrationsBuildACatalogFromNothing() throws {
     let dir = try ScratchDirectory()
-    let library = try PhotoLibrary(root: dir.url.appendingPathComponent("lib"), create: true)
+    let library = try PhotoLibrary(root: dir.url.appendingPathComponent("lib"), mode: .create)
     #expect(try library.catalog.appliedMigrations() == Catalog.knownMigrations)
     #expect(Catalog.knownMigrations.first == "0001_create_catalog")
-    let (tables, views, journal, integrity) = try library.catalog.pool.read { db in
+    let (tables, views, journal, integrity) = try library.catalog.read { db in
         (
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"),
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'view'"),
@@ -26,7 +26,7 @@ import TestSupport
         #expect(views.contains(view), "view \(view)")
     }
     // The current version's files are found by index, not by scanning every render link.
-    let plan = try library.catalog.pool.read { db in
+    let plan = try library.catalog.read { db in
         try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM current_resource WHERE asset_id = 1").map { $0["detail"] as String }
     }
     #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
@@ -40,35 +40,35 @@ import TestSupport
 @Test func reopeningAppliesNoMigrationTwice() throws {
     let dir = try ScratchDirectory()
     let root = dir.url.appendingPathComponent("lib")
-    _ = try PhotoLibrary(root: root, create: true)
-    let again = try PhotoLibrary(root: root, create: false)
-    let count = try again.catalog.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
+    _ = try PhotoLibrary(root: root, mode: .create)
+    let again = try PhotoLibrary(root: root, mode: .write)
+    let count = try again.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
     #expect(count == Catalog.knownMigrations.count)
 }
 
 @Test func aCatalogFromANewerCamlibIsRefused() throws {
     let dir = try ScratchDirectory()
     let root = dir.url.appendingPathComponent("lib")
-    let library = try PhotoLibrary(root: root, create: true)
-    try library.catalog.pool.write { db in
+    let library = try PhotoLibrary(root: root, mode: .create)
+    try library.catalog.write { db in
         try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_from_the_future')")
     }
     #expect(throws: LibraryError.newerCatalog(path: root.appendingPathComponent("catalog.sqlite").path, unknownMigrations: ["9999_from_the_future"])) {
-        _ = try PhotoLibrary(root: root, create: false)
+        _ = try PhotoLibrary(root: root, mode: .write)
     }
 }
 
 @Test func readersDoNotCreateALibrary() throws {
     let dir = try ScratchDirectory()
     let root = dir.url.appendingPathComponent("nothing-here")
-    #expect(throws: LibraryError.noLibrary(path: root.path)) { _ = try PhotoLibrary(root: root, create: false) }
+    #expect(throws: LibraryError.noLibrary(path: root.path)) { _ = try PhotoLibrary(root: root, mode: .write) }
     #expect(!FileManager.default.fileExists(atPath: root.path))
 }
 
 @Test func aFolderOfOtherFilesIsNotTakenOverAsALibrary() throws {
     let dir = try ScratchDirectory()
     try Data("notes".utf8).write(to: dir.url.appendingPathComponent("notes.txt"))
-    #expect(throws: LibraryError.notALibrary(path: dir.url.path)) { _ = try PhotoLibrary(root: dir.url, create: true) }
+    #expect(throws: LibraryError.notALibrary(path: dir.url.path)) { _ = try PhotoLibrary(root: dir.url, mode: .create) }
 }
 
 @Test func libraryLocationFollowsFlagThenEnvironmentThenXDG() {
@@ -83,13 +83,13 @@ import TestSupport
 @Test func abandonedTemporaryFilesAreRemovedOnOpen() throws {
     let dir = try ScratchDirectory()
     let root = dir.url.appendingPathComponent("lib")
-    _ = try PhotoLibrary(root: root, create: true)
+    _ = try PhotoLibrary(root: root, mode: .create)
     // PID 999999999 does not exist: this file was left by a crashed import.
     let stale = root.appendingPathComponent("tmp/999999999-ABC.part")
     let live = root.appendingPathComponent("tmp/\(getpid())-DEF.part")
     try Data([1]).write(to: stale)
     try Data([1]).write(to: live)
-    _ = try PhotoLibrary(root: root, create: false)
+    _ = try PhotoLibrary(root: root, mode: .write)
     #expect(!FileManager.default.fileExists(atPath: stale.path))
     #expect(FileManager.default.fileExists(atPath: live.path))
 }

@@ -29,7 +29,7 @@ final class CorpusLibrary: Sendable {
     private init() throws {
         for folder in Self.folders { _ = try Media.files(in: folder) }  // fail clearly when missing
         scratch = try ScratchDirectory.shared("camlib-corpus")
-        library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         report = try Importer(library: library).run(paths: Self.folders.map { Media.path($0) })
     }
 
@@ -42,7 +42,7 @@ final class CorpusLibrary: Sendable {
     /// Catalog metadata of the file imported from `relative`.
     func metadata(_ relative: String) throws -> Row {
         let url = URL(fileURLWithPath: Media.path(relative))
-        return try library.catalog.pool.read { db in
+        return try library.catalog.read { db in
             try Row.fetchOne(
                 db,
                 sql: "SELECT m.* FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.source_dir = ? AND r.original_name = ?",

@@ -14,7 +14,7 @@ import TestSupport
 struct EditTests {
     /// A library holding the given corpus files.
     static func library(_ files: [String], in scratch: ScratchDirectory) throws -> PhotoLibrary {
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let report = try Importer(library: library).run(paths: files.map(Media.path))
         #expect(report.errors.isEmpty)
         return library
@@ -149,7 +149,7 @@ struct EditTests {
         #expect(!asset.resources.contains { $0.role == .renderedPhoto })
         #expect(try FileReading.sha256(of: original.path) == original.sha256)
         #expect(try library.revert(asset: id) == false)
-
+        try CatalogChecks.expectSummaryAgrees(library)
     }
 
     /// The proof on IMG_3582: the edited pair checked with exiftool, ffprobe and

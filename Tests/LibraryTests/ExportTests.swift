@@ -35,7 +35,7 @@ struct ExportTests {
         for file in again { try FileManager.default.removeItem(atPath: file) }
 
         // Import the export into a new library: the same assets, history and current edit.
-        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), create: true)
+        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), mode: .create)
         let report = try Importer(library: other).run(paths: [out.path])
         #expect(report.errors.isEmpty, "\(report.errors)")
         let restored = try other.describe([try other.findAsset(photoFiles[0])])[0]

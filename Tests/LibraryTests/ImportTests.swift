@@ -28,10 +28,10 @@ struct CorpusImportTests {
         // The paired movies are not videos of their own.
         var query = AssetQuery()
         query.kinds = [.video]
-        let videos = try corpus.library.describe(try query.run(in: corpus.library))
+        let videos = try corpus.library.describe(try corpus.library.assetIDs(matching: query))
         #expect(videos.allSatisfy { !$0.resources.contains { $0.path.hasSuffix(".mov") && $0.originalName?.hasPrefix("IMG_3582") == true } })
         #expect(videos.map { $0.primaryOriginal?.originalName } == ["quicktime-hvc1.mov"])
-        let live = try corpus.library.catalog.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM live_photo") }
+        let live = try corpus.library.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM live_photo") }
         #expect(live == 4)
     }
 
@@ -46,7 +46,7 @@ struct CorpusImportTests {
         // Neither the sidecars nor the render became assets.
         var query = AssetQuery()
         query.name = "IMG_E4120*"
-        #expect(try query.run(in: corpus.library) == [misc.id])
+        #expect(try corpus.library.assetIDs(matching: query) == [misc.id])
         #expect(corpus.report.attached == 4)
     }
 
@@ -62,7 +62,7 @@ struct CorpusImportTests {
     @Test func originalsAreByteIdenticalAndReadOnly() throws {
         let corpus = try CorpusLibrary.shared()
         let manifest = try Media.manifest()
-        let rows = try corpus.library.catalog.pool.read { db in
+        let rows = try corpus.library.catalog.read { db in
             try Row.fetchAll(db, sql: "SELECT path, sha256, source_dir, original_name FROM resource WHERE role != 'thumbnail' AND derived_from IS NULL")
         }
         #expect(rows.count > 40)
@@ -129,7 +129,7 @@ struct CorpusImportTests {
 
     @Test func thumbnailsAreSmallOrientedJPEGsForEveryStillAndMovie() throws {
         let corpus = try CorpusLibrary.shared()
-        let rows = try corpus.library.catalog.pool.read { db in
+        let rows = try corpus.library.catalog.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -196,7 +196,7 @@ struct CorpusImportTests {
 
     @Test func sqlViewsAnswerCommonQuestions() throws {
         let corpus = try CorpusLibrary.shared()
-        let (cameras, roleRows, halves) = try corpus.library.catalog.pool.read { db in
+        let (cameras, roleRows, halves) = try corpus.library.catalog.read { db in
             (
                 try Row.fetchAll(db, sql: "SELECT * FROM assets_by_camera WHERE model = 'iPhone 15 Pro'"),
                 try Row.fetchAll(db, sql: "SELECT role, files FROM storage_by_role"),

@@ -16,7 +16,7 @@ private func stage(_ files: [(String, String)], in dir: URL) throws {
 }
 
 private func newLibrary(_ scratch: ScratchDirectory) throws -> PhotoLibrary {
-    try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), create: true)
+    try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
 }
 
 private func importing(_ paths: [URL], into library: PhotoLibrary) throws -> ImportReport {
@@ -112,7 +112,7 @@ struct PairingScenarioTests {
         let report = try importing([dir], into: library)
         #expect(report.errors == [])
         #expect(report.livePhotosPaired == 1 && report.assetsCreated == 5)
-        let live = try library.describe(try { var q = AssetQuery(); q.kinds = [.live]; return try q.run(in: library) }())
+        let live = try library.describe(try { var q = AssetQuery(); q.kinds = [.live]; return try library.assetIDs(matching: q) }())
         #expect(live.count == 1)
         #expect(live.first?.primaryOriginal?.originalName == "IMG_0001.JPG")
         #expect(live.first?.pairing == AssetDescription.Pairing(rule: .stem, confidence: 0.9))
@@ -124,7 +124,7 @@ struct PairingScenarioTests {
         let library = try newLibrary(scratch)
         let folder = URL(fileURLWithPath: Media.path("apple-live-photo"))
         let first = try importing([folder], into: library)
-        let counts = { try library.catalog.pool.read { db in
+        let counts = { try library.catalog.read { db in
             try ["asset", "resource", "metadata", "pairing"].map { try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)")! }
         } }
         let before = try counts()
@@ -132,7 +132,7 @@ struct PairingScenarioTests {
         #expect(first.imported == first.files)
         #expect(second.imported == 0 && second.assetsCreated == 0 && second.duplicates == first.files)
         #expect(try counts() == before)
-        let originals = try FileManager.default.subpathsOfDirectory(atPath: library.originals.path).filter { !$0.hasSuffix("/") }
+        let originals = try FileManager.default.subpathsOfDirectory(atPath: library.layout.originals.path).filter { !$0.hasSuffix("/") }
         #expect(originals.filter { $0.contains(".") }.count == first.files)
     }
 

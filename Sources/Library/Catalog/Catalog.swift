@@ -2,35 +2,102 @@ import Foundation
 import GRDB
 
 /// The library's SQLite catalog: WAL, a busy timeout, foreign keys, and the schema from
-/// `migrations/` applied in order, each once, in its own transaction, recorded in
-/// GRDB's `grdb_migrations` table.
+/// `migrations/` applied in order, each once, in its own transaction (GRDB's
+/// `DatabaseMigrator`, which records them in its `grdb_migrations` table).
+///
+/// Every read and write of the catalog goes through ``read(_:)`` and ``write(_:)``; the
+/// SQL itself lives with the records of `Catalog/Records/` and in ``AssetListing``.
 public final class Catalog: Sendable {
-    public let pool: DatabasePool
+    /// How the catalog was opened.
+    public enum Access: Sendable, Equatable {
+        /// Reads and writes. `concurrent`: through a pool of connections, so readers never
+        /// wait for the writer (imports, edits, the gallery); otherwise through one
+        /// connection, cheaper to open, for a command that mostly reads.
+        case readWrite(concurrent: Bool)
+        /// Reads only, through one read-only connection: the library is on storage this
+        /// process cannot write (a read-only mount, a backup disk, another user's files).
+        case readOnly
+    }
+
+    let database: any DatabaseWriter
     public let path: String
+    public let access: Access
+    /// What a user should know about this catalog, such as changes a read-only catalog
+    /// cannot show.
+    public let notes: [String]
 
     /// How long a writer waits for another process's write transaction.
     public static let busyTimeout: TimeInterval = 30
 
-    /// Opens (creating if needed) and migrates the catalog at `path`.
-    public init(path: String) throws {
+    /// Opens the catalog at `path`: read-write, creating and migrating it as needed, or
+    /// read-only (then it must exist and be fully migrated already). `willMigrate` hears
+    /// the migrations about to be applied to an existing catalog, before they run.
+    public init(path: String, access: Access, willMigrate: ([String]) -> Void = { _ in }) throws {
         self.path = path
+        self.access = access
         var config = Configuration()
         config.busyMode = .timeout(Self.busyTimeout)
         config.foreignKeysEnabled = true
-        config.prepareDatabase { db in
-            // FULL: a committed import survives power loss, not only a crash.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+        if let trace = ProcessInfo.processInfo.environment["CAMLIB_SQL_TRACE"], !trace.isEmpty {
+            Self.trace(to: trace, &config)
         }
-        pool = try DatabasePool(path: path, configuration: config)  // DatabasePool enables WAL
-        try pool.write { db in
-            let known = Set(EmbeddedMigrations.all.map(\.name))
-            if try db.tableExists("grdb_migrations") {
-                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-                let unknown = applied.filter { !known.contains($0) }.sorted()
-                if !unknown.isEmpty { throw LibraryError.newerCatalog(path: path, unknownMigrations: unknown) }
+        var notes: [String] = []
+        switch access {
+        case .readWrite(let concurrent):
+            config.prepareDatabase { db in
+                // FULL: a committed import survives power loss, not only a crash.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            if concurrent || !FileManager.default.fileExists(atPath: path) {
+                database = try DatabasePool(path: path, configuration: config)  // DatabasePool enables WAL
+            } else {
+                // The catalog is in WAL mode already (a pool made it); one connection reads
+                // it beside other processes' writers just as well.
+                database = try DatabaseQueue(path: path, configuration: config)
+            }
+        case .readOnly:
+            config.readonly = true
+            let wal = path + "-wal"
+            let pendingChanges = ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0) > 0
+            if pendingChanges, let queue = try? DatabaseQueue(path: path, configuration: config), (try? queue.read { try $0.tableExists("asset") }) == true {
+                // SQLite reads the write-ahead log when its index (-shm) is there too.
+                database = queue
+            } else {
+                // Without -wal and -shm (a cleanly closed catalog) SQLite can read a WAL
+                // catalog on read-only storage only when told nothing will change it.
+                if pendingChanges {
+                    notes.append(
+                        "\(wal) holds changes that were never written into the catalog; read-only, camlib cannot apply them and shows the catalog without them"
+                    )
+                }
+                database = try DatabaseQueue(path: Self.immutableURI(path), configuration: config)
             }
         }
-        try Self.migrator.migrate(pool)
+        self.notes = notes
+        let migrator = Self.migrator
+        let (superseded, unknown, pending): (Bool, [String], [String]) = try database.read { db in
+            let applied = try migrator.appliedIdentifiers(db)
+            let known = Self.knownMigrations
+            return (
+                try migrator.hasBeenSuperseded(db), applied.subtracting(known).sorted(), known.filter { !applied.contains($0) }
+            )
+        }
+        if superseded { throw LibraryError.newerCatalog(path: path, unknownMigrations: unknown) }
+        guard !pending.isEmpty else { return }
+        guard access != .readOnly else { throw LibraryError.readOnlyNeedsMigration(path: path, migrations: pending) }
+        if pending.count < Self.knownMigrations.count { willMigrate(pending) }
+        try migrator.migrate(database)
+    }
+
+    /// Runs `body` in a read transaction: it sees one state of the catalog throughout.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.read(body)
+    }
+
+    /// Runs `body` in a write transaction: all of it is committed, or none.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        guard access != .readOnly else { throw LibraryError.readOnly(path: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        return try database.write(body)
     }
 
     /// Every migration of `migrations/`, compiled in by the EmbedMigrations plugin.
@@ -46,8 +113,43 @@ public final class Catalog: Sendable {
 
     /// Names of the migrations applied to this catalog, in order.
     public func appliedMigrations() throws -> [String] {
-        try pool.read { db in try Self.migrator.appliedMigrations(db) }
+        try read { db in try Self.migrator.appliedMigrations(db) }
     }
 
     public static var knownMigrations: [String] { EmbeddedMigrations.all.map(\.name) }
+
+    /// `CAMLIB_SQL_TRACE=FILE`: every statement camlib runs, with its values in place,
+    /// appended to FILE, one per line; what `bench/query.py` replays in the `sqlite3`
+    /// shell as the floor camlib's catalog work is measured against.
+    private static func trace(to path: String, _ config: inout Configuration) {
+        guard let file = fopen(path, "a") else { return }
+        let sink = TraceSink(file: file)
+        config.prepareDatabase { db in
+            db.trace(options: .statement) { event in
+                guard case .statement(let statement) = event else { return }
+                sink.write(statement.expandedSQL)
+            }
+        }
+    }
+
+    /// `file:PATH?immutable=1`, the path percent-encoded as RFC 3986 asks.
+    static func immutableURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+    }
+}
+
+/// The trace file: written from whichever connection runs a statement.
+private final class TraceSink: @unchecked Sendable {
+    // A C stream; each write takes its own lock (flockfile), which POSIX stdio does for
+    // every call, so lines from two connections do not interleave.
+    let file: UnsafeMutablePointer<FILE>
+
+    init(file: UnsafeMutablePointer<FILE>) { self.file = file }
+
+    func write(_ sql: String) {
+        fputs(sql.replacingOccurrences(of: "\n", with: " ") + ";\n", file)
+        fflush(file)
+    }
 }

@@ -1,7 +1,6 @@
 import Containers
 import Filters
 import Foundation
-import GRDB
 
 /// camlib's own adjustment: filter steps applied to the original, and auxiliary images
 /// attached with `camlib aux attach`. Stored as JSON with sorted keys: `{"steps": […]}`
@@ -67,7 +66,7 @@ public enum CamlibAdjustment {
     }
 
     /// The recipe of a catalog `adjustment` row, when it is camlib's.
-    static func recipe(_ row: Row) -> CamlibRecipe? {
-        recipe(formatIdentifier: row["format_identifier"], formatVersion: row["format_version"], data: row["data"])
+    static func recipe(_ adjustment: AdjustmentRecord) -> CamlibRecipe? {
+        recipe(formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion, data: adjustment.data)
     }
 }

@@ -79,12 +79,8 @@ final class KnownOriginals {
     }
 
     func contains(_ sha256: String) -> Bool {
-        let hit = try? queue?.read { db in
-            try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video') AND derived_from IS NULL",
-                arguments: [sha256])
-        }
-        return hit == true
+        let hit = try? queue?.read { db in try ResourceRecord.assetHolding(original: sha256, db) }
+        return hit != nil
     }
 }
 

@@ -3,15 +3,17 @@ import Containers
 import Foundation
 import GRDB
 
-/// The committing half of one import: copies originals in, writes catalog rows, pairs
-/// Live Photos and attaches sidecars. Used from one thread.
+/// The committing half of one import: copies originals in and writes their catalog rows,
+/// one transaction per file, joining Live Photo halves (``LivePhotoPairing``). Apple's
+/// sidecars and rendered edits (`ImportSession+AppleEdits`) and camlib's exported
+/// histories (`ImportSession+History`) attach to the assets committed here. Used from one
+/// thread.
 struct ImportSession {
     let library: PhotoLibrary
-    private var pool: DatabasePool { library.catalog.pool }
     /// For sidecars: folder → lower-cased stem → the asset a still or movie of that name
     /// went to in this import (new or already there). Stills win over movies.
     private var stems: [String: [String: (asset: Int64, still: Bool)]] = [:]
-    private(set) var touchedAssets = Set<Int64>()
+    var touchedAssets = Set<Int64>()
 
     init(library: PhotoLibrary) {
         self.library = library
@@ -36,7 +38,7 @@ struct ImportSession {
     /// A file the analysis found already in the library: a duplicate, remembered for the
     /// sidecars of this import.
     mutating func recordKnown(path: String, sha256: String, isStill: Bool, into report: inout ImportReport) {
-        guard let asset = try? pool.read({ db in try Self.assetHolding(sha256: sha256, db) }) else {
+        guard let asset = try? library.catalog.read({ db in try ResourceRecord.assetHolding(original: sha256, db) }) else {
             report.errors.append(FileProblem(path: path, message: "camlib internal error: a known file is missing from the catalog"))
             return
         }
@@ -72,43 +74,44 @@ struct ImportSession {
         let source = URL(fileURLWithPath: a.path)
         // Staged files that were not published (a duplicate, an error) go; no-ops otherwise.
         defer { AnalysisOutcome.analyzed(a).discardStagedFiles() }
+        let layout = library.layout
         var published: [URL] = []
         do {
-            return try pool.write { db in
-                if let existing = try Self.assetHolding(sha256: a.sha256, db) { return .duplicate(asset: existing) }
+            return try library.catalog.write { db in
+                if let existing = try ResourceRecord.assetHolding(original: a.sha256, db) { return .duplicate(asset: existing) }
                 // Files first, rows after: a crash in between leaves an unlisted file,
                 // never a row naming a missing one.
-                let destination = library.originals
-                    .appendingPathComponent(Self.datedFolder(a.metadata.capturedAt))
-                    .appendingPathComponent(source.lastPathComponent)
-                let original = try AtomicFile.publish(URL(fileURLWithPath: a.stagedCopy), to: destination)
+                let original = try library.publishOriginal(
+                    URL(fileURLWithPath: a.stagedCopy), named: source.lastPathComponent, capturedAt: a.metadata.capturedAt)
                 published.append(original)
                 var thumbnailURL: URL?
                 if let t = a.thumbnail {
-                    let url = try publishDerived(URL(fileURLWithPath: t.temporaryPath), named: a.sha256, ext: "jpg")
-                    published.append(url)
-                    thumbnailURL = url
+                    thumbnailURL = try library.publishDerived(URL(fileURLWithPath: t.temporaryPath), to: layout.thumbnail(of: a.sha256))
+                    published.append(thumbnailURL!)
                 }
                 var auxURLs: [URL?] = []
-                var usedNames = Set<String>()
+                var names = AuxiliaryFileNames()
                 for aux in a.auxiliaryImages {
                     guard let temporary = aux.temporaryPath else {
                         auxURLs.append(nil)
                         continue
                     }
-                    let url = try publishAuxiliary(URL(fileURLWithPath: temporary), of: a.sha256, type: aux.type, used: &usedNames)
+                    let name = names.next(for: aux.type)
+                    let url = try library.publishDerived(
+                        URL(fileURLWithPath: temporary), to: layout.auxiliaryImages(of: a.sha256).appendingPathComponent(name))
                     published.append(url)
                     auxURLs.append(url)
                 }
                 var movieURL: URL?
                 var posterURL: URL?
                 if let movie = a.embeddedMovie {
-                    let url = try publishMotionMovie(URL(fileURLWithPath: movie.temporaryPath), of: a.sha256, format: movie.format)
-                    published.append(url)
-                    movieURL = url
+                    movieURL = try library.publishDerived(
+                        URL(fileURLWithPath: movie.temporaryPath), to: layout.motionMovie(of: a.sha256, format: movie.format))
+                    published.append(movieURL!)
                     if let t = movie.thumbnail {
                         // Named after the still: two stills may embed the same movie.
-                        posterURL = try publishDerived(URL(fileURLWithPath: t.temporaryPath), named: "\(a.sha256)-motion", ext: "jpg")
+                        posterURL = try library.publishDerived(
+                            URL(fileURLWithPath: t.temporaryPath), to: layout.thumbnail(of: a.sha256, suffix: "-motion"))
                         published.append(posterURL!)
                     }
                 }
@@ -131,16 +134,14 @@ struct ImportSession {
         let isStill = a.format.isStill
         let sourceURL = URL(fileURLWithPath: a.path)
         // A Motion Photo carries its own movie; it is never half of a Live Photo.
-        let partner = a.embeddedMovie == nil ? try Self.findPartner(for: a, db) : nil
+        let partner = a.embeddedMovie == nil ? try LivePhotoPairing.partner(for: a, db) : nil
 
         var assetID: Int64
         var created = false
         if let partner {
             assetID = partner.asset
-            try db.execute(sql: "UPDATE asset SET kind = 'live' WHERE id = ?", arguments: [assetID])
-            if isStill {
-                try db.execute(sql: "UPDATE resource SET role = 'pairedVideo' WHERE id = ?", arguments: [partner.resource])
-            }
+            try AssetRecord.setKind(.live, of: assetID, db)
+            if isStill { try ResourceRecord.setRole(.pairedVideo, of: partner.resource, db) }
         } else {
             var asset = AssetRecord(id: nil, kind: isStill ? .photo : .video, importedAt: now)
             try asset.insert(db)
@@ -177,8 +178,7 @@ struct ImportSession {
         _ a: MediaAnalysis, asset: Int64, auxURLs: [URL?], movie movieURL: URL?, poster: URL?, _ db: Database
     ) throws {
         guard !a.auxiliaryImages.isEmpty || a.embeddedMovie != nil else { return }
-        guard let still = try Int64.fetchOne(
-            db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo' AND sha256 = ?", arguments: [asset, a.sha256])
+        guard let still = try ResourceRecord.all().filter(asset: asset).filter(role: .photo).filter(sha256: a.sha256).fetchOne(db)?.id
         else { return }
         let now = utcNow()
         for (aux, url) in zip(a.auxiliaryImages, auxURLs) {
@@ -190,7 +190,7 @@ struct ImportSession {
             try record.insert(db)
         }
         if let movie = a.embeddedMovie, let url = movieURL {
-            try db.execute(sql: "UPDATE asset SET kind = 'motion' WHERE id = ?", arguments: [asset])
+            try AssetRecord.setKind(.motion, of: asset, db)
             var resource = ResourceRecord(
                 id: nil, assetId: asset, role: .pairedVideo, path: library.relative(url), sha256: movie.sha256, bytes: movie.bytes,
                 mime: movie.format.mimeType, derivedFrom: still, originalName: nil, sourceDir: nil, addedAt: now)
@@ -213,276 +213,11 @@ struct ImportSession {
         }
     }
 
-    /// `derived/aux/ab/<sha256 of the still>/<type>.png`; a second image of the same type
-    /// becomes `<type>-2.png`.
-    private func publishAuxiliary(_ temporary: URL, of stillSHA: String, type: AuxiliaryImageType, used: inout Set<String>) throws -> URL {
-        var name = type.rawValue
-        var n = 2
-        while used.contains(name) {
-            name = "\(type.rawValue)-\(n)"
-            n += 1
-        }
-        used.insert(name)
-        let folder = library.derived.appendingPathComponent("aux/\(stillSHA.prefix(2))/\(stillSHA)")
-        return try moveDerived(temporary, to: folder.appendingPathComponent("\(name).png"))
-    }
-
-    /// `derived/motion/ab/<sha256 of the still>.mp4` (or .mov): a Motion Photo's movie
-    /// as its own file.
-    private func publishMotionMovie(_ temporary: URL, of stillSHA: String, format: MediaFormat) throws -> URL {
-        let folder = library.derived.appendingPathComponent("motion/\(stillSHA.prefix(2))")
-        return try moveDerived(temporary, to: folder.appendingPathComponent("\(stillSHA).\(format == .quicktime ? "mov" : "mp4")"))
-    }
-
-    /// Derived files are named by the sha256 of what they show, so rebuilding one
-    /// replaces it in place (rename, not link).
-    private func publishDerived(_ temporary: URL, named sha256: String, ext: String) throws -> URL {
-        let folder = library.thumbnails.appendingPathComponent(String(sha256.prefix(2)))
-        return try moveDerived(temporary, to: folder.appendingPathComponent("\(sha256).\(ext)"))
-    }
-
-    /// Renames a fsynced temporary file over a derived one (derived files can always be
-    /// rebuilt, so replacing is fine) and fsyncs the folder.
-    private func moveDerived(_ temporary: URL, to destination: URL) throws -> URL {
-        let folder = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        guard rename(temporary.path, destination.path) == 0 else {
-            throw LibraryError.io(path: destination.path, operation: "rename", errno: errno)
-        }
-        try AtomicFile.syncDirectory(folder)
-        return destination
-    }
-
-    static func datedFolder(_ time: CaptureTime?) -> String {
-        guard let t = time else { return "undated" }
-        return String(format: "%04d/%02d", t.year, t.month)
-    }
-
-    static func assetHolding(sha256: String, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(
-            db, sql: "SELECT asset_id FROM resource WHERE sha256 = ? AND role IN ('photo', 'pairedVideo', 'video') AND derived_from IS NULL",
-            arguments: [sha256])
-    }
-
-    // MARK: Live Photo pairing
-
-    struct Partner {
-        var asset: Int64
-        var resource: Int64
-        var rule: PairingRule
-        var confidence: Double
-    }
-
-    /// The unpaired movie for a new still, or the unpaired still for a new movie.
-    static func findPartner(for a: MediaAnalysis, _ db: Database) throws -> Partner? {
-        let isStill = a.format.isStill
-        // Unpaired halves: a still alone in a 'photo' asset, a movie alone in a 'video' one.
-        let wantRole = isStill ? "video" : "photo"
-        let myTime = a.metadata.capturedAt
-        if let identifier = a.metadata.contentIdentifier {
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT r.id, r.asset_id, m.captured_at FROM resource r
-                    JOIN metadata m ON m.resource_id = r.id
-                    JOIN asset a ON a.id = r.asset_id
-                    WHERE m.content_identifier = ? AND r.role = ? AND a.kind = ?
-                    ORDER BY r.id
-                    """, arguments: [identifier, wantRole, wantRole])
-            // Several candidates (the same movie in two encodings): the closest in time.
-            let best = rows.min { lhs, rhs in
-                distance(myTime, lhs["captured_at"]) < distance(myTime, rhs["captured_at"])
-            }
-            guard let best else { return nil }
-            return Partner(asset: best["asset_id"], resource: best["id"], rule: .contentIdentifier, confidence: 1)
-        }
-        let source = URL(fileURLWithPath: a.path)
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT r.id, r.asset_id, r.original_name, m.captured_at, m.duration FROM resource r
-                JOIN metadata m ON m.resource_id = r.id
-                JOIN asset a ON a.id = r.asset_id
-                WHERE r.source_dir = ? AND r.role = ? AND a.kind = ? AND m.content_identifier IS NULL
-                ORDER BY r.id
-                """, arguments: [source.deletingLastPathComponent().path, wantRole, wantRole])
-        var best: Partner?
-        for row in rows {
-            let otherName: String = row["original_name"]
-            let otherTime = (row["captured_at"] as String?).flatMap(CaptureTime.init(iso8601:))
-            let confidence =
-                isStill
-                ? PairingRules.stemConfidence(
-                    stillName: source.lastPathComponent, stillTime: myTime, movieName: otherName, movieTime: otherTime,
-                    movieDuration: row["duration"])
-                : PairingRules.stemConfidence(
-                    stillName: otherName, stillTime: otherTime, movieName: source.lastPathComponent, movieTime: myTime,
-                    movieDuration: a.metadata.durationSeconds)
-            if let confidence, confidence > (best?.confidence ?? 0) {
-                best = Partner(asset: row["asset_id"], resource: row["id"], rule: .stem, confidence: confidence)
-            }
-        }
-        return best
-    }
-
-    private static func distance(_ a: CaptureTime?, _ b: String?) -> Double {
-        guard let a, let b = b.flatMap(CaptureTime.init(iso8601:)) else { return .infinity }
-        return abs(a.secondsSinceEpoch - b.secondsSinceEpoch)
-    }
-
-    // MARK: Sidecars and rendered edits
-
-    /// `IMG_E1234.*` beside an `IMG_1234.*` of this import or of the library.
-    func isRenderCandidate(_ path: String) -> Bool {
-        let url = URL(fileURLWithPath: path)
-        return AppleSidecarName.renderTarget(stem: url.deletingPathExtension().lastPathComponent) != nil
-    }
-
-    /// Attaches `IMG_E1234.*` to the asset `IMG_1234` as its rendered edit; imports it as an
-    /// asset of its own when there is no such asset.
-    mutating func commitRender(_ a: MediaAnalysis, into report: inout ImportReport) {
-        let url = URL(fileURLWithPath: a.path)
-        guard let target = AppleSidecarName.renderTarget(stem: url.deletingPathExtension().lastPathComponent),
-            let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target)
-        else {
-            commitMedia(a, into: &report)
-            return
-        }
-        if let t = a.thumbnail { unlink(t.temporaryPath) }
-        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
-        attach(path: a.path, staged: staged, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType,
-               to: asset, into: &report) { db, resource in
-            // Apple's render belongs to Apple's current edit, when its .AAE came first.
-            if let adjustment = try Self.appleEdit(of: asset, db) {
-                try db.execute(sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [adjustment, resource])
-            }
-        }
-    }
-
-    /// The asset's Apple Photos edit (from `IMG_1234.AAE`, not the camera's `IMG_O1234.AAE`).
-    static func appleEdit(of asset: Int64, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(
-            db,
-            sql: """
-                SELECT d.id FROM adjustment d JOIN resource r ON r.id = d.sidecar_resource_id
-                WHERE d.asset_id = ? AND d.origin = 'apple' AND r.original_name NOT LIKE 'IMG\\_O%' ESCAPE '\\'
-                ORDER BY d.id DESC LIMIT 1
-                """, arguments: [asset])
-    }
-
-    /// Attaches `IMG_1234.AAE` / `IMG_O1234.AAE` to the asset `IMG_1234`.
-    mutating func commitSidecar(_ path: String, into report: inout ImportReport) {
-        let url = URL(fileURLWithPath: path)
-        let target = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
-        guard let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target) else {
-            report.skipped += 1
-            report.skippedFiles.append(
-                FileProblem(path: path, message: "adjustment sidecar without its photo: no \(target).* in this folder or the library"))
-            return
-        }
-        if let header = try? FileReading.prefix(of: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
-            report.warnings.append(FileProblem(path: path, message: "does not look like an Apple adjustment plist; kept as is"))
-        }
-        // Photos' own edit (IMG_1234.AAE) is the asset's current version, as on the phone;
-        // the camera's (IMG_O1234.AAE) is history.
-        let isCameraAdjustment = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
-            != url.deletingPathExtension().lastPathComponent
-        var adjustment: AppleAdjustment?
-        do {
-            adjustment = try AppleAdjustment(plist: [UInt8](Data(contentsOf: url)))
-        } catch {
-            report.warnings.append(FileProblem(path: path, message: "\(error); kept as a sidecar, not as an edit"))
-        }
-        let library = self.library
-        do {
-            let staged = try AtomicFile.copyToTemporary(from: url, in: library.temporary, readOnly: true)
-            attach(path: path, staged: staged, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report) {
-                db, sidecar in
-                guard let adjustment else { return }
-                let data = adjustment.decodedJSON ?? Data(adjustment.data).base64EncodedString()
-                try db.execute(
-                    sql: """
-                        INSERT INTO adjustment (asset_id, format_identifier, format_version, data, origin, sidecar_resource_id, created_at)
-                        VALUES (?, ?, ?, ?, 'apple', ?, ?)
-                        """, arguments: [asset, adjustment.formatIdentifier, adjustment.formatVersion, data, sidecar, utcNow()])
-                let id = db.lastInsertedRowID
-                guard !isCameraAdjustment else { return }
-                // Apple's renders already attached (IMG_E1234.*) are this edit's.
-                try db.execute(
-                    sql: """
-                        INSERT INTO adjustment_render (adjustment_id, resource_id)
-                        SELECT ?, r.id FROM resource r
-                        WHERE r.asset_id = ? AND r.role IN ('renderedPhoto', 'renderedVideo') AND r.original_name IS NOT NULL
-                          AND NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = r.id)
-                        """, arguments: [id, asset])
-                try library.setCurrent(asset: asset, adjustment: id, db)
-            }
-        } catch {
-            report.errors.append(FileProblem(path: path, message: MediaAnalyzer.describe(error)))
-        }
-    }
-
-    /// Restores camlib's edit history from an exported `.camlib.json`: the adjustments of
-    /// the asset whose original has the sidecar's sha256, its current one current again,
-    /// linked to the render imported beside it.
-    mutating func commitHistory(_ path: String, into report: inout ImportReport) {
-        do {
-            let history = try JSONDecoder().decode(
-                Exporter.HistorySidecar.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-            guard history.format == "org.camlib.history", history.version == 1 else {
-                throw MediaAnalyzer.Failure(reason: "a camlib history of format \(history.format) \(history.version), which this camlib does not read")
-            }
-            let (restored, asset): (Int, Int64) = try pool.write { db in
-                guard let asset = try Self.assetHolding(sha256: history.original, db) else {
-                    throw MediaAnalyzer.Failure(reason: "its original (sha256 \(history.original.prefix(12))…) is not in the library; import it with the sidecar")
-                }
-                var added = 0
-                var current: Int64?
-                for a in history.adjustments {
-                    let known = try Int64.fetchOne(
-                        db, sql: "SELECT id FROM adjustment WHERE asset_id = ? AND format_identifier = ? AND data = ? AND created_at = ?",
-                        arguments: [asset, a.formatIdentifier, a.data, a.createdAt])
-                    var id = known
-                    if id == nil {
-                        try db.execute(
-                            sql: """
-                                INSERT INTO adjustment (asset_id, format_identifier, format_version, data, origin, created_at)
-                                VALUES (?, ?, ?, ?, 'camlib', ?)
-                                """, arguments: [asset, a.formatIdentifier, a.formatVersion, a.data, a.createdAt])
-                        id = db.lastInsertedRowID
-                        added += 1
-                    }
-                    if a.current { current = id }
-                }
-                if let current {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO adjustment_render (adjustment_id, resource_id)
-                            SELECT ?, r.id FROM resource r
-                            WHERE r.asset_id = ? AND r.role IN ('renderedPhoto', 'renderedVideo')
-                              AND NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = r.id)
-                            """, arguments: [current, asset])
-                    try library.setCurrent(asset: asset, adjustment: current, db)
-                }
-                touchedAssets.insert(asset)
-                return (added, asset)
-            }
-            // Images the current version attached: its render's aux images again.
-            try library.listAttachedImages(of: asset)
-            if restored > 0 {
-                report.imported += 1
-                report.attached += 1
-            } else {
-                report.duplicates += 1
-            }
-        } catch {
-            report.errors.append(FileProblem(path: path, message: "cannot restore the edit history: \(MediaAnalyzer.describe(error))"))
-        }
-    }
+    // MARK: Files that belong to an asset
 
     /// Links a staged copy beside the asset's original and records it; the staged file is
-    /// gone afterwards either way.
-    private mutating func attach(
+    /// gone afterwards either way. `then` adds rows in the same transaction.
+    mutating func attach(
         path: String, staged copy: AtomicFile.Temporary, role: ResourceRole, mime: String, to asset: Int64,
         into report: inout ImportReport, then: ((Database, Int64) throws -> Void)? = nil
     ) {
@@ -491,18 +226,14 @@ struct ImportSession {
             let source = URL(fileURLWithPath: path)
             var published: URL?
             do {
-                let added: Bool = try pool.write { db in
-                    let exists = try Bool.fetchOne(
-                        db, sql: "SELECT 1 FROM resource WHERE asset_id = ? AND role = ? AND sha256 = ?",
-                        arguments: [asset, role, copy.sha256]) ?? false
-                    if exists { return false }
+                let added: Bool = try library.catalog.write { db in
+                    let resources = ResourceRecord.all().filter(asset: asset)
+                    if try resources.filter(role: role).filter(sha256: copy.sha256).isEmpty(db) == false { return false }
                     // Beside the asset's own original, under its own name.
-                    guard let primary = try String.fetchOne(
-                        db,
-                        sql: "SELECT path FROM resource WHERE asset_id = ? AND role IN ('photo', 'video', 'pairedVideo') ORDER BY role = 'photo' DESC LIMIT 1",
-                        arguments: [asset])
-                    else { throw LibraryError.assetNotFound("\(asset) with a still or movie to attach \(source.lastPathComponent) to") }
-                    let folder = library.absolute(primary).deletingLastPathComponent()
+                    guard let primary = try resources.filter(roles: ResourceRole.primary).stillFirst().fetchOne(db) else {
+                        throw LibraryError.assetNotFound("\(asset) with a still or movie to attach \(source.lastPathComponent) to")
+                    }
+                    let folder = library.absolute(primary.path).deletingLastPathComponent()
                     let url = try AtomicFile.publish(copy.url, to: folder.appendingPathComponent(source.lastPathComponent))
                     published = url
                     var record = ResourceRecord(
@@ -531,35 +262,12 @@ struct ImportSession {
 
     /// The asset a still or movie named `stem.*` in `folder` went to: in this import, else
     /// in the library (by the folder it was imported from).
-    private func findAsset(folder: String, stem: String) -> Int64? {
+    func findAsset(folder: String, stem: String) -> Int64? {
         let key = stem.lowercased()
         if let hit = stems[folder]?[key] { return hit.asset }
-        let rows = (try? pool.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT asset_id, original_name, role FROM resource
-                    WHERE source_dir = ? AND role IN ('photo', 'video', 'pairedVideo')
-                    ORDER BY role = 'photo' DESC, id
-                    """, arguments: [folder])
+        let candidates = (try? library.catalog.read { db in
+            try ResourceRecord.all().filter(sourceDir: folder).filter(roles: ResourceRole.primary).stillFirst().fetchAll(db)
         }) ?? []
-        for row in rows where PairingRules.stem(row["original_name"] as String? ?? "") == key {
-            return row["asset_id"]
-        }
-        return nil
-    }
-}
-
-extension MetadataRecord {
-    init(_ a: MediaAnalysis, resourceID: Int64) {
-        let m = a.metadata
-        self.init(
-            resourceId: resourceID, format: a.format.rawValue, capturedAt: m.capturedAt?.iso8601,
-            utcOffsetMinutes: m.capturedAt?.utcOffsetMinutes, make: m.make, model: m.model, software: m.software,
-            lensMake: m.lensMake, lensModel: m.lensModel, latitude: m.location?.latitude, longitude: m.location?.longitude,
-            altitude: m.location?.altitude, width: m.width, height: m.height, orientation: m.orientation,
-            duration: m.durationSeconds, videoCodec: m.videoCodec, audioCodec: m.audioCodec, frameRate: m.frameRate,
-            contentIdentifier: m.contentIdentifier, livePhotoVideoIndex: m.livePhotoVideoIndex, stillImageTime: m.stillImageTime,
-            warnings: a.warnings.isEmpty ? nil : a.warnings.joined(separator: "\n"))
+        return candidates.first { PairingRules.stem($0.originalName ?? "") == key }?.assetId
     }
 }

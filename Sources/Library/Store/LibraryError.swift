@@ -9,6 +9,10 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case changedDuringImport(path: String)
     case assetNotFound(String)
     case exists(path: String)
+    /// The library is on storage this process cannot write.
+    case readOnly(path: String)
+    /// A read-only library whose catalog an older camlib wrote.
+    case readOnlyNeedsMigration(path: String, migrations: [String])
 
     public var description: String {
         switch self {
@@ -26,6 +30,10 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "no asset \(what) in the library"
         case .exists(let path):
             "\(path) already exists (use --force to replace it)"
+        case .readOnly(let path):
+            "the library at \(path) is read-only (read-only storage, or no permission to write): this command changes it, so it cannot run there; query, show, aux list, aux extract and export work on a read-only library"
+        case .readOnlyNeedsMigration(let path, let migrations):
+            "the catalog \(path) was written by an older camlib and needs upgrading (\(migrations.joined(separator: ", "))), which needs writing, but it is read-only; open it once where it is writable"
         }
     }
 }

@@ -1,53 +1,68 @@
 import Foundation
 
-/// A camlib library on disk:
-///
-/// ```
-/// LIBRARY/
-///   catalog.sqlite        the catalog (SQLite, WAL)
-///   originals/YYYY/MM/    imported files, byte for byte, read-only
-///   derived/thumbnails/   rebuildable files, named by the sha256 of what they show
-///   tmp/                  files being written; emptied of abandoned ones on open
-/// ```
+/// A camlib library on disk: its files, laid out as ``LibraryLayout`` says, and its
+/// ``Catalog``. `tmp/` is emptied of abandoned files whenever it is opened for writing.
 public final class PhotoLibrary: Sendable {
     public let root: URL
+    public let layout: LibraryLayout
     public let catalog: Catalog
 
-    public var originals: URL { root.appendingPathComponent("originals") }
-    public var derived: URL { root.appendingPathComponent("derived") }
-    public var thumbnails: URL { derived.appendingPathComponent("thumbnails") }
-    public var temporary: URL { root.appendingPathComponent("tmp") }
-    public static let catalogName = "catalog.sqlite"
+    public var temporary: URL { layout.temporary }
+    public static let catalogName = LibraryLayout.catalogName
 
-    /// Opens the library at `root`. With `create`, makes it first if it does not exist;
-    /// without, a missing library is an error.
-    public init(root: URL, create: Bool) throws {
+    /// What a command needs of the library it opens.
+    public enum OpenMode: Sendable {
+        /// To add to it, making it first if there is none (`import`, `capture`).
+        case create
+        /// To change it; it must exist and be writable (`edit`, `revert`, `aux attach`).
+        case write
+        /// To read it (`query`, `show`, `export`, `aux list`): also a library on
+        /// read-only storage, whose catalog is then opened read-only.
+        case read
+    }
+
+    /// Opens the library at `root`. A library that does not exist is an error unless
+    /// `mode` is `.create`; one on storage this process cannot write is an error unless
+    /// `mode` is `.read`. `willMigrate` hears the catalog migrations about to be
+    /// applied to an existing library (a newer camlib opening it for the first time).
+    public init(root: URL, mode: OpenMode, willMigrate: ([String]) -> Void = { _ in }) throws {
         self.root = root
+        let layout = LibraryLayout(root: root)
+        self.layout = layout
         let fm = FileManager.default
-        let catalogPath = root.appendingPathComponent(Self.catalogName).path
-        if !fm.fileExists(atPath: catalogPath) {
-            guard create else { throw LibraryError.noLibrary(path: root.path) }
+        let catalogPath = layout.catalog.path
+        let exists = fm.fileExists(atPath: catalogPath)
+        if !exists {
+            guard mode == .create else { throw LibraryError.noLibrary(path: root.path) }
             if let contents = try? fm.contentsOfDirectory(atPath: root.path), !contents.filter({ !$0.hasPrefix(".") }).isEmpty {
                 throw LibraryError.notALibrary(path: root.path)
             }
         }
-        for dir in [root, root.appendingPathComponent("originals"), root.appendingPathComponent("derived/thumbnails"),
-                    root.appendingPathComponent("tmp")] {
-            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        let writable = !exists || Self.canWrite(root: root, catalog: catalogPath)
+        guard writable || mode == .read else { throw LibraryError.readOnly(path: root.path) }
+        if writable {
+            for dir in layout.folders {
+                try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+            }
         }
-        catalog = try Catalog(path: catalogPath)
-        removeAbandonedTemporaries()
+        catalog = try Catalog(path: catalogPath, access: writable ? .readWrite(concurrent: mode != .read) : .readOnly, willMigrate: willMigrate)
+        if writable { removeAbandonedTemporaries() }
     }
+
+    /// Whether this process may change the library: its folder and catalog are writable
+    /// (false on a read-only mount, for root too, and for another user's files).
+    static func canWrite(root: URL, catalog: String) -> Bool {
+        access(root.path, W_OK) == 0 && access(catalog, W_OK) == 0
+    }
+
+    /// Whether this library can be changed by this process.
+    public var isReadOnly: Bool { catalog.access == .readOnly }
 
     /// Absolute location of a catalog path.
     public func absolute(_ relative: String) -> URL { root.appendingPathComponent(relative) }
 
     /// A path relative to the library root, as stored in the catalog.
-    func relative(_ url: URL) -> String {
-        let base = root.standardizedFileURL.path
-        let full = url.standardizedFileURL.path
-        return full.hasPrefix(base + "/") ? String(full.dropFirst(base.count + 1)) : full
-    }
+    func relative(_ url: URL) -> String { layout.relative(url) }
 
     /// Temporary files are named `PID-UUID.part`; those of processes that no longer run
     /// were left by a crash and are deleted.

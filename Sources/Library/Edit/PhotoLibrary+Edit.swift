@@ -21,16 +21,6 @@ public struct EditResult: Sendable {
 }
 
 extension PhotoLibrary {
-    /// The asset's current adjustment: nil when the current version is the original.
-    func currentAdjustment(of asset: Int64, _ db: Database) throws -> Row? {
-        try Row.fetchOne(
-            db,
-            sql: """
-                SELECT d.* FROM asset_version v JOIN adjustment d ON d.id = v.current_adjustment_id
-                WHERE v.asset_id = ?
-                """, arguments: [asset])
-    }
-
     /// Applies filters to an asset: a new adjustment rendered from the original, which
     /// becomes the current version. With `extending`, the current camlib adjustment's
     /// steps come first (the way PhotoKit resumes an edit it can handle).
@@ -42,7 +32,7 @@ extension PhotoLibrary {
         let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
         // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
         let motionMovie = description.kind == .motion ? description.resources.first { $0.role == .pairedVideo } : nil
-        let current = try catalog.pool.read { db in try currentAdjustment(of: asset, db) }
+        let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
         let currentRecipe = current.flatMap(CamlibAdjustment.recipe)
         if extending {
             guard let current else {
@@ -50,14 +40,14 @@ extension PhotoLibrary {
             }
             guard currentRecipe != nil else {
                 throw MediaAnalyzer.Failure(
-                    reason: "the current edit of asset \(asset) is \(current["format_identifier"] as String) \(current["format_version"] as String), which camlib cannot resume; use --filter to start again from the original")
+                    reason: "the current edit of asset \(asset) is \(current.formatIdentifier) \(current.formatVersion), which camlib cannot resume; use --filter to start again from the original")
             }
         }
         // Images attached with `camlib aux attach` stay with every later edit, until a
         // revert: the render carries them over from the current version's still.
         let attachments = currentRecipe?.attachments ?? []
         let recipe = CamlibRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps, attachments: attachments)
-        let extendsID: Int64? = extending || !attachments.isEmpty ? current?["id"] : nil
+        let extendsID: Int64? = extending || !attachments.isEmpty ? current?.id : nil
         let auxiliarySource = attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
         let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }
         let embedded = try motionMovie.map {
@@ -82,15 +72,15 @@ extension PhotoLibrary {
         let ext = render.format.fileExtension
         var published: [URL] = []
         do {
-            return try catalog.pool.write { db in
-                let stillID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM resource WHERE asset_id = ? AND role = 'photo'", arguments: [asset])!
+            return try catalog.write { db in
+                let resources = ResourceRecord.all().filter(asset: asset)
+                let stillID = try resources.filter(role: .photo).fetchOne(db)?.id
                 let (stillRender, stillPath) = try recordRender(
                     staged, role: .renderedPhoto, mime: render.format.mimeType, ext: ext, of: asset, derivedFrom: stillID,
                     published: &published, db)
                 var renders = [(stillRender, stillPath)]
                 if let (file, mime, movieExt) = stagedMovie, let movie {
-                    let movieID = try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE path = ?", arguments: [relative(URL(fileURLWithPath: movie.path))])
+                    let movieID = try resources.filter(path: relative(URL(fileURLWithPath: movie.path))).fetchOne(db)?.id
                     renders.append(
                         try recordRender(
                             file, role: .renderedVideo, mime: mime, ext: movieExt, of: asset, derivedFrom: movieID, published: &published, db))
@@ -113,13 +103,10 @@ extension PhotoLibrary {
         _ file: AtomicFile.Temporary, role: ResourceRole, mime: String, ext: String, of asset: Int64, derivedFrom: Int64?,
         published: inout [URL], _ db: Database
     ) throws -> (Int64, String) {
-        if let existing = try Row.fetchOne(
-            db, sql: "SELECT id, path FROM resource WHERE asset_id = ? AND role = ? AND sha256 = ?", arguments: [asset, role, file.sha256])
-        {
-            return (existing["id"], existing["path"])
+        if let existing = try ResourceRecord.all().filter(asset: asset).filter(role: role).filter(sha256: file.sha256).fetchOne(db) {
+            return (existing.id!, existing.path)
         }
-        let folder = derived.appendingPathComponent("renders/\(file.sha256.prefix(2))")
-        let url = try AtomicFile.publish(file.url, to: folder.appendingPathComponent("\(file.sha256).\(ext)"))
+        let url = try AtomicFile.publish(file.url, to: layout.render(file.sha256, ext: ext))
         published.append(url)
         var resource = ResourceRecord(
             id: nil, assetId: asset, role: role, path: relative(url), sha256: file.sha256, bytes: file.bytes, mime: mime,
@@ -133,9 +120,9 @@ extension PhotoLibrary {
     @discardableResult
     public func revert(asset: Int64) throws -> Bool {
         guard try describe([asset]).first != nil else { throw LibraryError.assetNotFound("with id \(asset)") }
-        return try catalog.pool.write { db in
-            guard try currentAdjustment(of: asset, db) != nil else { return false }
-            try setCurrent(asset: asset, adjustment: nil, db)
+        return try catalog.write { db in
+            guard try AdjustmentRecord.current(of: asset, db) != nil else { return false }
+            try AssetVersionRecord.setCurrent(asset: asset, adjustment: nil, db)
             return true
         }
     }
@@ -146,29 +133,15 @@ extension PhotoLibrary {
     func recordCamlibAdjustment(
         _ recipe: CamlibRecipe, of asset: Int64, extending: Int64?, renders: [Int64], _ db: Database
     ) throws -> Int64 {
-        try db.execute(
-            sql: """
-                INSERT INTO adjustment (asset_id, format_identifier, format_version, data, extends_id, origin, created_at)
-                VALUES (?, ?, ?, ?, ?, 'camlib', ?)
-                """,
-            arguments: [
-                asset, CamlibAdjustment.formatIdentifier, CamlibAdjustment.formatVersion(of: recipe), try CamlibAdjustment.data(recipe),
-                extending, utcNow(),
-            ])
-        let id = db.lastInsertedRowID
+        var adjustment = AdjustmentRecord(
+            id: nil, assetId: asset, formatIdentifier: CamlibAdjustment.formatIdentifier,
+            formatVersion: CamlibAdjustment.formatVersion(of: recipe), data: try CamlibAdjustment.data(recipe), extendsId: extending,
+            origin: .camlib, sidecarResourceId: nil, createdAt: utcNow())
+        try adjustment.insert(db)
         for resource in renders {
-            try db.execute(sql: "INSERT INTO adjustment_render (adjustment_id, resource_id) VALUES (?, ?)", arguments: [id, resource])
+            try AdjustmentRenderRecord(adjustmentId: adjustment.id!, resourceId: resource).insert(db)
         }
-        try setCurrent(asset: asset, adjustment: id, db)
-        return id
-    }
-
-    func setCurrent(asset: Int64, adjustment: Int64?, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO asset_version (asset_id, current_adjustment_id, changed_at) VALUES (?, ?, ?)
-                ON CONFLICT (asset_id) DO UPDATE SET current_adjustment_id = excluded.current_adjustment_id,
-                                                     changed_at = excluded.changed_at
-                """, arguments: [asset, adjustment, utcNow()])
+        try AssetVersionRecord.setCurrent(asset: asset, adjustment: adjustment.id!, db)
+        return adjustment.id!
     }
 }

@@ -1,0 +1,135 @@
+import Codecs
+import Containers
+import Foundation
+import GRDB
+
+extension PhotoLibrary {
+    /// The absolute path of the current version's render in `role`; nil when the original
+    /// is current or the current adjustment rendered no such file.
+    func currentRender(of asset: Int64, role: ResourceRole) throws -> String? {
+        try catalog.read { db in try AdjustmentRenderRecord.currentRender(of: asset, role: role, db) }.map { absolute($0.path).path }
+    }
+
+    /// Attaches an auxiliary image to a library asset's current version, as a new
+    /// adjustment (camlib's recipe with the image in it) that becomes current: the
+    /// current still (the original, or an edit's or earlier attach's render) gets the
+    /// new item, its photo's coded data copied bit for bit, and the new file is the
+    /// adjustment's render. The original stays as it is; `camlib revert` goes back to it.
+    public func attachAuxiliaryImage(
+        to asset: Int64, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options,
+        depthRange: ClosedRange<Double>? = nil
+    ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
+        guard let description = try describe([asset]).first, let original = description.resources.first(where: { $0.role == .photo })
+        else { throw LibraryError.assetNotFound("\(asset) with a still") }
+        let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
+        var recipe = CamlibRecipe(steps: [])
+        if let current {
+            guard let currentRecipe = CamlibAdjustment.recipe(current) else {
+                throw MediaAnalyzer.Failure(
+                    reason: "the current version of asset \(asset) is an edit in \(current.formatIdentifier), which camlib cannot extend; `camlib revert \(asset)` first to attach to the original")
+            }
+            recipe = currentRecipe
+        }
+        let base = try currentRender(of: asset, role: .renderedPhoto) ?? original.path
+        let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, depthRange: depthRange)
+        let given = try AuxiliaryPNG.encode(result.given)
+        recipe.attachments.append(
+            .init(
+                type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality,
+                zNear: depthRange?.lowerBound, zFar: depthRange?.upperBound))
+        let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
+        defer { unlink(staged.url.path) }
+        let attached = try stageAttachedImages(recipe.attachments.map(\.type), from: result.found)
+        defer { for a in attached { unlink(a.png.url.path) } }
+        // Attaching touches the still only: a Live Photo's current movie render stays.
+        let movieRender = try currentRender(of: asset, role: .renderedVideo)
+        var published: [URL] = []
+        do {
+            return try catalog.write { db in
+                let resources = ResourceRecord.all().filter(asset: asset)
+                let stillID = try resources.filter(role: .photo).fetchOne(db)?.id
+                let (render, renderPath) = try recordRender(
+                    staged, role: .renderedPhoto, mime: MediaFormat.heif.mimeType, ext: "heic", of: asset, derivedFrom: stillID,
+                    published: &published, db)
+                let movieID = try movieRender.flatMap { try resources.filter(path: relative(URL(fileURLWithPath: $0))).fetchOne(db)?.id }
+                try recordAttachedImages(attached, asset: asset, still: render, published: &published, db)
+                try recordCamlibAdjustment(recipe, of: asset, extending: current?.id, renders: [render] + (movieID.map { [$0] } ?? []), db)
+                return (absolute(renderPath).path, result)
+            }
+        } catch {
+            for url in published { unlink(url.path) }
+            throw error
+        }
+    }
+
+    /// Lists the images the current version attached as aux images of its render, when
+    /// they are not listed yet: after import restored an exported history.
+    func listAttachedImages(of asset: Int64) throws {
+        guard let current = try catalog.read({ db in try AdjustmentRecord.current(of: asset, db) }),
+            let recipe = CamlibAdjustment.recipe(current), !recipe.attachments.isEmpty,
+            let still = try currentRender(of: asset, role: .renderedPhoto)
+        else { return }
+        let staged = try stageAttachedImages(recipe.attachments.map(\.type), inStill: still)
+        defer { for a in staged { unlink(a.png.url.path) } }
+        var published: [URL] = []
+        do {
+            try catalog.write { db in
+                guard let id = try ResourceRecord.all().filter(asset: asset).filter(path: relative(URL(fileURLWithPath: still))).fetchOne(db)?.id
+                else { return }
+                try recordAttachedImages(staged, asset: asset, still: id, published: &published, db)
+            }
+        } catch {
+            for url in published { unlink(url.path) }
+            throw error
+        }
+    }
+
+    /// An attached image as a rendered still holds it, read back, and its PNG in tmp/.
+    struct StagedAttachment {
+        var image: FoundAuxiliaryImage
+        var png: AtomicFile.Temporary
+    }
+
+    /// Reads the images of `types` back from a rendered HEIC and writes each as a PNG to tmp/.
+    func stageAttachedImages(_ types: [AuxiliaryImageType], inStill path: String) throws -> [StagedAttachment] {
+        guard !types.isEmpty else { return [] }
+        return try stageAttachedImages(types, from: try AuxiliaryExtractor.scan(path: path, decode: true).auxiliaryImages)
+    }
+
+    /// The images of `types` among a still's decoded aux images (the last item of each
+    /// type: an attach adds after what the still had), each written as a PNG to tmp/.
+    func stageAttachedImages(_ types: [AuxiliaryImageType], from found: [FoundAuxiliaryImage]) throws -> [StagedAttachment] {
+        var out: [StagedAttachment] = []
+        do {
+            for type in types {
+                guard let image = found.last(where: { $0.type == type }), let samples = image.samples else {
+                    throw MediaAnalyzer.Failure(reason: "internal error: the rendered still does not hold its attached \(type.rawValue) image")
+                }
+                out.append(StagedAttachment(image: image, png: try AtomicFile.writeTemporary(try AuxiliaryPNG.encode(samples), in: temporary)))
+            }
+        } catch {
+            for a in out { unlink(a.png.url.path) }
+            throw error
+        }
+        return out
+    }
+
+    /// Lists staged attached images as aux images of the render `still` (a resource id),
+    /// their PNGs under derived/aux/<render sha256>/. A render an identical recipe made
+    /// before already lists them.
+    func recordAttachedImages(_ staged: [StagedAttachment], asset: Int64, still: Int64, published: inout [URL], _ db: Database) throws {
+        guard !staged.isEmpty, let sha = try ResourceRecord.fetchOne(db, key: still)?.sha256 else { return }
+        for a in staged {
+            let i = a.image
+            if try AuxImageRecord.isListed(resource: still, source: i.source, db) { continue }
+            let url = try AtomicFile.publish(
+                a.png.url, to: layout.auxiliaryImages(of: sha).appendingPathComponent("\(i.type.rawValue).png"))
+            published.append(url)
+            var row = AuxImageRecord(
+                id: nil, assetId: asset, resourceId: still, type: i.type, urn: i.urn, source: i.source, width: i.width, height: i.height,
+                bitDepth: i.bitDepth, channels: i.channels, path: relative(url), sha256: a.png.sha256, bytes: a.png.bytes,
+                encoding: i.encoding.json, problem: nil, addedAt: utcNow())
+            try row.insert(db)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Containers
+import Foundation
+import GRDB
+
+extension AssetDescription {
+    /// The given assets as `--json` describes them, in the given order; ids the catalog
+    /// does not hold are left out. Paths come out absolute, under `layout.root`. With
+    /// `.originals`, only the asset's facts and its still and movie are read.
+    static func fetchAll(_ ids: [Int64], detail: AssetDetail = .full, layout: LibraryLayout, _ db: Database) throws -> [AssetDescription] {
+        var out: [Int64: AssetDescription] = [:]
+        // Joined as text: URL's path parsing, for hundreds of paths a page, costs more than the SQL.
+        let root = layout.root.path.hasSuffix("/") ? layout.root.path : layout.root.path + "/"
+        // In chunks, to stay under SQLite's bound-parameter limit.
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            for overview in try AssetOverviewRecord.all().filter(ids: chunk).fetchAll(db) {
+                out[overview.id] = AssetDescription(overview)
+            }
+            if detail == .originals {
+                for r in try ResourceRecord.all().filter(assets: chunk).filter(roles: ResourceRole.primary).fetchAll(db)
+                    .sorted(by: { Self.listingOrder($0, $1, [:]) })
+                {
+                    out[r.assetId]?.resources.append(
+                        Resource(role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes, mime: r.mime, of: nil, originalName: r.originalName))
+                }
+                continue
+            }
+            let resources = try ResourceRecord.all().filter(assets: chunk).fetchAll(db)
+            // Renders of adjustments that are not current are history, not resources.
+            let current = Set(try ResourceRecord.current.all().filter(assets: chunk).select(ResourceRecord.Columns.id, as: Int64.self).fetchAll(db))
+            let roles = Dictionary(uniqueKeysWithValues: resources.map { ($0.id!, $0.role) })
+            for r in resources.filter({ current.contains($0.id!) }).sorted(by: { Self.listingOrder($0, $1, roles) }) {
+                out[r.assetId]?.resources.append(
+                    Resource(
+                        role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes,
+                        mime: r.mime, of: r.derivedFrom.flatMap { roles[$0] }, originalName: r.originalName))
+            }
+            let versions = try AssetVersionRecord.all().filter(assets: chunk).fetchAll(db)
+            let currentAdjustment = Dictionary(uniqueKeysWithValues: versions.map { ($0.assetId, $0.currentAdjustmentId) })
+            for d in try AdjustmentRecord.all().filter(assets: chunk).order(AdjustmentRecord.Columns.id).fetchAll(db) {
+                out[d.assetId]?.adjustments.append(
+                    Adjustment(
+                        formatIdentifier: d.formatIdentifier, formatVersion: d.formatVersion, data: d.data, createdAt: d.createdAt,
+                        current: currentAdjustment[d.assetId] == d.id))
+            }
+            let movies = resources.filter { $0.role == .pairedVideo }
+            let assetOfMovie = Dictionary(uniqueKeysWithValues: movies.map { ($0.id!, $0.assetId) })
+            for m in try MetadataRecord.all().filter(resources: movies.map { $0.id! }).fetchAll(db) {
+                if let time = m.stillImageTime, let asset = assetOfMovie[m.resourceId] { out[asset]?.stillImageTime = time }
+            }
+            let decoder = JSONDecoder()
+            for x in try AuxImageRecord.all().filter(assets: chunk).order(AuxImageRecord.Columns.id).fetchAll(db) where current.contains(x.resourceId) {
+                out[x.assetId]?.aux.append(
+                    Aux(
+                        type: x.type, urn: x.urn, width: x.width, height: x.height, bitDepth: x.bitDepth,
+                        path: x.path.map { root + $0 }, source: x.source, channels: x.channels,
+                        encoding: x.encoding.flatMap { try? decoder.decode(AuxiliaryEncoding.self, from: Data($0.utf8)) },
+                        problem: x.problem))
+            }
+        }
+        return ids.compactMap { out[$0] }
+    }
+
+    /// Files in the order `resources` lists them: the still, the movie, thumbnails, then
+    /// the rest; what was made from the still before what was made from the movie.
+    private static func listingOrder(_ a: ResourceRecord, _ b: ResourceRecord, _ roles: [Int64: ResourceRole]) -> Bool {
+        func rank(_ role: ResourceRole) -> Int {
+            switch role {
+            case .photo: 0
+            case .pairedVideo, .video: 1
+            case .thumbnail: 2
+            default: 3
+            }
+        }
+        func source(_ r: ResourceRecord) -> Int {
+            guard let from = r.derivedFrom.flatMap({ roles[$0] }) else { return 2 }
+            return from == .photo ? 0 : 1
+        }
+        return (a.assetId, rank(a.role), source(a), a.id!) < (b.assetId, rank(b.role), source(b), b.id!)
+    }
+
+    init(_ o: AssetOverviewRecord) {
+        self.init(
+            id: o.id, kind: o.kind, capturedAt: o.capturedAt, make: o.make, model: o.model, width: o.width, height: o.height,
+            orientation: o.orientation, contentIdentifier: o.contentIdentifier,
+            pairing: o.pairedBy.map { Pairing(rule: $0, confidence: o.pairingConfidence ?? 1) }, resources: [],
+            lensModel: o.lensModel,
+            location: o.latitude.flatMap { lat in o.longitude.map { GeoLocation(latitude: lat, longitude: $0, altitude: o.altitude) } },
+            duration: o.duration, videoCodec: o.videoCodec, audioCodec: o.audioCodec, importedAt: o.importedAt)
+    }
+}
+
+/// How much of an asset a listing reads.
+public enum AssetDetail: Sendable {
+    /// Everything `--json` gives.
+    case full
+    /// The asset's facts and its original still and movie: what a table or CSV prints.
+    case originals
+}

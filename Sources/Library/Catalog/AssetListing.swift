@@ -1,0 +1,256 @@
+import Containers
+import Foundation
+import GRDB
+
+/// The assets an ``AssetQuery`` selects, in its order, read from `asset_summary` by
+/// keyset: each step continues after the last asset's sort key and id, never by row
+/// number, so no step reads what came before it and pages stay right while imports add
+/// assets.
+///
+/// Two plans, chosen per listing from bounded counts:
+/// - **scan the order**: walk the index of the sort key from the cursor on, testing each
+///   asset's row against the filters, until enough match. Cheap when matches are common.
+/// - **start from a filter**: when some filter that has an index of its own (kind,
+///   camera, pairing, an auxiliary image type, a name with a literal start, a capture
+///   date range) matches few assets, take those assets, test the other filters, sort
+///   them. Cheap when matches are rare, where scanning the order would read the whole
+///   catalog to find nothing.
+/// Each candidate filter is counted up to a threshold (the count stops there), the
+/// threshold being where both plans cost about the same: `sqrt(limit × assets)`.
+struct AssetListing {
+    let query: AssetQuery
+    /// Tests only: a fixed count below which a filter is started from, instead of the
+    /// one worked out from the limit and the catalog's size (0: always scan the order).
+    var threshold: Int?
+
+    init(query: AssetQuery, threshold: Int? = nil) {
+        (self.query, self.threshold) = (query, threshold)
+    }
+
+    /// One asset of the listing, with the cursor that continues after it.
+    struct Entry {
+        var id: Int64
+        var cursor: AssetCursor
+    }
+
+    /// Calls `body` with each matching asset after the query's cursor, in order, up to its
+    /// limit; stops early when `body` returns false. Reads one statement at a time, so
+    /// memory stays flat however many assets match.
+    func forEach(_ db: Database, _ body: (Entry) throws -> Bool) throws {
+        var remaining = query.limit ?? Int.max
+        guard remaining > 0, let filters = try Filters(query, db) else { return }
+        // Asset ids are never reused, so the largest is about how many there are.
+        let total = try SQLRequest<Int>("SELECT coalesce(max(asset_id), 0) FROM asset_summary").fetchOne(db) ?? 0
+        let wanted = Double(min(remaining, total))
+        let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
+        var driver: (count: Int, sql: SQL)?
+        for candidate in filters.drivers(sort: query.sort) {
+            let count = try SQLRequest<Int>("SELECT count(*) FROM (\(candidate) LIMIT \(threshold + 1))").fetchOne(db) ?? 0
+            if count <= threshold, count < (driver?.count ?? .max) { driver = (count, candidate) }
+        }
+        let order = Order(query.sort, descending: query.descending)
+        // In capture order, a date range leaves out the undated assets, the segment without a key.
+        let dated = order.sort == .captured && (query.since != nil || query.until != nil)
+        for segment in order.segments(after: query.after) where !(dated && segment.withoutKey) {
+            let source: SQL = driver.map { "asset_summary s NOT INDEXED WHERE s.asset_id IN (\($0.sql)) AND" }
+                ?? "asset_summary s \(order.index) WHERE"
+            var sql: SQL = "SELECT s.asset_id, \(order.key) FROM \(source) \(segment.condition)"
+            for condition in filters.conditions { sql += " AND \(condition)" }
+            sql += " ORDER BY \(segment.ordering)"
+            if remaining != .max { sql += " LIMIT \(remaining)" }
+            let rows = try SQLRequest<Row>(literal: sql).fetchCursor(db)
+            while let row = try rows.next() {
+                let id: Int64 = row[0]
+                let key: AssetCursor.Key? =
+                    switch order.sort {
+                    case .captured: (row[1] as Double?).map { .number($0) }
+                    case .imported, .name: (row[1] as String?).map { .text($0) }
+                    case .id: nil
+                    }
+                remaining -= 1
+                guard try body(Entry(id: id, cursor: AssetCursor(sort: order.sort, descending: order.descending, key: key, id: id))),
+                    remaining > 0
+                else { return }
+            }
+        }
+    }
+
+    /// The ids of every matching asset, in order.
+    func ids(_ db: Database) throws -> [Int64] {
+        var ids: [Int64] = []
+        try forEach(db) { ids.append($0.id); return true }
+        return ids
+    }
+
+    /// The order of a listing over `asset_summary`: its key column, the index that keeps
+    /// it, and its parts, since SQL sorts NULL first and camlib lists undated assets
+    /// last whichever the direction.
+    struct Order {
+        let sort: AssetQuery.Sort
+        let descending: Bool
+
+        init(_ sort: AssetQuery.Sort, descending: Bool) {
+            (self.sort, self.descending) = (sort, descending)
+        }
+
+        var key: SQL {
+            switch sort {
+            case .captured: "s.captured_julian"
+            case .imported: "s.imported_at"
+            case .name: "s.sort_name"
+            case .id: "s.asset_id"
+            }
+        }
+
+        var index: SQL {
+            switch sort {
+            case .captured: "INDEXED BY asset_summary_by_captured"
+            case .imported: "INDEXED BY asset_summary_by_imported"
+            case .name: "INDEXED BY asset_summary_by_name"
+            case .id: "NOT INDEXED"  // the table itself is in id order
+            }
+        }
+
+        /// A run of the listing over which one ORDER BY holds: assets with the key, or
+        /// assets without it (by id).
+        struct Segment {
+            var condition: SQL
+            var ordering: SQL
+            /// The assets without a value of the key.
+            var withoutKey = false
+        }
+
+        /// The segments from `cursor` on: with a cursor, the one it is in starts just
+        /// after it, and those before it are left out.
+        func segments(after cursor: AssetCursor?) -> [Segment] {
+            let direction: SQL = descending ? "DESC" : "ASC"
+            let beyond: SQL = descending ? "<" : ">"
+            guard sort != .id else {
+                let after: SQL = cursor.map { "s.asset_id \(beyond) \($0.id)" } ?? "1"
+                return [Segment(condition: after, ordering: "s.asset_id \(direction)")]
+            }
+            // Capture time: undated last, both ways. Name: SQL's own NULL-first order.
+            // Import time: never NULL.
+            let nullsFirst = sort == .name && !descending
+            let cursorInNulls = cursor != nil && cursor?.key == nil
+            var valued: SQL = "\(key) IS NOT NULL"
+            if let cursor, let value = cursor.key {
+                valued += " AND (\(key), s.asset_id) \(beyond) (\(value.sql), \(cursor.id))"
+            }
+            var unvalued: SQL = "\(key) IS NULL"
+            if let cursor, cursorInNulls { unvalued += " AND s.asset_id \(beyond) \(cursor.id)" }
+            let values = Segment(condition: valued, ordering: "\(key) \(direction), s.asset_id \(direction)")
+            let nulls = Segment(condition: unvalued, ordering: "s.asset_id \(direction)", withoutKey: true)
+            switch (nullsFirst, cursor == nil ? nil : cursorInNulls) {
+            case (true, nil), (true, true?): return [nulls, values]
+            case (true, false?): return [values]
+            case (false, true?): return [nulls]
+            case (false, _): return [values, nulls]
+            }
+        }
+    }
+
+    /// A query's filters as SQL on `asset_summary s`, and the filters a listing can start
+    /// from instead of the order (each a subquery of candidate asset ids: all the assets
+    /// the filter admits, perhaps more).
+    struct Filters {
+        var conditions: [SQL] = []
+        private var candidates: [(sort: AssetQuery.Sort?, sql: SQL)] = []
+
+        /// nil when nothing can match (no camera of that make or model was ever seen).
+        init?(_ query: AssetQuery, _ db: Database) throws {
+            if !query.kinds.isEmpty {
+                conditions.append("s.kind IN \(query.kinds)")
+                candidates.append((nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind IN \(query.kinds)"))
+            }
+            if query.make != nil || query.model != nil {
+                let cameras = try CameraRecord.matching(make: query.make, model: query.model, db)
+                guard !cameras.isEmpty else { return nil }
+                conditions.append("s.camera_id IN \(cameras)")
+                candidates.append(
+                    (nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_camera WHERE camera_id IN \(cameras)"))
+            }
+            var range: [SQL] = []
+            if let since = query.since { range.append("captured_julian >= julianday(\(since))") }
+            if let until = query.until {
+                range.append(CatalogDates.isBareDate(until) ? "captured_julian < julianday(\(until), '+1 day')" : "captured_julian <= julianday(\(until))")
+            }
+            if !range.isEmpty {
+                conditions += range.map { "s.\($0)" }
+                candidates.append(
+                    (.captured, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_captured WHERE \(range.joined(separator: " AND "))"))
+            }
+            switch query.pairedBy {
+            case .none?: conditions.append("s.paired_by IS NULL")
+            case .some(let rule):
+                conditions.append("s.paired_by = \(rule.rawValue)")
+                candidates.append((nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_pairing WHERE paired_by = \(rule.rawValue)"))
+            case nil: break
+            }
+            for feature in query.has {
+                switch feature {
+                case .motion:
+                    conditions.append("s.kind = \(AssetKind.motion)")
+                    candidates.append((nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind = \(AssetKind.motion)"))
+                case .aux(let type):
+                    // Distance data: a depth map, or a disparity map.
+                    let types: [AuxiliaryImageType] = type == .depth ? [.depth, .disparity] : [type]
+                    let held: [SQL] = types.map { "instr(s.aux_types, \(",\($0.rawValue),")) > 0" }
+                    conditions.append("(\(held.joined(separator: " OR ")))")
+                    // Every version's images: the current version's are among them.
+                    candidates.append((nil, "SELECT asset_id FROM aux_image INDEXED BY aux_image_by_type WHERE type IN \(types)"))
+                }
+            }
+            if let name = query.name {
+                conditions.append(
+                    "EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = s.asset_id AND lower(r.original_name) GLOB lower(\(name)))")
+                if let (low, high) = Self.nameRange(name) {
+                    candidates.append(
+                        (nil,
+                         """
+                         SELECT asset_id FROM resource INDEXED BY resource_by_lower_name
+                         WHERE original_name IS NOT NULL AND lower(original_name) >= \(low) AND lower(original_name) < \(high)
+                         """))
+                }
+            }
+        }
+
+        /// The candidates worth counting for a listing in `sort` order (a date range in
+        /// capture order is the scan's own range already).
+        func drivers(sort: AssetQuery.Sort) -> [SQL] {
+            candidates.filter { $0.sort != sort }.map(\.sql)
+        }
+
+        /// For a name pattern that starts with plain ASCII text: the range of lower-case
+        /// names starting with it (`IMG_35*` → `img_35` up to `img_36`).
+        static func nameRange(_ pattern: String) -> (String, String)? {
+            let literal = pattern.lowercased().prefix { !"*?[".contains($0) }
+            guard let last = literal.last, literal.allSatisfy({ $0.isASCII }), let code = last.asciiValue, code < 0x7F else { return nil }
+            return (String(literal), String(literal.dropLast()) + String(UnicodeScalar(code + 1)))
+        }
+    }
+}
+
+extension AssetCursor.Key {
+    var sql: SQL {
+        switch self {
+        case .number(let n): "\(n)"
+        case .text(let t): "\(t)"
+        }
+    }
+}
+
+/// Dates as the catalog compares them: SQLite's own date functions.
+enum CatalogDates {
+    /// Whether SQLite reads `text` as a date or date-time.
+    static func isValid(_ text: String) -> Bool {
+        guard let queue = try? DatabaseQueue() else { return false }
+        let day = try? queue.read { db in try SQLRequest<Double>("SELECT julianday(\(text))").fetchOne(db) }
+        return day != nil
+    }
+
+    /// "2025-05-26" without a time: `--until` then includes the whole day.
+    static func isBareDate(_ s: String) -> Bool {
+        s.count == 10 && s.filter { $0 == "-" }.count == 2 && !s.contains("T")
+    }
+}

@@ -1,0 +1,142 @@
+import GRDB
+
+/// Who made an adjustment: camlib's own filters, or Apple Photos (read from an `.AAE`).
+enum AdjustmentOrigin: String, Codable, Sendable, DatabaseValueConvertible {
+    case camlib, apple
+}
+
+/// A row of `adjustment`: one edit recipe of an asset, rendered from its original.
+struct AdjustmentRecord: Codable, Sendable {
+    var id: Int64?
+    var assetId: Int64
+    var formatIdentifier: String
+    var formatVersion: String
+    var data: String
+    var extendsId: Int64?
+    var origin: AdjustmentOrigin
+    var sidecarResourceId: Int64?
+    var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, assetId = "asset_id", formatIdentifier = "format_identifier", formatVersion = "format_version", data
+        case extendsId = "extends_id", origin, sidecarResourceId = "sidecar_resource_id", createdAt = "created_at"
+    }
+}
+
+extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "adjustment"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let assetID = Column(CodingKeys.assetId)
+        static let formatIdentifier = Column(CodingKeys.formatIdentifier)
+        static let data = Column(CodingKeys.data)
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// The asset's current adjustment: nil when its current version is the original.
+    static func current(of asset: Int64, _ db: Database) throws -> AdjustmentRecord? {
+        try SQLRequest<AdjustmentRecord>(
+            """
+            SELECT d.* FROM asset_version v JOIN adjustment d ON d.id = v.current_adjustment_id
+            WHERE v.asset_id = \(asset)
+            """
+        ).fetchOne(db)
+    }
+
+    /// The asset's latest Apple Photos edit (from `IMG_1234.AAE`, not the camera's
+    /// `IMG_O1234.AAE`).
+    static func appleEdit(of asset: Int64, _ db: Database) throws -> Int64? {
+        try SQLRequest<Int64>(
+            """
+            SELECT d.id FROM adjustment d JOIN resource r ON r.id = d.sidecar_resource_id
+            WHERE d.asset_id = \(asset) AND d.origin = \(AdjustmentOrigin.apple)
+              AND r.original_name NOT LIKE 'IMG\\_O%' ESCAPE '\\'
+            ORDER BY d.id DESC LIMIT 1
+            """
+        ).fetchOne(db)
+    }
+
+    /// The adjustment with exactly this recipe and time, when the asset has it already.
+    static func find(asset: Int64, formatIdentifier: String, data: String, createdAt: String, _ db: Database) throws -> Int64? {
+        try AdjustmentRecord
+            .filter(Columns.assetID == asset && Columns.formatIdentifier == formatIdentifier && Columns.data == data
+                && Columns.createdAt == createdAt)
+            .select(Columns.id, as: Int64.self).fetchOne(db)
+    }
+}
+
+extension DerivableRequest<AdjustmentRecord> {
+    func filter(assets: [Int64]) -> Self { filter(assets.contains(AdjustmentRecord.Columns.assetID)) }
+}
+
+/// A row of `adjustment_render`: a file an adjustment rendered.
+struct AdjustmentRenderRecord: Codable, Sendable {
+    var adjustmentId: Int64
+    var resourceId: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case adjustmentId = "adjustment_id", resourceId = "resource_id"
+    }
+}
+
+extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "adjustment_render"
+
+    /// Links the asset's renders that belong to no adjustment yet to `adjustment`;
+    /// with `importedOnly`, only renders that came in as files (Apple's `IMG_E1234`).
+    static func claimUnlinkedRenders(of asset: Int64, for adjustment: Int64, importedOnly: Bool, _ db: Database) throws {
+        let imported: SQL = importedOnly ? "AND r.original_name IS NOT NULL" : ""
+        try db.execute(
+            literal: """
+                INSERT INTO adjustment_render (adjustment_id, resource_id)
+                SELECT \(adjustment), r.id FROM resource r
+                WHERE r.asset_id = \(asset) AND r.role IN \(ResourceRole.renders) \(imported)
+                  AND NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = r.id)
+                """)
+    }
+
+    /// The newest file in `role` that the asset's current adjustment rendered.
+    static func currentRender(of asset: Int64, role: ResourceRole, _ db: Database) throws -> ResourceRecord? {
+        try SQLRequest<ResourceRecord>(
+            """
+            SELECT r.* FROM resource r
+            JOIN adjustment_render ar ON ar.resource_id = r.id
+            JOIN asset_version v ON v.current_adjustment_id = ar.adjustment_id AND v.asset_id = r.asset_id
+            WHERE r.asset_id = \(asset) AND r.role = \(role)
+            ORDER BY r.id DESC LIMIT 1
+            """
+        ).fetchOne(db)
+    }
+}
+
+/// A row of `asset_version`: an asset's current version (no row, or a NULL adjustment,
+/// means the original).
+struct AssetVersionRecord: Codable, Sendable {
+    var assetId: Int64
+    var currentAdjustmentId: Int64?
+    var changedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case assetId = "asset_id", currentAdjustmentId = "current_adjustment_id", changedAt = "changed_at"
+    }
+}
+
+extension AssetVersionRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "asset_version"
+
+    enum Columns {
+        static let assetID = Column(CodingKeys.assetId)
+    }
+
+    /// Makes `adjustment` (nil: the original) the asset's current version.
+    static func setCurrent(asset: Int64, adjustment: Int64?, _ db: Database) throws {
+        try AssetVersionRecord(assetId: asset, currentAdjustmentId: adjustment, changedAt: utcNow()).upsert(db)
+    }
+}
+
+extension DerivableRequest<AssetVersionRecord> {
+    func filter(assets: [Int64]) -> Self { filter(assets.contains(AssetVersionRecord.Columns.assetID)) }
+}

@@ -1,0 +1,48 @@
+import GRDB
+
+/// A row of the `asset_overview` view: an asset's facts, from its still and, where the
+/// still has none, its movie.
+struct AssetOverviewRecord: Decodable, Sendable {
+    var id: Int64
+    var kind: AssetKind
+    var capturedAt: String?
+    var make: String?
+    var model: String?
+    var lensModel: String?
+    var width: Int?
+    var height: Int?
+    var orientation: Int?
+    var duration: Double?
+    var videoCodec: String?
+    var audioCodec: String?
+    var latitude: Double?
+    var longitude: Double?
+    var altitude: Double?
+    var contentIdentifier: String?
+    var pairedBy: PairingRule?
+    var pairingConfidence: Double?
+    var originalName: String?
+    var photoPath: String?
+    var videoPath: String?
+    var importedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, capturedAt = "captured_at", make, model, lensModel = "lens_model", width, height, orientation
+        case duration, videoCodec = "video_codec", audioCodec = "audio_codec", latitude, longitude, altitude
+        case contentIdentifier = "content_identifier", pairedBy = "paired_by", pairingConfidence = "pairing_confidence"
+        case originalName = "original_name", photoPath = "photo_path", videoPath = "video_path"
+        case importedAt = "imported_at"
+    }
+}
+
+extension AssetOverviewRecord: FetchableRecord, TableRecord {
+    static let databaseTableName = "asset_overview"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+    }
+}
+
+extension DerivableRequest<AssetOverviewRecord> {
+    func filter(ids: [Int64]) -> Self { filter(ids.contains(AssetOverviewRecord.Columns.id)) }
+}

@@ -1,0 +1,62 @@
+import Containers
+import Foundation
+import GRDB
+
+/// A row of `aux_image`: one auxiliary image of a still.
+struct AuxImageRecord: Codable, Sendable {
+    var id: Int64?
+    var assetId: Int64
+    var resourceId: Int64
+    var type: AuxiliaryImageType
+    var urn: String?
+    var source: String
+    var width: Int?
+    var height: Int?
+    var bitDepth: Int?
+    var channels: Int?
+    var path: String?
+    var sha256: String?
+    var bytes: Int64?
+    /// JSON of ``AuxiliaryEncoding``.
+    var encoding: String?
+    var problem: String?
+    var addedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, assetId = "asset_id", resourceId = "resource_id", type, urn, source, width, height
+        case bitDepth = "bit_depth", channels, path, sha256, bytes, encoding, problem, addedAt = "added_at"
+    }
+}
+
+extension AuxImageRecord: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "aux_image"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let assetID = Column(CodingKeys.assetId)
+        static let resourceID = Column(CodingKeys.resourceId)
+        static let source = Column(CodingKeys.source)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// Whether the still `resource` already lists the image found at `source`.
+    static func isListed(resource: Int64, source: String, _ db: Database) throws -> Bool {
+        try AuxImageRecord.filter(Columns.resourceID == resource && Columns.source == source).isEmpty(db) == false
+    }
+}
+
+extension DerivableRequest<AuxImageRecord> {
+    func filter(assets: [Int64]) -> Self { filter(assets.contains(AuxImageRecord.Columns.assetID)) }
+}
+
+extension AuxiliaryImageType: DatabaseValueConvertible {}
+
+extension AuxiliaryEncoding {
+    /// Compact JSON with sorted keys, as stored in `aux_image.encoding`.
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

@@ -1,0 +1,49 @@
+import GRDB
+
+/// A row of `metadata`: what a still or movie file says about itself.
+struct MetadataRecord: Codable, Sendable {
+    var resourceId: Int64
+    var format: String
+    var capturedAt: String?
+    var utcOffsetMinutes: Int?
+    var make: String?
+    var model: String?
+    var software: String?
+    var lensMake: String?
+    var lensModel: String?
+    var latitude: Double?
+    var longitude: Double?
+    var altitude: Double?
+    var width: Int?
+    var height: Int?
+    var orientation: Int
+    var duration: Double?
+    var videoCodec: String?
+    var audioCodec: String?
+    var frameRate: Double?
+    var contentIdentifier: String?
+    var livePhotoVideoIndex: Int64?
+    var stillImageTime: Double?
+    var warnings: String?
+
+    enum CodingKeys: String, CodingKey {
+        case resourceId = "resource_id", format, capturedAt = "captured_at", utcOffsetMinutes = "utc_offset_minutes"
+        case make, model, software, lensMake = "lens_make", lensModel = "lens_model", latitude, longitude, altitude
+        case width, height, orientation, duration, videoCodec = "video_codec", audioCodec = "audio_codec"
+        case frameRate = "frame_rate", contentIdentifier = "content_identifier"
+        case livePhotoVideoIndex = "live_photo_video_index", stillImageTime = "still_image_time", warnings
+    }
+}
+
+extension MetadataRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "metadata"
+
+    enum Columns {
+        static let resourceID = Column(CodingKeys.resourceId)
+        static let stillImageTime = Column(CodingKeys.stillImageTime)
+    }
+}
+
+extension DerivableRequest<MetadataRecord> {
+    func filter(resources: [Int64]) -> Self { filter(resources.contains(MetadataRecord.Columns.resourceID)) }
+}

@@ -1,0 +1,88 @@
+import GRDB
+
+/// What a file is to its asset. The raw values are the public JSON and SQL names.
+public enum ResourceRole: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    case photo, pairedVideo, video, thumbnail, adjustmentSidecar, renderedPhoto, renderedVideo
+
+    /// The asset's own still and movie: what it is named after, what its metadata comes
+    /// from, what pairing joins. An imported one exists once in the whole library.
+    public static let primary: [ResourceRole] = [.photo, .pairedVideo, .video]
+    /// The asset's movie, paired or not.
+    public static let movies: [ResourceRole] = [.pairedVideo, .video]
+    /// Files an adjustment rendered.
+    public static let renders: [ResourceRole] = [.renderedPhoto, .renderedVideo]
+
+    public var isPrimaryOriginal: Bool { Self.primary.contains(self) }
+}
+
+/// A row of `resource`: one file of an asset.
+struct ResourceRecord: Codable, Sendable {
+    var id: Int64?
+    var assetId: Int64
+    var role: ResourceRole
+    /// Relative to the library folder.
+    var path: String
+    var sha256: String
+    var bytes: Int64
+    var mime: String
+    /// What a thumbnail shows, what a render or a Motion Photo's movie was made from.
+    var derivedFrom: Int64?
+    var originalName: String?
+    var sourceDir: String?
+    var addedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, assetId = "asset_id", role, path, sha256, bytes, mime, derivedFrom = "derived_from"
+        case originalName = "original_name", sourceDir = "source_dir", addedAt = "added_at"
+    }
+}
+
+extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "resource"
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let assetID = Column(CodingKeys.assetId)
+        static let role = Column(CodingKeys.role)
+        static let path = Column(CodingKeys.path)
+        static let sha256 = Column(CodingKeys.sha256)
+        static let derivedFrom = Column(CodingKeys.derivedFrom)
+        static let originalName = Column(CodingKeys.originalName)
+        static let sourceDir = Column(CodingKeys.sourceDir)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    static func setRole(_ role: ResourceRole, of id: Int64, _ db: Database) throws {
+        try ResourceRecord.filter(key: id).updateAll(db, Columns.role.set(to: role))
+    }
+
+    /// The asset holding an imported original with these bytes.
+    static func assetHolding(original sha256: String, _ db: Database) throws -> Int64? {
+        try ResourceRecord.all().importedOriginals().filter(sha256: sha256).select(Columns.assetID, as: Int64.self).fetchOne(db)
+    }
+
+    /// Each asset's files as they are now (the `current_resource` view): renders of
+    /// adjustments that are not current left out.
+    static let current = Table<ResourceRecord>("current_resource")
+}
+
+extension DerivableRequest<ResourceRecord> {
+    func filter(asset: Int64) -> Self { filter(ResourceRecord.Columns.assetID == asset) }
+    func filter(assets: [Int64]) -> Self { filter(assets.contains(ResourceRecord.Columns.assetID)) }
+    func filter(role: ResourceRole) -> Self { filter(ResourceRecord.Columns.role == role) }
+    func filter(roles: [ResourceRole]) -> Self { filter(roles.contains(ResourceRecord.Columns.role)) }
+    func filter(sha256: String) -> Self { filter(ResourceRecord.Columns.sha256 == sha256) }
+    func filter(path: String) -> Self { filter(ResourceRecord.Columns.path == path) }
+    func filter(sourceDir: String) -> Self { filter(ResourceRecord.Columns.sourceDir == sourceDir) }
+
+    /// Stills and movies that came in through an import (not cut out of another file).
+    func importedOriginals() -> Self {
+        filter(roles: ResourceRole.primary).filter(ResourceRecord.Columns.derivedFrom == nil)
+    }
+
+    /// The still first, then the movie.
+    func stillFirst() -> Self {
+        order((ResourceRecord.Columns.role == ResourceRole.photo).desc, ResourceRecord.Columns.id)
+    }
+}

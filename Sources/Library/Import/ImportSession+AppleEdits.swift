@@ -1,0 +1,79 @@
+import Codecs
+import Containers
+import Foundation
+import GRDB
+
+/// Apple Photos' files beside a photo: its edit (`IMG_1234.AAE`), the camera's
+/// adjustments (`IMG_O1234.AAE`) and the rendered edit (`IMG_E1234.*`), attached to the
+/// asset `IMG_1234` of this import or of the library.
+extension ImportSession {
+    /// `IMG_E1234.*` beside an `IMG_1234.*` of this import or of the library.
+    func isRenderCandidate(_ path: String) -> Bool {
+        let url = URL(fileURLWithPath: path)
+        return AppleSidecarName.renderTarget(stem: url.deletingPathExtension().lastPathComponent) != nil
+    }
+
+    /// Attaches `IMG_E1234.*` to the asset `IMG_1234` as its rendered edit; imports it as an
+    /// asset of its own when there is no such asset.
+    mutating func commitRender(_ a: MediaAnalysis, into report: inout ImportReport) {
+        let url = URL(fileURLWithPath: a.path)
+        guard let target = AppleSidecarName.renderTarget(stem: url.deletingPathExtension().lastPathComponent),
+            let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target)
+        else {
+            commitMedia(a, into: &report)
+            return
+        }
+        if let t = a.thumbnail { unlink(t.temporaryPath) }
+        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
+        attach(path: a.path, staged: staged, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType,
+               to: asset, into: &report) { db, resource in
+            // Apple's render belongs to Apple's current edit, when its .AAE came first.
+            if let adjustment = try AdjustmentRecord.appleEdit(of: asset, db) {
+                try AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: resource).insert(db)
+            }
+        }
+    }
+
+    /// Attaches `IMG_1234.AAE` / `IMG_O1234.AAE` to the asset `IMG_1234`.
+    mutating func commitSidecar(_ path: String, into report: inout ImportReport) {
+        let url = URL(fileURLWithPath: path)
+        let target = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
+        guard let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target) else {
+            report.skipped += 1
+            report.skippedFiles.append(
+                FileProblem(path: path, message: "adjustment sidecar without its photo: no \(target).* in this folder or the library"))
+            return
+        }
+        if let header = try? FileReading.prefix(of: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
+            report.warnings.append(FileProblem(path: path, message: "does not look like an Apple adjustment plist; kept as is"))
+        }
+        // Photos' own edit (IMG_1234.AAE) is the asset's current version, as on the phone;
+        // the camera's (IMG_O1234.AAE) is history.
+        let isCameraAdjustment = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
+            != url.deletingPathExtension().lastPathComponent
+        var adjustment: AppleAdjustment?
+        do {
+            adjustment = try AppleAdjustment(plist: [UInt8](Data(contentsOf: url)))
+        } catch {
+            report.warnings.append(FileProblem(path: path, message: "\(error); kept as a sidecar, not as an edit"))
+        }
+        do {
+            let staged = try AtomicFile.copyToTemporary(from: url, in: library.temporary, readOnly: true)
+            attach(path: path, staged: staged, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report) {
+                db, sidecar in
+                guard let adjustment else { return }
+                var record = AdjustmentRecord(
+                    id: nil, assetId: asset, formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
+                    data: adjustment.decodedJSON ?? Data(adjustment.data).base64EncodedString(), extendsId: nil, origin: .apple,
+                    sidecarResourceId: sidecar, createdAt: utcNow())
+                try record.insert(db)
+                guard !isCameraAdjustment else { return }
+                // Apple's renders already attached (IMG_E1234.*) are this edit's.
+                try AdjustmentRenderRecord.claimUnlinkedRenders(of: asset, for: record.id!, importedOnly: true, db)
+                try AssetVersionRecord.setCurrent(asset: asset, adjustment: record.id!, db)
+            }
+        } catch {
+            report.errors.append(FileProblem(path: path, message: MediaAnalyzer.describe(error)))
+        }
+    }
+}

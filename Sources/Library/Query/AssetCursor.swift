@@ -1,0 +1,81 @@
+import Foundation
+
+/// A place in a listing of assets: just after one asset, in one order. Each asset of
+/// `camlib query --json` carries its cursor; `--after CURSOR` lists what follows it. A
+/// cursor holds the asset's sort key and id, not a row number, so pages stay right while
+/// other assets are imported: every asset that was there is listed exactly once.
+///
+/// Written as text: base64url of a small JSON object, `{"id":…,"key":…,"order":…,"reverse":…}`.
+public struct AssetCursor: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// The asset's value of the sort key: a capture moment (Julian day), an import time
+    /// or a lower-case name; nil when the asset has none (undated, unnamed) and when the
+    /// order is by id.
+    public enum Key: Sendable, Equatable, Codable {
+        case number(Double)
+        case text(String)
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let n = try? c.decode(Double.self) { self = .number(n) } else { self = .text(try c.decode(String.self)) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            switch self {
+            case .number(let n): try c.encode(n)
+            case .text(let t): try c.encode(t)
+            }
+        }
+    }
+
+    public var sort: AssetQuery.Sort
+    public var descending: Bool
+    public var key: Key?
+    public var id: Int64
+
+    public init(sort: AssetQuery.Sort, descending: Bool, key: Key?, id: Int64) {
+        (self.sort, self.descending, self.key, self.id) = (sort, descending, key, id)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case sort = "order", descending = "reverse", key, id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sort.rawValue, forKey: .sort)
+        try c.encode(descending, forKey: .descending)
+        try c.encodeIfPresent(key, forKey: .key)
+        try c.encode(id, forKey: .id)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard let sort = AssetQuery.Sort(rawValue: try c.decode(String.self, forKey: .sort)) else {
+            throw DecodingError.dataCorruptedError(forKey: .sort, in: c, debugDescription: "unknown order")
+        }
+        self.sort = sort
+        descending = try c.decode(Bool.self, forKey: .descending)
+        key = try c.decodeIfPresent(Key.self, forKey: .key)
+        id = try c.decode(Int64.self, forKey: .id)
+    }
+
+    /// The cursor's text form.
+    public var description: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = (try? encoder.encode(self)) ?? Data()
+        return json.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Reads a cursor's text form; nil when `text` is not one.
+    public init?(_ text: String) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let cursor = try? JSONDecoder().decode(AssetCursor.self, from: data) else {
+            return nil
+        }
+        self = cursor
+    }
+}

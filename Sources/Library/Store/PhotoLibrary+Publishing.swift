@@ -1,0 +1,23 @@
+import Containers
+import Foundation
+
+extension PhotoLibrary {
+    /// Links a staged original into `originals/` by its capture month, under its own name
+    /// (`NAME-2.EXT` when the name is taken: an original is never replaced).
+    func publishOriginal(_ staged: URL, named name: String, capturedAt time: CaptureTime?) throws -> URL {
+        try AtomicFile.publish(staged, to: layout.original(named: name, capturedAt: time))
+    }
+
+    /// Renames a fsynced temporary file to a derived file's place, replacing what is there
+    /// (derived files are named by what they show and can always be made again), and
+    /// fsyncs the folder.
+    func publishDerived(_ temporary: URL, to destination: URL) throws -> URL {
+        let folder = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard rename(temporary.path, destination.path) == 0 else {
+            throw LibraryError.io(path: destination.path, operation: "rename", errno: errno)
+        }
+        try AtomicFile.syncDirectory(folder)
+        return destination
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+import Foundation
+import Library
+
+/// Hidden: the analysis worker `camlib import` starts, one per core.
+struct AnalyzeWorkerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze-worker", abstract: "Internal: analyses files for an import (JSON lines on stdin/stdout).",
+        shouldDisplay: false)
+
+    func run() throws {
+        // Ctrl-C reaches the whole process group; the import decides when workers stop.
+        signal(SIGINT, SIG_IGN)
+        AnalysisWorker.serve()
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Library
+
+/// Prints a listing of assets chunk by chunk, as the library reads it, so that memory
+/// stays flat however many assets a query selects: a table (its columns as wide as the
+/// first chunk's cells; a longer cell later pushes its line along), CSV, or a JSON array.
+final class AssetListPrinter {
+    enum Format { case table, csv, json }
+
+    private let format: Format
+    private var widths: [Int]?
+    private(set) var count = 0
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    init(format: Format) {
+        self.format = format
+        switch format {
+        case .csv: write(AssetTable.csvColumns.joined(separator: ",") + "\n")
+        case .json: write("[")
+        case .table: break
+        }
+    }
+
+    func print(_ assets: [AssetDescription]) throws {
+        var out = ""
+        switch format {
+        case .table:
+            let rows = assets.map(AssetTable.row)
+            if widths == nil {
+                var widths = AssetTable.header.map(\.count)
+                for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+                self.widths = widths
+                if !rows.isEmpty { out += AssetTable.line(AssetTable.header, widths: widths) + "\n" }
+            }
+            for row in rows { out += AssetTable.line(row, widths: widths!) + "\n" }
+        case .csv:
+            for asset in assets { out += AssetTable.csvLine(asset) }
+        case .json:
+            // Each asset as JSONEncoder prints an array element: indented by two spaces.
+            for asset in assets {
+                let object = String(decoding: try encoder.encode(asset), as: UTF8.self)
+                let indented = object.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  " + $0 }
+                out += (count == 0 && out.isEmpty ? "\n" : ",\n") + indented.joined(separator: "\n")
+            }
+        }
+        count += assets.count
+        write(out)
+    }
+
+    /// Ends the listing; `next` is where a listing cut by its limit continues.
+    func finish(next: AssetCursor?) {
+        switch format {
+        case .table:
+            if count == 0 {
+                write("No assets.\n")
+            } else {
+                write("\(count) assets" + (next.map { "; more: --after \($0)" } ?? "") + "\n")
+            }
+        case .csv: break
+        case .json: write(count == 0 ? "]\n" : "\n]\n")
+        }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Library
+
+/// `--library`, shared by every command that touches a library.
+struct LibraryOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The library folder.", discussion: "Default: $CAMLIB_LIBRARY, else $XDG_DATA_HOME/camlib (~/.local/share/camlib).",
+            valueName: "path"))
+    var library: String?
+
+    var location: URL { LibraryLocation.resolve(explicit: library) }
+
+    /// Opens the library for what the command needs. Says on stderr when the catalog is
+    /// upgraded to this camlib's schema first, and anything else worth knowing about it.
+    func open(_ mode: PhotoLibrary.OpenMode) throws -> PhotoLibrary {
+        let root = location
+        let library = try PhotoLibrary(root: root, mode: mode) { migrations in
+            Terminal.error("camlib: upgrading the catalog of \(root.path) for this camlib (\(migrations.joined(separator: ", "))); in a large library this takes a little while, once")
+        }
+        for note in library.catalog.notes { Terminal.error("camlib: \(note)") }
+        return library
+    }
+
+    /// The library when one exists at the location, opened for reading; nil otherwise
+    /// (nothing is created).
+    func openIfExists() throws -> PhotoLibrary? {
+        FileManager.default.fileExists(atPath: location.appendingPathComponent(PhotoLibrary.catalogName).path) ? try open(.read) : nil
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Library
+
+extension AssetKind: ExpressibleByArgument {}
+extension AssetQuery.Sort: ExpressibleByArgument {}
+extension AssetQuery.PairedBy: ExpressibleByArgument {}
+
+/// The filters and order of `camlib query`, shared with `camlib export --query`.
+struct QueryFilters: ParsableArguments {
+    @Option(name: .long, help: "Only assets of this kind (photo, live, video, motion); repeatable.")
+    var kind: [AssetKind] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only assets that carry this; repeatable.",
+            discussion: "depth (depth or disparity data), disparity, portrait-matte, skin-matte, hair-matte, teeth-matte, glasses-matte, sky-matte, gain-map, other (an auxiliary image camlib has no name for), motion (a Motion Photo's embedded movie).",
+            valueName: "feature"))
+    var has: [String] = []
+
+    @Option(name: .long, help: "Camera make contains this text (case-insensitive).")
+    var make: String?
+
+    @Option(name: .long, help: "Camera model contains this text (case-insensitive).")
+    var model: String?
+
+    @Option(name: .long, help: "Captured at or after this date or time.")
+    var since: String?
+
+    @Option(name: .long, help: "Captured on or before this date or time.")
+    var until: String?
+
+    @Option(name: .customLong("paired-by"), help: "Live Photos paired by this rule (contentIdentifier, stem), or none.")
+    var pairedBy: AssetQuery.PairedBy?
+
+    @Option(name: .long, help: "An original file name matches this pattern (* and ?, case-insensitive).")
+    var name: String?
+
+    @Option(name: .long, help: "Order by captured, imported, name or id.")
+    var sort: AssetQuery.Sort = .captured
+
+    @Flag(name: .long, help: "Reverse the order.")
+    var reverse = false
+
+    @Option(name: .long, help: "At most this many assets.")
+    var limit: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Continue after this place: the cursor of an asset of an earlier listing in the same order.",
+            discussion: "`camlib query --json` gives each asset's \"cursor\"; a table cut by --limit ends with the next one.",
+            valueName: "cursor"))
+    var after: String?
+
+    func validate() throws {
+        for (label, value) in [("--since", since), ("--until", until)] {
+            if let value, !AssetQuery.isValidDate(value) {
+                throw ValidationError("\(label) \(value): not a date; use 2025-05-26 or 2025-05-26T09:27:06")
+            }
+        }
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        for feature in has where AssetQuery.Feature(name: feature) == nil {
+            throw ValidationError("--has \(feature): unknown; use one of \(AssetQuery.Feature.names.joined(separator: ", "))")
+        }
+        if let after {
+            guard let cursor = AssetCursor(after) else {
+                throw ValidationError("--after \(after): not a cursor (use the \"cursor\" of an asset that `camlib query --json` printed)")
+            }
+            if cursor.sort != sort || cursor.descending != reverse {
+                let order = "--sort \(cursor.sort.rawValue)" + (cursor.descending ? " --reverse" : "")
+                throw ValidationError("--after: that cursor belongs to a listing in another order; give \(order) with it")
+            }
+        }
+    }
+
+    func makeQuery() -> AssetQuery {
+        var query = AssetQuery()
+        query.kinds = kind
+        query.has = has.compactMap(AssetQuery.Feature.init(name:))
+        query.make = make
+        query.model = model
+        query.since = since
+        query.until = until
+        query.pairedBy = pairedBy
+        query.name = name
+        query.sort = sort
+        query.descending = reverse
+        query.limit = limit
+        query.after = after.flatMap(AssetCursor.init)
+        return query
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import Library
+
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Everything about one asset.",
+        discussion: Help.reflow(
+            """
+            ASSET is an id from `camlib query`, a path of one of the asset's files in the
+            library, or any file elsewhere whose exact bytes the library holds.
+            """))
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: ArgumentHelp("An asset id or a file path.", valueName: "asset"))
+    var asset: String
+
+    @Flag(name: .long, help: "Print JSON (the same fields as `camlib query --json`, one object).")
+    var json = false
+
+    func run() throws {
+        let library = try libraryOptions.open(.read)
+        let id = try library.findAsset(asset)
+        guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound(asset) }
+        if json {
+            print(try Terminal.json(description))
+        } else {
+            print(AssetTable.detail(description), terminator: "")
+        }
+    }
+}

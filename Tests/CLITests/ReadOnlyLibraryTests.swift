@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A library on storage nobody may write (a backup disk, a read-only NAS share): camlib
+/// runs inside a private mount namespace (`unshare -m`) where a copy of a library is
+/// bind-mounted read-only, so the kernel refuses every write, root's too.
+@Suite(
+    .enabled(if: Media.shouldRun, Media.skipMessage),
+    .enabled(if: ReadOnlyMount.isPossible || Media.isRequired, "skipped: this account cannot make a read-only mount (unshare -m)"))
+struct ReadOnlyLibraryTests {
+    final class Fixture: Sendable {
+        let scratch: ScratchDirectory
+        var writable: String { scratch.file("lib") }
+        var copy: String { scratch.file("copy") }
+        var mountPoint: String { scratch.file("mnt") }
+
+        init() throws {
+            scratch = try ScratchDirectory()
+            let result = try Camlib.run(["import", "--library", scratch.file("lib"), Media.path("apple-live-photo"), Media.path("apple-portrait-heic/pug.heic")])
+            guard result.status == 0 else { throw MissingMedia(path: "import failed: \(result.stderr)") }
+            try run("cp", ["-a", writable, copy])
+            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        }
+
+        /// camlib with `arguments` (LIB standing for the library) on the read-only copy.
+        func camlib(_ arguments: [String]) throws -> ProcessResult {
+            let args = arguments.map { $0 == "LIB" ? mountPoint : $0 }
+            return try run(
+                "unshare",
+                ["-m", "sh", "-c", "mount --bind \"$1\" \"$2\" && mount -o remount,bind,ro \"$2\" && shift 2 && exec \"$@\"", "sh", copy, mountPoint,
+                 Camlib.path] + args)
+        }
+
+        /// The same command on the writable library, for comparison.
+        func camlibWritable(_ arguments: [String]) throws -> ProcessResult {
+            try Camlib.run(arguments.map { $0 == "LIB" ? writable : $0 })
+        }
+    }
+
+    @Test func aReadOnlyLibraryAnswersQueriesShowsAndExtractsAndExports() throws {
+        let f = try Fixture()
+        let untouched = try Self.snapshot(f.copy)
+        // The mount really is read-only.
+        let touch = try run("unshare", ["-m", "sh", "-c", "mount --bind \"$1\" \"$2\" && mount -o remount,bind,ro \"$2\" && touch \"$2/x\"", "sh", f.copy, f.mountPoint])
+        #expect(touch.status != 0 && touch.stderr.contains("Read-only file system"))
+
+        for arguments in [["query", "--library", "LIB", "--json"], ["query", "--library", "LIB", "--has", "depth", "--csv"], ["query", "--library", "LIB", "--limit", "2"]] {
+            let ro = try f.camlib(arguments)
+            let rw = try f.camlibWritable(arguments)
+            #expect(ro.status == 0, "\(arguments): \(ro.stderr)")
+            #expect(ro.stdout.replacingOccurrences(of: f.mountPoint, with: f.writable) == rw.stdout, "\(arguments)")
+        }
+        let show = try f.camlib(["show", "--library", "LIB", "--json", Media.path("apple-live-photo/IMG_3582.mov")])
+        #expect(show.status == 0 && show.stdout.contains("\"stillImageTime\""), "\(show.stderr)")
+
+        let out = try f.scratch.subdirectory("out")
+        let list = try f.camlib(["aux", "list", "--library", "LIB", Media.path("apple-portrait-heic/pug.heic")])
+        #expect(list.status == 0 && list.stdout.contains("disparity"), "\(list.stderr)")
+        let extract = try f.camlib(["aux", "extract", "--library", "LIB", Media.path("apple-portrait-heic/pug.heic"), "--out", out.appendingPathComponent("aux").path])
+        #expect(extract.status == 0, "\(extract.stderr)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("aux/disparity.png").path))
+        let export = try f.camlib(["export", "--library", "LIB", "--query", "--kind", "live", "--to", out.appendingPathComponent("export").path])
+        #expect(export.status == 0 && export.stdout.contains("Exported 4 of 4 assets"), "\(export.stderr)")
+
+        // Nothing in the library changed, and nothing was added.
+        #expect(try Self.snapshot(f.copy) == untouched)
+    }
+
+    /// Every file under `folder` with its size and modification time.
+    static func snapshot(_ folder: String) throws -> [String: [Int]] {
+        var files: [String: [Int]] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: folder) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/" + path)
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            files[path] = [(attributes[.size] as? Int) ?? -1, Int(modified * 1000)]
+        }
+        return files
+    }
+
+    @Test func writingCommandsSayTheLibraryIsReadOnly() throws {
+        let f = try Fixture()
+        let commands = [
+            ["import", "--library", "LIB", Media.path("orientation/Landscape_1.jpg")],
+            ["edit", "--library", "LIB", "1", "--filter", "noir"],
+            ["revert", "--library", "LIB", "1"],
+            ["aux", "attach", "--library", "LIB", Media.path("apple-portrait-heic/pug.heic"), "--type", "portrait-matte", "--from", "/nonexistent.png"],
+        ]
+        for arguments in commands {
+            let result = try f.camlib(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("the library at \(f.mountPoint) is read-only"), "\(arguments): \(result.stderr)")
+        }
+    }
+}
+
+enum ReadOnlyMount {
+    /// Mount namespaces need privileges a developer's account may lack; CI runs as root.
+    static let isPossible: Bool =
+        (try? run("unshare", ["-m", "sh", "-c", "mount -t tmpfs none /mnt && mount -o remount,ro /mnt"]).status) == 0
+}

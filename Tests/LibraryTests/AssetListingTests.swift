@@ -1,0 +1,216 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// Listings read `asset_summary` by keyset; these tests hold them to what camlib listed
+/// before (the `asset_overview` view, filtered and sorted as a whole), on the real corpus.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct AssetListingTests {
+    /// Every filter camlib query has, alone and combined, with values that match many,
+    /// few and no assets of the corpus.
+    static let filters: [(String, @Sendable (inout AssetQuery) -> Void)] = [
+        ("everything", { _ in }),
+        ("kind live", { $0.kinds = [.live] }),
+        ("kinds photo+video", { $0.kinds = [.photo, .video] }),
+        ("make apple", { $0.make = "apple" }),
+        ("make a_l (LIKE's _ is literal)", { $0.make = "a_l" }),
+        ("model 'iphone 1'", { $0.model = "iphone 1" }),
+        ("make+model", { $0.make = "Apple"; $0.model = "15 Pro" }),
+        ("make none such", { $0.make = "Hasselblad" }),
+        ("make empty", { $0.make = "" }),
+        ("since 2019", { $0.since = "2019-01-01" }),
+        ("until bare date", { $0.until = "2019-12-29" }),
+        ("since..until with offset", { $0.since = "2022-11-30T19:38:40+01:00"; $0.until = "2025-05-26T09:27:06.603-05:00" }),
+        ("paired contentIdentifier", { $0.pairedBy = .contentIdentifier }),
+        ("paired stem", { $0.pairedBy = .stem }),
+        ("paired none", { $0.pairedBy = AssetQuery.PairedBy.none }),
+        ("has depth", { $0.has = [.aux(.depth)] }),
+        ("has disparity", { $0.has = [.aux(.disparity)] }),
+        ("has glasses matte", { $0.has = [.aux(.glassesMatte)] }),
+        ("has gain map + portrait matte", { $0.has = [.aux(.hdrGainMap), .aux(.portraitEffectsMatte)] }),
+        ("has other", { $0.has = [.aux(.other)] }),
+        ("has motion", { $0.has = [.motion] }),
+        ("name prefix IMG_35*", { $0.name = "IMG_35*" }),
+        ("name any case landscape_?.JPG", { $0.name = "landscape_?.JPG" }),
+        ("name suffix *.mov", { $0.name = "*.mov" }),
+        ("name none such", { $0.name = "DSC*" }),
+        ("live + apple + since", { $0.kinds = [.live]; $0.make = "apple"; $0.since = "2020-01-01" }),
+        ("photo + depth + name", { $0.kinds = [.photo]; $0.has = [.aux(.depth)]; $0.name = "*.heic" }),
+    ]
+
+    static let orders: [(AssetQuery.Sort, Bool)] = AssetQuery.Sort.allCases.flatMap { [($0, false), ($0, true)] }
+
+    @Test func listingsAgreeWithTheOverviewViewForEveryFilterOrderAndPlan() throws {
+        let library = try CorpusLibrary.shared().library
+        for (name, filter) in Self.filters {
+            for (sort, descending) in Self.orders {
+                var query = AssetQuery()
+                filter(&query)
+                query.sort = sort
+                query.descending = descending
+                let expected = try library.catalog.read { db in try Self.overviewIDs(query, db) }
+                // Scanning the order, starting from the filter, and as the planner chooses.
+                for threshold in [0, 1_000_000, nil] {
+                    let listed = try library.catalog.read { db in try AssetListing(query: query, threshold: threshold).ids(db) }
+                    #expect(listed == expected, "\(name), \(sort) \(descending ? "desc" : "asc"), threshold \(threshold.map(String.init) ?? "auto")")
+                }
+            }
+        }
+    }
+
+    @Test func limitsAgreeWithTheOverviewView() throws {
+        let library = try CorpusLibrary.shared().library
+        for (sort, descending) in Self.orders {
+            for limit in [0, 1, 5, 1000] {
+                var query = AssetQuery()
+                (query.sort, query.descending, query.limit) = (sort, descending, limit)
+                let expected = try library.catalog.read { db in try Self.overviewIDs(query, db) }
+                #expect(try library.assetIDs(matching: query) == expected, "\(sort) \(descending) limit \(limit)")
+            }
+        }
+    }
+
+    @Test func pagesByCursorListEveryAssetOnceInOrder() throws {
+        let library = try CorpusLibrary.shared().library
+        for (name, filter) in Self.filters.prefix(8) + Self.filters.filter({ $0.0.hasPrefix("has depth") }) {
+            for (sort, descending) in Self.orders {
+                var query = AssetQuery()
+                filter(&query)
+                (query.sort, query.descending) = (sort, descending)
+                let whole = try library.assetIDs(matching: query)
+                var paged: [Int64] = []
+                query.limit = 3
+                while true {
+                    var page: [AssetDescription] = []
+                    let next = try library.assets(matching: query) { page += $0 }
+                    paged += page.map(\.id)
+                    #expect(page.allSatisfy { $0.cursor != nil })
+                    guard let next else { break }
+                    #expect(next.description == page.last?.cursor)
+                    query.after = next
+                }
+                #expect(paged == whole, "\(name), \(sort) \(descending ? "desc" : "asc")")
+            }
+        }
+    }
+
+    @Test func aCursorIsTextThatComesBackTheSame() throws {
+        let cursors = [
+            AssetCursor(sort: .captured, descending: false, key: .number(2_460_822.102152777), id: 12),
+            AssetCursor(sort: .captured, descending: true, key: nil, id: 9),
+            AssetCursor(sort: .name, descending: false, key: .text("img_3582.heic / \"quoted\" ünïcode"), id: 3),
+            AssetCursor(sort: .imported, descending: true, key: .text("2026-11-22T10:15:30.123Z"), id: .max),
+            AssetCursor(sort: .id, descending: false, key: nil, id: 1),
+        ]
+        for cursor in cursors {
+            let text = cursor.description
+            #expect(text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }, "\(text)")
+            #expect(AssetCursor(text) == cursor)
+        }
+        #expect(AssetCursor("not a cursor") == nil && AssetCursor("") == nil)
+    }
+
+    @Test func theSummaryAgreesWithTheTablesItIsMadeFrom() throws {
+        try CatalogChecks.expectSummaryAgrees(try CorpusLibrary.shared().library)
+    }
+
+    @Test func listingsReadIndexesNotTheWholeCatalog() throws {
+        let library = try CorpusLibrary.shared().library
+        var query = AssetQuery()
+        query.descending = true
+        query.limit = 50
+        query.after = AssetCursor(sort: .captured, descending: true, key: .number(2_459_000.5), id: .max)
+        let trace = try library.catalog.read { db -> [String] in
+            var statements: [String] = []
+            db.trace { statements.append($0.expandedDescription) }
+            _ = try AssetListing(query: query, threshold: 0).ids(db)
+            db.trace(options: [], nil)
+            return statements
+        }
+        let listing = try #require(trace.first { $0.contains("FROM asset_summary s") })
+        let plan = try library.catalog.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + listing).map { $0["detail"] as String }
+        }
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
+    /// What `camlib query` selected before the summary table: the old statement over the
+    /// `asset_overview` view, the oracle for every listing.
+    static func overviewIDs(_ q: AssetQuery, _ db: Database) throws -> [Int64] {
+        var conditions: [String] = []
+        var args: [DatabaseValueConvertible?] = []
+        if !q.kinds.isEmpty {
+            conditions.append("kind IN (\(databaseQuestionMarks(count: q.kinds.count)))")
+            args += q.kinds.map(\.rawValue)
+        }
+        for (column, value) in [("make", q.make), ("model", q.model)] {
+            guard let value else { continue }
+            conditions.append("\(column) LIKE ? ESCAPE '\\'")
+            args.append(SQLPattern.contains(value))
+        }
+        if let since = q.since {
+            conditions.append("julianday(captured_at) >= julianday(?)")
+            args.append(since)
+        }
+        if let until = q.until {
+            conditions.append(CatalogDates.isBareDate(until) ? "julianday(captured_at) < julianday(?, '+1 day')" : "julianday(captured_at) <= julianday(?)")
+            args.append(until)
+        }
+        switch q.pairedBy {
+        case .none?: conditions.append("paired_by IS NULL")
+        case .some(let rule):
+            conditions.append("paired_by = ?")
+            args.append(rule.rawValue)
+        case nil: break
+        }
+        for feature in q.has {
+            switch feature {
+            case .motion: conditions.append("kind = 'motion'")
+            case .aux(let type):
+                let types = type == .depth ? ["depth", "disparity"] : [type.rawValue]
+                conditions.append(
+                    """
+                    EXISTS (SELECT 1 FROM aux_image x JOIN current_resource r ON r.id = x.resource_id
+                            WHERE x.asset_id = asset_overview.id AND x.type IN (\(databaseQuestionMarks(count: types.count))))
+                    """)
+                args += types
+            }
+        }
+        if let name = q.name {
+            conditions.append("EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = asset_overview.id AND lower(r.original_name) GLOB lower(?))")
+            args.append(name)
+        }
+        let dir = q.descending ? "DESC" : "ASC"
+        let order =
+            switch q.sort {
+            case .captured: "captured_at IS NULL, julianday(captured_at) \(dir), id \(dir)"
+            case .imported: "imported_at \(dir), id \(dir)"
+            case .name: "lower(original_name) \(dir), id \(dir)"
+            case .id: "id \(dir)"
+            }
+        var sql = "SELECT id FROM asset_overview"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY " + order
+        if let limit = q.limit { sql += " LIMIT \(limit)" }
+        return try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(args.map { $0?.databaseValue ?? .null }))
+    }
+}
+
+/// Checks of a catalog's derived tables, for tests that change a library.
+enum CatalogChecks {
+    /// `asset_summary` holds exactly what its triggers derive from the tables.
+    static func expectSummaryAgrees(_ library: PhotoLibrary, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (stale, missing, assets, summaries) = try library.catalog.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary EXCEPT SELECT * FROM asset_summary_source)")!,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary_source EXCEPT SELECT * FROM asset_summary)")!,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM asset")!,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_summary")!
+            )
+        }
+        #expect(stale == 0 && missing == 0 && assets == summaries, "summary: \(stale) stale, \(missing) missing, \(summaries) rows for \(assets) assets", sourceLocation: sourceLocation)
+    }
+}
