@@ -40,11 +40,13 @@ final class AssetListPrinter {
         case .csv:
             for asset in assets { out += AssetTable.csvLine(asset) }
         case .json:
-            // Each asset as JSONEncoder prints an array element: indented by two spaces.
-            for asset in assets {
-                let object = String(decoding: try encoder.encode(asset), as: UTF8.self)
-                let indented = object.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "  " + $0 }
-                out += (count == 0 && out.isEmpty ? "\n" : ",\n") + indented.joined(separator: "\n")
+            // The chunk as JSONEncoder prints an array, "[\n  {…},\n  {…}\n]", without its
+            // brackets: its elements come indented as the whole listing's.
+            if !assets.isEmpty {
+                let array = try encoder.encode(assets)
+                let elements = array.dropFirst(2).dropLast(2)
+                write(count == 0 ? "\n" : ",\n")
+                FileHandle.standardOutput.write(Data(elements))
             }
         }
         count += assets.count

@@ -43,10 +43,10 @@ struct AssetListing {
         let total = try SQLRequest<Int>("SELECT coalesce(max(asset_id), 0) FROM asset_summary").fetchOne(db) ?? 0
         let wanted = Double(min(remaining, total))
         let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
-        var driver: (count: Int, sql: SQL)?
+        var driver: (count: Int, sql: SQL, conditions: [SQL])?
         for candidate in filters.drivers(sort: query.sort) {
-            let count = try SQLRequest<Int>("SELECT count(*) FROM (\(candidate) LIMIT \(threshold + 1))").fetchOne(db) ?? 0
-            if count <= threshold, count < (driver?.count ?? .max) { driver = (count, candidate) }
+            let count = try SQLRequest<Int>("SELECT count(*) FROM (\(candidate.sql) LIMIT \(threshold + 1))").fetchOne(db) ?? 0
+            if count <= threshold, count < (driver?.count ?? .max) { driver = (count, candidate.sql, candidate.conditions) }
         }
         let order = Order(query.sort, descending: query.descending)
         // In capture order, a date range leaves out the undated assets, the segment without a key.
@@ -55,7 +55,7 @@ struct AssetListing {
             let source: SQL = driver.map { "asset_summary s NOT INDEXED WHERE s.asset_id IN (\($0.sql)) AND" }
                 ?? "asset_summary s \(order.index) WHERE"
             var sql: SQL = "SELECT s.asset_id, \(order.key) FROM \(source) \(segment.condition)"
-            for condition in filters.conditions { sql += " AND \(condition)" }
+            for condition in driver?.conditions ?? filters.conditions { sql += " AND \(condition)" }
             sql += " ORDER BY \(segment.ordering)"
             if remaining != .max { sql += " LIMIT \(remaining)" }
             let rows = try SQLRequest<Row>(literal: sql).fetchCursor(db)
@@ -154,21 +154,28 @@ struct AssetListing {
     /// from instead of the order (each a subquery of candidate asset ids: all the assets
     /// the filter admits, perhaps more).
     struct Filters {
-        var conditions: [SQL] = []
-        private var candidates: [(sort: AssetQuery.Sort?, sql: SQL)] = []
+        private(set) var conditions: [SQL] = []
+        private var candidates: [Candidate] = []
+
+        struct Candidate {
+            var sql: SQL
+            /// A date range in capture order is the scan's own range already.
+            var order: AssetQuery.Sort?
+            /// The condition this subquery checks exactly, left out when starting from it.
+            var replaces: Int?
+        }
 
         /// nil when nothing can match (no camera of that make or model was ever seen).
         init?(_ query: AssetQuery, _ db: Database) throws {
             if !query.kinds.isEmpty {
                 conditions.append("s.kind IN \(query.kinds)")
-                candidates.append((nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind IN \(query.kinds)"))
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind IN \(query.kinds)"))
             }
             if query.make != nil || query.model != nil {
                 let cameras = try CameraRecord.matching(make: query.make, model: query.model, db)
                 guard !cameras.isEmpty else { return nil }
                 conditions.append("s.camera_id IN \(cameras)")
-                candidates.append(
-                    (nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_camera WHERE camera_id IN \(cameras)"))
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_camera WHERE camera_id IN \(cameras)"))
             }
             var range: [SQL] = []
             if let since = query.since { range.append("captured_julian >= julianday(\(since))") }
@@ -178,47 +185,53 @@ struct AssetListing {
             if !range.isEmpty {
                 conditions += range.map { "s.\($0)" }
                 candidates.append(
-                    (.captured, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_captured WHERE \(range.joined(separator: " AND "))"))
+                    Candidate(
+                        sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_captured WHERE \(range.joined(separator: " AND "))",
+                        order: .captured))
             }
             switch query.pairedBy {
             case .none?: conditions.append("s.paired_by IS NULL")
             case .some(let rule):
                 conditions.append("s.paired_by = \(rule.rawValue)")
-                candidates.append((nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_pairing WHERE paired_by = \(rule.rawValue)"))
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_pairing WHERE paired_by = \(rule.rawValue)"))
             case nil: break
             }
             for feature in query.has {
                 switch feature {
                 case .motion:
                     conditions.append("s.kind = \(AssetKind.motion)")
-                    candidates.append((nil, "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind = \(AssetKind.motion)"))
+                    candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind = \(AssetKind.motion)"))
                 case .aux(let type):
                     // Distance data: a depth map, or a disparity map.
                     let types: [AuxiliaryImageType] = type == .depth ? [.depth, .disparity] : [type]
                     let held: [SQL] = types.map { "instr(s.aux_types, \(",\($0.rawValue),")) > 0" }
                     conditions.append("(\(held.joined(separator: " OR ")))")
                     // Every version's images: the current version's are among them.
-                    candidates.append((nil, "SELECT asset_id FROM aux_image INDEXED BY aux_image_by_type WHERE type IN \(types)"))
+                    candidates.append(Candidate(sql: "SELECT asset_id FROM aux_image INDEXED BY aux_image_by_type WHERE type IN \(types)"))
                 }
             }
             if let name = query.name {
                 conditions.append(
                     "EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = s.asset_id AND lower(r.original_name) GLOB lower(\(name)))")
                 if let (low, high) = Self.nameRange(name) {
+                    // Exact: the pattern is tested here, on the names in the range.
                     candidates.append(
-                        (nil,
-                         """
-                         SELECT asset_id FROM resource INDEXED BY resource_by_lower_name
-                         WHERE original_name IS NOT NULL AND lower(original_name) >= \(low) AND lower(original_name) < \(high)
-                         """))
+                        Candidate(
+                            sql: """
+                                SELECT asset_id FROM resource INDEXED BY resource_by_lower_name
+                                WHERE original_name IS NOT NULL AND lower(original_name) >= \(low) AND lower(original_name) < \(high)
+                                  AND lower(original_name) GLOB lower(\(name))
+                                """, replaces: conditions.count - 1))
                 }
             }
         }
 
-        /// The candidates worth counting for a listing in `sort` order (a date range in
-        /// capture order is the scan's own range already).
-        func drivers(sort: AssetQuery.Sort) -> [SQL] {
-            candidates.filter { $0.sort != sort }.map(\.sql)
+        /// The candidates worth counting for a listing in `sort` order, with the conditions
+        /// left to test on the assets each one gives.
+        func drivers(sort: AssetQuery.Sort) -> [(sql: SQL, conditions: [SQL])] {
+            candidates.filter { $0.order != sort }.map { candidate in
+                (candidate.sql, conditions.enumerated().filter { $0.offset != candidate.replaces }.map(\.element))
+            }
         }
 
         /// For a name pattern that starts with plain ASCII text: the range of lower-case

@@ -65,13 +65,13 @@ public struct AssetCursor: Sendable, Equatable, Codable, CustomStringConvertible
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = (try? encoder.encode(self)) ?? Data()
-        return json.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        // base64url (RFC 4648 §5), unpadded.
+        return String(json.base64EncodedString().compactMap { c -> Character? in c == "+" ? "-" : c == "/" ? "_" : c == "=" ? nil : c })
     }
 
     /// Reads a cursor's text form; nil when `text` is not one.
     public init?(_ text: String) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let cursor = try? JSONDecoder().decode(AssetCursor.self, from: data) else {
             return nil

@@ -26,6 +26,20 @@ struct AdjustmentRecord: Codable, Sendable {
 extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "adjustment"
 
+    /// Read column by column: GRDB's fast path, far cheaper than `Decodable` for the
+    /// hundreds of rows a page of assets reads.
+    init(row: Row) throws {
+        id = row[CodingKeys.id.rawValue]
+        assetId = row[CodingKeys.assetId.rawValue]
+        formatIdentifier = row[CodingKeys.formatIdentifier.rawValue]
+        formatVersion = row[CodingKeys.formatVersion.rawValue]
+        data = row[CodingKeys.data.rawValue]
+        extendsId = row[CodingKeys.extendsId.rawValue]
+        origin = row[CodingKeys.origin.rawValue]
+        sidecarResourceId = row[CodingKeys.sidecarResourceId.rawValue]
+        createdAt = row[CodingKeys.createdAt.rawValue]
+    }
+
     enum Columns {
         static let id = Column(CodingKeys.id)
         static let assetID = Column(CodingKeys.assetId)

@@ -38,6 +38,33 @@ struct AssetOverviewRecord: Decodable, Sendable {
 extension AssetOverviewRecord: FetchableRecord, TableRecord {
     static let databaseTableName = "asset_overview"
 
+    /// Read column by column: GRDB's fast path, far cheaper than `Decodable` for the
+    /// hundreds of rows a page of assets reads.
+    init(row: Row) throws {
+        id = row[CodingKeys.id.rawValue]
+        kind = row[CodingKeys.kind.rawValue]
+        capturedAt = row[CodingKeys.capturedAt.rawValue]
+        make = row[CodingKeys.make.rawValue]
+        model = row[CodingKeys.model.rawValue]
+        lensModel = row[CodingKeys.lensModel.rawValue]
+        width = row[CodingKeys.width.rawValue]
+        height = row[CodingKeys.height.rawValue]
+        orientation = row[CodingKeys.orientation.rawValue]
+        duration = row[CodingKeys.duration.rawValue]
+        videoCodec = row[CodingKeys.videoCodec.rawValue]
+        audioCodec = row[CodingKeys.audioCodec.rawValue]
+        latitude = row[CodingKeys.latitude.rawValue]
+        longitude = row[CodingKeys.longitude.rawValue]
+        altitude = row[CodingKeys.altitude.rawValue]
+        contentIdentifier = row[CodingKeys.contentIdentifier.rawValue]
+        pairedBy = row[CodingKeys.pairedBy.rawValue]
+        pairingConfidence = row[CodingKeys.pairingConfidence.rawValue]
+        originalName = row[CodingKeys.originalName.rawValue]
+        photoPath = row[CodingKeys.photoPath.rawValue]
+        videoPath = row[CodingKeys.videoPath.rawValue]
+        importedAt = row[CodingKeys.importedAt.rawValue]
+    }
+
     enum Columns {
         static let id = Column(CodingKeys.id)
     }
