@@ -7,7 +7,9 @@ pairing, embedded_movie, aux_image, adjustment, adjustment_render, asset_version
 new ids, new paths and sha256s, a new Live Photo content identifier, a capture time
 spread over 15 years (a few hundred photos a day on some days, none on most, more in
 recent years, the time zone style of the template: with an offset, floating, or UTC), one
-of five camera makes, and names and import folders as phones and cameras make them.
+of five camera makes, and names and import folders as phones and cameras make them. Assets
+are added as imports of month-long folders would add them: each month in capture order,
+the months in random order.
 Tables camlib derives from those (through the schema's own triggers) fill themselves, so
 the result is what camlib would hold after importing that many files. No media files are
 written: query and show read the catalog only.
@@ -119,8 +121,12 @@ def grow(seed_catalog, catalog, assets, rng_seed=12):
                 batch[t].clear()
         db.execute("COMMIT")
 
-    order = list(range(len(days)))
-    rng.shuffle(order)  # imported in no particular order of capture
+    # A library is built by imports of folders (a camera roll, a month's backup), each in
+    # the order its files were taken, the imports themselves in no particular order:
+    # months in random order, each month's assets in capture order.
+    months = sorted({d // 30 for d in days})
+    rank = {m: i for i, m in enumerate(rng.sample(months, len(months)))}
+    order = sorted(range(len(days)), key=lambda i: (rank[days[i] // 30], days[i]))
     for done, i in enumerate(order):
         t = rng.choices(templates, weights=weights)[0]
         day = FIRST_DAY + datetime.timedelta(days=days[i])

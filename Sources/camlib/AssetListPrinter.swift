@@ -3,18 +3,14 @@ import Library
 
 /// Prints a listing of assets chunk by chunk, as the library reads it, so that memory
 /// stays flat however many assets a query selects: a table (its columns as wide as the
-/// first chunk's cells; a longer cell later pushes its line along), CSV, or a JSON array.
+/// first chunk's cells; a longer cell later pushes its line along), CSV, or a JSON array
+/// (the JSON contract, as ``AssetDescription/prettyJSON`` writes it).
 final class AssetListPrinter {
     enum Format { case table, csv, json }
 
     private let format: Format
     private var widths: [Int]?
     private(set) var count = 0
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     init(format: Format) {
         self.format = format
@@ -25,7 +21,7 @@ final class AssetListPrinter {
         }
     }
 
-    func print(_ assets: [AssetDescription]) throws {
+    func print(_ assets: [AssetDescription]) {
         var out = ""
         switch format {
         case .table:
@@ -40,13 +36,9 @@ final class AssetListPrinter {
         case .csv:
             for asset in assets { out += AssetTable.csvLine(asset) }
         case .json:
-            // The chunk as JSONEncoder prints an array, "[\n  {…},\n  {…}\n]", without its
-            // brackets: its elements come indented as the whole listing's.
             if !assets.isEmpty {
-                let array = try encoder.encode(assets)
-                let elements = array.dropFirst(2).dropLast(2)
                 write(count == 0 ? "\n" : ",\n")
-                FileHandle.standardOutput.write(Data(elements))
+                FileHandle.standardOutput.write(Data(AssetDescription.prettyJSONElements(assets)))
             }
         }
         count += assets.count

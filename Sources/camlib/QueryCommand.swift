@@ -36,7 +36,7 @@ struct QueryCommand: ParsableCommand {
         let printer = AssetListPrinter(format: output.format)
         // A table and CSV print an asset's facts and its original's name and path only.
         let detail: AssetDetail = output.json ? .full : .originals
-        let next = try library.assets(matching: filters.makeQuery(), detail: detail) { try printer.print($0) }
+        let next = try library.assets(matching: filters.makeQuery(), detail: detail) { printer.print($0) }
         printer.finish(next: next)
     }
 }

@@ -25,7 +25,7 @@ struct ShowCommand: ParsableCommand {
         let id = try library.findAsset(asset)
         guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound(asset) }
         if json {
-            print(try Terminal.json(description))
+            FileHandle.standardOutput.write(Data(description.prettyJSON + Array("\n".utf8)))
         } else {
             print(AssetTable.detail(description), terminator: "")
         }

@@ -109,6 +109,12 @@ struct AssetListingTests {
             let text = cursor.description
             #expect(text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }, "\(text)")
             #expect(AssetCursor(text) == cursor)
+            // The text is base64url of the JSON JSONEncoder writes for the cursor.
+            var base64 = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            #expect(Data(base64Encoded: base64) == (try encoder.encode(cursor)))
         }
         #expect(AssetCursor("not a cursor") == nil && AssetCursor("") == nil)
     }

@@ -1,5 +1,5 @@
 // catalog-bench: what a long-lived process (the gallery server) pays per page, with the
-// library open once: the page's listing, its assets described, encoded as JSON.
+// library open once: the page's listing, its assets described, written as the JSON contract.
 //
 //   swift run -c release catalog-bench LIBRARY [RUNS]
 //
@@ -13,9 +13,9 @@ guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: catalog-bench LIBRARY [RUNS]\n".utf8))
     exit(64)
 }
-let library = try PhotoLibrary(root: URL(fileURLWithPath: arguments[1]), mode: .read)
+// Opened as the gallery server opens it: a pool of connections, readers read-only.
+let library = try PhotoLibrary(root: URL(fileURLWithPath: arguments[1]), mode: .write)
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
-let encoder = JSONEncoder()
 
 /// A place in the timeline a person jumps to: a moment between February 2011 and 2026
 /// (the synthetic library's years), as the scroll bar's year marks give it.
@@ -33,7 +33,7 @@ func page(_ name: String, _ make: () -> AssetQuery) throws {
         var bytes = 0
         rows = 0
         try library.assets(matching: query) { assets in
-            bytes += try encoder.encode(assets).count
+            bytes += AssetDescription.prettyJSONElements(assets).count
             rows += assets.count
         }
         times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)

@@ -10,24 +10,23 @@ extension AssetDescription {
         var out: [Int64: AssetDescription] = [:]
         // Joined as text: URL's path parsing, for hundreds of paths a page, costs more than the SQL.
         let root = layout.root.path.hasSuffix("/") ? layout.root.path : layout.root.path + "/"
-        // In chunks, to stay under SQLite's bound-parameter limit.
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            for overview in try AssetOverviewRecord.all().filter(ids: chunk).fetchAll(db) {
+        // In chunks, to keep statements few and the memory of a long list flat.
+        for start in stride(from: 0, to: ids.count, by: 256) {
+            let chunk = IDList(Array(ids[start..<min(start + 256, ids.count)]))
+            for overview in try AssetOverviewRecord.fetchAll(ids: chunk, db) {
                 out[overview.id] = AssetDescription(overview)
             }
             if detail == .originals {
-                for r in try ResourceRecord.all().filter(assets: chunk).filter(roles: ResourceRole.primary).fetchAll(db)
-                    .sorted(by: { Self.listingOrder($0, $1, [:]) })
+                for r in try ResourceRecord.fetchPrimaries(assets: chunk, db).sorted(by: { Self.listingOrder($0, $1, [:]) })
                 {
                     out[r.assetId]?.resources.append(
                         Resource(role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes, mime: r.mime, of: nil, originalName: r.originalName))
                 }
                 continue
             }
-            let resources = try ResourceRecord.all().filter(assets: chunk).fetchAll(db)
+            let resources = try ResourceRecord.fetchAll(assets: chunk, db)
             // Renders of adjustments that are not current are history, not resources.
-            let current = Set(try ResourceRecord.current.all().filter(assets: chunk).select(ResourceRecord.Columns.id, as: Int64.self).fetchAll(db))
+            let current = try ResourceRecord.fetchCurrentIDs(assets: chunk, db)
             let roles = Dictionary(uniqueKeysWithValues: resources.map { ($0.id!, $0.role) })
             for r in resources.filter({ current.contains($0.id!) }).sorted(by: { Self.listingOrder($0, $1, roles) }) {
                 out[r.assetId]?.resources.append(
@@ -35,9 +34,9 @@ extension AssetDescription {
                         role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes,
                         mime: r.mime, of: r.derivedFrom.flatMap { roles[$0] }, originalName: r.originalName))
             }
-            let versions = try AssetVersionRecord.all().filter(assets: chunk).fetchAll(db)
+            let versions = try AssetVersionRecord.fetchAll(assets: chunk, db)
             let currentAdjustment = Dictionary(uniqueKeysWithValues: versions.map { ($0.assetId, $0.currentAdjustmentId) })
-            for d in try AdjustmentRecord.all().filter(assets: chunk).order(AdjustmentRecord.Columns.id).fetchAll(db) {
+            for d in try AdjustmentRecord.fetchAll(assets: chunk, db) {
                 out[d.assetId]?.adjustments.append(
                     Adjustment(
                         formatIdentifier: d.formatIdentifier, formatVersion: d.formatVersion, data: d.data, createdAt: d.createdAt,
@@ -45,17 +44,15 @@ extension AssetDescription {
             }
             let movies = resources.filter { $0.role == .pairedVideo }
             let assetOfMovie = Dictionary(uniqueKeysWithValues: movies.map { ($0.id!, $0.assetId) })
-            for m in try MetadataRecord.all().filter(resources: movies.map { $0.id! }).fetchAll(db) {
+            for m in try MetadataRecord.fetchAll(resources: IDList(movies.map { $0.id! }), db) {
                 if let time = m.stillImageTime, let asset = assetOfMovie[m.resourceId] { out[asset]?.stillImageTime = time }
             }
-            let decoder = JSONDecoder()
-            for x in try AuxImageRecord.all().filter(assets: chunk).order(AuxImageRecord.Columns.id).fetchAll(db) where current.contains(x.resourceId) {
-                out[x.assetId]?.aux.append(
-                    Aux(
-                        type: x.type, urn: x.urn, width: x.width, height: x.height, bitDepth: x.bitDepth,
-                        path: x.path.map { root + $0 }, source: x.source, channels: x.channels,
-                        encoding: x.encoding.flatMap { try? decoder.decode(AuxiliaryEncoding.self, from: Data($0.utf8)) },
-                        problem: x.problem))
+            for x in try AuxImageRecord.fetchAll(assets: chunk, db) where current.contains(x.resourceId) {
+                var aux = Aux(
+                    type: x.type, urn: x.urn, width: x.width, height: x.height, bitDepth: x.bitDepth, path: x.path.map { root + $0 },
+                    source: x.source, channels: x.channels, encoding: nil, problem: x.problem)
+                if let json = x.encoding { aux.storedEncoding = .json(json) }
+                out[x.assetId]?.aux.append(aux)
             }
         }
         return ids.compactMap { out[$0] }

@@ -40,12 +40,12 @@ struct AssetListing {
         var remaining = query.limit ?? Int.max
         guard remaining > 0, let filters = try Filters(query, db) else { return }
         // Asset ids are never reused, so the largest is about how many there are.
-        let total = try SQLRequest<Int>("SELECT coalesce(max(asset_id), 0) FROM asset_summary").fetchOne(db) ?? 0
+        let total = try SQLRequest<Int>(sql: "SELECT coalesce(max(asset_id), 0) FROM asset_summary", cached: true).fetchOne(db) ?? 0
         let wanted = Double(min(remaining, total))
         let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
         var driver: (count: Int, sql: SQL, conditions: [SQL])?
         for candidate in filters.drivers(sort: query.sort) {
-            let count = try SQLRequest<Int>("SELECT count(*) FROM (\(candidate.sql) LIMIT \(threshold + 1))").fetchOne(db) ?? 0
+            let count = try SQLRequest<Int>(literal: "SELECT count(*) FROM (\(candidate.sql) LIMIT \(threshold + 1))", cached: true).fetchOne(db) ?? 0
             if count <= threshold, count < (driver?.count ?? .max) { driver = (count, candidate.sql, candidate.conditions) }
         }
         let order = Order(query.sort, descending: query.descending)
@@ -58,7 +58,8 @@ struct AssetListing {
             for condition in driver?.conditions ?? filters.conditions { sql += " AND \(condition)" }
             sql += " ORDER BY \(segment.ordering)"
             if remaining != .max { sql += " LIMIT \(remaining)" }
-            let rows = try SQLRequest<Row>(literal: sql).fetchCursor(db)
+            // Cached: a long-lived process lists with the same few statements again and again.
+            let rows = try SQLRequest<Row>(literal: sql, cached: true).fetchCursor(db)
             while let row = try rows.next() {
                 let id: Int64 = row[0]
                 let key: AssetCursor.Key? =

@@ -60,13 +60,26 @@ public struct AssetCursor: Sendable, Equatable, Codable, CustomStringConvertible
         id = try c.decode(Int64.self, forKey: .id)
     }
 
-    /// The cursor's text form.
+    /// The cursor's text form: the JSON JSONEncoder writes for it with sorted keys,
+    /// written directly (one per listed asset; the encoder cost more than the listing).
     public var description: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let json = (try? encoder.encode(self)) ?? Data()
+        var json = PrettyJSON()
+        json.bytes.append(contentsOf: #"{"id":"#.utf8)
+        json.value(id)
+        if let key {
+            json.bytes.append(contentsOf: #","key":"#.utf8)
+            switch key {
+            case .number(let n): json.value(n)
+            case .text(let t): json.string(t)
+            }
+        }
+        json.bytes.append(contentsOf: #","order":"#.utf8)
+        json.string(sort.rawValue)
+        json.bytes.append(contentsOf: #","reverse":"#.utf8)
+        json.value(descending)
+        json.bytes.append(UInt8(ascii: "}"))
         // base64url (RFC 4648 §5), unpadded.
-        return String(json.base64EncodedString().compactMap { c -> Character? in c == "+" ? "-" : c == "/" ? "_" : c == "=" ? nil : c })
+        return String(Data(json.bytes).base64EncodedString().compactMap { c -> Character? in c == "+" ? "-" : c == "/" ? "_" : c == "=" ? nil : c })
     }
 
     /// Reads a cursor's text form; nil when `text` is not one.

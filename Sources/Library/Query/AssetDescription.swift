@@ -33,11 +33,49 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         public var path: String?
         public var source: String
         public var channels: Int?
-        public var encoding: AuxiliaryEncoding?
         public var problem: String?
+        /// How samples map to distance, and the item's XMP properties. From the catalog
+        /// it is kept as the JSON stored there, decoded only when asked for: a listing
+        /// writes it out as it is.
+        public var encoding: AuxiliaryEncoding? {
+            get {
+                switch storedEncoding {
+                case .decoded(let encoding): encoding
+                case .json(let json): try? JSONDecoder().decode(AuxiliaryEncoding.self, from: Data(json.utf8))
+                }
+            }
+            set { storedEncoding = .decoded(newValue) }
+        }
+        var storedEncoding: StoredEncoding
+
+        enum StoredEncoding: Sendable {
+            case decoded(AuxiliaryEncoding?)
+            /// `aux_image.encoding`: ``AuxiliaryEncoding/json``, compact with sorted keys.
+            case json(String)
+        }
+
+        public init(
+            type: AuxiliaryImageType, urn: String?, width: Int?, height: Int?, bitDepth: Int?, path: String?, source: String,
+            channels: Int?, encoding: AuxiliaryEncoding?, problem: String?
+        ) {
+            (self.type, self.urn, self.width, self.height, self.bitDepth) = (type, urn, width, height, bitDepth)
+            (self.path, self.source, self.channels, self.problem) = (path, source, channels, problem)
+            storedEncoding = .decoded(encoding)
+        }
 
         enum CodingKeys: String, CodingKey {
             case type, urn, width, height, bitDepth, path, source, channels, encoding, problem
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                type: try c.decode(AuxiliaryImageType.self, forKey: .type), urn: try c.decodeIfPresent(String.self, forKey: .urn),
+                width: try c.decodeIfPresent(Int.self, forKey: .width), height: try c.decodeIfPresent(Int.self, forKey: .height),
+                bitDepth: try c.decodeIfPresent(Int.self, forKey: .bitDepth), path: try c.decodeIfPresent(String.self, forKey: .path),
+                source: try c.decode(String.self, forKey: .source), channels: try c.decodeIfPresent(Int.self, forKey: .channels),
+                encoding: try c.decodeIfPresent(AuxiliaryEncoding.self, forKey: .encoding),
+                problem: try c.decodeIfPresent(String.self, forKey: .problem))
         }
 
         /// Contract fields are always present, as null when unknown.
@@ -53,6 +91,11 @@ public struct AssetDescription: Codable, Sendable, Equatable {
             try c.encode(channels, forKey: .channels)
             try c.encode(encoding, forKey: .encoding)
             try c.encode(problem, forKey: .problem)
+        }
+
+        public static func == (a: Aux, b: Aux) -> Bool {
+            (a.type, a.urn, a.width, a.height, a.bitDepth) == (b.type, b.urn, b.width, b.height, b.bitDepth)
+                && (a.path, a.source, a.channels, a.problem) == (b.path, b.source, b.channels, b.problem) && a.encoding == b.encoding
         }
     }
 

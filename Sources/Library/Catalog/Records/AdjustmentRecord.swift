@@ -82,9 +82,13 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
     }
 }
 
-extension DerivableRequest<AdjustmentRecord> {
-    func filter(assets: [Int64]) -> Self { filter(assets.contains(AdjustmentRecord.Columns.assetID)) }
+extension AdjustmentRecord {
+    /// These assets' adjustments, oldest first.
+    static func fetchAll(assets: IDList, _ db: Database) throws -> [AdjustmentRecord] {
+        try assets.fetchAll(Self.self, db) { "SELECT * FROM adjustment WHERE asset_id IN \($0) ORDER BY id" }
+    }
 }
+
 
 /// A row of `adjustment_render`: a file an adjustment rendered.
 struct AdjustmentRenderRecord: Codable, Sendable {
@@ -151,6 +155,9 @@ extension AssetVersionRecord: FetchableRecord, PersistableRecord {
     }
 }
 
-extension DerivableRequest<AssetVersionRecord> {
-    func filter(assets: [Int64]) -> Self { filter(assets.contains(AssetVersionRecord.Columns.assetID)) }
+extension AssetVersionRecord {
+    static func fetchAll(assets: IDList, _ db: Database) throws -> [AssetVersionRecord] {
+        try assets.fetchAll(Self.self, db) { "SELECT * FROM asset_version WHERE asset_id IN \($0)" }
+    }
 }
+

@@ -70,6 +70,9 @@ extension AssetOverviewRecord: FetchableRecord, TableRecord {
     }
 }
 
-extension DerivableRequest<AssetOverviewRecord> {
-    func filter(ids: [Int64]) -> Self { filter(ids.contains(AssetOverviewRecord.Columns.id)) }
+extension AssetOverviewRecord {
+    static func fetchAll(ids: IDList, _ db: Database) throws -> [AssetOverviewRecord] {
+        try ids.fetchAll(Self.self, db) { "SELECT * FROM asset_overview WHERE id IN \($0)" }
+    }
 }
+

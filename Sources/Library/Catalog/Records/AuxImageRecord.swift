@@ -67,9 +67,13 @@ extension AuxImageRecord: FetchableRecord, MutablePersistableRecord {
     }
 }
 
-extension DerivableRequest<AuxImageRecord> {
-    func filter(assets: [Int64]) -> Self { filter(assets.contains(AuxImageRecord.Columns.assetID)) }
+extension AuxImageRecord {
+    /// These assets' auxiliary images, in the order they were found.
+    static func fetchAll(assets: IDList, _ db: Database) throws -> [AuxImageRecord] {
+        try assets.fetchAll(Self.self, db) { "SELECT * FROM aux_image WHERE asset_id IN \($0) ORDER BY id" }
+    }
 }
+
 
 extension AuxiliaryImageType: DatabaseValueConvertible {}
 

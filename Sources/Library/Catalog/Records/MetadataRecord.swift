@@ -72,6 +72,9 @@ extension MetadataRecord: FetchableRecord, PersistableRecord {
     }
 }
 
-extension DerivableRequest<MetadataRecord> {
-    func filter(resources: [Int64]) -> Self { filter(resources.contains(MetadataRecord.Columns.resourceID)) }
+extension MetadataRecord {
+    static func fetchAll(resources: IDList, _ db: Database) throws -> [MetadataRecord] {
+        try resources.fetchAll(Self.self, db) { "SELECT * FROM metadata WHERE resource_id IN \($0)" }
+    }
 }
+

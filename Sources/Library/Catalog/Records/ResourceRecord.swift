@@ -13,6 +13,9 @@ public enum ResourceRole: String, Codable, Sendable, CaseIterable, DatabaseValue
     public static let renders: [ResourceRole] = [.renderedPhoto, .renderedVideo]
 
     public var isPrimaryOriginal: Bool { Self.primary.contains(self) }
+
+    /// ``primary`` as an SQL list: `('photo', 'pairedVideo', 'video')`.
+    static let primarySQL = "(" + primary.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
 }
 
 /// A row of `resource`: one file of an asset.
@@ -77,15 +80,27 @@ extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
     static func assetHolding(original sha256: String, _ db: Database) throws -> Int64? {
         try ResourceRecord.all().importedOriginals().filter(sha256: sha256).select(Columns.assetID, as: Int64.self).fetchOne(db)
     }
+}
 
-    /// Each asset's files as they are now (the `current_resource` view): renders of
-    /// adjustments that are not current left out.
-    static let current = Table<ResourceRecord>("current_resource")
+extension ResourceRecord {
+    /// Every file of these assets.
+    static func fetchAll(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
+        try assets.fetchAll(Self.self, db) { "SELECT * FROM resource WHERE asset_id IN \($0)" }
+    }
+
+    /// The still and movie of these assets.
+    static func fetchPrimaries(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
+        try assets.fetchAll(Self.self, db) { "SELECT * FROM resource WHERE asset_id IN \($0) AND role IN \(ResourceRole.primarySQL)" }
+    }
+
+    /// The ids of these assets' files as they are now (`current_resource`).
+    static func fetchCurrentIDs(assets: IDList, _ db: Database) throws -> Set<Int64> {
+        try assets.fetchSet(Int64.self, db) { "SELECT id FROM current_resource WHERE asset_id IN \($0)" }
+    }
 }
 
 extension DerivableRequest<ResourceRecord> {
     func filter(asset: Int64) -> Self { filter(ResourceRecord.Columns.assetID == asset) }
-    func filter(assets: [Int64]) -> Self { filter(assets.contains(ResourceRecord.Columns.assetID)) }
     func filter(role: ResourceRole) -> Self { filter(ResourceRecord.Columns.role == role) }
     func filter(roles: [ResourceRole]) -> Self { filter(roles.contains(ResourceRecord.Columns.role)) }
     func filter(sha256: String) -> Self { filter(ResourceRecord.Columns.sha256 == sha256) }
