@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Library
+import Synchronization
 
 /// `--library`, shared by every command that touches a library.
 struct LibraryOptions: ParsableArguments {
@@ -21,6 +22,7 @@ struct LibraryOptions: ParsableArguments {
             Terminal.error("camlib: upgrading the catalog of \(root.path) for this camlib (\(migrations.joined(separator: ", "))); in a large library this takes a little while, once")
         }
         for note in library.catalog.notes { Terminal.error("camlib: \(note)") }
+        OpenLibraries.add(library)
         return library
     }
 
@@ -28,5 +30,26 @@ struct LibraryOptions: ParsableArguments {
     /// (nothing is created).
     func openIfExists() throws -> PhotoLibrary? {
         FileManager.default.fileExists(atPath: location.appendingPathComponent(PhotoLibrary.catalogName).path) ? try open(.read) : nil
+    }
+}
+
+/// The libraries this process opened, closed when it exits (however the command ends, but
+/// by a signal): their catalogs are checkpointed, so a library at rest has everything in
+/// `catalog.sqlite` and nothing pending in its -wal file.
+enum OpenLibraries {
+    private static let open = Mutex<[PhotoLibrary]>([])
+
+    static func add(_ library: PhotoLibrary) {
+        let first = open.withLock { libraries in
+            libraries.append(library)
+            return libraries.count == 1
+        }
+        if first { atexit { OpenLibraries.closeAll() } }
+    }
+
+    static func closeAll() {
+        for library in open.withLock({ libraries in defer { libraries.removeAll() }; return libraries }) {
+            try? library.catalog.close()
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
@@ -11,15 +12,42 @@ import TestSupport
 struct ReadOnlyLibraryTests {
     final class Fixture: Sendable {
         let scratch: ScratchDirectory
+        /// Kept open so that its change stays in the write-ahead log.
+        nonisolated(unsafe) private var pending: DatabaseQueue?
         var writable: String { scratch.file("lib") }
         var copy: String { scratch.file("copy") }
         var mountPoint: String { scratch.file("mnt") }
 
-        init() throws {
+        /// How the catalog files of the copy were left.
+        enum Journal: String, CaseIterable, Sendable {
+            /// As camlib left them: the catalog with its -wal and -shm.
+            case asLeft
+            /// Closed cleanly: everything written into the catalog, no -wal or -shm.
+            case checkpointed
+            /// A -wal without its -shm index (copied without it).
+            case walWithoutIndex
+        }
+
+        init(_ journal: Journal = .asLeft) throws {
             scratch = try ScratchDirectory()
             let result = try Camlib.run(["import", "--library", scratch.file("lib"), Media.path("apple-live-photo"), Media.path("apple-portrait-heic/pug.heic")])
             guard result.status == 0 else { throw MissingMedia(path: "import failed: \(result.stderr)") }
             try run("cp", ["-a", writable, copy])
+            let catalog = copy + "/catalog.sqlite"
+            switch journal {
+            case .asLeft: break
+            case .checkpointed:
+                let checkpoint = try run("sqlite3", [catalog, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE; PRAGMA journal_mode = WAL;"])
+                guard checkpoint.status == 0 else { throw MissingMedia(path: "sqlite3 failed: \(checkpoint.stderr)") }
+                try? FileManager.default.removeItem(atPath: catalog + "-wal")
+                try? FileManager.default.removeItem(atPath: catalog + "-shm")
+            case .walWithoutIndex:
+                // A change still in the log, as a copy made while camlib was writing holds it.
+                let writer = try DatabaseQueue(path: catalog)
+                try writer.write { db in try db.execute(sql: "INSERT INTO preference VALUES ('test.pending', 'x', 'now')") }
+                pending = writer
+                try FileManager.default.removeItem(atPath: catalog + "-shm")
+            }
             try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         }
 
@@ -38,8 +66,11 @@ struct ReadOnlyLibraryTests {
         }
     }
 
-    @Test func aReadOnlyLibraryAnswersQueriesShowsAndExtractsAndExports() throws {
-        let f = try Fixture()
+    @Test(arguments: [Fixture.Journal.asLeft, .checkpointed])
+    func aReadOnlyLibraryAnswersQueriesShowsAndExtractsAndExports(journal: Fixture.Journal) throws {
+        let f = try Fixture(journal)
+        let files = try FileManager.default.contentsOfDirectory(atPath: f.copy)
+        #expect(files.contains("catalog.sqlite-wal") == (journal == .asLeft), "\(files)")
         let untouched = try Self.snapshot(f.copy)
         // The mount really is read-only.
         let touch = try run("unshare", ["-m", "sh", "-c", "mount --bind \"$1\" \"$2\" && mount -o remount,bind,ro \"$2\" && touch \"$2/x\"", "sh", f.copy, f.mountPoint])
@@ -76,6 +107,25 @@ struct ReadOnlyLibraryTests {
             files[path] = [(attributes[.size] as? Int) ?? -1, Int(modified * 1000)]
         }
         return files
+    }
+
+    /// What camlib writes is in catalog.sqlite when it exits: a backup of that file alone
+    /// holds the whole catalog (the -wal file is left empty).
+    @Test func camlibLeavesTheWholeCatalogInItsFile() throws {
+        let f = try Fixture()
+        let catalog = f.copy + "/catalog.sqlite"
+        let wal = try FileManager.default.attributesOfItem(atPath: catalog + "-wal")[.size] as? Int
+        #expect(wal == 0)
+        let alone = try run("sqlite3", ["file:\(catalog)?immutable=1", "SELECT count(*) FROM asset"])
+        #expect(alone.stdout == "5\n", "\(alone.stdout) \(alone.stderr)")
+    }
+
+    @Test func aWriteAheadLogWithoutItsIndexIsReadWithoutItAndSaidSo() throws {
+        let f = try Fixture(.walWithoutIndex)
+        let result = try f.camlib(["query", "--library", "LIB", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("catalog.sqlite-wal holds changes that were never written into the catalog"), "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("["))
     }
 
     @Test func writingCommandsSayTheLibraryIsReadOnly() throws {

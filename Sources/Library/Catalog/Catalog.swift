@@ -100,6 +100,20 @@ public final class Catalog: Sendable {
         return try database.write(body)
     }
 
+    /// Closes the catalog's connections, first copying the write-ahead log into
+    /// `catalog.sqlite` and emptying it, so the catalog is that one file again (a copy of
+    /// `catalog.sqlite` alone, as backups often make, then holds everything). Nothing may
+    /// read or write the catalog afterwards.
+    public func close() throws {
+        if access != .readOnly {
+            // A pool closes its writer before its read-only readers, and a read-only
+            // connection closing last cannot checkpoint: so checkpoint here. Busy (another
+            // process reads): the log stays, still consistent, for a later close.
+            try? database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        }
+        try database.close()
+    }
+
     /// Every migration of `migrations/`, compiled in by the EmbedMigrations plugin.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
