@@ -69,8 +69,7 @@ struct QueryFilters: ParsableArguments {
                 throw ValidationError("--after \(after): not a cursor (use the \"cursor\" of an asset that `camlib query --json` printed)")
             }
             if cursor.sort != sort || cursor.descending != reverse {
-                let order = "--sort \(cursor.sort.rawValue)" + (cursor.descending ? " --reverse" : "")
-                throw ValidationError("--after: that cursor belongs to a listing in another order; give \(order) with it")
+                throw ValidationError("--after: \(LibraryError.cursorOfAnotherOrder(sort: cursor.sort.rawValue, descending: cursor.descending))")
             }
         }
     }

@@ -119,6 +119,14 @@ struct AssetListingTests {
         #expect(AssetCursor("not a cursor") == nil && AssetCursor("") == nil)
     }
 
+    @Test func aCursorOfAnotherOrderIsRefused() throws {
+        let library = try CorpusLibrary.shared().library
+        var query = AssetQuery()
+        query.sort = .name
+        query.after = AssetCursor(sort: .captured, descending: true, key: .number(2_459_000.5), id: 3)
+        #expect(throws: LibraryError.cursorOfAnotherOrder(sort: "captured", descending: true)) { try library.assetIDs(matching: query) }
+    }
+
     @Test func theSummaryAgreesWithTheTablesItIsMadeFrom() throws {
         try CatalogChecks.expectSummaryAgrees(try CorpusLibrary.shared().library)
     }

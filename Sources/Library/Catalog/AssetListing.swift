@@ -37,6 +37,9 @@ struct AssetListing {
     /// limit; stops early when `body` returns false. Reads one statement at a time, so
     /// memory stays flat however many assets match.
     func forEach(_ db: Database, _ body: (Entry) throws -> Bool) throws {
+        if let after = query.after, after.sort != query.sort || after.descending != query.descending {
+            throw LibraryError.cursorOfAnotherOrder(sort: after.sort.rawValue, descending: after.descending)
+        }
         var remaining = query.limit ?? Int.max
         guard remaining > 0, let filters = try Filters(query, db) else { return }
         // Asset ids are never reused, so the largest is about how many there are.
@@ -126,12 +129,16 @@ struct AssetListing {
         func segments(after cursor: AssetCursor?) -> [Segment] {
             let direction: SQL = descending ? "DESC" : "ASC"
             let beyond: SQL = descending ? "<" : ">"
-            guard sort != .id else {
+            switch sort {
+            case .id:
                 let after: SQL = cursor.map { "s.asset_id \(beyond) \($0.id)" } ?? "1"
                 return [Segment(condition: after, ordering: "s.asset_id \(direction)")]
+            case .imported:  // never NULL
+                let after: SQL = cursor?.key.map { "(\(key), s.asset_id) \(beyond) (\($0.sql), \(cursor!.id))" } ?? "1"
+                return [Segment(condition: after, ordering: "\(key) \(direction), s.asset_id \(direction)")]
+            case .captured, .name: break
             }
             // Capture time: undated last, both ways. Name: SQL's own NULL-first order.
-            // Import time: never NULL.
             let nullsFirst = sort == .name && !descending
             let cursorInNulls = cursor != nil && cursor?.key == nil
             var valued: SQL = "\(key) IS NOT NULL"

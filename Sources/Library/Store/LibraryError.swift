@@ -13,6 +13,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case readOnly(path: String)
     /// A read-only library whose catalog an older camlib wrote.
     case readOnlyNeedsMigration(path: String, migrations: [String])
+    /// A listing continued from a cursor of a listing in another order.
+    case cursorOfAnotherOrder(sort: String, descending: Bool)
 
     public var description: String {
         switch self {
@@ -32,6 +34,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "\(path) already exists (use --force to replace it)"
         case .readOnly(let path):
             "the library at \(path) is read-only (read-only storage, or no permission to write): this command changes it, so it cannot run there; query, show, aux list, aux extract and export work on a read-only library"
+        case .cursorOfAnotherOrder(let sort, let descending):
+            "that cursor belongs to a listing in another order; give --sort \(sort)\(descending ? " --reverse" : "") with it"
         case .readOnlyNeedsMigration(let path, let migrations):
             "the catalog \(path) was written by an older camlib and needs upgrading (\(migrations.joined(separator: ", "))), which needs writing, but it is read-only; open it once where it is writable"
         }

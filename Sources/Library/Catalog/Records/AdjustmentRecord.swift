@@ -145,10 +145,6 @@ struct AssetVersionRecord: Codable, Sendable {
 extension AssetVersionRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "asset_version"
 
-    enum Columns {
-        static let assetID = Column(CodingKeys.assetId)
-    }
-
     /// Makes `adjustment` (nil: the original) the asset's current version.
     static func setCurrent(asset: Int64, adjustment: Int64?, _ db: Database) throws {
         try AssetVersionRecord(assetId: asset, currentAdjustmentId: adjustment, changedAt: utcNow()).upsert(db)

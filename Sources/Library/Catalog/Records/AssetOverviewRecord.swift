@@ -64,10 +64,6 @@ extension AssetOverviewRecord: FetchableRecord, TableRecord {
         videoPath = row[CodingKeys.videoPath.rawValue]
         importedAt = row[CodingKeys.importedAt.rawValue]
     }
-
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-    }
 }
 
 extension AssetOverviewRecord {

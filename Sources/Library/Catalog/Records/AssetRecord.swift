@@ -20,7 +20,6 @@ extension AssetRecord: FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "asset"
 
     enum Columns {
-        static let id = Column(CodingKeys.id)
         static let kind = Column(CodingKeys.kind)
     }
 

@@ -53,8 +53,6 @@ extension AuxImageRecord: FetchableRecord, MutablePersistableRecord {
     }
 
     enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let assetID = Column(CodingKeys.assetId)
         static let resourceID = Column(CodingKeys.resourceId)
         static let source = Column(CodingKeys.source)
     }

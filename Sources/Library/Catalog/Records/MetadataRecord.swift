@@ -65,11 +65,6 @@ extension MetadataRecord: FetchableRecord, PersistableRecord {
         stillImageTime = row[CodingKeys.stillImageTime.rawValue]
         warnings = row[CodingKeys.warnings.rawValue]
     }
-
-    enum Columns {
-        static let resourceID = Column(CodingKeys.resourceId)
-        static let stillImageTime = Column(CodingKeys.stillImageTime)
-    }
 }
 
 extension MetadataRecord {

@@ -7,8 +7,6 @@ public enum ResourceRole: String, Codable, Sendable, CaseIterable, DatabaseValue
     /// The asset's own still and movie: what it is named after, what its metadata comes
     /// from, what pairing joins. An imported one exists once in the whole library.
     public static let primary: [ResourceRole] = [.photo, .pairedVideo, .video]
-    /// The asset's movie, paired or not.
-    public static let movies: [ResourceRole] = [.pairedVideo, .video]
     /// Files an adjustment rendered.
     public static let renders: [ResourceRole] = [.renderedPhoto, .renderedVideo]
 
@@ -66,7 +64,6 @@ extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
         static let path = Column(CodingKeys.path)
         static let sha256 = Column(CodingKeys.sha256)
         static let derivedFrom = Column(CodingKeys.derivedFrom)
-        static let originalName = Column(CodingKeys.originalName)
         static let sourceDir = Column(CodingKeys.sourceDir)
     }
 
