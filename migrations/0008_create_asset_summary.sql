@@ -4,7 +4,8 @@
 -- `camlib query` or of the gallery reads an index instead of the whole catalog. Each
 -- row is derived from the tables above: triggers rewrite an asset's row whenever one of
 -- its rows changes, from the view `asset_summary_source`, so the two always agree
--- (`SELECT * FROM asset_summary EXCEPT SELECT * FROM asset_summary_source` is empty).
+-- (`SELECT * FROM asset_summary EXCEPT SELECT * FROM asset_summary_source` is empty;
+-- `INSERT INTO asset_summary_refresh VALUES (ID)` rewrites asset ID's row by hand).
 -- Like derived/, it holds nothing that cannot be computed again.
 
 -- Each distinct camera (make and model, '' where the file gives none) any asset was
@@ -68,14 +69,28 @@ INSERT OR IGNORE INTO camera (make, model)
 SELECT DISTINCT coalesce(make, ''), coalesce(model, '') FROM asset_overview WHERE make IS NOT NULL OR model IS NOT NULL;
 INSERT INTO asset_summary SELECT * FROM asset_summary_source;
 
--- From now on, every change that can alter an asset's row rewrites it.
+-- From now on, every change that can alter an asset's row asks for it to be rewritten
+-- by inserting the asset's id here; the table stays empty.
+CREATE TABLE asset_summary_refresh (asset_id INTEGER NOT NULL);
+
+-- (A camera not listed yet is added with NOT EXISTS, not OR IGNORE: inside a trigger the
+-- conflict policy of the statement that fired it overrides the trigger's own.)
+CREATE TRIGGER asset_summary_rewrite AFTER INSERT ON asset_summary_refresh BEGIN
+    INSERT INTO camera (make, model)
+        SELECT coalesce(o.make, ''), coalesce(o.model, '') FROM asset_overview o
+        WHERE o.id = NEW.asset_id AND (o.make IS NOT NULL OR o.model IS NOT NULL)
+          AND NOT EXISTS (SELECT 1 FROM camera c WHERE c.make = coalesce(o.make, '') AND c.model = coalesce(o.model, ''));
+    DELETE FROM asset_summary WHERE asset_id = NEW.asset_id;
+    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = NEW.asset_id;
+    DELETE FROM asset_summary_refresh WHERE rowid = NEW.rowid;
+END;
+
+-- The asset itself: its kind, its import time.
 CREATE TRIGGER asset_summary_asset_insert AFTER INSERT ON asset BEGIN
-    DELETE FROM asset_summary WHERE asset_id = NEW.id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = NEW.id;
+    INSERT INTO asset_summary_refresh VALUES (NEW.id);
 END;
 CREATE TRIGGER asset_summary_asset_update AFTER UPDATE OF kind, imported_at ON asset BEGIN
-    DELETE FROM asset_summary WHERE asset_id = NEW.id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = NEW.id;
+    INSERT INTO asset_summary_refresh VALUES (NEW.id);
 END;
 CREATE TRIGGER asset_summary_asset_delete AFTER DELETE ON asset BEGIN
     DELETE FROM asset_summary WHERE asset_id = OLD.id;
@@ -84,94 +99,66 @@ END;
 -- A still's or a movie's file: its name, and which metadata row counts.
 CREATE TRIGGER asset_summary_resource_insert AFTER INSERT ON resource
 WHEN NEW.role IN ('photo', 'pairedVideo', 'video') BEGIN
-    INSERT OR IGNORE INTO camera (make, model) SELECT coalesce(make, ''), coalesce(model, '') FROM asset_overview
-        WHERE id = NEW.asset_id AND (make IS NOT NULL OR model IS NOT NULL);
-    DELETE FROM asset_summary WHERE asset_id = NEW.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = NEW.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (NEW.asset_id);
 END;
 CREATE TRIGGER asset_summary_resource_update AFTER UPDATE OF asset_id, role, original_name ON resource BEGIN
-    INSERT OR IGNORE INTO camera (make, model) SELECT coalesce(make, ''), coalesce(model, '') FROM asset_overview
-        WHERE id IN (OLD.asset_id, NEW.asset_id) AND (make IS NOT NULL OR model IS NOT NULL);
-    DELETE FROM asset_summary WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
+    INSERT INTO asset_summary_refresh SELECT NEW.asset_id WHERE NEW.asset_id <> OLD.asset_id;
 END;
 CREATE TRIGGER asset_summary_resource_delete AFTER DELETE ON resource
 WHEN OLD.role IN ('photo', 'pairedVideo', 'video') BEGIN
-    INSERT OR IGNORE INTO camera (make, model) SELECT coalesce(make, ''), coalesce(model, '') FROM asset_overview
-        WHERE id = OLD.asset_id AND (make IS NOT NULL OR model IS NOT NULL);
-    DELETE FROM asset_summary WHERE asset_id = OLD.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = OLD.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
 END;
 
 -- Capture time, camera, duration.
 CREATE TRIGGER asset_summary_metadata_insert AFTER INSERT ON metadata BEGIN
-    INSERT OR IGNORE INTO camera (make, model) SELECT coalesce(make, ''), coalesce(model, '') FROM asset_overview
-        WHERE id = (SELECT asset_id FROM resource WHERE id = NEW.resource_id) AND (make IS NOT NULL OR model IS NOT NULL);
-    DELETE FROM asset_summary WHERE asset_id = (SELECT asset_id FROM resource WHERE id = NEW.resource_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source
-        WHERE asset_id = (SELECT asset_id FROM resource WHERE id = NEW.resource_id);
+    INSERT INTO asset_summary_refresh SELECT asset_id FROM resource WHERE id = NEW.resource_id;
 END;
 CREATE TRIGGER asset_summary_metadata_update AFTER UPDATE ON metadata BEGIN
-    INSERT OR IGNORE INTO camera (make, model) SELECT coalesce(make, ''), coalesce(model, '') FROM asset_overview
-        WHERE id IN (SELECT asset_id FROM resource WHERE id IN (OLD.resource_id, NEW.resource_id)) AND (make IS NOT NULL OR model IS NOT NULL);
-    DELETE FROM asset_summary WHERE asset_id IN (SELECT asset_id FROM resource WHERE id IN (OLD.resource_id, NEW.resource_id));
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source
-        WHERE asset_id IN (SELECT asset_id FROM resource WHERE id IN (OLD.resource_id, NEW.resource_id));
+    INSERT INTO asset_summary_refresh SELECT DISTINCT asset_id FROM resource WHERE id IN (OLD.resource_id, NEW.resource_id);
 END;
 CREATE TRIGGER asset_summary_metadata_delete AFTER DELETE ON metadata BEGIN
-    DELETE FROM asset_summary WHERE asset_id = (SELECT asset_id FROM resource WHERE id = OLD.resource_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source
-        WHERE asset_id = (SELECT asset_id FROM resource WHERE id = OLD.resource_id);
+    INSERT INTO asset_summary_refresh SELECT asset_id FROM resource WHERE id = OLD.resource_id;
 END;
 
 -- Live Photo pairing.
 CREATE TRIGGER asset_summary_pairing_insert AFTER INSERT ON pairing BEGIN
-    DELETE FROM asset_summary WHERE asset_id = NEW.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = NEW.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (NEW.asset_id);
 END;
 CREATE TRIGGER asset_summary_pairing_update AFTER UPDATE ON pairing BEGIN
-    DELETE FROM asset_summary WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
+    INSERT INTO asset_summary_refresh SELECT NEW.asset_id WHERE NEW.asset_id <> OLD.asset_id;
 END;
 CREATE TRIGGER asset_summary_pairing_delete AFTER DELETE ON pairing BEGIN
-    DELETE FROM asset_summary WHERE asset_id = OLD.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = OLD.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
 END;
 
 -- Auxiliary images.
 CREATE TRIGGER asset_summary_aux_insert AFTER INSERT ON aux_image BEGIN
-    DELETE FROM asset_summary WHERE asset_id = NEW.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = NEW.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (NEW.asset_id);
 END;
 CREATE TRIGGER asset_summary_aux_update AFTER UPDATE ON aux_image BEGIN
-    DELETE FROM asset_summary WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
+    INSERT INTO asset_summary_refresh SELECT NEW.asset_id WHERE NEW.asset_id <> OLD.asset_id;
 END;
 CREATE TRIGGER asset_summary_aux_delete AFTER DELETE ON aux_image BEGIN
-    DELETE FROM asset_summary WHERE asset_id = OLD.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = OLD.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
 END;
 
 -- The current version: whether it is an edit, and which renders' aux images count.
 CREATE TRIGGER asset_summary_version_insert AFTER INSERT ON asset_version BEGIN
-    DELETE FROM asset_summary WHERE asset_id = NEW.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = NEW.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (NEW.asset_id);
 END;
 CREATE TRIGGER asset_summary_version_update AFTER UPDATE ON asset_version BEGIN
-    DELETE FROM asset_summary WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id IN (OLD.asset_id, NEW.asset_id);
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
+    INSERT INTO asset_summary_refresh SELECT NEW.asset_id WHERE NEW.asset_id <> OLD.asset_id;
 END;
 CREATE TRIGGER asset_summary_version_delete AFTER DELETE ON asset_version BEGIN
-    DELETE FROM asset_summary WHERE asset_id = OLD.asset_id;
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source WHERE asset_id = OLD.asset_id;
+    INSERT INTO asset_summary_refresh VALUES (OLD.asset_id);
 END;
 CREATE TRIGGER asset_summary_render_insert AFTER INSERT ON adjustment_render BEGIN
-    DELETE FROM asset_summary WHERE asset_id = (SELECT asset_id FROM adjustment WHERE id = NEW.adjustment_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source
-        WHERE asset_id = (SELECT asset_id FROM adjustment WHERE id = NEW.adjustment_id);
+    INSERT INTO asset_summary_refresh SELECT asset_id FROM adjustment WHERE id = NEW.adjustment_id;
 END;
 CREATE TRIGGER asset_summary_render_delete AFTER DELETE ON adjustment_render BEGIN
-    DELETE FROM asset_summary WHERE asset_id = (SELECT asset_id FROM adjustment WHERE id = OLD.adjustment_id);
-    INSERT INTO asset_summary SELECT * FROM asset_summary_source
-        WHERE asset_id = (SELECT asset_id FROM adjustment WHERE id = OLD.adjustment_id);
+    INSERT INTO asset_summary_refresh SELECT asset_id FROM adjustment WHERE id = OLD.adjustment_id;
 END;
