@@ -1,0 +1,112 @@
+import ArgumentParser
+import Codecs
+import Containers
+import Foundation
+import Library
+
+struct AuxAttachCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attach",
+        abstract: "Add a depth map or matte (a gray PNG) to a HEIC, without re-encoding the photo.",
+        discussion: Help.reflow(
+            """
+            The image is given as `camlib aux extract` writes them: one gray channel, in the
+            photo's displayed orientation and shape. It becomes a monochrome HEVC item
+            with the type's auxC URN and an auxl reference to the photo, turned with the
+            photo's irot/imir; the photo's own coded data is copied bit for bit.
+
+            Examples:
+              camlib aux attach photo.heic --type depth --from d.png --out new.heic
+              camlib aux attach 12 --type portrait-matte --from matte.png
+              camlib aux attach 12 --type depth --from d.png --z-near 0.3 --z-far 8
+
+            On a library asset the attach is a new version, like an edit: the original stays
+            untouched, the new file becomes the asset's current renderedPhoto, its image is
+            listed by `camlib aux list`, later edits keep it, and `camlib revert` goes back
+            to the original.
+            """))
+
+    @OptionGroup var target: AuxTarget
+
+    @Option(name: .long, help: ArgumentHelp("What the image is: depth, disparity, portrait-matte, skin-matte, hair-matte, teeth-matte, glasses-matte, sky-matte, gain-map.", valueName: "type"))
+    var type: AuxiliaryImageType
+
+    @Option(name: .long, help: ArgumentHelp("The gray PNG to attach (8-bit, or 16-bit with up to 12 significant bits).", valueName: "image.png"))
+    var from: String
+
+    @Option(name: .long, help: ArgumentHelp("Where to write the new HEIC (required for a file outside the library).", valueName: "new.heic"))
+    var out: String?
+
+    @Flag(name: .long, help: "Code the image lossily (smaller); the default keeps every sample exactly.")
+    var lossy = false
+
+    @Option(name: .long, help: "Quality 0-100 with --lossy.")
+    var quality = 90
+
+    @Option(
+        name: .customLong("z-near"),
+        help: ArgumentHelp("With --type depth: the distance in metres that sample value 0 stands for (needs --z-far).", valueName: "metres"))
+    var zNear: Double?
+
+    @Option(
+        name: .customLong("z-far"),
+        help: ArgumentHelp(
+            "With --type depth: the distance in metres the largest sample value stands for; values in between are linear (ISO 23008-2 uniform Z, which libheif and camlib read back).",
+            valueName: "metres"))
+    var zFar: Double?
+
+    @Flag(name: .long, help: "Replace --out if it exists.")
+    var force = false
+
+    @Flag(name: .long, help: "Print JSON: {path, type, urn, width, height, bitDepth, maxError}.")
+    var json = false
+
+    struct Output: Encodable {
+        var path: String
+        var type: AuxiliaryImageType
+        var urn: String?
+        var width: Int?
+        var height: Int?
+        var bitDepth: Int?
+        var maxError: Int
+    }
+
+    func validate() throws {
+        guard (zNear == nil) == (zFar == nil) else { throw ValidationError("--z-near and --z-far go together") }
+        if zNear != nil, type != .depth { throw ValidationError("--z-near and --z-far describe a depth map (--type depth)") }
+    }
+
+    func run() throws {
+        try Isolation.runInChild(describing: target.asset)
+        let depthRange: ClosedRange<Double>?
+        if let zNear, let zFar {
+            guard zNear > 0, zNear < zFar, zFar.isFinite else { throw ValidationError("--z-near must be above 0 and below --z-far (metres)") }
+            depthRange = zNear...zFar
+        } else {
+            depthRange = nil
+        }
+        var options = HEIFAuxiliaryWriter.Options()
+        options.lossless = !lossy
+        options.quality = quality
+        let written: String
+        let result: AuxiliaryAttacher.Result
+        switch try target.resolve(forWriting: true) {
+        case .asset(let library, let id):
+            (written, result) = try library.attachAuxiliaryImage(to: id, type: type, from: from, options: options, depthRange: depthRange)
+            if let out {
+                try AuxiliaryAttacher.write(result, to: URL(fileURLWithPath: out), overwrite: force)
+            }
+        case .file(let path):
+            guard let out else { throw ValidationError("--out NEW.heic is required for a file outside the library") }
+            result = try AuxiliaryAttacher.attach(toFile: path, type: type, from: from, options: options, depthRange: depthRange)
+            try AuxiliaryAttacher.write(result, to: URL(fileURLWithPath: out), overwrite: force)
+            written = URL(fileURLWithPath: out).path
+        }
+        let a = result.attached
+        if json {
+            print(try Terminal.json(Output(path: written, type: type, urn: a.urn, width: a.width, height: a.height, bitDepth: a.bitDepth, maxError: result.maxError)))
+        } else {
+            print("\(written): \(type.rawValue) \(a.width ?? 0)x\(a.height ?? 0) attached as \(a.urn ?? "?")\(result.maxError == 0 ? " (lossless)" : " (max error \(result.maxError))")")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Codecs
+import Containers
+import Foundation
+import Library
+
+/// Which asset or loose file an `aux` command works on.
+struct AuxTarget: ParsableArguments {
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Argument(help: ArgumentHelp("An asset id, a library file, or a photo file anywhere.", valueName: "asset"))
+    var asset: String
+
+    enum Resolved {
+        case asset(PhotoLibrary, Int64)
+        case file(String)
+    }
+
+    /// The library asset when ASSET names one, else the file itself. `forWriting`: the
+    /// command changes a library asset, which a read-only library refuses.
+    func resolve(forWriting: Bool = false) throws -> Resolved {
+        var library: PhotoLibrary?
+        do {
+            library = try libraryOptions.open(.read)
+        } catch LibraryError.noLibrary {
+            library = nil
+        }
+        if let library {
+            do {
+                let id = try library.findAsset(asset)
+                if forWriting, library.isReadOnly { throw LibraryError.readOnly(path: library.root.path) }
+                return .asset(library, id)
+            } catch LibraryError.assetNotFound(let what) {
+                guard FileManager.default.fileExists(atPath: asset), Int64(asset) == nil else {
+                    throw LibraryError.assetNotFound(what)
+                }
+            }
+        }
+        guard FileManager.default.fileExists(atPath: asset) else {
+            if library == nil, Int64(asset) != nil { throw LibraryError.noLibrary(path: libraryOptions.location.path) }
+            throw ValidationError("\(asset): no such file, and not an asset of the library")
+        }
+        return .file(asset)
+    }
+}
