@@ -50,12 +50,15 @@ SELECT o.id AS asset_id,
        o.duration
 FROM asset_overview o;
 
--- Order and page by: capture time (the default and the gallery's; it also carries the
--- columns filters test, so a filtered page never leaves the index), import time, name.
+-- Order and page by: capture time (the default and the gallery's), import time, name.
+-- Each also carries the columns filters test, so a filtered page never leaves its index;
+-- capture time's carries the other two keys, so a date range sorts in the index.
 CREATE INDEX asset_summary_by_captured
-    ON asset_summary(captured_julian, asset_id, kind, camera_id, paired_by, edited, aux_types);
-CREATE INDEX asset_summary_by_imported ON asset_summary(imported_at, asset_id);
-CREATE INDEX asset_summary_by_name ON asset_summary(sort_name, asset_id);
+    ON asset_summary(captured_julian, asset_id, kind, camera_id, paired_by, edited, aux_types, imported_at, sort_name);
+CREATE INDEX asset_summary_by_imported
+    ON asset_summary(imported_at, asset_id, captured_julian, kind, camera_id, paired_by, edited, aux_types);
+CREATE INDEX asset_summary_by_name
+    ON asset_summary(sort_name, asset_id, captured_julian, kind, camera_id, paired_by, edited, aux_types);
 -- Filters that may match few assets start from these instead.
 CREATE INDEX asset_summary_by_kind ON asset_summary(kind);
 CREATE INDEX asset_summary_by_camera ON asset_summary(camera_id) WHERE camera_id IS NOT NULL;

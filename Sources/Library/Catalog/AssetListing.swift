@@ -14,7 +14,8 @@ import GRDB
 ///   camera, pairing, an auxiliary image type, a name with a literal start, a capture
 ///   date range) matches few assets, take those assets, test the other filters, sort
 ///   them. Cheap when matches are rare, where scanning the order would read the whole
-///   catalog to find nothing.
+///   catalog to find nothing. A date range is read and sorted in the capture index
+///   itself, which carries every sort key.
 /// Each candidate filter is counted up to a threshold (the count stops there), the
 /// threshold being where both plans cost about the same: `sqrt(limit × assets)`.
 struct AssetListing {
@@ -46,17 +47,21 @@ struct AssetListing {
         let total = try SQLRequest<Int>(sql: "SELECT coalesce(max(asset_id), 0) FROM asset_summary", cached: true).fetchOne(db) ?? 0
         let wanted = Double(min(remaining, total))
         let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
-        var driver: (count: Int, sql: SQL, conditions: [SQL])?
+        var driver: (count: Int, sql: SQL, conditions: [SQL], index: SQL?)?
         for candidate in filters.drivers(sort: query.sort) {
             let count = try SQLRequest<Int>(literal: "SELECT count(*) FROM (\(candidate.sql) LIMIT \(threshold + 1))", cached: true).fetchOne(db) ?? 0
-            if count <= threshold, count < (driver?.count ?? .max) { driver = (count, candidate.sql, candidate.conditions) }
+            if count <= threshold, count < (driver?.count ?? .max) { driver = (count, candidate.sql, candidate.conditions, candidate.index) }
         }
         let order = Order(query.sort, descending: query.descending)
         // In capture order, a date range leaves out the undated assets, the segment without a key.
         let dated = order.sort == .captured && (query.since != nil || query.until != nil)
         for segment in order.segments(after: query.after) where !(dated && segment.withoutKey) {
-            let source: SQL = driver.map { "asset_summary s NOT INDEXED WHERE s.asset_id IN (\($0.sql)) AND" }
-                ?? "asset_summary s \(order.index) WHERE"
+            let source: SQL =
+                switch driver {
+                case let driver? where driver.index != nil: "asset_summary s \(driver.index!) WHERE"
+                case let driver?: "asset_summary s NOT INDEXED WHERE s.asset_id IN (\(driver.sql)) AND"
+                case nil: "asset_summary s \(order.index) WHERE"
+                }
             var sql: SQL = "SELECT s.asset_id, \(order.key) FROM \(source) \(segment.condition)"
             for condition in driver?.conditions ?? filters.conditions { sql += " AND \(condition)" }
             sql += " ORDER BY \(segment.ordering)"
@@ -171,6 +176,9 @@ struct AssetListing {
             var order: AssetQuery.Sort?
             /// The condition this subquery checks exactly, left out when starting from it.
             var replaces: Int?
+            /// Where a listing starting from this filter reads, when not from the assets
+            /// the subquery gives: an index holding the filter and every sort key.
+            var index: SQL?
         }
 
         /// nil when nothing can match (no camera of that make or model was ever seen).
@@ -195,7 +203,7 @@ struct AssetListing {
                 candidates.append(
                     Candidate(
                         sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_captured WHERE \(range.joined(separator: " AND "))",
-                        order: .captured))
+                        order: .captured, index: "INDEXED BY asset_summary_by_captured"))
             }
             switch query.pairedBy {
             case .none?: conditions.append("s.paired_by IS NULL")
@@ -236,9 +244,9 @@ struct AssetListing {
 
         /// The candidates worth counting for a listing in `sort` order, with the conditions
         /// left to test on the assets each one gives.
-        func drivers(sort: AssetQuery.Sort) -> [(sql: SQL, conditions: [SQL])] {
+        func drivers(sort: AssetQuery.Sort) -> [(sql: SQL, conditions: [SQL], index: SQL?)] {
             candidates.filter { $0.order != sort }.map { candidate in
-                (candidate.sql, conditions.enumerated().filter { $0.offset != candidate.replaces }.map(\.element))
+                (candidate.sql, conditions.enumerated().filter { $0.offset != candidate.replaces }.map(\.element), candidate.index)
             }
         }
 
