@@ -64,6 +64,10 @@ CREATE INDEX asset_summary_by_kind ON asset_summary(kind);
 CREATE INDEX asset_summary_by_camera ON asset_summary(camera_id) WHERE camera_id IS NOT NULL;
 CREATE INDEX asset_summary_by_pairing ON asset_summary(paired_by) WHERE paired_by IS NOT NULL;
 CREATE INDEX asset_summary_edited ON asset_summary(edited) WHERE edited = 1;
+-- `--has TYPE`: asset ids by auxiliary image type in the index itself (0002's index held
+-- the type only, so counting candidates read every image's row for its asset id).
+DROP INDEX aux_image_by_type;
+CREATE INDEX aux_image_by_type ON aux_image(type, asset_id);
 -- `--name IMG_35*`: original names by their lower-case text, for patterns with a literal start.
 CREATE INDEX resource_by_lower_name ON resource(lower(original_name)) WHERE original_name IS NOT NULL;
 
