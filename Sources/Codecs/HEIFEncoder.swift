@@ -1,5 +1,6 @@
 internal import CHeif
 import Foundation
+import Synchronization
 import Imaging
 
 /// HEVC still encoding through libheif (its x265 plugin).
@@ -96,6 +97,15 @@ public enum HEIFEncoder {
         case av1
     }
 
+    /// SVT-AV1 prints its settings to stderr unless told to keep to errors. Set once, before
+    /// the first AV1 encoder: setenv while another thread reads the environment can crash.
+    private static let quietSVTAV1: Void = { setenv("SVT_LOG", "1", 0) }()
+
+    /// One AV1 encode at a time in a process: Debian's SVT-AV1 (1.4.1, through libheif)
+    /// crashed in its encoder with two AVIF edits running at once (a NULL dereference in
+    /// libSvtAv1Enc); x265 encodes run side by side without trouble.
+    private static let av1Encodes = Mutex(())
+
     /// libheif's encoder for `compression`; the caller releases it with heif_encoder_release.
     static func encoder(_ ctx: OpaquePointer, for compression: Compression) throws -> OpaquePointer {
         var encoder: OpaquePointer?
@@ -103,8 +113,7 @@ public enum HEIFEncoder {
         case .hevc:
             try check(heif_context_get_encoder_for_format(ctx, heif_compression_HEVC, &encoder), "finding an HEVC encoder (is libheif-plugin-x265 installed?)")
         case .av1:
-            // SVT-AV1 prints its settings to stderr unless told to keep to errors.
-            setenv("SVT_LOG", "1", 0)
+            _ = quietSVTAV1
             try check(heif_context_get_encoder_for_format(ctx, heif_compression_AV1, &encoder), "finding an AV1 encoder (is libheif-plugin-svtenc installed?)")
         }
         guard let encoder else { throw HEIFError(code: -1, subcode: 0, message: "no encoder for \(compression)", context: "encoding") }
@@ -151,6 +160,11 @@ extension HEIFEncoder {
     /// Encodes a photo as a HEIC (HEVC, 4:2:0) or an AVIF and returns the file's bytes.
     public static func encodeRGB(_ still: Still) throws -> [UInt8] {
         HEIFLibrary.ensureInitialized()
+        if still.compression == .av1 { return try av1Encodes.withLock { _ in try encodeRGBNow(still) } }
+        return try encodeRGBNow(still)
+    }
+
+    private static func encodeRGBNow(_ still: Still) throws -> [UInt8] {
         let p = still.pixels
         guard p.channels == 3, p.width > 0, p.height > 0 else {
             throw HEIFError(code: -1, subcode: 0, message: "expected RGB pixels", context: "encoding")
