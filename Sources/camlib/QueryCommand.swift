@@ -16,8 +16,10 @@ struct QueryCommand: ParsableCommand {
               camlib query --name 'IMG_35*' --csv
               camlib query --has depth --has portrait-matte
 
-            Pages: with --limit, the table's last line gives the cursor to continue
-            from, and with --json every asset carries its "cursor":
+            With --limit, the table's last line gives the cursor to continue from, and
+            with --json every asset carries its "cursor"; --after CURSOR lists what
+            follows it.
+            For example:
               camlib query --limit 50 --json
               camlib query --limit 50 --json --after CURSOR
             A cursor marks a place in one order (give the same --sort and --reverse),
