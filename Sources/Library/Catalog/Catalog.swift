@@ -75,14 +75,14 @@ public final class Catalog: Sendable {
         }
         self.notes = notes
         let migrator = Self.migrator
-        let (superseded, unknown, pending): (Bool, [String], [String]) = try database.read { db in
+        // One read of the applied migrations: those this camlib does not know mean a newer
+        // camlib wrote the catalog (what DatabaseMigrator.hasBeenSuperseded tells, reading again).
+        let (unknown, pending): ([String], [String]) = try database.read { db in
             let applied = try migrator.appliedIdentifiers(db)
             let known = Self.knownMigrations
-            return (
-                try migrator.hasBeenSuperseded(db), applied.subtracting(known).sorted(), known.filter { !applied.contains($0) }
-            )
+            return (applied.subtracting(known).sorted(), known.filter { !applied.contains($0) })
         }
-        if superseded { throw LibraryError.newerCatalog(path: path, unknownMigrations: unknown) }
+        if !unknown.isEmpty { throw LibraryError.newerCatalog(path: path, unknownMigrations: unknown) }
         guard !pending.isEmpty else { return }
         guard access != .readOnly else { throw LibraryError.readOnlyNeedsMigration(path: path, migrations: pending) }
         if pending.count < Self.knownMigrations.count { willMigrate(pending) }
