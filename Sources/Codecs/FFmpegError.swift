@@ -12,7 +12,7 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable {
         self.code = code
         self.call = call
         var buffer = [CChar](repeating: 0, count: 256)
-        av_strerror(code, &buffer, buffer.count)
+        _ = ff.av_strerror(code, &buffer, buffer.count)
         self.message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

@@ -24,13 +24,14 @@ extension HEIFImage {
         let scale = min(1, Double(maxSide) / Double(max(w, h)))
         let dw = max(1, Int((Double(w) * scale).rounded())), dh = max(1, Int((Double(h) * scale).rounded()))
 
+        try FFmpegLibrary.load()
         // sws_getContext → sws_freeContext.
-        guard let sws = sws_getContext(Int32(w), Int32(h), format, Int32(dw), Int32(dh), AV_PIX_FMT_RGB24, Self.swsFlags, nil, nil, nil)
+        guard let sws = ff.sws_getContext(Int32(w), Int32(h), format, Int32(dw), Int32(dh), AV_PIX_FMT_RGB24, Self.swsFlags, nil, nil, nil)
         else { throw FFmpegError(message: "cannot convert the decoded HEIF image", call: "sws_getContext") }
-        defer { sws_freeContext(sws) }
+        defer { ff.sws_freeContext(sws) }
         let (matrix, fullRange) = colorDetails(image)
-        let coefficients = sws_getCoefficients(matrix)
-        _ = sws_setColorspaceDetails(sws, coefficients, fullRange ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+        let coefficients = ff.sws_getCoefficients(matrix)
+        _ = ff.sws_setColorspaceDetails(sws, coefficients, fullRange ? 1 : 0, ff.sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
 
         var planes: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
         var strides: [Int32] = [0, 0, 0, 0]
@@ -48,7 +49,7 @@ extension HEIFImage {
         out.components.withUnsafeMutableBufferPointer { dst in
             var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
             var dstStrides: [Int32] = [Int32(dw * 3), 0, 0, 0]
-            _ = sws_scale(sws, &planes, &strides, 0, Int32(h), &dstPlanes, &dstStrides)
+            _ = ff.sws_scale(sws, &planes, &strides, 0, Int32(h), &dstPlanes, &dstStrides)
         }
         return out
     }

@@ -46,10 +46,10 @@ public final class MovieFile {
     /// Opens and reads the header. Reading gives up after `timeLimit` seconds, so a
     /// hostile file cannot hang the caller.
     public init(path: String, timeLimit: Double = 20) throws {
-        FFmpegLibrary.ensureInitialized()
+        try FFmpegLibrary.load()
         self.path = path
         self.deadline = Deadline(seconds: timeLimit)
-        guard var ctx = avformat_alloc_context() else { throw FFmpegError(message: "out of memory", call: "avformat_alloc_context") }
+        guard var ctx = ff.avformat_alloc_context() else { throw FFmpegError(message: "out of memory", call: "avformat_alloc_context") }
         ctx.pointee.interrupt_callback = AVIOInterruptCB(
             callback: { opaque in
                 guard let opaque else { return 0 }
@@ -58,7 +58,7 @@ public final class MovieFile {
             opaque: Unmanaged.passUnretained(deadline).toOpaque())
         var optional: UnsafeMutablePointer<AVFormatContext>? = ctx
         // On failure avformat_open_input frees the context and sets it to NULL.
-        let rc = avformat_open_input(&optional, path, nil, nil)
+        let rc = ff.avformat_open_input(&optional, path, nil, nil)
         guard rc >= 0, let opened = optional else { throw FFmpegError(code: rc, call: "avformat_open_input") }
         ctx = opened
         formatContext = ctx
@@ -67,7 +67,7 @@ public final class MovieFile {
         // packets (avformat_find_stream_info) is only needed when it could not.
         var streams = Self.streams(of: ctx)
         if streams.video.map({ $0.width <= 0 || $0.height <= 0 }) ?? true {
-            let probe = avformat_find_stream_info(ctx, nil)
+            let probe = ff.avformat_find_stream_info(ctx, nil)
             if probe >= 0 { streams = Self.streams(of: ctx) }
         }
         video = streams.video
@@ -79,13 +79,13 @@ public final class MovieFile {
     }
 
     deinit {
-        if formatContext != nil { avformat_close_input(&formatContext) }
+        if formatContext != nil { ff.avformat_close_input(&formatContext) }
     }
 
     static func dictionary(_ dict: OpaquePointer?) -> [String: String] {
         var out: [String: String] = [:]
         var entry: UnsafeMutablePointer<AVDictionaryEntry>? = nil
-        while let e = av_dict_get(dict, "", entry, AV_DICT_IGNORE_SUFFIX) {
+        while let e = ff.av_dict_get(dict, "", entry, AV_DICT_IGNORE_SUFFIX) {
             if let k = e.pointee.key, let v = e.pointee.value { out[String(cString: k)] = String(cString: v) }
             entry = e
         }
@@ -98,7 +98,7 @@ public final class MovieFile {
         let n = Int(ctx.pointee.nb_streams)
         for i in 0..<n {
             guard let stream = ctx.pointee.streams[i], let par = stream.pointee.codecpar else { continue }
-            let codec = String(cString: avcodec_get_name(par.pointee.codec_id))
+            let codec = ff.avcodec_get_name(par.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
             switch par.pointee.codec_type {
             case AVMEDIA_TYPE_VIDEO where video == nil:
                 // Cover art in MP4s is a video stream too; skip attached pictures.
@@ -123,12 +123,12 @@ public final class MovieFile {
     /// rotation for av_display_rotation_get (which answers anticlockwise degrees).
     static func orientation(of stream: UnsafeMutablePointer<AVStream>) -> EXIFOrientation {
         var size = 0
-        guard let raw = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .up }
+        guard let raw = ff.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else { return .up }
         var m = [Int32](repeating: 0, count: 9)
         raw.withMemoryRebound(to: Int32.self, capacity: 9) { p in for i in 0..<9 { m[i] = p[i] } }
         let flipped = Int64(m[0]) * Int64(m[4]) - Int64(m[1]) * Int64(m[3]) < 0
         if flipped { m[0] = -m[0]; m[3] = -m[3]; m[6] = -m[6] }
-        let ccw = av_display_rotation_get(m)
+        let ccw = ff.av_display_rotation_get(m)
         guard ccw.isFinite else { return .up }
         let quarterTurnsCW = Int((-ccw / 90).rounded())
         let rotation = EXIFOrientation(quarterTurnsCW: quarterTurnsCW, mirrored: false)
@@ -142,27 +142,27 @@ public final class MovieFile {
         guard let stream = ctx.pointee.streams[video.index], let par = stream.pointee.codecpar else {
             throw FFmpegError(message: "video stream vanished", call: "poster frame")
         }
-        guard let decoder = avcodec_find_decoder(par.pointee.codec_id) else {
+        guard let decoder = ff.avcodec_find_decoder(par.pointee.codec_id) else {
             throw FFmpegError(message: "no decoder for \(video.codec)", call: "avcodec_find_decoder")
         }
         // avcodec_alloc_context3 → avcodec_free_context; av_packet_alloc → av_packet_free;
         // av_frame_alloc → av_frame_free.
-        var codec = avcodec_alloc_context3(decoder)
-        defer { avcodec_free_context(&codec) }
+        var codec = ff.avcodec_alloc_context3(decoder)
+        defer { ff.avcodec_free_context(&codec) }
         guard let codecCtx = codec else { throw FFmpegError(message: "out of memory", call: "avcodec_alloc_context3") }
-        var rc = avcodec_parameters_to_context(codecCtx, par)
+        var rc = ff.avcodec_parameters_to_context(codecCtx, par)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_to_context") }
         codecCtx.pointee.thread_count = 1
         // A 320-pixel poster cannot show deblocking; skipping it saves a fifth of the decode.
         codecCtx.pointee.skip_loop_filter = AVDISCARD_ALL
         codecCtx.pointee.flags2 |= AV_CODEC_FLAG2_FAST
-        rc = avcodec_open2(codecCtx, decoder, nil)
+        rc = ff.avcodec_open2(codecCtx, decoder, nil)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_open2") }
 
-        var packet = av_packet_alloc()
-        defer { av_packet_free(&packet) }
-        var frame = av_frame_alloc()
-        defer { av_frame_free(&frame) }
+        var packet = ff.av_packet_alloc()
+        defer { ff.av_packet_free(&packet) }
+        var frame = ff.av_frame_alloc()
+        defer { ff.av_frame_free(&frame) }
         guard let packet, let frame else { throw FFmpegError(message: "out of memory", call: "av_frame_alloc") }
 
         var gotFrame = false
@@ -170,21 +170,21 @@ public final class MovieFile {
         var flushing = false
         decode: while !gotFrame {
             if !flushing {
-                rc = av_read_frame(ctx, packet)
+                rc = ff.av_read_frame(ctx, packet)
                 if rc < 0 {
                     flushing = true
-                    _ = avcodec_send_packet(codecCtx, nil)
+                    _ = ff.avcodec_send_packet(codecCtx, nil)
                 } else {
-                    defer { av_packet_unref(packet) }
+                    defer { ff.av_packet_unref(packet) }
                     packetsRead += 1
                     if packetsRead > 2000 { break decode }  // no picture in the first 2000 packets
                     guard packet.pointee.stream_index == Int32(video.index) else { continue }
-                    rc = avcodec_send_packet(codecCtx, packet)
+                    rc = ff.avcodec_send_packet(codecCtx, packet)
                     if rc < 0 && rc != CFFmpeg_AVERROR_EAGAIN() { continue }  // skip a damaged packet
                 }
             }
             while true {
-                rc = avcodec_receive_frame(codecCtx, frame)
+                rc = ff.avcodec_receive_frame(codecCtx, frame)
                 if rc == 0 { gotFrame = true; break decode }
                 if rc == CFFmpeg_AVERROR_EAGAIN() && !flushing { break }
                 if rc == CFFmpeg_AVERROR_EOF() || flushing { break decode }
@@ -192,24 +192,24 @@ public final class MovieFile {
             }
         }
         guard gotFrame else { throw FFmpegError(message: "no frame could be decoded", call: "poster frame") }
-        defer { av_frame_unref(frame) }
+        defer { ff.av_frame_unref(frame) }
 
         let srcW = Int(frame.pointee.width), srcH = Int(frame.pointee.height)
         guard srcW > 0, srcH > 0 else { throw FFmpegError(message: "decoded frame is empty", call: "poster frame") }
         let scale = min(1, Double(maxSide) / Double(max(srcW, srcH)))
         let dstW = max(1, Int((Double(srcW) * scale).rounded())), dstH = max(1, Int((Double(srcH) * scale).rounded()))
         // sws_getContext → sws_freeContext.
-        guard let sws = sws_getContext(
+        guard let sws = ff.sws_getContext(
             Int32(srcW), Int32(srcH), AVPixelFormat(frame.pointee.format), Int32(dstW), Int32(dstH), AV_PIX_FMT_RGB24,
             SWS_AREA, nil, nil, nil)
         else { throw FFmpegError(message: "cannot convert pixel format \(frame.pointee.format)", call: "sws_getContext") }
-        defer { sws_freeContext(sws) }
+        defer { ff.sws_freeContext(sws) }
         var pixels = PixelBuffer<UInt8>(width: dstW, height: dstH, channels: 3)
         let source = FramePlanes(frame)
         pixels.components.withUnsafeMutableBufferPointer { dst in
             var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
             var dstStrides: [Int32] = [Int32(dstW * 3), 0, 0, 0]
-            _ = sws_scale(sws, source.sources, source.strides, 0, Int32(srcH), &dstPlanes, &dstStrides)
+            _ = ff.sws_scale(sws, source.sources, source.strides, 0, Int32(srcH), &dstPlanes, &dstStrides)
         }
         return pixels.applying(video.orientation)
     }
@@ -231,15 +231,4 @@ final class Deadline: @unchecked Sendable {
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
-}
-
-/// FFmpeg's process-wide setup: silence its logging (camlib reports errors itself, one
-/// line per file, instead of FFmpeg's stream of warnings on damaged input).
-enum FFmpegLibrary {
-    private static let initialized: Bool = {
-        av_log_set_level(-8)  // AV_LOG_QUIET
-        return true
-    }()
-
-    static func ensureInitialized() { _ = initialized }
 }

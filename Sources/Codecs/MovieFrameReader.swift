@@ -41,7 +41,7 @@ public final class MovieFrameReader {
     private var decoderDrained = false
 
     public init(path: String) throws {
-        FFmpegLibrary.ensureInitialized()
+        try FFmpegLibrary.load()
         self.path = path
         // Until every property is set, failures free what was opened so far.
         var formatContext: UnsafeMutablePointer<AVFormatContext>?
@@ -49,34 +49,34 @@ public final class MovieFrameReader {
         var opened = false
         defer {
             if !opened {
-                avcodec_free_context(&decoderContext)
-                avformat_close_input(&formatContext)
+                ff.avcodec_free_context(&decoderContext)
+                ff.avformat_close_input(&formatContext)
             }
         }
-        var rc = avformat_open_input(&formatContext, path, nil, nil)
+        var rc = ff.avformat_open_input(&formatContext, path, nil, nil)
         guard rc >= 0, let ctx = formatContext else { throw FFmpegError(code: rc, call: "avformat_open_input") }
-        rc = avformat_find_stream_info(ctx, nil)
+        rc = ff.avformat_find_stream_info(ctx, nil)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avformat_find_stream_info") }
         let count = Int(ctx.pointee.nb_streams)
         guard let index = (0..<count).first(where: { ctx.pointee.streams[$0]?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_VIDEO }),
             let stream = ctx.pointee.streams[index], let par = stream.pointee.codecpar
         else { throw FFmpegError(message: "no video stream", call: "avformat_find_stream_info") }
-        guard let codec = avcodec_find_decoder(par.pointee.codec_id) else { throw FFmpegError(message: "no decoder for the video", call: "avcodec_find_decoder") }
-        decoderContext = avcodec_alloc_context3(codec)
+        guard let codec = ff.avcodec_find_decoder(par.pointee.codec_id) else { throw FFmpegError(message: "no decoder for the video", call: "avcodec_find_decoder") }
+        decoderContext = ff.avcodec_alloc_context3(codec)
         guard let dec = decoderContext else { throw FFmpegError(message: "out of memory", call: "avcodec_alloc_context3") }
-        rc = avcodec_parameters_to_context(dec, par)
+        rc = ff.avcodec_parameters_to_context(dec, par)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_to_context") }
         dec.pointee.pkt_timebase = stream.pointee.time_base
         // Frame threads on every core: decoding runs ahead while the caller filters and
         // encodes the previous frames (FFmpeg's default is one thread).
         dec.pointee.thread_count = 0
-        rc = avcodec_open2(dec, codec, nil)
+        rc = ff.avcodec_open2(dec, codec, nil)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_open2 (decoder)") }
-        let newPacket = av_packet_alloc(), newFrame = av_frame_alloc()
+        let newPacket = ff.av_packet_alloc(), newFrame = ff.av_frame_alloc()
         guard newPacket != nil, newFrame != nil else {
             var p = newPacket, f = newFrame
-            av_packet_free(&p)
-            av_frame_free(&f)
+            ff.av_packet_free(&p)
+            ff.av_frame_free(&f)
             throw FFmpegError(message: "out of memory", call: "av_frame_alloc")
         }
         streamIndex = Int32(index)
@@ -106,20 +106,20 @@ public final class MovieFrameReader {
     }
 
     deinit {
-        sws_freeContext(toRGB)
-        av_packet_free(&packet)
-        av_frame_free(&frame)
-        avcodec_free_context(&decoder)
-        avformat_close_input(&format)
+        ff.sws_freeContext(toRGB)
+        ff.av_packet_free(&packet)
+        ff.av_frame_free(&frame)
+        ff.avcodec_free_context(&decoder)
+        ff.avformat_close_input(&format)
     }
 
     /// The next frame in presentation order, or nil at the end.
     public func next() throws -> DecodedFrame? {
         guard let dec = decoder, let format, let packet, let frame else { return nil }
         while !decoderDrained {
-            let r = avcodec_receive_frame(dec, frame)
+            let r = ff.avcodec_receive_frame(dec, frame)
             if r >= 0 {
-                defer { av_frame_unref(frame) }
+                defer { ff.av_frame_unref(frame) }
                 return try convert(frame)
             }
             if r == CFFmpeg_AVERROR_EOF() {
@@ -133,14 +133,14 @@ public final class MovieFrameReader {
             }
             // Feed the decoder the next packet of our stream (or the end).
             while true {
-                if av_read_frame(format, packet) < 0 {
+                if ff.av_read_frame(format, packet) < 0 {
                     inputEnded = true
-                    _ = avcodec_send_packet(dec, nil)
+                    _ = ff.avcodec_send_packet(dec, nil)
                     break
                 }
-                defer { av_packet_unref(packet) }
+                defer { ff.av_packet_unref(packet) }
                 guard packet.pointee.stream_index == streamIndex else { continue }
-                let s = avcodec_send_packet(dec, packet)
+                let s = ff.avcodec_send_packet(dec, packet)
                 guard s >= 0 || s == CFFmpeg_AVERROR_EAGAIN() else { throw FFmpegError(code: s, call: "avcodec_send_packet") }
                 break
             }
@@ -152,17 +152,17 @@ public final class MovieFrameReader {
         let fw = Int(frame.pointee.width), fh = Int(frame.pointee.height)
         guard fw == width, fh == height else { throw FFmpegError(message: "the video changes size mid-stream", call: "decode") }
         if toRGB == nil {
-            toRGB = sws_getContext(Int32(fw), Int32(fh), AVPixelFormat(frame.pointee.format), Int32(fw), Int32(fh), AV_PIX_FMT_RGB24, SWS_POINT, nil, nil, nil)
+            toRGB = ff.sws_getContext(Int32(fw), Int32(fh), AVPixelFormat(frame.pointee.format), Int32(fw), Int32(fh), AV_PIX_FMT_RGB24, SWS_POINT, nil, nil, nil)
             guard toRGB != nil else { throw FFmpegError(message: "cannot convert the video's pixels", call: "sws_getContext") }
-            let coefficients = sws_getCoefficients(SWS_CS_ITU709)
-            _ = sws_setColorspaceDetails(toRGB, coefficients, fullRange ? 1 : 0, coefficients, 1, 0, 1 << 16, 1 << 16)
+            let coefficients = ff.sws_getCoefficients(SWS_CS_ITU709)
+            _ = ff.sws_setColorspaceDetails(toRGB, coefficients, fullRange ? 1 : 0, coefficients, 1, 0, 1 << 16, 1 << 16)
         }
         var rgb = PixelBuffer<UInt8>(width: fw, height: fh, channels: 3)
         let planes = FramePlanes(frame)
         rgb.components.withUnsafeMutableBufferPointer { dst in
             var out: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
             var strides: [Int32] = [Int32(fw * 3), 0, 0, 0]
-            _ = sws_scale(toRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)
+            _ = ff.sws_scale(toRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)
         }
         var pts = frame.pointee.best_effort_timestamp
         if pts == CFFmpeg_AV_NOPTS_VALUE() { pts = frame.pointee.pts == CFFmpeg_AV_NOPTS_VALUE() ? startTime : frame.pointee.pts }

@@ -85,6 +85,7 @@ public final class MovieWriter {
     }
 
     private init(path: String, encoder: VideoEncoder, ownsEncoder: Bool, settings: Settings? = nil) throws {
+        try FFmpegLibrary.load()
         self.settings = settings ?? encoder.settings
         self.encoder = ownsEncoder ? encoder : nil
         do {
@@ -100,11 +101,11 @@ public final class MovieWriter {
     private func open(path: String, codec: VideoEncoder) throws {
         let s = settings
         guard let enc = codec.context else { throw FFmpegError(message: "the encoder is closed", call: "MovieWriter") }
-        var rc = avformat_alloc_output_context2(&format, nil, "mov", path)
+        var rc = ff.avformat_alloc_output_context2(&format, nil, "mov", path)
         guard rc >= 0, let fmt = format else { throw FFmpegError(code: rc, call: "avformat_alloc_output_context2") }
-        guard let st = avformat_new_stream(fmt, nil) else { throw FFmpegError(message: "out of memory", call: "avformat_new_stream") }
+        guard let st = ff.avformat_new_stream(fmt, nil) else { throw FFmpegError(message: "out of memory", call: "avformat_new_stream") }
         stream = st
-        rc = avcodec_parameters_from_context(st.pointee.codecpar, enc)
+        rc = ff.avcodec_parameters_from_context(st.pointee.codecpar, enc)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_from_context") }
         st.pointee.time_base = enc.pointee.time_base
         packetTimeBase = enc.pointee.time_base
@@ -117,23 +118,23 @@ public final class MovieWriter {
             try addDisplayMatrix(st, s.orientation)
         }
         var muxOptions: OpaquePointer?
-        defer { av_dict_free(&muxOptions) }
-        av_dict_set(&muxOptions, "video_track_timescale", String(codec.settings.timeBase.denominator), 0)
+        defer { ff.av_dict_free(&muxOptions) }
+        _ = ff.av_dict_set(&muxOptions, "video_track_timescale", String(codec.settings.timeBase.denominator), 0)
         if let created = s.creationTime {
             let f = ISO8601DateFormatter()
             f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            av_dict_set(&fmt.pointee.metadata, "creation_time", f.string(from: created), 0)
+            _ = ff.av_dict_set(&fmt.pointee.metadata, "creation_time", f.string(from: created), 0)
         }
         if !s.quickTimeKeys.isEmpty {
             // Written as mdta keys, as iPhones do, instead of the older udta ©xyz atoms.
-            av_dict_set(&muxOptions, "movflags", "use_metadata_tags", 0)
-            for (key, value) in s.quickTimeKeys { av_dict_set(&fmt.pointee.metadata, key, value, 0) }
+            _ = ff.av_dict_set(&muxOptions, "movflags", "use_metadata_tags", 0)
+            for (key, value) in s.quickTimeKeys { _ = ff.av_dict_set(&fmt.pointee.metadata, key, value, 0) }
         }
-        rc = avio_open(&fmt.pointee.pb, path, AVIO_FLAG_WRITE)
+        rc = ff.avio_open(&fmt.pointee.pb, path, AVIO_FLAG_WRITE)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avio_open") }
-        rc = avformat_write_header(fmt, &muxOptions)
+        rc = ff.avformat_write_header(fmt, &muxOptions)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avformat_write_header") }
-        avPacket = av_packet_alloc()
+        avPacket = ff.av_packet_alloc()
         guard avPacket != nil else { throw FFmpegError(message: "out of memory", call: "av_packet_alloc") }
     }
 
@@ -141,7 +142,7 @@ public final class MovieWriter {
     /// stored frames upright, mirrored when the orientation mirrors.
     private func addDisplayMatrix(_ st: UnsafeMutablePointer<AVStream>, _ orientation: EXIFOrientation) throws {
         // av_stream_new_side_data: the stream owns the 9 Int32s it returns.
-        guard let raw = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 36) else {
+        guard let raw = ff.av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 36) else {
             throw FFmpegError(message: "out of memory", call: "av_stream_new_side_data")
         }
         // Readers (MovieFile.orientation, FFmpeg's autorotate) take a negative determinant
@@ -150,8 +151,8 @@ public final class MovieWriter {
         raw.withMemoryRebound(to: Int32.self, capacity: 9) { m in
             // FFmpeg's angle for a display turn of q quarters clockwise is +90q here: the
             // readers (MovieFile.orientation, av_display_rotation_get) give -90q back.
-            av_display_rotation_set(m, Double(90 * rotation.quarterTurnsCW))
-            if orientation.isMirrored { av_display_matrix_flip(m, 1, 0) }
+            ff.av_display_rotation_set(m, Double(90 * rotation.quarterTurnsCW))
+            if orientation.isMirrored { ff.av_display_matrix_flip(m, 1, 0) }
         }
     }
 
@@ -166,7 +167,7 @@ public final class MovieWriter {
     public func finish() throws {
         guard !finished, let format else { return }
         if let encoder { for p in try encoder.finish() { try mux(p) } }
-        let rc = av_write_trailer(format)
+        let rc = ff.av_write_trailer(format)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_write_trailer") }
         finished = true
         close()
@@ -174,26 +175,26 @@ public final class MovieWriter {
 
     private func mux(_ p: VideoEncoder.Packet) throws {
         guard let format, let stream, let pkt = avPacket else { return }
-        let rc = av_new_packet(pkt, Int32(p.data.count))
+        let rc = ff.av_new_packet(pkt, Int32(p.data.count))
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_new_packet") }
         p.data.withUnsafeBufferPointer { pkt.pointee.data.update(from: $0.baseAddress!, count: p.data.count) }
         pkt.pointee.pts = p.pts - origin
         pkt.pointee.dts = p.pts - origin  // no B-frames: decoding order is presentation order
         if p.isKeyframe { pkt.pointee.flags |= AV_PKT_FLAG_KEY }
         pkt.pointee.stream_index = stream.pointee.index
-        av_packet_rescale_ts(pkt, packetTimeBase, stream.pointee.time_base)
+        ff.av_packet_rescale_ts(pkt, packetTimeBase, stream.pointee.time_base)
         // Takes the packet's reference.
-        let w = av_interleaved_write_frame(format, pkt)
+        let w = ff.av_interleaved_write_frame(format, pkt)
         guard w >= 0 else { throw FFmpegError(code: w, call: "av_interleaved_write_frame") }
         packetsWritten += 1
     }
 
     private func close() {
-        av_packet_free(&avPacket)
+        ff.av_packet_free(&avPacket)
         encoder = nil
         if let format {
-            avio_closep(&format.pointee.pb)
-            avformat_free_context(format)
+            _ = ff.avio_closep(&format.pointee.pb)
+            ff.avformat_free_context(format)
             self.format = nil
         }
     }

@@ -9,15 +9,16 @@ public enum PixelScaler {
         precondition(pixels.channels == 3 || pixels.channels == 1, "RGB or gray")
         let longest = max(pixels.width, pixels.height)
         guard longest > maxSide, pixels.width > 0, pixels.height > 0 else { return pixels }
+        try FFmpegLibrary.load()
         let scale = Double(maxSide) / Double(longest)
         let w = max(1, Int((Double(pixels.width) * scale).rounded()))
         let h = max(1, Int((Double(pixels.height) * scale).rounded()))
         let format = pixels.channels == 3 ? AV_PIX_FMT_RGB24 : AV_PIX_FMT_GRAY8
         // sws_getContext → sws_freeContext.
-        guard let sws = sws_getContext(
+        guard let sws = ff.sws_getContext(
             Int32(pixels.width), Int32(pixels.height), format, Int32(w), Int32(h), format, SWS_AREA, nil, nil, nil)
         else { throw FFmpegError(message: "cannot scale \(pixels.width)x\(pixels.height) to \(w)x\(h)", call: "sws_getContext") }
-        defer { sws_freeContext(sws) }
+        defer { ff.sws_freeContext(sws) }
         var out = PixelBuffer<UInt8>(width: w, height: h, channels: pixels.channels)
         pixels.components.withUnsafeBufferPointer { src in
             out.components.withUnsafeMutableBufferPointer { dst in
@@ -25,7 +26,7 @@ public enum PixelScaler {
                 var srcStrides: [Int32] = [Int32(pixels.rowStride), 0, 0, 0]
                 var dstPlanes: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
                 var dstStrides: [Int32] = [Int32(w * pixels.channels), 0, 0, 0]
-                _ = sws_scale(sws, &srcPlanes, &srcStrides, 0, Int32(pixels.height), &dstPlanes, &dstStrides)
+                _ = ff.sws_scale(sws, &srcPlanes, &srcStrides, 0, Int32(pixels.height), &dstPlanes, &dstStrides)
             }
         }
         return out

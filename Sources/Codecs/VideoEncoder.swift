@@ -25,7 +25,7 @@ public final class VideoEncoder {
     public private(set) var framesEncoded = 0
 
     public init(settings: MovieWriter.Settings) throws {
-        FFmpegLibrary.ensureInitialized()
+        try FFmpegLibrary.load()
         self.settings = settings
         do {
             try open()
@@ -42,15 +42,15 @@ public final class VideoEncoder {
         guard s.width > 0, s.height > 0, s.width % 2 == 0, s.height % 2 == 0 else {
             throw FFmpegError(message: "a 4:2:0 movie needs an even, non-zero size (got \(s.width)x\(s.height))", call: "VideoEncoder")
         }
-        guard let codec = avcodec_find_encoder_by_name(s.codec.encoderName) else {
+        guard let codec = ff.avcodec_find_encoder_by_name(s.codec.encoderName) else {
             throw FFmpegError(message: "FFmpeg has no \(s.codec.encoderName) encoder", call: "avcodec_find_encoder_by_name")
         }
-        context = avcodec_alloc_context3(codec)
+        context = ff.avcodec_alloc_context3(codec)
         guard let enc = context else { throw FFmpegError(message: "out of memory", call: "avcodec_alloc_context3") }
         enc.pointee.width = Int32(s.width)
         enc.pointee.height = Int32(s.height)
         enc.pointee.time_base = AVRational(num: s.timeBase.numerator, den: s.timeBase.denominator)
-        enc.pointee.framerate = av_d2q(s.frameRate, 100_000)
+        enc.pointee.framerate = ff.av_d2q(s.frameRate, 100_000)
         enc.pointee.pix_fmt = AV_PIX_FMT_YUV420P
         enc.pointee.color_range = s.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         enc.pointee.color_primaries = s.colour.primaries
@@ -64,35 +64,35 @@ public final class VideoEncoder {
         }
         // av_dict_set → av_dict_free.
         var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        av_dict_set(&options, "preset", s.preset, 0)
-        av_dict_set(&options, "crf", String(s.crf), 0)
+        defer { ff.av_dict_free(&options) }
+        _ = ff.av_dict_set(&options, "preset", s.preset, 0)
+        _ = ff.av_dict_set(&options, "crf", String(s.crf), 0)
         // No B-frames: decoding order is presentation order, which keeps edit lists
         // simple and lets a movie start or stop at any keyframe.
         if s.codec == .hevc {
             var params = "bframes=0:log-level=error"
             if let interval = s.keyframeInterval { params += ":keyint=\(interval):min-keyint=\(interval):scenecut=0" }
-            av_dict_set(&options, "x265-params", params, 0)
+            _ = ff.av_dict_set(&options, "x265-params", params, 0)
         } else {
-            av_dict_set(&options, "bf", "0", 0)
-            if s.keyframeInterval != nil { av_dict_set(&options, "sc_threshold", "0", 0) }
+            _ = ff.av_dict_set(&options, "bf", "0", 0)
+            if s.keyframeInterval != nil { _ = ff.av_dict_set(&options, "sc_threshold", "0", 0) }
         }
-        let rc = avcodec_open2(enc, codec, &options)
+        let rc = ff.avcodec_open2(enc, codec, &options)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_open2 (encoder)") }
 
-        frame = av_frame_alloc()
-        packet = av_packet_alloc()
+        frame = ff.av_frame_alloc()
+        packet = ff.av_packet_alloc()
         guard let frame, packet != nil else { throw FFmpegError(message: "out of memory", call: "av_frame_alloc") }
         frame.pointee.format = enc.pointee.pix_fmt.rawValue
         frame.pointee.width = Int32(s.width)
         frame.pointee.height = Int32(s.height)
-        let r = av_frame_get_buffer(frame, 0)
+        let r = ff.av_frame_get_buffer(frame, 0)
         guard r >= 0 else { throw FFmpegError(code: r, call: "av_frame_get_buffer") }
-        fromRGB = sws_getContext(
+        fromRGB = ff.sws_getContext(
             Int32(s.width), Int32(s.height), AV_PIX_FMT_RGB24, Int32(s.width), Int32(s.height), enc.pointee.pix_fmt, SWS_POINT, nil, nil, nil)
         guard fromRGB != nil else { throw FFmpegError(message: "cannot convert RGB to 4:2:0", call: "sws_getContext") }
-        let coefficients = sws_getCoefficients(SWS_CS_ITU709)
-        _ = sws_setColorspaceDetails(fromRGB, coefficients, 1, coefficients, s.fullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
+        let coefficients = ff.sws_getCoefficients(SWS_CS_ITU709)
+        _ = ff.sws_setColorspaceDetails(fromRGB, coefficients, 1, coefficients, s.fullRange ? 1 : 0, 0, 1 << 16, 1 << 16)
     }
 
     /// Encodes one frame (RGB, the settings' size) shown from `pts`; returns the packets
@@ -105,16 +105,16 @@ public final class VideoEncoder {
         }
         guard pts > lastPTS else { return [] }
         lastPTS = pts
-        var rc = av_frame_make_writable(frame)
+        var rc = ff.av_frame_make_writable(frame)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_frame_make_writable") }
         let planes = FramePlanes(frame)
         pixels.components.withUnsafeBufferPointer { src in
             var input: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
             var strides: [Int32] = [Int32(pixels.width * 3), 0, 0, 0]
-            _ = sws_scale(fromRGB, &input, &strides, 0, Int32(pixels.height), planes.planes, planes.strides)
+            _ = ff.sws_scale(fromRGB, &input, &strides, 0, Int32(pixels.height), planes.planes, planes.strides)
         }
         frame.pointee.pts = pts
-        rc = avcodec_send_frame(enc, frame)
+        rc = ff.avcodec_send_frame(enc, frame)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_send_frame") }
         framesEncoded += 1
         return try receive()
@@ -124,7 +124,7 @@ public final class VideoEncoder {
     public func finish() throws -> [Packet] {
         guard !flushed, let enc = context else { return [] }
         flushed = true
-        _ = avcodec_send_frame(enc, nil)
+        _ = ff.avcodec_send_frame(enc, nil)
         return try receive()
     }
 
@@ -132,22 +132,22 @@ public final class VideoEncoder {
         guard let enc = context, let packet else { return [] }
         var out: [Packet] = []
         while true {
-            let r = avcodec_receive_packet(enc, packet)
+            let r = ff.avcodec_receive_packet(enc, packet)
             if r == CFFmpeg_AVERROR_EAGAIN() || r == CFFmpeg_AVERROR_EOF() { return out }
             guard r >= 0 else { throw FFmpegError(code: r, call: "avcodec_receive_packet") }
             out.append(
                 Packet(
                     data: Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))),
                     pts: packet.pointee.pts, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0))
-            av_packet_unref(packet)
+            ff.av_packet_unref(packet)
         }
     }
 
     private func close() {
-        sws_freeContext(fromRGB)
+        ff.sws_freeContext(fromRGB)
         fromRGB = nil
-        av_frame_free(&frame)
-        av_packet_free(&packet)
-        avcodec_free_context(&context)
+        ff.av_frame_free(&frame)
+        ff.av_packet_free(&packet)
+        ff.avcodec_free_context(&context)
     }
 }
