@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// What a camlib process loads. FFmpeg's libraries (and the ~130 they bring) cost ~55 ms
+/// of binding before `main`, so commands that only read the catalog must not load them;
+/// commands that read movies load them on first use.
+@Suite struct StartupTests {
+    /// Runs camlib with the dynamic loader reporting, and returns what it says about
+    /// each process (camlib and the workers it starts), one report per process.
+    func loaderReports(_ arguments: [String], in scratch: ScratchDirectory) throws -> [String] {
+        let reports = try scratch.subdirectory("loader-\(UUID().uuidString)")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "libs"
+        environment["LD_DEBUG_OUTPUT"] = reports.appendingPathComponent("process").path
+        let result = try Camlib.run(arguments, environment: environment)
+        #expect(result.status == 0, "camlib \(arguments.joined(separator: " ")): \(result.stderr.suffix(2000))")
+        return try FileManager.default.contentsOfDirectory(at: reports, includingPropertiesForKeys: nil)
+            .map { try String(contentsOf: $0, encoding: .utf8) }
+    }
+
+    @Test func aQueryLoadsNoFFmpeg() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("library")
+        let empty = try scratch.subdirectory("nothing")
+        #expect(try Camlib.run(["import", "--library", library, empty.path]).status == 0)
+        for arguments in [["--version"], ["query", "--library", library], ["query", "--library", library, "--json"]] {
+            let reports = try loaderReports(arguments, in: scratch)
+            #expect(reports.count == 1)
+            for report in reports {
+                #expect(report.contains("libsqlite3"), "the loader's report is read (\(arguments))")
+                for name in ["libavformat", "libavcodec", "libavutil", "libswscale"] {
+                    #expect(!report.contains(name), "camlib \(arguments.joined(separator: " ")) loaded \(name)")
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+    func readingAMovieLoadsFFmpeg() throws {
+        let scratch = try ScratchDirectory()
+        let movie = Media.path("apple-live-photo/IMG_3582.mov")
+        let reports = try loaderReports(["import", "--library", scratch.file("library"), movie], in: scratch)
+        #expect(reports.contains { $0.contains("libavformat.so") }, "no process of the import loaded FFmpeg")
+    }
+}
