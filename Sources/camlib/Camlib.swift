@@ -21,6 +21,16 @@ struct Camlib: ParsableCommand {
             ExportCommand.self,
             AnalyzeWorkerCommand.self,
         ])
+
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard var command = CatalogReads.parse(arguments) else { return main(arguments) }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Exit statuses beyond ArgumentParser's own (0 success, 1 failure, 64 usage).

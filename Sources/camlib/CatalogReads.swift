@@ -1,0 +1,25 @@
+import ArgumentParser
+
+/// `camlib query` and `camlib show`, the commands scripts and people run over and over,
+/// parsed as roots of their own.
+///
+/// Parsing from camlib's root, ArgumentParser first builds every command's arguments by
+/// reflection, looking for a completion-script request: 9 M of the 45 M instructions a
+/// 50-asset listing took beyond start-up. Anything this cannot parse quietly (help,
+/// versions, completion scripts, a mistake) goes the whole way from the root instead, so
+/// what is printed is the same either way.
+enum CatalogReads {
+    static let commands: [String: any ParsableCommand.Type] = [
+        QueryCommand.configuration.commandName!: QueryCommand.self,
+        ShowCommand.configuration.commandName!: ShowCommand.self,
+    ]
+
+    /// Arguments the root answers (wherever they appear, even as an option's value).
+    static let forTheRoot: Set<String> = ["-h", "--help", "-help", "help", "--version", "--generate-completion-script", "--experimental-dump-help"]
+
+    /// The command, parsed and validated, or nil when the root should parse these.
+    static func parse(_ arguments: [String]) -> (any ParsableCommand)? {
+        guard let name = arguments.first, let command = commands[name], !arguments.contains(where: forTheRoot.contains) else { return nil }
+        return try? command.parseAsRoot(Array(arguments.dropFirst()))
+    }
+}
