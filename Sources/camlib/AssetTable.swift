@@ -105,18 +105,6 @@ enum AssetTable {
     }
 }
 
-extension String {
-    var nonEmpty: String? { isEmpty ? nil : self }
-
-    /// Followed by spaces up to `width` characters; as it is when longer. (Foundation's
-    /// `padding(toLength:withPad:startingAt:)` goes through NSString: 70 k instructions a
-    /// call, a third of a 50-row table's cost.)
-    func padded(to width: Int) -> String {
-        let missing = width - count
-        return missing > 0 ? self + String(repeating: " ", count: missing) : self
-    }
-}
-
 extension AssetTable {
     /// `String(format: "%.1f", value)` for a pairing confidence (0...1), without
     /// Foundation's formatter: ties to even, as printf rounds an exact half.

@@ -22,6 +22,8 @@ struct Camlib: ParsableCommand {
             AnalyzeWorkerCommand.self,
         ])
 
+    /// `query` and `show` straight to their own parsing when they can (``CatalogReads``);
+    /// everything else through ArgumentParser's root as usual.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard var command = CatalogReads.parse(arguments) else { return main(arguments) }
