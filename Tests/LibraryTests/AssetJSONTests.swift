@@ -52,4 +52,15 @@ struct AssetJSONTests {
         asset.aux = [stored]
         #expect(asset.prettyJSON == (try Self.reference(asset)))
     }
+
+    /// A cursor's text is base64url without padding: Foundation's base64 with the two
+    /// characters swapped and the padding cut, for every remainder of three.
+    @Test func cursorsAreBase64URL() {
+        for count in 0...40 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 251) }
+            let foundation = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(AssetCursor.base64URL(bytes) == foundation, "\(count) bytes")
+        }
+    }
 }

@@ -103,12 +103,15 @@ struct PrettyJSON {
 
     mutating func string(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
-        let utf8 = s.utf8
-        // Most strings need no escaping: copied whole.
-        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: utf8)
-        } else {
-            for byte in utf8 { escape(byte) }
+        var s = s
+        // Over the string's contiguous bytes (a third of the cost of its UTF8View). Most
+        // strings need no escaping: copied whole.
+        s.withUTF8 { utf8 in
+            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                bytes.append(contentsOf: utf8)
+            } else {
+                for byte in utf8 { escape(byte) }
+            }
         }
         bytes.append(UInt8(ascii: "\""))
     }
