@@ -226,5 +226,13 @@ enum CatalogChecks {
             )
         }
         #expect(stale == 0 && missing == 0 && assets == summaries, "summary: \(stale) stale, \(missing) missing, \(summaries) rows for \(assets) assets", sourceLocation: sourceLocation)
+        // resource.lower_name (0009), kept by triggers too.
+        let (names, wrongNames) = try library.catalog.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM resource WHERE lower_name IS NOT NULL")!,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM resource WHERE lower_name IS NOT lower(original_name)")!
+            )
+        }
+        #expect(names > 0 && wrongNames == 0, "\(wrongNames) of the resources' lower-case names are wrong", sourceLocation: sourceLocation)
     }
 }
