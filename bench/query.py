@@ -17,7 +17,7 @@ Goals (issue 12): at 1M, p95 under 100 ms per command, under 15 ms beyond start-
 catalog work within 2x of the sqlite3 floor; a page in the long-lived process under 15 ms;
 flat memory; import into the large library within 10% of an empty one.
 
-Usage: bench/query.py [--sizes 100000,1000000] [--runs 20] [--import-files 250]
+Usage: bench/query.py [--sizes 100000,1000000] [--runs 20] [--import-files 250] [--import-rounds 5]
 Not a test: numbers vary with the machine (this one reclaims page cache on its own).
 """
 import argparse, base64, datetime, hashlib, json, os, random, shutil, sqlite3, subprocess, sys, tempfile, time
@@ -263,7 +263,7 @@ def main():
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--import-files", type=int, default=250)
-    parser.add_argument("--import-rounds", type=int, default=3)
+    parser.add_argument("--import-rounds", type=int, default=5)
     args = parser.parse_args()
     if shutil.which("sqlite3") is None:
         sys.exit("bench: sqlite3 is missing (run ./setup.sh)")
