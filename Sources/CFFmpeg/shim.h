@@ -2,7 +2,7 @@
 //
 // Loaded with dlopen when camlib first reads or writes a movie (or scales pixels), not
 // linked: libavformat and libavcodec bring about 135 shared libraries (network
-// protocols, every codec), and binding them cost every camlib process ~50 ms before
+// protocols, every codec), and binding them cost every camlib process about 55 ms before
 // main, a `camlib query` included. So the functions camlib calls are reached through
 // CFFmpegFunctions, filled by CFFmpeg_load; their types come from the headers below
 // (__typeof__), so a call is checked as if it were direct.
@@ -98,12 +98,13 @@ static inline const CFFmpegFunctions *_Nullable CFFmpeg_load(char *_Nonnull erro
         "libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR),
     };
     enum { count = sizeof(sonames) / sizeof(sonames[0]) };
-    void *handles[count];
-    for (int i = 0; i < count; i++) {
-        handles[i] = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
-        if (!handles[i]) {
+    void *handles[count] = {NULL};
+    int opened = 0;
+    for (; opened < count; opened++) {
+        handles[opened] = dlopen(sonames[opened], RTLD_NOW | RTLD_LOCAL);
+        if (!handles[opened]) {
             snprintf(error, errorSize, "%s", dlerror());
-            return NULL;
+            goto fail;
         }
     }
 #define CFFMPEG_FIND(name) \
@@ -112,13 +113,17 @@ static inline const CFFmpegFunctions *_Nullable CFFmpeg_load(char *_Nonnull erro
         for (int i = 0; i < count && !found; i++) found = dlsym(handles[i], #name); \
         if (!found) { \
             snprintf(error, errorSize, "%s not found in %s, %s, %s or %s", #name, sonames[0], sonames[1], sonames[2], sonames[3]); \
-            return NULL; \
+            goto fail; \
         } \
         table.name = (__typeof__(&name))found; \
     }
     CFFMPEG_FUNCTIONS(CFFMPEG_FIND)
 #undef CFFMPEG_FIND
     return &table;
+fail:
+    // What was opened is closed again: nothing of a failed load stays in the process.
+    while (opened > 0) dlclose(handles[--opened]);
+    return NULL;
 }
 
 // Macros Swift cannot import.

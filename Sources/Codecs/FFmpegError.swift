@@ -8,6 +8,11 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { "\(call): \(message)" }
 
+    /// The `call` of the error FFmpeg's libraries not loading gives.
+    static let loading = "dlopen"
+    /// FFmpeg itself is missing or broken, rather than a file it was given.
+    public var isLibraryMissing: Bool { call == Self.loading }
+
     init(code: Int32, call: String) {
         self.code = code
         self.call = call

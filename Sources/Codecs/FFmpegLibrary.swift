@@ -9,7 +9,7 @@ enum FFmpegLibrary {
         var error = [CChar](repeating: 0, count: 512)
         guard let table = CFFmpeg_load(&error, error.count) else {
             let cause = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(FFmpegError(message: "cannot load FFmpeg: \(cause)", call: "dlopen"))
+            return .failure(FFmpegError(message: "FFmpeg, which camlib needs for movies and to scale pictures, cannot be loaded: \(cause)", call: FFmpegError.loading))
         }
         // Silent: camlib reports errors itself, one line per file, instead of FFmpeg's
         // stream of warnings on damaged input.

@@ -43,4 +43,27 @@ import TestSupport
         let reports = try loaderReports(["import", "--library", scratch.file("library"), movie], in: scratch)
         #expect(reports.contains { $0.contains("libavformat.so") }, "no process of the import loaded FFmpeg")
     }
+
+    /// Where FFmpeg cannot be loaded (here: its codec library hidden by an empty file in a
+    /// private mount namespace), each file that needs it gets an error naming the file and
+    /// the cause, the batch goes on, and the catalog still answers.
+    @Test(
+        .enabled(if: Media.shouldRun, Media.skipMessage),
+        .enabled(if: ReadOnlyMount.isPossible || Media.isRequired, "skipped: this account cannot make a private mount (unshare -m)"))
+    func withoutFFmpegEachFileSaysSoAndTheBatchGoesOn() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("library")
+        let codec = URL(fileURLWithPath: "/lib/x86_64-linux-gnu/libavcodec.so.59").resolvingSymlinksInPath().path
+        let files = [Media.path("apple-live-photo/IMG_3582.mov"), Media.path("apple-live-photo/IMG_3582.HEIC")]
+        let result = try run(
+            "unshare", ["-m", "sh", "-c", "mount --bind /dev/null \"$1\" && shift && exec \"$@\"", "sh", codec, Camlib.path, "import", "--library", library] + files)
+        #expect(result.status == 2, "\(result.stderr)")
+        for file in files {
+            #expect(
+                result.stderr.contains("\(file): FFmpeg, which camlib needs for movies and to scale pictures, cannot be loaded: "),
+                "\(result.stderr)")
+        }
+        let query = try Camlib.run(["query", "--library", library])
+        #expect(query.status == 0 && query.stdout == "No assets.\n", "\(query.stderr)")
+    }
 }
