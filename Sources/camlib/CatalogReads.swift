@@ -4,8 +4,8 @@ import ArgumentParser
 /// parsed as roots of their own.
 ///
 /// Parsing from camlib's root, ArgumentParser first builds every command's arguments by
-/// reflection, looking for a completion-script request: 9 M of the 45 M instructions a
-/// 50-asset listing took beyond start-up. Anything this cannot parse quietly (help,
+/// reflection, looking for a completion-script request: about 7 M of the 43 M
+/// instructions a 50-asset listing took beyond start-up. Anything this cannot parse quietly (help,
 /// versions, completion scripts, a mistake) goes the whole way from the root instead, so
 /// what is printed is the same either way.
 enum CatalogReads {

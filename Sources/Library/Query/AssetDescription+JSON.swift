@@ -104,7 +104,7 @@ struct PrettyJSON {
     mutating func string(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
         var s = s
-        // Over the string's contiguous bytes (a third of the cost of its UTF8View). Most
+        // Over the string's contiguous bytes, cheaper than walking its UTF8View. Most
         // strings need no escaping: copied whole.
         s.withUTF8 { utf8 in
             if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
