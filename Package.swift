@@ -80,6 +80,7 @@ let package = Package(
             name: "LibraryTests",
             dependencies: ["Library", "Codecs", "Filters", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
-            name: "CLITests", dependencies: ["TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            name: "CLITests",
+            dependencies: ["camlib", "Library", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

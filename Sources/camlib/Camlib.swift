@@ -26,9 +26,9 @@ struct Camlib: ParsableCommand {
     /// everything else through ArgumentParser's root as usual.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard var command = CatalogReads.parse(arguments) else { return main(arguments) }
+        guard let work = CatalogReads.parse(arguments) else { return main(arguments) }
         do {
-            try command.run()
+            try work()
         } catch {
             exit(withError: error)
         }

@@ -17,7 +17,11 @@ struct LibraryOptions: ParsableArguments {
     /// Opens the library for what the command needs. Says on stderr when the catalog is
     /// upgraded to this camlib's schema first, and anything else worth knowing about it.
     func open(_ mode: PhotoLibrary.OpenMode) throws -> PhotoLibrary {
-        let root = location
+        try Self.open(location, mode)
+    }
+
+    /// ``open(_:)`` for a library located already.
+    static func open(_ root: URL, _ mode: PhotoLibrary.OpenMode) throws -> PhotoLibrary {
         let library = try PhotoLibrary(root: root, mode: mode) { migrations in
             Terminal.error("camlib: upgrading the catalog of \(root.path) for this camlib (\(migrations.joined(separator: ", "))); in a large library this takes a little while, once")
         }

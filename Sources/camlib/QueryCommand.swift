@@ -34,11 +34,17 @@ struct QueryCommand: ParsableCommand {
     @OptionGroup var filters: QueryFilters
 
     func run() throws {
-        let library = try libraryOptions.open(.read)
-        let printer = AssetListPrinter(format: output.format)
+        try Self.list(libraryOptions.location, filters.makeQuery(), output.format)
+    }
+
+    /// What `camlib query` does once its arguments are read (by ArgumentParser, or by
+    /// ``QuickArguments``).
+    static func list(_ location: URL, _ query: AssetQuery, _ format: AssetListPrinter.Format) throws {
+        let library = try LibraryOptions.open(location, .read)
+        let printer = AssetListPrinter(format: format)
         // A table and CSV print an asset's facts and its original's name and path only.
-        let detail: AssetDetail = output.json ? .full : .originals
-        let next = try library.assets(matching: filters.makeQuery(), detail: detail) { printer.print($0) }
+        let detail: AssetDetail = format == .json ? .full : .originals
+        let next = try library.assets(matching: query, detail: detail) { printer.print($0) }
         printer.finish(next: next)
     }
 }

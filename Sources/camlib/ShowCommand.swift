@@ -21,7 +21,13 @@ struct ShowCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let library = try libraryOptions.open(.read)
+        try Self.show(libraryOptions.location, asset, json: json)
+    }
+
+    /// What `camlib show` does once its arguments are read (by ArgumentParser, or by
+    /// ``QuickArguments``).
+    static func show(_ location: URL, _ asset: String, json: Bool) throws {
+        let library = try LibraryOptions.open(location, .read)
         let id = try library.findAsset(asset)
         guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound(asset) }
         if json {

@@ -2,7 +2,7 @@ import Containers
 import Foundation
 
 /// Filters and order for `camlib query`.
-public struct AssetQuery: Sendable {
+public struct AssetQuery: Sendable, Equatable {
     public enum Sort: String, Sendable, CaseIterable {
         case captured, imported, name, id
     }
