@@ -55,23 +55,15 @@ struct QueryFilters: ParsableArguments {
     var after: String?
 
     func validate() throws {
-        for (label, value) in [("--since", since), ("--until", until)] {
-            if let value, !AssetQuery.isValidDate(value) {
-                throw ValidationError("\(label) \(value): not a date; use 2025-05-26 or 2025-05-26T09:27:06")
-            }
-        }
-        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+        let query = makeQuery()
+        if let problem = query.datesOrLimitProblem { throw ValidationError(problem) }
         for feature in has where AssetQuery.Feature(name: feature) == nil {
             throw ValidationError("--has \(feature): unknown; use one of \(AssetQuery.Feature.names.joined(separator: ", "))")
         }
-        if let after {
-            guard let cursor = AssetCursor(after) else {
-                throw ValidationError("--after \(after): not a cursor (use the \"cursor\" of an asset that `camlib query --json` printed)")
-            }
-            if cursor.sort != sort || cursor.descending != reverse {
-                throw ValidationError("--after: \(LibraryError.cursorOfAnotherOrder(sort: cursor.sort.rawValue, descending: cursor.descending))")
-            }
+        if let after, query.after == nil {
+            throw ValidationError("--after \(after): not a cursor (use the \"cursor\" of an asset that `camlib query --json` printed)")
         }
+        if let problem = query.cursorProblem { throw ValidationError(problem) }
     }
 
     func makeQuery() -> AssetQuery {
@@ -89,5 +81,25 @@ struct QueryFilters: ParsableArguments {
         query.limit = limit
         query.after = after.flatMap(AssetCursor.init)
         return query
+    }
+}
+
+/// The rules of `camlib query`'s arguments that hold for the query they make, checked
+/// alike by ArgumentParser's reading (``QueryFilters/validate()``) and the direct one
+/// (``QuickArguments``).
+extension AssetQuery {
+    /// A date SQLite cannot read, or a negative limit.
+    var datesOrLimitProblem: String? {
+        for (label, value) in [("--since", since), ("--until", until)] {
+            if let value, !Self.isValidDate(value) { return "\(label) \(value): not a date; use 2025-05-26 or 2025-05-26T09:27:06" }
+        }
+        if let limit, limit < 0 { return "--limit must not be negative" }
+        return nil
+    }
+
+    /// A cursor of another order than the query's.
+    var cursorProblem: String? {
+        guard let after, after.sort != sort || after.descending != descending else { return nil }
+        return "--after: \(LibraryError.cursorOfAnotherOrder(sort: after.sort.rawValue, descending: after.descending))"
     }
 }

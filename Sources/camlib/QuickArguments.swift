@@ -63,9 +63,6 @@ enum QuickArguments {
         }
         query.make = one("--make")
         query.model = one("--model")
-        for date in [one("--since"), one("--until")] {
-            if let date, !AssetQuery.isValidDate(date) { return nil }
-        }
         query.since = one("--since")
         query.until = one("--until")
         if let rule = one("--paired-by") {
@@ -79,15 +76,15 @@ enum QuickArguments {
         }
         query.descending = flags.contains("--reverse")
         if let limit = one("--limit") {
-            guard let limit = Int(limit), limit >= 0 else { return nil }
+            guard let limit = Int(limit) else { return nil }
             query.limit = limit
         }
         if let after = one("--after") {
-            guard let cursor = AssetCursor(after), cursor.sort == query.sort, cursor.descending == query.descending else { return nil }
+            guard let cursor = AssetCursor(after) else { return nil }
             query.after = cursor
         }
         let (json, csv) = (flags.contains("--json"), flags.contains("--csv"))
-        guard !(json && csv) else { return nil }
+        guard !(json && csv), query.datesOrLimitProblem == nil, query.cursorProblem == nil else { return nil }
         return (LibraryLocation.resolve(explicit: one("--library")), query, json ? .json : csv ? .csv : .table)
     }
 
