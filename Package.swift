@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // camlib: a camera and photo library for Linux. The folders under Sources/ are the
@@ -19,6 +19,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The gallery's HTTP server. Without its swift-configuration support (a trait on
+        // by default): camlib reads its own options.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries from Debian: module maps and shims only.
@@ -55,10 +61,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             plugins: ["EmbedMigrations"]),
+        // `camlib serve`: HTTP routes, the JSON API, files by id, and the page (Web/, compiled in).
+        .target(
+            name: "Gallery",
+            dependencies: [
+                "Library", "Codecs", "Containers", "Filters", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/gallery.js"), .embedInCode("Web/gallery.css")]),
         .executableTarget(
             name: "camlib",
             dependencies: [
-                "Library", "Capture", "Codecs", "Containers", "Filters", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Library", "Capture", "Codecs", "Containers", "Filters", "Gallery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
         // Build step: migrations/*.sql become a Swift table compiled into Library, so the
@@ -79,6 +95,12 @@ let package = Package(
         .testTarget(
             name: "LibraryTests",
             dependencies: ["Library", "Codecs", "Filters", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "GalleryTests",
+            dependencies: [
+                "Gallery", "Library", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
         .testTarget(
             name: "CLITests",
             dependencies: ["camlib", "Library", "TestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "GRDB", package: "GRDB.swift")]),

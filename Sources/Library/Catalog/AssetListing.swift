@@ -224,6 +224,13 @@ struct AssetListing {
                 candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_pairing WHERE paired_by = \(rule.rawValue)"))
             case nil: break
             }
+            switch query.edited {
+            case true?:
+                conditions.append("s.edited = 1")
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_edited WHERE edited = 1"))
+            case false?: conditions.append("s.edited = 0")
+            case nil: break
+            }
             for feature in query.has {
                 switch feature {
                 case .motion:

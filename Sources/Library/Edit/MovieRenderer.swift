@@ -7,10 +7,16 @@ import Foundation
 /// timing, size and orientation; the audio track, Apple's timed metadata tracks
 /// (still-image-time) and the QuickTime keys (content identifier) keep their bytes.
 enum MovieRenderer {
-    static func render(path: String, recipe: FilterRecipe, scratch: URL, progress: ((Int, Int) -> Void)? = nil) throws -> [UInt8] {
+    /// `options`: the codec (the source's own by default) and encoder settings.
+    static func render(
+        path: String, recipe: FilterRecipe, scratch: URL, options: VideoRenderer.Options = VideoRenderer.Options(),
+        progress: ((Int, Int) -> Void)? = nil
+    ) throws -> [UInt8] {
         let encoded = scratch.appendingPathComponent("\(getpid())-\(UUID().uuidString).part").path
         defer { unlink(encoded) }
-        let frames = try VideoRenderer.render(input: path, output: encoded, progress: progress) { recipe.apply(to: $0) }
+        let frames = try VideoRenderer.render(input: path, output: encoded, options: options, progress: progress) {
+            recipe.steps.isEmpty ? $0 : recipe.apply(to: $0)
+        }
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let rendered = try [UInt8](Data(contentsOf: URL(fileURLWithPath: encoded)))
         guard let source = try MovieTracks(file: original).tracks.first(where: { $0.handler == "vide" }),

@@ -43,6 +43,8 @@ public struct AssetQuery: Sendable, Equatable {
     public var since: String?
     public var until: String?
     public var pairedBy: PairedBy?
+    /// Whether an edit is the current version (true), or the original is (false).
+    public var edited: Bool?
     /// Shell-style pattern on any of the asset's original file names, case-insensitive.
     public var name: String?
     public var sort: Sort = .captured

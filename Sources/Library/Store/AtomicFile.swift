@@ -68,6 +68,22 @@ enum AtomicFile {
         return candidate
     }
 
+    /// Moves a temporary file to `destination` unless a file is there already, which is
+    /// then kept: for files named by what they were made from, which are the same
+    /// whoever made them. Returns `destination`.
+    @discardableResult
+    static func publishIfAbsent(_ temporary: URL, to destination: URL) throws -> URL {
+        let folder = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { unlink(temporary.path) }
+        if link(temporary.path, destination.path) != 0 {
+            guard errno == EEXIST else { throw LibraryError.io(path: destination.path, operation: "link", errno: errno) }
+            return destination
+        }
+        try syncDirectory(folder)
+        return destination
+    }
+
     /// Writes `data` to `destination` (anywhere, e.g. a user's output folder) through a
     /// fsynced temporary file beside it. Without `overwrite`, an existing file is an error
     /// and is left alone.

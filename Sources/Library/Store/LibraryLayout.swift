@@ -11,6 +11,8 @@ import Foundation
 /// derived/aux/ab/SHA/TYPE.png       a still's auxiliary images
 /// derived/motion/ab/SHA.mp4         a Motion Photo's movie, cut out of the still SHA
 /// derived/renders/ab/SHA.EXT        an edit's rendered file, named by its own sha256
+/// derived/previews/ab/SHA.jpg       a still's or movie's preview for browsers (2048 px)
+/// derived/proxies/ab/SHA.mov        a movie re-encoded as H.264 for browsers
 /// incoming/PID-TAG/                 captures waiting to be imported
 /// tmp/                              files being written
 /// ```
@@ -54,6 +56,16 @@ public struct LibraryLayout: Sendable {
     /// An edit's render, named by its own sha256.
     func render(_ sha256: String, ext: String) -> URL {
         derived.appendingPathComponent("renders/\(sha256.prefix(2))/\(sha256).\(ext)")
+    }
+
+    /// A browser's preview of the file whose sha256 is `sha256`.
+    func preview(of sha256: String) -> URL {
+        derived.appendingPathComponent("previews/\(sha256.prefix(2))/\(sha256).jpg")
+    }
+
+    /// A browser-playable (H.264) copy of the movie whose sha256 is `sha256`.
+    func proxy(of sha256: String) -> URL {
+        derived.appendingPathComponent("proxies/\(sha256.prefix(2))/\(sha256).mov")
     }
 
     /// A path relative to the library folder, as the catalog stores it.

@@ -53,7 +53,11 @@ extension AuxImageRecord: FetchableRecord, MutablePersistableRecord {
     }
 
     enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let assetID = Column(CodingKeys.assetId)
         static let resourceID = Column(CodingKeys.resourceId)
+        static let type = Column(CodingKeys.type)
+        static let path = Column(CodingKeys.path)
         static let source = Column(CodingKeys.source)
     }
 

@@ -1,0 +1,63 @@
+import Filters
+import Foundation
+import Library
+
+/// Edits started from the page: each runs on its own thread through the same
+/// `PhotoLibrary.edit` as `camlib edit`, and the page follows its progress by polling.
+final class EditJobs: Sendable {
+    struct State: Encodable, Sendable {
+        var job: String
+        var asset: Int64
+        /// running, done or failed.
+        var state: String
+        /// still, then movie (a Live Photo's or Motion Photo's frames).
+        var phase: String?
+        var framesDone: Int?
+        var framesExpected: Int?
+        var error: String?
+        var warnings: [String] = []
+    }
+
+    // NSLock guards `states`; every access goes through `update`/`state`.
+    private let lock = NSLock()
+    nonisolated(unsafe) private var states: [String: State] = [:]
+
+    func start(asset: Int64, library: PhotoLibrary, steps: [FilterStep], extending: Bool) async -> State {
+        let id = UUID().uuidString.lowercased()
+        let first = State(job: id, asset: asset, state: "running")
+        update(id) { $0 = first }
+        Thread.detachNewThread { [self] in
+            do {
+                let result = try library.edit(asset: asset, steps: steps, extending: extending) { progress in
+                    self.update(id) { s in
+                        switch progress {
+                        case .still: s?.phase = "still"
+                        case .movieFrames(let done, let expected):
+                            s?.phase = "movie"
+                            s?.framesDone = done
+                            s?.framesExpected = expected
+                        }
+                    }
+                }
+                update(id) { s in
+                    s?.state = "done"
+                    s?.warnings = result.warnings
+                }
+            } catch {
+                update(id) { s in
+                    s?.state = "failed"
+                    s?.error = "asset \(asset): \(error)"
+                }
+            }
+        }
+        return first
+    }
+
+    func state(_ id: String) async -> State? {
+        lock.withLock { states[id] }
+    }
+
+    private func update(_ id: String, _ change: (inout State?) -> Void) {
+        lock.withLock { change(&states[id]) }
+    }
+}

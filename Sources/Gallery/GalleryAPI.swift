@@ -1,0 +1,202 @@
+import Containers
+import Filters
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Library
+import NIOCore
+
+/// The JSON API under /api/ that the page uses, and the files under /media/.
+///
+/// ```
+/// GET  /api/assets?FILTERS&limit=N&after=CURSOR   a page of the timeline, newest first
+/// GET  /api/assets/ID                             one asset
+/// GET  /api/assets/ID/versions                    its edits, oldest first, and which is current
+/// GET  /api/assets/ID/aux                         its auxiliary images (depth, mattes)
+/// POST /api/assets/ID/edit    {"filters": [...]}  starts an edit; answers a job to follow
+/// POST /api/assets/ID/revert                      the original is the current version again
+/// GET  /api/jobs/JOB                              how an edit is going
+/// GET  /api/filters                               the filters an edit can use
+/// GET  /api/years                                 the years holding assets, newest first
+/// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
+/// ```
+struct GalleryAPI: Sendable {
+    let library: PhotoLibrary
+    let jobs = EditJobs()
+    let making = OnceAtATime<DisplayFile>()
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/api/assets") { request, _ in
+            let query = try TimelineQuery.parse(request.uri.queryParameters)
+            return try await json(try await page(query))
+        }
+        router.get("/api/assets/:id") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
+            return try await json(asset)
+        }
+        router.get("/api/assets/:id/versions") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
+            return try await json(Versions(asset.asset))
+        }
+        router.get("/api/assets/:id/aux") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
+            return try await json(asset.asset.aux)
+        }
+        router.post("/api/assets/:id/edit") { request, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            var request = request
+            let body = try await request.collectBody(upTo: 64 * 1024)
+            guard let edit = try? JSONDecoder().decode(EditRequest.self, from: Data(buffer: body)) else {
+                throw HTTPError(.badRequest, message: #"send {"filters": ["comic", "vignette:strength=0.4"]}"#)
+            }
+            let steps: [FilterStep]
+            do {
+                steps = try edit.filters.map { try FilterStep(parsing: $0) }
+            } catch {
+                throw HTTPError(.badRequest, message: "\(error)")
+            }
+            guard !steps.isEmpty || edit.extend == true else { throw HTTPError(.badRequest, message: "choose at least one filter") }
+            guard try await describe([id]).first != nil else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
+            let job = await jobs.start(asset: id, library: library, steps: steps, extending: edit.extend ?? false)
+            return try await json(job, status: .accepted)
+        }
+        router.post("/api/assets/:id/revert") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            let library = self.library
+            let changed = try await Blocking.run { try library.revert(asset: id) }
+            guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
+            return try await json(Reverted(reverted: changed, asset: asset))
+        }
+        router.get("/api/assets/:id/edit-preview") { request, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            let text = request.uri.queryParameters["filters"].map(String.init) ?? ""
+            let steps: [FilterStep]
+            do {
+                steps = try text.split(separator: ";").map { try FilterStep(parsing: String($0)) }
+            } catch {
+                throw HTTPError(.badRequest, message: "\(error)")
+            }
+            let library = self.library
+            let jpeg: [UInt8]
+            do {
+                jpeg = try await Blocking.run { try library.editPreview(asset: id, steps: steps) }
+            } catch let error as DisplayError {
+                throw HTTPError(.notFound, message: error.description)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "image/jpeg"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
+        }
+        router.get("/api/jobs/:job") { _, context in
+            let job = try context.parameters.require("job")
+            guard let state = await jobs.state(job) else { throw HTTPError(.notFound, message: "no edit job \(job)") }
+            return try await json(state)
+        }
+        router.get("/api/filters") { _, _ in
+            try await json(FilterCatalog.all.map { FilterInfo(name: $0.name) })
+        }
+        router.get("/api/years") { _, _ in
+            let library = self.library
+            return try await json(try await Blocking.run { try library.captureYears() })
+        }
+        router.get("/media/:asset/:resource/:kind") { request, context in
+            let asset = try context.parameters.require("asset", as: Int64.self)
+            let resource = try context.parameters.require("resource", as: Int64.self)
+            guard let kind = DisplayKind(rawValue: try context.parameters.require("kind")) else {
+                throw HTTPError(.notFound, message: "ask for original, thumbnail, preview or movie")
+            }
+            let file = try await displayFile(asset: asset, resource: resource, kind: kind)
+            return try await FileResponse.respond(file, to: request, immutable: true, context: context)
+        }
+        router.get("/media/:asset/:resource/aux/:type") { request, context in
+            let asset = try context.parameters.require("asset", as: Int64.self)
+            let resource = try context.parameters.require("resource", as: Int64.self)
+            guard let type = AuxiliaryImageType(rawValue: try context.parameters.require("type")) else {
+                throw HTTPError(.notFound, message: "no such auxiliary image type")
+            }
+            let library = self.library
+            let file = try await Blocking.run { try library.auxiliaryFile(asset: asset, resource: resource, type: type) }
+            return try await FileResponse.respond(file, to: request, immutable: true, context: context)
+        }
+    }
+
+    // MARK: Reading
+
+    func page(_ query: AssetQuery) async throws -> GalleryPage {
+        let library = self.library
+        return try await Blocking.run {
+            var assets: [AssetDescription] = []
+            let next = try library.assets(matching: query) { assets += $0 }
+            let media = try library.media(of: assets.map(\.id))
+            return GalleryPage(assets: assets.map { GalleryAsset($0, media[$0.id]) }, next: next?.description)
+        }
+    }
+
+    func describe(_ ids: [Int64]) async throws -> [GalleryAsset] {
+        let library = self.library
+        return try await Blocking.run {
+            let assets = try library.describe(ids)
+            let media = try library.media(of: ids)
+            return assets.map { GalleryAsset($0, media[$0.id]) }
+        }
+    }
+
+    func displayFile(asset: Int64, resource: Int64, kind: DisplayKind) async throws -> DisplayFile {
+        let library = self.library
+        do {
+            return try await making.run("\(asset)/\(resource)/\(kind.rawValue)") {
+                try await Blocking.run { try library.displayFile(asset: asset, resource: resource, kind: kind) }
+            }
+        } catch let error as DisplayError {
+            switch error {
+            case .notFound(let what): throw HTTPError(.notFound, message: what)
+            case .cannotMake: throw HTTPError(.unprocessableContent, message: error.description)
+            }
+        } catch let error as LibraryError {
+            throw HTTPError(.internalServerError, message: error.description)
+        }
+    }
+
+    // MARK: Bodies
+
+    struct EditRequest: Decodable {
+        var filters: [String]
+        var extend: Bool?
+    }
+
+    struct Reverted: Encodable {
+        var reverted: Bool
+        var asset: GalleryAsset
+    }
+
+    struct FilterInfo: Encodable {
+        var name: String
+    }
+
+    /// An asset's history: the original, then every adjustment, oldest first.
+    struct Versions: Encodable {
+        var originalIsCurrent: Bool
+        var adjustments: [AssetDescription.Adjustment]
+
+        init(_ asset: AssetDescription) {
+            adjustments = asset.adjustments
+            originalIsCurrent = !asset.adjustments.contains { $0.current }
+        }
+    }
+}
+
+/// A JSON response; errors go out as `{"error": "..."}` through HTTPError's message.
+func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) async throws -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    let data = try encoder.encode(value)
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json; charset=utf-8"
+    headers[.cacheControl] = "no-store"
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+}

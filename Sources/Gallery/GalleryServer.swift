@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import Library
+import Logging
+import NIOCore
+
+/// `camlib serve`: the library in a browser. One HTTP server (Hummingbird) in the camlib
+/// process: the page, a JSON API under /api/ that the page uses, and the library's files
+/// by asset and resource id, never by a path from the request.
+public struct GalleryServer: Sendable {
+    public struct Options: Sendable {
+        public var host = "127.0.0.1"
+        /// 0: any free port (the URL printed says which).
+        public var port = 8765
+        /// Needed by every request when set; required off loopback.
+        public var token: String?
+        public init() {}
+    }
+
+    let library: PhotoLibrary
+    let options: Options
+
+    public init(library: PhotoLibrary, options: Options) {
+        self.library = library
+        self.options = options
+    }
+
+    /// Serves until SIGINT or SIGTERM, then finishes the requests under way and returns.
+    /// `ready` hears the URL to open (with the token when one is needed) once listening.
+    public func run(ready: @escaping @Sendable (URL) -> Void) async throws {
+        let policy = AccessPolicy(token: options.token, host: options.host, port: options.port)
+        let router = Router()
+        router.add(middleware: AccessMiddleware(policy: policy))
+        let api = GalleryAPI(library: library)
+        api.addRoutes(to: router)
+        WebPage.addRoutes(to: router)
+        var logger = Logger(label: "camlib.serve")
+        logger.logLevel = ProcessInfo.processInfo.environment["CAMLIB_SERVE_LOG"] == "1" ? .info : .warning
+        let host = options.host, token = options.token
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: options.port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                let shownHost = host.contains(":") ? "[\(host)]" : host
+                var text = "http://\(shownHost):\(port)/"
+                if let token { text += "?token=\(token)" }
+                ready(URL(string: text)!)
+            },
+            logger: logger)
+        try await app.runService()
+    }
+}

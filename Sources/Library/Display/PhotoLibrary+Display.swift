@@ -1,0 +1,146 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+import GRDB
+
+extension PhotoLibrary {
+    /// Which files the current versions of these assets show (see ``AssetMedia``).
+    public func media(of ids: [Int64]) throws -> [Int64: AssetMedia] {
+        guard !ids.isEmpty else { return [:] }
+        return try catalog.read { db in
+            var out: [Int64: AssetMedia] = [:]
+            for start in stride(from: 0, to: ids.count, by: 256) {
+                let chunk = IDList(Array(ids[start..<min(start + 256, ids.count)]))
+                for r in try ResourceRecord.fetchCurrentShown(assets: chunk, db) {
+                    var m = out[r.assetId] ?? AssetMedia()
+                    switch r.role {
+                    case .renderedPhoto: m.still = r.id
+                    case .photo: m.still = m.still ?? r.id
+                    case .renderedVideo: m.movie = r.id
+                    case .pairedVideo, .video: m.movie = m.movie ?? r.id
+                    default: break
+                    }
+                    out[r.assetId] = m
+                }
+            }
+            return out
+        }
+    }
+
+    /// A file a browser can show, made from the asset's still or movie `resource` (an
+    /// original or an edit's render): made once, when first asked for, and kept under
+    /// derived/ (so it can always be made again). Only the asset's own stills and movies
+    /// are served, whatever the ids asked for.
+    public func displayFile(asset: Int64, resource: Int64, kind: DisplayKind) throws -> DisplayFile {
+        guard let source = try catalog.read({ db in try ResourceRecord.fetchShowable(asset: asset, resource: resource, db) }) else {
+            throw DisplayError.notFound("asset \(asset) has no photo or movie \(resource)")
+        }
+        let path = absolute(source.path)
+        let isMovie = [.pairedVideo, .video, .renderedVideo].contains(source.role)
+        func made(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> [UInt8]) throws -> DisplayFile {
+            let file = DisplayFile(url: url, mime: mime, tag: "\(source.sha256)-\(what)")
+            if FileManager.default.fileExists(atPath: url.path) { return file }
+            let bytes: [UInt8]
+            do {
+                bytes = try make()
+            } catch {
+                throw DisplayError.cannotMake(kind: kind, asset: asset, file: path.path, reason: MediaAnalyzer.describe(error))
+            }
+            let staged = try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true)
+            try AtomicFile.publishIfAbsent(staged.url, to: url)
+            return file
+        }
+        switch kind {
+        case .original:
+            return DisplayFile(url: path, mime: source.mime, tag: source.sha256)
+        case .thumbnail:
+            // Import made one of every original; an edit's render gets its own here.
+            if let thumb = try catalog.read({ db in try ResourceRecord.fetchThumbnail(of: resource, db) }) {
+                return DisplayFile(url: absolute(thumb.path), mime: thumb.mime, tag: thumb.sha256)
+            }
+            return try made(layout.thumbnail(of: source.sha256), "image/jpeg", "thumbnail") {
+                let side = MediaAnalyzer.thumbnailSide
+                let pixels = try isMovie ? DisplayRendering.posterFrame(path: path.path, maxSide: side)
+                    : DisplayRendering.orientedStill(path: path.path, maxSide: side)
+                return try JPEGCodec.encode(pixels, quality: 82)
+            }
+        case .preview:
+            return try made(layout.preview(of: source.sha256), "image/jpeg", "preview") {
+                let side = Self.previewSide
+                let pixels = try isMovie ? DisplayRendering.posterFrame(path: path.path, maxSide: side)
+                    : DisplayRendering.orientedStill(path: path.path, maxSide: side)
+                return try JPEGCodec.encode(pixels, quality: DisplayRendering.previewQuality)
+            }
+        case .movie:
+            guard isMovie else { throw DisplayError.notFound("file \(resource) of asset \(asset) is not a movie") }
+            let playable: Bool
+            do {
+                playable = try DisplayRendering.isBrowserPlayable(path: path.path)
+            } catch {
+                throw DisplayError.cannotMake(kind: kind, asset: asset, file: path.path, reason: MediaAnalyzer.describe(error))
+            }
+            // A QuickTime movie is an ISO base media file: browsers play it as MP4.
+            if playable { return DisplayFile(url: path, mime: "video/mp4", tag: source.sha256) }
+            return try made(layout.proxy(of: source.sha256), "video/mp4", "h264") {
+                try DisplayRendering.h264Proxy(path: path.path, scratch: temporary)
+            }
+        }
+    }
+
+    /// The PNG of an auxiliary image (depth, a matte) of the asset's still `resource`, in
+    /// the still's orientation, as import or `aux attach` extracted it.
+    public func auxiliaryFile(asset: Int64, resource: Int64, type: AuxiliaryImageType) throws -> DisplayFile {
+        let found = try catalog.read { db in try AuxImageRecord.fetchExtracted(asset: asset, resource: resource, type: type, db) }
+        guard let found, let path = found.path else {
+            throw DisplayError.notFound("asset \(asset) has no extracted \(type.rawValue) image of file \(resource)")
+        }
+        return DisplayFile(url: absolute(path), mime: "image/png", tag: found.sha256 ?? "\(asset)-\(resource)-\(type.rawValue)")
+    }
+
+    /// Longest side of a preview, in pixels: a large screen's view, not the whole original.
+    public static let previewSide = 2048
+}
+
+extension ResourceRecord {
+    /// The stills and movies these assets' current versions show (originals and renders).
+    static func fetchCurrentShown(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
+        try assets.fetchAll(Self.self, db) {
+            "SELECT * FROM current_resource WHERE asset_id IN \($0) AND role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY id"
+        }
+    }
+
+    /// One still or movie of an asset (an original or any render of it), if it is the asset's.
+    static func fetchShowable(asset: Int64, resource: Int64, _ db: Database) throws -> ResourceRecord? {
+        try ResourceRecord.all().filter(asset: asset).filter(key: resource)
+            .filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
+    }
+
+    /// The thumbnail import made of a file.
+    static func fetchThumbnail(of resource: Int64, _ db: Database) throws -> ResourceRecord? {
+        try ResourceRecord.all().filter(role: .thumbnail).filter(Columns.derivedFrom == resource).order(Columns.id).fetchOne(db)
+    }
+}
+
+extension AuxImageRecord {
+    /// The extracted image of `type` that the still `resource` of `asset` holds.
+    static func fetchExtracted(asset: Int64, resource: Int64, type: AuxiliaryImageType, _ db: Database) throws -> AuxImageRecord? {
+        try AuxImageRecord.filter(Columns.assetID == asset && Columns.resourceID == resource && Columns.type == type)
+            .filter(Columns.path != nil).order(Columns.id).fetchOne(db)
+    }
+}
+
+extension PhotoLibrary {
+    /// A quick look at what an edit of `steps` would make of the asset's photo, before it
+    /// is rendered: the recipe applied to its preview, `maxSide` pixels at most, as JPEG.
+    /// Edits start from the original, and so does this.
+    public func editPreview(asset: Int64, steps: [FilterStep], maxSide: Int = 1024) throws -> [UInt8] {
+        guard let photo = try catalog.read({ db in try ResourceRecord.all().filter(asset: asset).filter(role: .photo).fetchOne(db) }) else {
+            throw DisplayError.notFound("asset \(asset) has no photo to edit")
+        }
+        let preview = try displayFile(asset: asset, resource: photo.id!, kind: .preview)
+        let decoded = try JPEGCodec.decode([UInt8](Data(contentsOf: preview.url)), atLeast: maxSide)
+        let pixels = try PixelScaler.scaledToFit(decoded.pixels, maxSide: maxSide)
+        return try JPEGCodec.encode(FilterRecipe(steps: steps).apply(to: pixels), quality: 85)
+    }
+}

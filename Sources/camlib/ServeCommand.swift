@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import Gallery
+import Library
+import Synchronization
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Look at the library in a web browser: timeline, Live Photos, depth and mattes, edits.",
+        discussion: Help.reflow(
+            """
+            Serves a web gallery of the library until Ctrl-C (or SIGTERM), then stops
+            cleanly. It prints the URL to open. On 127.0.0.1 (the default) only this
+            machine can reach it. On any other address, say --host 0.0.0.0 to look from a
+            phone on the same network, every request needs a token: --token, or one made
+            up and printed once, in the URL to open.
+            """))
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Option(help: ArgumentHelp("The address to listen on.", valueName: "address"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The port to listen on (0: any free one).", valueName: "port"))
+    var port = 8765
+
+    @Option(help: ArgumentHelp("A secret every request must carry (made up when listening beyond this machine).", valueName: "token"))
+    var token: String?
+
+    @Flag(help: "Open the gallery in the default browser (xdg-open).")
+    var open = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port): use 0 to 65535") }
+        if let token, token.count < 16 || !token.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            throw ValidationError("--token: use at least 16 letters, digits, '-' or '_'")
+        }
+    }
+
+    func run() throws {
+        // Edits from the browser write to the library, so it is opened for writing when
+        // it can be; a library on read-only storage is shown all the same.
+        let location = libraryOptions.location
+        let library: PhotoLibrary
+        do {
+            library = try LibraryOptions.open(location, .write)
+        } catch LibraryError.readOnly {
+            library = try LibraryOptions.open(location, .read)
+            Terminal.error("camlib serve: the library is read-only: it can be looked at, not edited")
+        }
+        var options = GalleryServer.Options()
+        options.host = host
+        options.port = port
+        options.token = token ?? (AccessPolicy.isLoopback(host) ? nil : AccessPolicy.newToken())
+        let server = GalleryServer(library: library, options: options)
+        let openBrowser = open
+        let failure = Mutex<(any Error)?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await server.run { url in
+                    // Unbuffered: a script waiting for the URL reads it at once.
+                    FileHandle.standardOutput.write(Data("camlib serve: \(url.absoluteString)\nServing \(location.path); Ctrl-C stops.\n".utf8))
+                    if openBrowser { Self.openInBrowser(url) }
+                }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        if let error = failure.withLock({ $0 }) {
+            Terminal.error("camlib serve: cannot serve on \(host):\(port): \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    static func openInBrowser(_ url: URL) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["xdg-open", url.absoluteString]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            Terminal.error("camlib serve: cannot open a browser (\(error)); open the URL above")
+        }
+    }
+}
