@@ -98,7 +98,8 @@ let package = Package(
         .testTarget(
             name: "GalleryTests",
             dependencies: [
-                "Gallery", "Library", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                "Gallery", "Library", "Codecs", "Filters", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(

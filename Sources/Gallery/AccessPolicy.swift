@@ -9,7 +9,7 @@ import Foundation
 public struct AccessPolicy: Sendable {
     /// The secret every request must carry (nil: none needed).
     public let token: String?
-    /// The Host header values a loopback server accepts (nil: any, with a token).
+    /// The host names (without port) a loopback server answers to (nil: any, with a token).
     let loopbackHosts: Set<String>?
 
     /// The header writing requests carry, with the value `1`.
@@ -17,10 +17,10 @@ public struct AccessPolicy: Sendable {
     /// The cookie the page's files are requested with once the token was given.
     public static let cookieName = "camlib_token"
 
-    public init(token: String?, host: String, port: Int) {
+    public init(token: String?, host: String) {
         self.token = token
         if token == nil, Self.isLoopback(host) {
-            loopbackHosts = Set(["127.0.0.1", "localhost", "[::1]", host].flatMap { ["\($0):\(port)", $0] })
+            loopbackHosts = ["127.0.0.1", "localhost", "[::1]", host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host]
         } else {
             loopbackHosts = nil
         }
@@ -49,7 +49,9 @@ public struct AccessPolicy: Sendable {
     /// Whether a loopback server may answer a request for `host`.
     func acceptsHost(_ host: String?) -> Bool {
         guard let loopbackHosts else { return true }
-        guard let host else { return false }
-        return loopbackHosts.contains(host.lowercased())
+        guard var name = host?.lowercased() else { return false }
+        // Without the port: "[::1]:8765" → "[::1]", "localhost:8765" → "localhost".
+        if let colon = name.lastIndex(of: ":"), !name[colon...].contains("]") { name = String(name[..<colon]) }
+        return loopbackHosts.contains(name)
     }
 }

@@ -28,16 +28,20 @@ public struct GalleryServer: Sendable {
     /// Serves until SIGINT or SIGTERM, then finishes the requests under way and returns.
     /// `ready` hears the URL to open (with the token when one is needed) once listening.
     public func run(ready: @escaping @Sendable (URL) -> Void) async throws {
-        let policy = AccessPolicy(token: options.token, host: options.host, port: options.port)
+        try await application(ready: ready).runService()
+    }
+
+    /// The server, not yet running: what `run` runs, and what tests drive without a socket.
+    public func application(ready: @escaping @Sendable (URL) -> Void = { _ in }) -> some ApplicationProtocol {
+        let policy = AccessPolicy(token: options.token, host: options.host)
         let router = Router()
         router.add(middleware: AccessMiddleware(policy: policy))
-        let api = GalleryAPI(library: library)
-        api.addRoutes(to: router)
+        GalleryAPI(library: library).addRoutes(to: router)
         WebPage.addRoutes(to: router)
         var logger = Logger(label: "camlib.serve")
         logger.logLevel = ProcessInfo.processInfo.environment["CAMLIB_SERVE_LOG"] == "1" ? .info : .warning
         let host = options.host, token = options.token
-        let app = Application(
+        return Application(
             router: router,
             configuration: .init(address: .hostname(host, port: options.port), serverName: nil),
             onServerRunning: { channel in
@@ -48,6 +52,5 @@ public struct GalleryServer: Sendable {
                 ready(URL(string: text)!)
             },
             logger: logger)
-        try await app.runService()
     }
 }

@@ -18,10 +18,19 @@ enum WebPage {
 
     static func addRoutes(to router: Router<some RequestContext>) {
         router.get("/") { _, _ in response("index.html") }
+        router.get("/favicon.ico") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "image/svg+xml"
+            headers[.cacheControl] = "max-age=86400"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: icon)))
+        }
         router.get("/static/:name") { _, context in
             response(try context.parameters.require("name"))
         }
     }
+
+    /// A camera lens: the tab's icon.
+    static let icon = ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="2" y="8" width="28" height="20" rx="4" fill="#3a5a8a"/><rect x="11" y="4" width="10" height="6" rx="2" fill="#3a5a8a"/><circle cx="16" cy="18" r="7" fill="#111"/><circle cx="16" cy="18" r="4" fill="#9cf"/></svg>"##
 
     static func response(_ name: String) -> Response {
         guard let file = files[name] else { return Response(status: .notFound) }

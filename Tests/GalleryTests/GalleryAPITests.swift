@@ -1,0 +1,329 @@
+import Codecs
+import Filters
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Library
+import Testing
+import TestSupport
+
+@testable import Gallery
+
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct GalleryAPITests {
+    @Test func pagesListEveryAssetOnceNewestFirst() async throws {
+        let corpus = try GalleryLibrary.shared()
+        var expected = AssetQuery()
+        expected.descending = true
+        let all = try corpus.library.assetIDs(matching: expected)
+        #expect(all.count > 20)
+        let seen = try await corpus.test { client in
+            var ids: [Int64] = []
+            var after: String?
+            repeat {
+                let uri = "/api/assets?limit=7" + (after.map { "&after=\($0)" } ?? "")
+                let page = try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok)
+                    return try response.object()
+                }
+                let assets = page["assets"] as? [[String: Any]] ?? []
+                #expect(assets.count <= 7)
+                ids += assets.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+                after = page["next"] as? String
+            } while after != nil
+            return ids
+        }
+        #expect(seen == all)
+    }
+
+    @Test func assetsCarryTheJSONContractAndTheirMedia() async throws {
+        let corpus = try GalleryLibrary.shared()
+        let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
+        let contract = Set((try JSONSerialization.jsonObject(with: JSONEncoder().encode(live)) as? [String: Any] ?? [:]).keys)
+        try await corpus.test { client in
+            try await client.execute(uri: "/api/assets/\(live.id)", method: .get) { response in
+                let object = try response.object()
+                #expect(Set(object.keys) == contract.union(["media"]))
+                #expect(object["kind"] as? String == "live")
+                let media = object["media"] as? [String: Any] ?? [:]
+                for key in ["thumbnail", "preview", "video", "original"] { #expect(media[key] is String, "media.\(key)") }
+            }
+            try await client.execute(uri: "/api/assets/999999999", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test func filtersAreCheckedAndNamedAsInCamlibQuery() async throws {
+        let corpus = try GalleryLibrary.shared()
+        try await corpus.test { client in
+            try await client.execute(uri: "/api/assets?kind=live", method: .get) { response in
+                let kinds = (try response.object()["assets"] as? [[String: Any]] ?? []).map { $0["kind"] as? String }
+                #expect(!kinds.isEmpty && kinds.allSatisfy { $0 == "live" })
+            }
+            for (uri, words) in [
+                ("/api/assets?kind=slide", "kind=slide"), ("/api/assets?limit=0", "limit"), ("/api/assets?since=yesterday", "since=yesterday"),
+                ("/api/assets?after=garbage", "after=garbage"), ("/api/assets?has=smell", "has=smell"),
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(uri)")
+                    #expect(response.text.contains(words), "\(uri): \(response.text)")
+                }
+            }
+        }
+    }
+
+    @Test func filesComeWithEntityTagsAndByteRanges() async throws {
+        let corpus = try GalleryLibrary.shared()
+        let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
+        let movie = try #require(live.resources.first { $0.role == .pairedVideo })
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: movie.path)))
+        let media = try #require(try corpus.library.media(of: [live.id])[live.id]?.movie)
+        let uri = "/media/\(live.id)/\(media)/original"
+        try await corpus.test { client in
+            try await client.execute(uri: uri, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.eTag] == "\"\(movie.sha256)\"")
+                #expect(response.headers[.acceptRanges] == "bytes")
+                #expect(response.headers[.cacheControl]?.contains("immutable") == true)
+                #expect(Array(buffer: response.body) == bytes)
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=100-199"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 100-199/\(bytes.count)")
+                #expect(Array(buffer: response.body) == Array(bytes[100...199]))
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=-10"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(Array(buffer: response.body) == Array(bytes.suffix(10)))
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=\(bytes.count)-"]) { response in
+                #expect(response.status == .rangeNotSatisfiable)
+                #expect(response.headers[.contentRange] == "bytes */\(bytes.count)")
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: "\"\(movie.sha256)\""]) { response in
+                #expect(response.status == .notModified)
+                #expect(response.body.readableBytes == 0)
+            }
+            // A Range of another version of the file (If-Range does not match): the whole file.
+            try await client.execute(uri: uri, method: .get, headers: [.range: "bytes=0-9", .ifRange: "\"other\""]) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.readableBytes == bytes.count)
+            }
+        }
+    }
+
+    @Test func noRequestReachesAFileByPath() async throws {
+        let corpus = try GalleryLibrary.shared()
+        let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
+        let other = try corpus.asset("orientation/Landscape_1.jpg")
+        let otherStill = try #require(try corpus.library.media(of: [other.id])[other.id]?.still)
+        let refused = [
+            "/media/\(live.id)/../../catalog.sqlite", "/media/%2e%2e/%2e%2e/etc/passwd", "/media/\(live.id)/%2e%2e%2fcatalog.sqlite/original",
+            "/media/\(live.id)/\(otherStill)/original",  // another asset's file
+            "/media//etc/passwd/original", "/static/..%2f..%2fPackage.swift", "/static/../Package.swift", "/media/", "/media/\(live.id)/",
+            "/originals/", "/derived/", "/catalog.sqlite", "/media/\(live.id)/1/aux/..%2f..%2fcatalog.sqlite",
+            "/media/-1/-1/original", "/media/\(live.id)/\(otherStill)/thumbnail",
+        ]
+        try await corpus.test { client in
+            for uri in refused {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .notFound || response.status == .badRequest, "\(uri) answered \(response.status)")
+                    #expect(!response.text.contains("SQLite format"), "\(uri)")
+                }
+            }
+        }
+    }
+
+    @Test func writingNeedsThePagesHeaderAndItsOrigin() async throws {
+        let corpus = try GalleryLibrary.shared()
+        let still = try corpus.asset("orientation/Landscape_2.jpg")
+        let header = HTTPField.Name("X-Camlib-Request")!
+        try await corpus.test { client in
+            try await client.execute(uri: "/api/assets/\(still.id)/revert", method: .post) { response in
+                #expect(response.status == .forbidden)
+                #expect(response.text.contains("X-Camlib-Request"))
+            }
+            try await client.execute(
+                uri: "/api/assets/\(still.id)/revert", method: .post, headers: [header: "1", .origin: "http://evil.example"]
+            ) { #expect($0.status == .forbidden) }
+            try await client.execute(uri: "/api/assets/\(still.id)/revert", method: .post, headers: [header: "1", .origin: "http://localhost"]) {
+                response in
+                #expect(response.status == .ok)
+                let reverted = try response.object()["reverted"] as? Bool
+                #expect(reverted == false)
+            }
+        }
+    }
+
+    @Test func onLoopbackOnlyLoopbackHostNamesAreAnswered() {
+        // A page of another site whose host name was made to resolve to 127.0.0.1 (DNS
+        // rebinding) sends its own name: refused.
+        let policy = AccessPolicy(token: nil, host: "127.0.0.1")
+        for host in ["127.0.0.1:8765", "localhost:1", "LOCALHOST", "[::1]:8765", "127.0.0.1"] { #expect(policy.acceptsHost(host), "\(host)") }
+        for host in ["evil.example:8765", "evil.example", "127.0.0.1.evil.example", "", "[::2]:80"] { #expect(!policy.acceptsHost(host), "\(host)") }
+        #expect(!policy.acceptsHost(nil))
+        // With a token, the token is the guard, whatever name the server is reached by.
+        #expect(AccessPolicy(token: "t", host: "0.0.0.0").acceptsHost("photos.lan:8765"))
+        #expect(AccessPolicy.isLoopback("127.0.0.1") && AccessPolicy.isLoopback("::1") && !AccessPolicy.isLoopback("0.0.0.0"))
+    }
+
+    @Test func offLoopbackEveryRequestNeedsTheToken() async throws {
+        let corpus = try GalleryLibrary.shared()
+        let token = "0123456789abcdef0123456789abcdef"
+        try await corpus.test(host: "0.0.0.0", token: token) { client in
+            for uri in ["/", "/api/assets", "/static/gallery.js", "/api/years"] {
+                try await client.execute(uri: uri, method: .get) { #expect($0.status == .unauthorized, "\(uri)") }
+            }
+            try await client.execute(uri: "/api/assets", method: .get, headers: [.authorization: "Bearer wrong-\(token.dropFirst(6))"]) {
+                #expect($0.status == .unauthorized)
+            }
+            try await client.execute(uri: "/api/assets", method: .get, headers: [.authorization: "Bearer \(token)"]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/?token=\(token)", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.setCookie]?.contains("camlib_token=\(token)") == true)
+                #expect(response.headers[.setCookie]?.contains("HttpOnly") == true)
+            }
+            try await client.execute(uri: "/api/assets", method: .get, headers: [.cookie: "other=1; camlib_token=\(token)"]) {
+                #expect($0.status == .ok)
+            }
+        }
+    }
+
+    @Test func previewsAreOrientedJPEGsMadeOnce() async throws {
+        let corpus = try GalleryLibrary.shared()
+        // EXIF orientation 6 (a JPEG) and irot (a HEIC): both shown upright.
+        for (file, portrait) in [("orientation/Landscape_6.jpg", false), ("apple-live-photo/IMG_3582.HEIC", true)] {
+            let asset = try corpus.asset(file)
+            let still = try #require(try corpus.library.media(of: [asset.id])[asset.id]?.still)
+            let (first, second) = try await corpus.test { client in
+                let a = try await client.execute(uri: "/media/\(asset.id)/\(still)/preview", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "image/jpeg")
+                    return Array(buffer: response.body)
+                }
+                let b = try await client.execute(uri: "/media/\(asset.id)/\(still)/preview", method: .get) { Array(buffer: $0.body) }
+                return (a, b)
+            }
+            #expect(first == second)
+            let size = try jpegSize(first)
+            #expect(max(size.width, size.height) <= 2048)
+            #expect((size.height > size.width) == portrait, "\(file): \(size)")
+            #expect(size.width * (asset.height ?? 0) - size.height * (asset.width ?? 0) < max(size.width, size.height) * 2, "aspect of \(file)")
+        }
+    }
+
+    @Test func liveMovieIsServedAsH264KeepingItsFramesAndSound() async throws {
+        let corpus = try GalleryLibrary.shared()
+        let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
+        let original = try #require(live.resources.first { $0.role == .pairedVideo })
+        let movie = try #require(try corpus.library.media(of: [live.id])[live.id]?.movie)
+        let body = try await corpus.test { client in
+            try await client.execute(uri: "/media/\(live.id)/\(movie)/movie", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "video/mp4")
+                return Array(buffer: response.body)
+            }
+        }
+        let scratch = try ScratchDirectory()
+        let file = scratch.file("proxy.mov")
+        try Data(body).write(to: URL(fileURLWithPath: file))
+        func streams(_ path: String) throws -> [String] {
+            try run("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=codec_type,codec_name,nb_read_frames", "-of", "csv=p=0", path])
+                .stdout.split(separator: "\n").map(String.init)
+        }
+        let proxy = try streams(file), source = try streams(original.path)
+        #expect(proxy.first?.hasPrefix("h264,video,") == true, "\(proxy)")
+        #expect(proxy.first?.split(separator: ",").last == source.first?.split(separator: ",").last, "same frame count: \(proxy) \(source)")
+        #expect(proxy.dropFirst() == source.dropFirst(), "other tracks kept")
+    }
+
+    @Test func anEditsThumbnailShowsTheEditAndRevertBringsTheOriginalBack() async throws {
+        let own = try GalleryLibrary(folders: ["orientation"])
+        let asset = try own.asset("orientation/Landscape_3.jpg")
+        let original = try #require(try own.library.media(of: [asset.id])[asset.id]?.still)
+        _ = try own.library.edit(asset: asset.id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        let edited = try #require(try own.library.media(of: [asset.id])[asset.id]?.still)
+        #expect(edited != original)
+        let header = HTTPField.Name("X-Camlib-Request")!
+        try await own.test { client in
+            let media = try await client.execute(uri: "/api/assets/\(asset.id)", method: .get) { try $0.object()["media"] as? [String: Any] ?? [:] }
+            #expect(media["thumbnail"] as? String == "/media/\(asset.id)/\(edited)/thumbnail")
+            try await client.execute(uri: "/media/\(asset.id)/\(edited)/thumbnail", method: .get) { response in
+                #expect(response.status == .ok)
+                let gray = try isGray(Array(buffer: response.body))
+                #expect(gray)
+            }
+            try await client.execute(uri: "/media/\(asset.id)/\(original)/thumbnail", method: .get) { response in
+                let gray = try isGray(Array(buffer: response.body))
+                #expect(!gray)
+            }
+            try await client.execute(uri: "/api/assets/\(asset.id)/revert", method: .post, headers: [header: "1"]) { response in
+                let object = try response.object()
+                #expect(object["reverted"] as? Bool == true)
+                let media = (object["asset"] as? [String: Any])?["media"] as? [String: Any]
+                #expect(media?["thumbnail"] as? String == "/media/\(asset.id)/\(original)/thumbnail")
+            }
+        }
+    }
+
+    @Test func editsStartedFromThePageRunAsJobs() async throws {
+        let own = try GalleryLibrary(folders: ["orientation"])
+        let asset = try own.asset("orientation/Landscape_5.jpg")
+        let header = HTTPField.Name("X-Camlib-Request")!
+        try await own.test { client in
+            try await client.execute(
+                uri: "/api/assets/\(asset.id)/edit", method: .post, headers: [header: "1"], body: ByteBuffer(string: #"{"filters": ["blur"]}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.text.contains("unknown filter"))
+            }
+            let job = try await client.execute(
+                uri: "/api/assets/\(asset.id)/edit", method: .post, headers: [header: "1"], body: ByteBuffer(string: #"{"filters": ["sepia"]}"#)
+            ) { response in
+                #expect(response.status == .accepted)
+                return try response.object()["job"] as? String ?? ""
+            }
+            var state = "running"
+            for _ in 0..<600 where state == "running" {
+                try await Task.sleep(for: .milliseconds(100))
+                state = try await client.execute(uri: "/api/jobs/\(job)", method: .get) { try $0.object()["state"] as? String ?? "" }
+            }
+            #expect(state == "done")
+        }
+        let after = try own.library.describe([asset.id])[0]
+        #expect(after.adjustments.count == 1 && after.adjustments[0].current)
+        #expect(after.adjustments[0].data.contains("sepia"))
+    }
+
+    @Test func byteRangesAreReadAsRFC9110Says() {
+        #expect(ByteRange.parse("bytes=0-0", size: 10) == .part(0...0))
+        #expect(ByteRange.parse("bytes=5-", size: 10) == .part(5...9))
+        #expect(ByteRange.parse("bytes=5-100", size: 10) == .part(5...9))
+        #expect(ByteRange.parse("bytes=-3", size: 10) == .part(7...9))
+        #expect(ByteRange.parse("bytes=-30", size: 10) == .part(0...9))
+        #expect(ByteRange.parse("bytes=10-", size: 10) == .unsatisfiable)
+        #expect(ByteRange.parse("bytes=-0", size: 10) == .unsatisfiable)
+        #expect(ByteRange.parse("bytes=0-1,4-5", size: 10) == .whole)
+        #expect(ByteRange.parse("bytes=5-2", size: 10) == .whole)
+        #expect(ByteRange.parse("items=0-1", size: 10) == .whole)
+    }
+}
+
+/// Width and height of a JPEG.
+func jpegSize(_ jpeg: [UInt8]) throws -> (width: Int, height: Int) {
+    let decoded = try JPEGCodec.decode(jpeg)
+    return (decoded.pixels.width, decoded.pixels.height)
+}
+
+/// Whether a JPEG is a gray picture: every pixel's channels within a few levels.
+func isGray(_ jpeg: [UInt8]) throws -> Bool {
+    let pixels = try JPEGCodec.decode(jpeg).pixels
+    var far = 0
+    for y in stride(from: 0, to: pixels.height, by: 4) {
+        for x in stride(from: 0, to: pixels.width, by: 4) {
+            let r = Int(pixels[x: x, y: y, channel: 0]), g = Int(pixels[x: x, y: y, channel: 1]), b = Int(pixels[x: x, y: y, channel: 2])
+            if max(abs(r - g), abs(g - b), abs(r - b)) > 12 { far += 1 }
+        }
+    }
+    return far == 0
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Gallery
+import Hummingbird
+import HummingbirdTesting
+import Library
+import Synchronization
+import TestSupport
+
+/// A library of corpus files, imported once and shared by the gallery's tests that only
+/// read it; tests that edit make their own.
+final class GalleryLibrary: Sendable {
+    static let folders = ["apple-live-photo", "apple-portrait-heic", "orientation"]
+    private static let cache = Mutex<GalleryLibrary?>(nil)
+
+    let scratch: ScratchDirectory
+    let library: PhotoLibrary
+
+    static func shared() throws -> GalleryLibrary {
+        try cache.withLock { cached in
+            if let cached { return cached }
+            let made = try GalleryLibrary(folders: folders)
+            cached = made
+            return made
+        }
+    }
+
+    init(folders: [String]) throws {
+        for folder in folders { _ = try Media.files(in: folder) }  // fail clearly when missing
+        scratch = try ScratchDirectory.shared("camlib-gallery-\(UUID().uuidString.prefix(8))")
+        library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        _ = try Importer(library: library).run(paths: folders.map { Media.path($0) })
+    }
+
+    /// The asset holding a corpus file.
+    func asset(_ relative: String) throws -> AssetDescription {
+        try library.describe([try library.findAsset(Media.path(relative))])[0]
+    }
+
+    /// The gallery of this library, tested through its router (no socket).
+    func test<T: Sendable>(
+        host: String = "127.0.0.1", token: String? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> T
+    ) async throws -> T {
+        var options = GalleryServer.Options()
+        options.host = host
+        options.token = token
+        return try await GalleryServer(library: library, options: options).application().test(.router, body)
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(buffer: body)) }
+    func object() throws -> [String: Any] { try json() as? [String: Any] ?? [:] }
+}
