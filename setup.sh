@@ -30,6 +30,9 @@ HEIF_PACKAGES=(
 )
 # Called by the tests and the benchmark as independent witnesses.
 TOOL_PACKAGES=(libimage-exiftool-perl ffmpeg sqlite3 time)
+# The browser tests (Tests/Browser): Debian's Chromium and its driver, and Python to
+# run Selenium from a project-local virtual environment (.venv/, never a browser download).
+BROWSER_PACKAGES=(chromium chromium-driver python3 python3-venv)
 MIN_HEIF_VERSION=1.19
 
 say() { printf 'setup: %s\n' "$*" >&2; }
@@ -47,7 +50,7 @@ installed_version() {
 
 everything_present() {
   local p v
-  for p in "${BUILD_PACKAGES[@]}" "${HEIF_PACKAGES[@]}" "${TOOL_PACKAGES[@]}"; do
+  for p in "${BUILD_PACKAGES[@]}" "${HEIF_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${BROWSER_PACKAGES[@]}"; do
     [ -n "$(installed_version "$p")" ] || return 1
   done
   v=$(installed_version libheif-dev)
@@ -106,21 +109,38 @@ enable_backports() {
   exit 1
 }
 
+# .venv/ with Tests/Browser/requirements.txt from PyPI; redone when the list changes.
+setup_test_runner() {
+  local root requirements stamp
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  requirements="$root/Tests/Browser/requirements.txt"
+  stamp="$root/.venv/requirements.sha256"
+  if [ -x "$root/.venv/bin/python" ] && [ -f "$stamp" ] && sha256sum --status -c "$stamp" 2>/dev/null; then
+    return 0
+  fi
+  say "making $root/.venv for the browser tests"
+  python3 -m venv "$root/.venv"
+  "$root/.venv/bin/python" -m pip install -q --disable-pip-version-check -r "$requirements"
+  sha256sum "$requirements" > "$stamp"
+}
+
 main() {
   if everything_present; then
     say "all packages present (libheif $(installed_version libheif-dev))"
+    setup_test_runner
     return 0
   fi
   local cn; cn=$(codename)
   enable_backports "$cn"
   export DEBIAN_FRONTEND=noninteractive
   as_root apt-get update -q
-  as_root apt-get install -y -q --no-install-recommends "${BUILD_PACKAGES[@]}" "${TOOL_PACKAGES[@]}"
+  as_root apt-get install -y -q --no-install-recommends "${BUILD_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${BROWSER_PACKAGES[@]}"
   as_root apt-get install -y -q --no-install-recommends -t "$cn-backports" "${HEIF_PACKAGES[@]}"
   if ! everything_present; then
     say "packages still missing or libheif older than $MIN_HEIF_VERSION after install"
     exit 1
   fi
+  setup_test_runner
   say "done (libheif $(installed_version libheif-dev))"
 }
 

@@ -3,7 +3,10 @@
 // (textContent), never as HTML.
 "use strict";
 
-const PAGE = 120;
+// Assets per request; ?pageSize= overrides it (10 to 500).
+const PAGE = Math.min(500, Math.max(10, Number(new URLSearchParams(location.search).get("pageSize")) || 120));
+// How far below the screen the next page is asked for, in pixels.
+const AHEAD = 1500;
 const state = {
   assets: [],          // every asset shown, in timeline order
   byId: new Map(),
@@ -66,6 +69,7 @@ function listingParams(extra = {}) {
   const params = new URLSearchParams(location.search);
   params.delete("token");
   params.delete("asset");
+  params.delete("pageSize");
   params.set("limit", PAGE);
   for (const [k, v] of Object.entries(extra)) params.set(k, v);
   return params;
@@ -101,8 +105,9 @@ async function loadPage(extra = {}) {
   } finally {
     if (generation === state.generation) state.loading = false;
   }
-  // A short first page may not fill the screen: keep going.
-  if (generation === state.generation && state.next && $("more").getBoundingClientRect().top < innerHeight * 2) loadPage();
+  // The observer only hears the end marker come into reach, not that it stayed there
+  // while a page was loading: a page that does not fill the reach gets another.
+  if (generation === state.generation && state.next && $("more").getBoundingClientRect().top < innerHeight + AHEAD) loadPage();
 }
 
 function dayOf(asset) {
@@ -112,12 +117,14 @@ function dayOf(asset) {
 function dayTitle(day) {
   if (day === "undated") return "Without a date";
   const [y, m, d] = day.split("-").map(Number);
-  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { weekday: "long", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 }
 
 function placeText(location) {
   if (!location) return "";
   const lat = location.latitude, lon = location.longitude;
+  // 0°, 0° is where cameras without a fix write their "place".
+  if (lat === 0 && lon === 0) return "";
   return `${Math.abs(lat).toFixed(3)}° ${lat >= 0 ? "N" : "S"}, ${Math.abs(lon).toFixed(3)}° ${lon >= 0 ? "E" : "W"}`;
 }
 
@@ -350,12 +357,18 @@ function showInfo(asset) {
     el("div", { class: "sha", text: r.sha256 }))));
 }
 
+const AUX_LABELS = {
+  depth: "Depth", disparity: "Depth (disparity)", portraitEffectsMatte: "Portrait matte", skinMatte: "Skin matte",
+  hairMatte: "Hair matte", teethMatte: "Teeth matte", glassesMatte: "Glasses matte", skyMatte: "Sky matte",
+  hdrGainMap: "HDR gain map", other: "Other",
+};
+
 function showAux(asset) {
   const panel = $("auxPanel"), buttons = $("auxButtons");
   const entries = Object.entries(asset.media.aux || {});
   panel.hidden = entries.length === 0;
   buttons.replaceChildren(...entries.map(([type, url]) => {
-    const b = el("button", { type: "button", text: type, "data-type": type });
+    const b = el("button", { type: "button", text: AUX_LABELS[type] || type, "data-type": type });
     b.setAttribute("aria-pressed", "false");
     b.addEventListener("click", () => toggleAux(b, url));
     return b;
@@ -457,8 +470,8 @@ async function applyEdit() {
       }
     }
     if (job.state === "failed") throw new Error(job.error);
-    $("editStatus").textContent = job.warnings.length ? `Done, with warnings: ${job.warnings.join("; ")}` : "Done: the edit is the current version.";
     await refreshAsset(asset.id);
+    $("editStatus").textContent = job.warnings.length ? `Done, with warnings: ${job.warnings.join("; ")}` : "Done: the edit is the current version.";
   } catch (error) {
     $("editStatus").textContent = `The edit failed: ${error.message}`;
   } finally {
@@ -472,8 +485,8 @@ async function revert() {
   if (!asset) return;
   try {
     const result = await post(`/api/assets/${asset.id}/revert`);
-    $("editStatus").textContent = result.reverted ? "Reverted: the original is current again." : "The original already was current.";
     await refreshAsset(asset.id);
+    $("editStatus").textContent = result.reverted ? "Reverted: the original is current again." : "The original already was current.";
   } catch (error) {
     $("editStatus").textContent = `Revert failed: ${error.message}`;
   }
@@ -492,7 +505,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("filters").addEventListener("change", () => { filtersToURL(); resetTimeline(); loadPage(); });
   new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting) && state.next && !state.loading) loadPage();
-  }, { rootMargin: "1500px" }).observe($("more"));
+  }, { rootMargin: `${AHEAD}px` }).observe($("more"));
   $("close").addEventListener("click", closeViewer);
   $("prev").addEventListener("click", () => step(-1));
   $("next").addEventListener("click", () => step(1));
