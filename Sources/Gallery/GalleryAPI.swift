@@ -61,11 +61,13 @@ struct GalleryAPI: Sendable {
             }
             guard !steps.isEmpty || edit.extend == true else { throw HTTPError(.badRequest, message: "choose at least one filter") }
             guard try await describe([id]).first != nil else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
+            try refuseIfReadOnly()
             let job = await jobs.start(asset: id, library: library, steps: steps, extending: edit.extend ?? false)
             return try await json(job, status: .accepted)
         }
         router.post("/api/assets/:id/revert") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
+            try refuseIfReadOnly()
             let library = self.library
             let changed = try await Blocking.run { try library.revert(asset: id) }
             guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
@@ -123,6 +125,12 @@ struct GalleryAPI: Sendable {
             let file = try await Blocking.run { try library.auxiliaryFile(asset: asset, resource: resource, type: type) }
             return try await FileResponse.respond(file, to: request, immutable: true, context: context)
         }
+    }
+
+    /// Edits and reverts need a library camlib may write.
+    func refuseIfReadOnly() throws {
+        guard library.isReadOnly else { return }
+        throw HTTPError(.forbidden, message: LibraryError.readOnly(path: library.root.path).description)
     }
 
     // MARK: Reading

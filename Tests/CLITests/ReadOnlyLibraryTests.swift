@@ -144,6 +144,53 @@ struct ReadOnlyLibraryTests {
     }
 }
 
+extension ReadOnlyLibraryTests {
+    /// `camlib serve` on a read-only library: it is shown (previews made in the user's
+    /// cache folder, not in the library), and an edit or revert is refused, saying why.
+    @Test func serveShowsAReadOnlyLibraryAndRefusesChanges() throws {
+        let f = try Fixture()
+        let untouched = try Self.snapshot(f.copy)
+        let cache = try f.scratch.subdirectory("cache")
+        let client = #"""
+            import json, sys, time, urllib.request, urllib.error
+            out = sys.argv[1]
+            for _ in range(300):
+                urls = [l for l in open(out).read().splitlines() if l.startswith("camlib serve: http")]
+                if urls: break
+                time.sleep(0.1)
+            base = urls[0].split(": ", 1)[1].rstrip("/")
+            asset = json.load(urllib.request.urlopen(base + "/api/assets?limit=1"))["assets"][0]
+            preview = urllib.request.urlopen(base + asset["media"]["preview"])
+            print("preview", preview.status, preview.headers["Content-Type"], len(preview.read()))
+            request = urllib.request.Request(base + f"/api/assets/{asset['id']}/revert", method="POST", headers={"X-Camlib-Request": "1"})
+            try:
+                urllib.request.urlopen(request)
+                print("revert allowed")
+            except urllib.error.HTTPError as e:
+                print("revert", e.code, e.read().decode())
+            """#
+        let script = f.scratch.file("client.py")
+        try client.write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try run(
+            "unshare",
+            [
+                "-m", "sh", "-c",
+                #"mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" || exit 1; "$3" serve --library "$2" --port 0 > "$4" 2>&1 & server=$!; python3 "$5" "$4"; status=$?; kill $server; wait $server; exit $status"#,
+                "sh", f.copy, f.mountPoint, Camlib.path, f.scratch.file("serve.out"), script,
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": cache.path]) { $1 })
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("preview 200 image/jpeg"), "\(result.stdout)")
+        #expect(result.stdout.contains("revert 403") && result.stdout.contains("read-only"), "\(result.stdout)")
+        let serveOutput = try String(contentsOfFile: f.scratch.file("serve.out"), encoding: .utf8)
+        #expect(serveOutput.contains("the library is read-only: it can be looked at, not edited"), "\(serveOutput)")
+        // The preview went to the cache, nothing into the library.
+        let cached = try FileManager.default.subpathsOfDirectory(atPath: cache.path).filter { $0.contains("previews/") && $0.hasSuffix(".jpg") }
+        #expect(cached.count == 1, "\(cached)")
+        #expect(try Self.snapshot(f.copy) == untouched)
+    }
+}
+
 enum ReadOnlyMount {
     /// Mount namespaces need privileges a developer's account may lack; CI runs as root.
     static let isPossible: Bool =

@@ -1,4 +1,5 @@
 import Codecs
+import Crypto
 import Containers
 import Filters
 import Foundation
@@ -30,14 +31,16 @@ extension PhotoLibrary {
 
     /// A file a browser can show, made from the asset's still or movie `resource` (an
     /// original or an edit's render): made once, when first asked for, and kept under
-    /// derived/ (so it can always be made again). Only the asset's own stills and movies
-    /// are served, whatever the ids asked for.
+    /// derived/ (so it can always be made again; for a library on read-only storage, in a
+    /// cache folder of this user's, ``displayLayout``). Only the asset's own stills and
+    /// movies are served, whatever the ids asked for.
     public func displayFile(asset: Int64, resource: Int64, kind: DisplayKind) throws -> DisplayFile {
         guard let source = try catalog.read({ db in try ResourceRecord.fetchShowable(asset: asset, resource: resource, db) }) else {
             throw DisplayError.notFound("asset \(asset) has no photo or movie \(resource)")
         }
         let path = absolute(source.path)
         let isMovie = [.pairedVideo, .video, .renderedVideo].contains(source.role)
+        let layout = try displayLayout()
         func made(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> [UInt8]) throws -> DisplayFile {
             let file = DisplayFile(url: url, mime: mime, tag: "\(source.sha256)-\(what)")
             if FileManager.default.fileExists(atPath: url.path) { return file }
@@ -47,7 +50,7 @@ extension PhotoLibrary {
             } catch {
                 throw DisplayError.cannotMake(kind: kind, asset: asset, file: path.path, reason: MediaAnalyzer.describe(error))
             }
-            let staged = try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true)
+            let staged = try AtomicFile.writeTemporary(bytes, in: layout.temporary, readOnly: true)
             try AtomicFile.publishIfAbsent(staged.url, to: url)
             return file
         }
@@ -83,7 +86,7 @@ extension PhotoLibrary {
             // A QuickTime movie is an ISO base media file: browsers play it as MP4.
             if playable { return DisplayFile(url: path, mime: "video/mp4", tag: source.sha256) }
             return try made(layout.proxy(of: source.sha256), "video/mp4", "h264") {
-                try DisplayRendering.h264Proxy(path: path.path, scratch: temporary)
+                try DisplayRendering.h264Proxy(path: path.path, scratch: layout.temporary)
             }
         }
     }
@@ -96,6 +99,20 @@ extension PhotoLibrary {
             throw DisplayError.notFound("asset \(asset) has no extracted \(type.rawValue) image of file \(resource)")
         }
         return DisplayFile(url: absolute(path), mime: "image/png", tag: found.sha256 ?? "\(asset)-\(resource)-\(type.rawValue)")
+    }
+
+    /// Where the files browsers are given go: the library's own derived/, or, for a
+    /// library on read-only storage, this user's cache folder ($XDG_CACHE_HOME, else
+    /// ~/.cache: camlib/display/ID, one per library), as they can always be made again.
+    func displayLayout() throws -> LibraryLayout {
+        guard isReadOnly else { return layout }
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        let name = SHA256.hash(data: Data(root.standardizedFileURL.path.utf8)).hexString.prefix(16)
+        let cache = LibraryLayout(root: base.appendingPathComponent("camlib/display/\(name)"))
+        try FileManager.default.createDirectory(at: cache.temporary, withIntermediateDirectories: true)
+        return cache
     }
 
     /// Longest side of a preview, in pixels: a large screen's view, not the whole original.
