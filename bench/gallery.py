@@ -39,7 +39,8 @@ window.__marks = {};
 window.__visibleLoaded = () => {
   const tiles = [...document.querySelectorAll('.tile')].filter(t => {
     const r = t.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth; });
-  return tiles.length > 0 && tiles.every(t => { const i = t.querySelector('img'); return i && i.complete && i.naturalWidth > 0; });
+  window.__broken = tiles.filter(t => { const i = t.querySelector('img'); return i && i.complete && i.naturalWidth === 0; }).length;
+  return tiles.length > 0 && tiles.every(t => { const i = t.querySelector('img'); return i && i.complete; });
 };
 window.__waitVisible = (name, since) => new Promise(done => {
   const check = () => { if (window.__visibleLoaded() && (!since || since())) { window.__marks[name] = performance.now(); done(); } else requestAnimationFrame(check); };
@@ -82,7 +83,8 @@ class Server:
 
 
 def materialize_thumbnails(lib, seed, assets):
-    """Links the seed's real thumbnails at the paths the given assets' rows name."""
+    """Links the seed's real thumbnails at the paths the given assets' rows name, and, for
+    their edits' renders, where the gallery keeps the thumbnail it makes of a render."""
     seed_thumbs = []
     for folder, _, names in os.walk(os.path.join(seed, "derived", "thumbnails")):
         seed_thumbs += [os.path.join(folder, n) for n in names if n.endswith(".jpg")]
@@ -91,7 +93,10 @@ def materialize_thumbnails(lib, seed, assets):
     ids = sorted(assets)
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
-        rows = db.execute(f"SELECT path FROM resource WHERE role = 'thumbnail' AND asset_id IN ({','.join('?' * len(chunk))})", chunk)
+        marks = ','.join('?' * len(chunk))
+        rows = db.execute(f"SELECT path FROM resource WHERE role = 'thumbnail' AND asset_id IN ({marks})", chunk).fetchall()
+        rows += [(f"derived/thumbnails/{sha[:2]}/{sha}.jpg",) for (sha,) in db.execute(
+            f"SELECT sha256 FROM resource WHERE role IN ('renderedPhoto', 'renderedVideo') AND asset_id IN ({marks})", chunk)]
         for (path,) in rows:
             target = os.path.join(lib, path)
             if not os.path.exists(target):
@@ -137,7 +142,7 @@ def page_timings(camlib, lib, seed, runs, rng):
 
         driver = browser()
         try:
-            first, jumps = [], []
+            first, jumps, broken = [], [], 0
             for _ in range(runs):
                 driver.get("about:blank")
                 driver.get(server.base + "/")
@@ -149,8 +154,11 @@ def page_timings(camlib, lib, seed, runs, rng):
                     f"window.__waitVisible('jumpDone', () => {{ const d = document.querySelector('.day'); return d && d.dataset.day <= '{year}-12-31'; }})"
                     ".then(() => { window.__marks.jump = window.__marks.jumpDone - t0; });")
                 jumps.append(wait_mark(driver, "jump"))
+                broken += driver.execute_script("return window.__broken")
         finally:
             driver.quit()
+        if broken:
+            print(f"(warning: {broken} thumbnails in view failed to load)")
         line("first page interactive (Chromium, to last thumbnail in view)", first, 500)
         line("jump to a year (click to last thumbnail in view)", jumps, 300)
 

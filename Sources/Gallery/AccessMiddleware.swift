@@ -20,8 +20,9 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
             guard request.headers[HTTPField.Name(AccessPolicy.writeHeader)!] == "1" else {
                 throw HTTPError(.forbidden, message: "a change needs the \(AccessPolicy.writeHeader) header the gallery's page sends")
             }
+            // An Origin is "scheme://host[:port]", the same host and port as the request's.
             if let origin = request.headers[.origin], let host = request.head.authority,
-                URL(string: origin).map({ "\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }) != host
+                origin.split(separator: "://", maxSplits: 1).last.map({ $0.lowercased() }) != host.lowercased()
             {
                 throw HTTPError(.forbidden, message: "a change must come from the gallery's own page")
             }

@@ -16,6 +16,10 @@ final class EditJobs: Sendable {
         var framesExpected: Int?
         var error: String?
         var warnings: [String] = []
+        /// When the job started: which finished jobs are forgotten first.
+        var started = Date()
+
+        enum CodingKeys: String, CodingKey { case job, asset, state, phase, framesDone, framesExpected, error, warnings }
     }
 
     // NSLock guards `states`; every access goes through `update`/`state`.
@@ -58,6 +62,13 @@ final class EditJobs: Sendable {
     }
 
     private func update(_ id: String, _ change: (inout State?) -> Void) {
-        lock.withLock { change(&states[id]) }
+        lock.withLock {
+            change(&states[id])
+            // Finished jobs are kept for the page to read, the latest 200 of them.
+            let finished = states.values.filter { $0.state != "running" }
+            if finished.count > 200 {
+                for old in finished.sorted(by: { $0.started < $1.started }).prefix(finished.count - 200) { states[old.job] = nil }
+            }
+        }
     }
 }

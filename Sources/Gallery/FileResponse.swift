@@ -8,6 +8,8 @@ import Library
 /// byte ranges (browsers seek in movies with them, and Safari plays nothing without them).
 struct FileResponse {
     static let fileIO = FileIO()
+    /// Files up to this size are read in one go; larger ones (movies) are streamed.
+    static let smallFile = 512 * 1024
 
     /// `immutable`: the URL names these bytes for ever (content-addressed), so browsers
     /// keep them without asking again.
@@ -46,6 +48,10 @@ struct FileResponse {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
             let body = try await fileIO.loadFile(path: file.url.path, range: range, context: context)
             return Response(status: .partialContent, headers: headers, body: body)
+        }
+        // A thumbnail or preview: one read, without a round trip through NIO's file threads.
+        if size <= smallFile, let data = FileManager.default.contents(atPath: file.url.path), data.count == size {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
         }
         let body = try await fileIO.loadFile(path: file.url.path, context: context)
         return Response(status: .ok, headers: headers, body: body)

@@ -25,26 +25,27 @@ struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs = EditJobs()
     let making = OnceAtATime<DisplayFile>()
+    let known = DisplayFiles()
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/api/assets") { request, _ in
             let query = try TimelineQuery.parse(request.uri.queryParameters)
-            return try await json(try await page(query))
+            return jsonResponse(bytes: try await page(query))
         }
         router.get("/api/assets/:id") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
-            return try await json(asset)
+            return jsonResponse(bytes: asset.json)
         }
         router.get("/api/assets/:id/versions") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
-            return try await json(Versions(asset.asset))
+            return try jsonResponse(Versions(asset.asset))
         }
         router.get("/api/assets/:id/aux") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
-            return try await json(asset.asset.aux)
+            return try jsonResponse(asset.asset.aux)
         }
         router.post("/api/assets/:id/edit") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -63,7 +64,7 @@ struct GalleryAPI: Sendable {
             guard try await describe([id]).first != nil else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
             try refuseIfReadOnly()
             let job = await jobs.start(asset: id, library: library, steps: steps, extending: edit.extend ?? false)
-            return try await json(job, status: .accepted)
+            return try jsonResponse(job, status: .accepted)
         }
         router.post("/api/assets/:id/revert") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -71,7 +72,7 @@ struct GalleryAPI: Sendable {
             let library = self.library
             let changed = try await Blocking.run { try library.revert(asset: id) }
             guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
-            return try await json(Reverted(reverted: changed, asset: asset))
+            return jsonResponse(bytes: Array("{\"reverted\":\(changed),\"asset\":".utf8) + asset.json + Array("}".utf8))
         }
         router.get("/api/assets/:id/edit-preview") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -97,14 +98,14 @@ struct GalleryAPI: Sendable {
         router.get("/api/jobs/:job") { _, context in
             let job = try context.parameters.require("job")
             guard let state = await jobs.state(job) else { throw HTTPError(.notFound, message: "no edit job \(job)") }
-            return try await json(state)
+            return try jsonResponse(state)
         }
         router.get("/api/filters") { _, _ in
-            try await json(FilterCatalog.all.map { FilterInfo(name: $0.name) })
+            try jsonResponse(FilterCatalog.all.map { FilterInfo(name: $0.name) })
         }
         router.get("/api/years") { _, _ in
             let library = self.library
-            return try await json(try await Blocking.run { try library.captureYears() })
+            return try jsonResponse(try await Blocking.run { try library.captureYears() })
         }
         router.get("/media/:asset/:resource/:kind") { request, context in
             let asset = try context.parameters.require("asset", as: Int64.self)
@@ -135,13 +136,14 @@ struct GalleryAPI: Sendable {
 
     // MARK: Reading
 
-    func page(_ query: AssetQuery) async throws -> GalleryPage {
+    /// A page of the timeline as JSON bytes.
+    func page(_ query: AssetQuery) async throws -> [UInt8] {
         let library = self.library
         return try await Blocking.run {
             var assets: [AssetDescription] = []
             let next = try library.assets(matching: query) { assets += $0 }
             let media = try library.media(of: assets.map(\.id))
-            return GalleryPage(assets: assets.map { GalleryAsset($0, media[$0.id]) }, next: next?.description)
+            return GalleryAsset.page(assets.map { GalleryAsset($0, media[$0.id]) }, next: next?.description)
         }
     }
 
@@ -156,10 +158,14 @@ struct GalleryAPI: Sendable {
 
     func displayFile(asset: Int64, resource: Int64, kind: DisplayKind) async throws -> DisplayFile {
         let library = self.library
+        let key = "\(asset)/\(resource)/\(kind.rawValue)"
+        if let file = known.file(key) { return file }
         do {
-            return try await making.run("\(asset)/\(resource)/\(kind.rawValue)") {
+            let file = try await making.run(key) {
                 try await Blocking.run { try library.displayFile(asset: asset, resource: resource, kind: kind) }
             }
+            known.remember(file, for: key)
+            return file
         } catch let error as DisplayError {
             switch error {
             case .notFound(let what): throw HTTPError(.notFound, message: what)
@@ -175,11 +181,6 @@ struct GalleryAPI: Sendable {
     struct EditRequest: Decodable {
         var filters: [String]
         var extend: Bool?
-    }
-
-    struct Reverted: Encodable {
-        var reverted: Bool
-        var asset: GalleryAsset
     }
 
     struct FilterInfo: Encodable {
@@ -198,13 +199,18 @@ struct GalleryAPI: Sendable {
     }
 }
 
-/// A JSON response; errors go out as `{"error": "..."}` through HTTPError's message.
-func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) async throws -> Response {
+/// A JSON response of an encodable value; errors go out as `{"error": {"message": "..."}}`
+/// through HTTPError.
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.withoutEscapingSlashes]
-    let data = try encoder.encode(value)
+    return jsonResponse(bytes: Array(try encoder.encode(value)), status: status)
+}
+
+/// A JSON response of bytes written already.
+func jsonResponse(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
     var headers = HTTPFields()
     headers[.contentType] = "application/json; charset=utf-8"
     headers[.cacheControl] = "no-store"
-    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
 }

@@ -77,6 +77,11 @@ struct ServeCommand: ParsableCommand {
     }
 
     static func openInBrowser(_ url: URL) {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        guard path.split(separator: ":").contains(where: { FileManager.default.isExecutableFile(atPath: "\($0)/xdg-open") }) else {
+            Terminal.error("camlib serve: --open needs xdg-open (Debian's xdg-utils); open the URL above yourself")
+            return
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["xdg-open", url.absoluteString]

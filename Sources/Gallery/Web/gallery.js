@@ -5,6 +5,8 @@
 
 // Assets per request; ?pageSize= overrides it (10 to 500).
 const PAGE = Math.min(500, Math.max(10, Number(new URLSearchParams(location.search).get("pageSize")) || 120));
+// Assets in the first page of a view: a large screen's worth of tiles.
+const FIRST_PAGE = 60;
 // How far below the screen the next page is asked for, in pixels.
 const AHEAD = 1500;
 const state = {
@@ -70,7 +72,8 @@ function listingParams(extra = {}) {
   params.delete("token");
   params.delete("asset");
   params.delete("pageSize");
-  params.set("limit", PAGE);
+  // The first page of a view is what fills the screen, and comes first; then full pages.
+  params.set("limit", state.assets.length === 0 ? Math.min(PAGE, FIRST_PAGE) : PAGE);
   for (const [k, v] of Object.entries(extra)) params.set(k, v);
   return params;
 }

@@ -10,6 +10,9 @@ enum DisplayRendering {
     /// Quality of previews: the picture a person looks at, larger than a thumbnail.
     static let previewQuality = 85
 
+    /// Files being made at once, at most: one per core.
+    static let workers = DispatchSemaphore(value: ProcessInfo.processInfo.activeProcessorCount)
+
     /// A still's pixels in display orientation, scaled to fit `maxSide`.
     static func orientedStill(path: String, maxSide: Int) throws -> PixelBuffer<UInt8> {
         let header = try FileReading.prefix(of: path, count: 4096)

@@ -45,6 +45,10 @@ extension PhotoLibrary {
             let file = DisplayFile(url: url, mime: mime, tag: "\(source.sha256)-\(what)")
             if FileManager.default.fileExists(atPath: url.path) { return file }
             let bytes: [UInt8]
+            // Decoding a 48 MP still or encoding a movie takes a core and hundreds of MB:
+            // as many at once as there are cores, however many requests ask.
+            DisplayRendering.workers.wait()
+            defer { DisplayRendering.workers.signal() }
             do {
                 bytes = try make()
             } catch {
