@@ -138,7 +138,7 @@ def page_timings(camlib, lib, seed, runs, rng):
             if page["next"]:
                 visited |= {a["id"] for a in server.get(query_string + f"&after={page['next']}")["assets"]}
         made = materialize_thumbnails(lib, seed, visited)
-        print(f"({made} thumbnails linked from the seed library for the pages visited; {len(years)} years)")
+        print(f"({len(visited):,} assets on the pages visited, {len(years)} years; {made} thumbnails newly linked from the seed library)")
 
         driver = browser()
         try:
@@ -147,6 +147,11 @@ def page_timings(camlib, lib, seed, runs, rng):
                 driver.get("about:blank")
                 driver.get(server.base + "/")
                 first.append(wait_mark(driver, "firstPage"))
+                # A person looks at the page before jumping: what it was still loading ends first.
+                settle = time.time() + 3
+                while time.time() < settle and not driver.execute_script(
+                        "return !state.loading && [...document.images].every(i => i.complete)"):
+                    time.sleep(0.05)
                 year = rng.choice(years[1:] or years)
                 driver.execute_script(
                     "window.__marks.jump = undefined; const t0 = performance.now(); window.__t0 = t0;"

@@ -5,8 +5,14 @@
 
 // Assets per request; ?pageSize= overrides it (10 to 500).
 const PAGE = Math.min(500, Math.max(10, Number(new URLSearchParams(location.search).get("pageSize")) || 120));
-// Assets in the first page of a view: a large screen's worth of tiles.
-const FIRST_PAGE = 60;
+// Assets in the first page of a view: this screen's worth of tiles and a little more
+// (a browser asks for six images at a time: every one beyond the screen delays it).
+const FIRST_PAGE = (() => {
+  const tile = innerWidth <= 700 ? 106 : 153;  // --tile and --gap of gallery.css
+  const columns = Math.max(1, Math.floor((innerWidth - 60) / tile));
+  const rows = Math.ceil(innerHeight / (tile + 20));
+  return Math.min(120, Math.max(24, Math.ceil(columns * rows * 1.2)));
+})();
 // How far below the screen the next page is asked for, in pixels.
 const AHEAD = 1500;
 const state = {
@@ -95,6 +101,7 @@ async function loadPage(extra = {}) {
   if (state.loading) return;
   state.loading = true;
   const generation = state.generation;
+  const firstOfView = state.assets.length === 0;
   try {
     const params = listingParams(state.next ? { after: state.next } : extra);
     const page = await api(`/api/assets?${params}`);
@@ -108,9 +115,21 @@ async function loadPage(extra = {}) {
   } finally {
     if (generation === state.generation) state.loading = false;
   }
+  // The first screenful's thumbnails come before the next page's (at most 400 ms).
+  if (firstOfView) await screenfulLoaded(400);
   // The observer only hears the end marker come into reach, not that it stayed there
   // while a page was loading: a page that does not fill the reach gets another.
   if (generation === state.generation && state.next && $("more").getBoundingClientRect().top < innerHeight + AHEAD) loadPage();
+}
+
+/// Resolves when the tiles' thumbnails loaded so far have arrived (or failed), or after `ms`.
+function screenfulLoaded(ms) {
+  const images = [...document.querySelectorAll(".tile img")].filter((i) => !i.complete && i.loading === "eager");
+  const arrived = Promise.all(images.map((i) => new Promise((done) => {
+    i.addEventListener("load", done, { once: true });
+    i.addEventListener("error", done, { once: true });
+  })));
+  return Promise.race([arrived, new Promise((done) => setTimeout(done, ms))]);
 }
 
 function dayOf(asset) {
@@ -187,7 +206,9 @@ function makeTile(asset) {
 }
 
 function fillTile(tile, asset) {
-  const img = el("img", { alt: assetName(asset), loading: "lazy", decoding: "async", draggable: false });
+  // The first screenful is asked for at once; the rest as it comes near.
+  const eager = (state.byId.get(asset.id) ?? 0) < FIRST_PAGE;
+  const img = el("img", { alt: assetName(asset), loading: eager ? "eager" : "lazy", decoding: "async", draggable: false });
   if (asset.media.thumbnail) img.src = asset.media.thumbnail;
   const badges = el("div", { class: "badges" });
   for (const [label, kind] of badgesOf(asset)) badges.append(el("span", { class: `badge ${kind}`, text: label }));
