@@ -29,8 +29,7 @@ struct GalleryAPI: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/api/assets") { request, _ in
-            let query = try TimelineQuery.parse(request.uri.queryParameters)
-            return jsonResponse(bytes: try await page(query))
+            return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.queryParameters)))
         }
         router.get("/api/assets/:id") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -137,13 +136,23 @@ struct GalleryAPI: Sendable {
     // MARK: Reading
 
     /// A page of the timeline as JSON bytes.
-    func page(_ query: AssetQuery) async throws -> [UInt8] {
+    func page(_ timeline: TimelineQuery) async throws -> [UInt8] {
         let library = self.library
         return try await Blocking.run {
             var assets: [AssetDescription] = []
-            let next = try library.assets(matching: query) { assets += $0 }
+            var next = try library.assets(matching: timeline.query) { assets += $0 }?.description
+            guard timeline.backwards else {
+                let media = try library.media(of: assets.map(\.id))
+                return GalleryAsset.page(assets.map { GalleryAsset($0, media[$0.id]) }, next: next)
+            }
+            // Read the other way, undated assets come after the newest dated ones: they
+            // belong at the timeline's end, not before its start.
+            if let undated = assets.firstIndex(where: { $0.cursor.flatMap(AssetCursor.init)?.key == nil }) {
+                assets.removeSubrange(undated...)
+                next = nil
+            }
             let media = try library.media(of: assets.map(\.id))
-            return GalleryAsset.page(assets.map { GalleryAsset($0, media[$0.id]) }, next: next?.description)
+            return GalleryAsset.page(assets.reversed().map { GalleryAsset($0, media[$0.id]) }, next: nil, previous: next)
         }
     }
 

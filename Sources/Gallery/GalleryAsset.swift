@@ -64,8 +64,9 @@ struct GalleryAsset {
         return bytes
     }
 
-    /// `{"assets": [...], "next": CURSOR}`: a page of the timeline.
-    static func page(_ assets: [GalleryAsset], next: String?) -> [UInt8] {
+    /// `{"assets": [...], "next": CURSOR, "previous": CURSOR}`: a page of the timeline;
+    /// `previous` (from `before=`) continues towards the timeline's start.
+    static func page(_ assets: [GalleryAsset], next: String?, previous: String? = nil) -> [UInt8] {
         var bytes = Array("{\"assets\":[".utf8)
         bytes.reserveCapacity(assets.count * 3000)
         for (i, asset) in assets.enumerated() {
@@ -73,7 +74,7 @@ struct GalleryAsset {
             bytes += asset.json
         }
         // A cursor is base64url: nothing to escape.
-        bytes += Array("],\"next\":\(next.map { "\"\($0)\"" } ?? "null")}".utf8)
+        bytes += Array("],\"next\":\(next.map { "\"\($0)\"" } ?? "null"),\"previous\":\(previous.map { "\"\($0)\"" } ?? "null")}".utf8)
         return bytes
     }
 }

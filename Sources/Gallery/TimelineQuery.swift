@@ -8,10 +8,17 @@ import Library
 /// query`'s options, so a view's URL reads like the command that lists it.
 ///
 /// `/api/assets?kind=live&make=Apple&since=2024-01-01&has=depth&edited=1&limit=100&after=CURSOR`
-enum TimelineQuery {
+///
+/// `before=CURSOR` reads the other way: the page just before that asset in the timeline's
+/// order (newer ones, newest first), for scrolling up after a jump.
+struct TimelineQuery {
     static let largestPage = 500
 
-    static func parse(_ parameters: FlatDictionary<Substring, Substring>) throws -> AssetQuery {
+    var query: AssetQuery
+    /// Read in the opposite order from the cursor `before` gave, then turned round.
+    var backwards = false
+
+    static func parse(_ parameters: FlatDictionary<Substring, Substring>) throws -> TimelineQuery {
         var query = AssetQuery()
         func values(_ name: String) -> [String] {
             parameters[values: Substring(name)].flatMap { $0.split(separator: ",").map(String.init) }.filter { !$0.isEmpty }
@@ -79,7 +86,17 @@ enum TimelineQuery {
             }
             query.after = cursor
         }
-        return query
+        if let before = one("before") {
+            guard var cursor = AssetCursor(before), cursor.sort == query.sort else {
+                throw HTTPError(.badRequest, message: "before=\(before): not a cursor of this gallery's order")
+            }
+            guard query.after == nil else { throw HTTPError(.badRequest, message: "give after, start or before, not two") }
+            query.descending.toggle()
+            cursor.descending = query.descending
+            query.after = cursor
+            return TimelineQuery(query: query, backwards: true)
+        }
+        return TimelineQuery(query: query)
     }
 
     /// The Julian day number at 00:00 UTC of a date "YYYY-MM-DD", as the catalog's

@@ -286,3 +286,33 @@ def test_with_a_token_requests_without_it_are_refused(library):
             driver.quit()
     finally:
         assert guarded.stop() == 0
+
+
+def test_after_a_jump_scrolling_either_way_reaches_every_asset(library, server):
+    # A small window and small pages, so that the corpus is many screens long.
+    browser = make_driver(600, 450)
+    try:
+        browser.get(f"{server.base}/?pageSize=10")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#years button[data-year="2020"]'), what="the year rail")
+        browser.find_element(By.CSS_SELECTOR, '#years button[data-year="2020"]').click()
+        # The jump: newer assets are put above, and the screen stays on 2020.
+        wait_for(lambda: browser.execute_script("return !state.loading && window.scrollY > 0"), what="newer assets above the jump")
+        in_view = browser.execute_script(
+            "return [...document.querySelectorAll('.day')].filter(d => { const r = d.getBoundingClientRect();"
+            " return r.bottom > 0 && r.top < innerHeight; }).map(d => d.dataset.day)")
+        assert any(day.startswith("2020") for day in in_view), in_view
+        newest = max((a for a in library["assets"] if a["capturedAt"]), key=lambda a: a["capturedAt"])
+
+        def reached_the_top():
+            browser.execute_script("window.scrollTo(0, 0)")
+            return browser.find_elements(By.CSS_SELECTOR, f'.tile[data-id="{newest["id"]}"]') and browser.execute_script(
+                "return state.previous === null && !state.loading")
+        wait_for(reached_the_top, what="the newest asset, scrolling up")
+        scroll_to_the_end(browser)
+        shown = [int(t.get_attribute("data-id")) for t in tiles(browser)]
+        assert sorted(shown) == sorted(a["id"] for a in library["assets"]), "every asset once"
+        days = [d.get_attribute("data-day") for d in browser.find_elements(By.CSS_SELECTOR, ".day")]
+        dated = [d for d in days if d != "undated"]
+        assert dated == sorted(dated, reverse=True) and len(set(days)) == len(days), days
+    finally:
+        browser.quit()

@@ -19,6 +19,7 @@ const state = {
   assets: [],          // every asset shown, in timeline order
   byId: new Map(),
   next: null,          // cursor of the next page; null at the end
+  previous: null,      // after a jump: cursor of the page before the first shown (newer assets)
   loading: false,
   generation: 0,       // bumped when filters change: late pages of an older view are dropped
   lastDay: null,       // the day section the last tile went into
@@ -91,6 +92,7 @@ function resetTimeline() {
   state.assets = [];
   state.byId.clear();
   state.next = null;
+  state.previous = null;
   state.lastDay = null;
   state.loading = false;
   $("timeline").replaceChildren();
@@ -108,6 +110,8 @@ async function loadPage(extra = {}) {
     if (generation !== state.generation) return;
     state.next = page.next;
     for (const asset of page.assets) addTile(asset);
+    // A view that starts at a jump can be scrolled up, to what is newer.
+    if (firstOfView && extra.start && page.assets.length && page.assets[0].capturedAt) state.previous = page.assets[0].cursor;
     $("count").textContent = `${state.assets.length}${state.next ? "+" : ""} shown`;
     $("status").textContent = state.assets.length === 0 ? "Nothing here: no asset matches these filters." : (state.next ? "" : "The end of the timeline.");
   } catch (error) {
@@ -117,9 +121,16 @@ async function loadPage(extra = {}) {
   }
   // The first screenful's thumbnails come before the next page's (at most 400 ms).
   if (firstOfView) await screenfulLoaded(400);
-  // The observer only hears the end marker come into reach, not that it stayed there
-  // while a page was loading: a page that does not fill the reach gets another.
-  if (generation === state.generation && state.next && $("more").getBoundingClientRect().top < innerHeight + AHEAD) loadPage();
+  if (generation === state.generation) fill();
+}
+
+// Loads what is within reach of the screen and not loaded yet: older assets below, newer
+// ones above (after a jump). Called when a load ends, and on scrolling: the observers only
+// hear a marker come into reach, not that it stayed there while a page was loading.
+function fill() {
+  if (state.loading) return;
+  if (state.next && $("more").getBoundingClientRect().top < innerHeight + AHEAD) loadPage();
+  else if (state.previous && $("newer").getBoundingClientRect().bottom > -AHEAD) loadNewer();
 }
 
 /// Resolves when the tiles' thumbnails loaded so far have arrived (or failed), or after `ms`.
@@ -130,6 +141,44 @@ function screenfulLoaded(ms) {
     i.addEventListener("error", done, { once: true });
   })));
   return Promise.race([arrived, new Promise((done) => setTimeout(done, ms))]);
+}
+
+// Loads the page before the first tile (after a jump: newer assets) and puts it above,
+// keeping what is on the screen where it is.
+async function loadNewer() {
+  if (state.loading || !state.previous) return;
+  state.loading = true;
+  const generation = state.generation;
+  try {
+    const page = await api(`/api/assets?${listingParams({ before: state.previous })}`);
+    if (generation !== state.generation) return;
+    state.previous = page.previous;
+    const anchor = document.querySelector(".tile");
+    const top = anchor ? anchor.getBoundingClientRect().top : 0;
+    state.assets = page.assets.concat(state.assets);
+    if (state.current >= 0) state.current += page.assets.length;
+    state.byId.clear();
+    state.assets.forEach((a, i) => state.byId.set(a.id, i));
+    for (const asset of [...page.assets].reverse()) {
+      const day = dayOf(asset);
+      let section = $("timeline").firstElementChild;
+      if (!section || section.dataset.day !== day) {
+        const heading = el("h2", { text: dayTitle(day) });
+        const place = placeText(asset.location);
+        if (place) heading.append(el("span", { class: "place", text: place }));
+        section = el("section", { class: "day", "data-day": day }, heading, el("div", { class: "grid" }));
+        $("timeline").prepend(section);
+      }
+      section.querySelector(".grid").prepend(makeTile(asset));
+    }
+    if (anchor) scrollBy(0, anchor.getBoundingClientRect().top - top);
+    $("count").textContent = `${state.assets.length}${state.next || state.previous ? "+" : ""} shown`;
+  } catch (error) {
+    if (generation === state.generation) $("status").textContent = `Could not load the timeline: ${error.message}`;
+  } finally {
+    if (generation === state.generation) state.loading = false;
+  }
+  if (generation === state.generation) fill();
 }
 
 function dayOf(asset) {
@@ -527,9 +576,10 @@ function step(delta) {
 document.addEventListener("DOMContentLoaded", () => {
   const params = filtersFromURL();
   $("filters").addEventListener("change", () => { filtersToURL(); resetTimeline(); loadPage(); });
-  new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting) && state.next && !state.loading) loadPage();
-  }, { rootMargin: `${AHEAD}px` }).observe($("more"));
+  const observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) fill(); }, { rootMargin: `${AHEAD}px` });
+  observer.observe($("more"));
+  observer.observe($("newer"));
+  addEventListener("scroll", fill, { passive: true });
   $("close").addEventListener("click", closeViewer);
   $("prev").addEventListener("click", () => step(-1));
   $("next").addEventListener("click", () => step(1));
