@@ -37,6 +37,33 @@ struct GalleryAPITests {
         #expect(seen == all)
     }
 
+    @Test func pagesBeforeAnAssetGiveTheNewerOnesNewestFirst() async throws {
+        let corpus = try GalleryLibrary.shared()
+        var expected = AssetQuery()
+        expected.descending = true
+        expected.since = "1990-01-01"  // the dated ones: undated assets end the timeline
+        let dated = try corpus.library.assetIDs(matching: expected)
+        let middle = dated.count / 2
+        let newer = try await corpus.test { client in
+            let start = try await client.execute(uri: "/api/assets?limit=\(middle + 1)", method: .get) { try $0.object() }
+            let anchor = try #require((start["assets"] as? [[String: Any]])?.last?["cursor"] as? String)
+            var ids: [Int64] = []
+            var before: String? = anchor
+            while let cursor = before {
+                let page = try await client.execute(uri: "/api/assets?limit=3&before=\(cursor)", method: .get) { response in
+                    #expect(response.status == .ok)
+                    return try response.object()
+                }
+                #expect(page["next"] is NSNull)
+                // Each page is newest first and comes before the ones already read.
+                ids = ((page["assets"] as? [[String: Any]]) ?? []).compactMap { ($0["id"] as? NSNumber)?.int64Value } + ids
+                before = page["previous"] as? String
+            }
+            return ids
+        }
+        #expect(newer == Array(dated.prefix(middle)))
+    }
+
     @Test func assetsCarryTheJSONContractAndTheirMedia() async throws {
         let corpus = try GalleryLibrary.shared()
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
