@@ -19,10 +19,7 @@ enum DisplayRendering {
         switch MediaFormat.sniff(header) {
         case .jpeg:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
-            let segments = try JPEGSegments(parsing: bytes)
-            var ignored: [String] = []
-            let exif = MediaAnalyzer.readEXIF(segments.exifTIFF, warnings: &ignored)
-            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+            let orientation = exifOrientation(try JPEGSegments(parsing: bytes).exifTIFF)
             let decoded = try JPEGCodec.decode(bytes, atLeast: maxSide)
             return try PixelScaler.scaledToFit(decoded.pixels, maxSide: maxSide).applying(orientation)
         case .heif, .avif:
@@ -30,16 +27,19 @@ enum DisplayRendering {
             return try HEIFFile(path: path).primaryImage().decodeScaled(maxSide: maxSide)
         case .png:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
-            let chunks = try PNGChunks(parsing: bytes)
-            var ignored: [String] = []
-            let exif = MediaAnalyzer.readEXIF(chunks.exifTIFF, warnings: &ignored)
-            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+            let orientation = exifOrientation(try PNGChunks(parsing: bytes).exifTIFF)
             return try PixelScaler.scaledToFit(PNGCodec.decodeRGB(bytes), maxSide: maxSide).applying(orientation)
         case let format?:
             throw MediaAnalyzer.Failure(reason: "\(format.displayName) is not a still")
         case nil:
             throw MediaAnalyzer.Failure(reason: "its first bytes match no format camlib reads")
         }
+    }
+
+    /// The orientation an Exif block gives (unreadable or absent: as stored).
+    private static func exifOrientation(_ tiff: ArraySlice<UInt8>?) -> EXIFOrientation {
+        var ignored: [String] = []
+        return EXIFOrientation(exifValue: MediaAnalyzer.readEXIF(tiff, warnings: &ignored)?.orientation ?? 1)
     }
 
     /// A movie's first frame in display orientation, scaled to fit `maxSide`.
