@@ -28,7 +28,11 @@ public struct GalleryServer: Sendable {
     /// Serves until SIGINT or SIGTERM, then finishes the requests under way and returns.
     /// `ready` hears the URL to open (with the token when one is needed) once listening.
     public func run(ready: @escaping @Sendable (URL) -> Void) async throws {
-        try await application(ready: ready).runService()
+        do {
+            try await application(ready: ready).runService()
+        } catch let error as IOError {
+            throw GalleryError.cannotListen(host: options.host, port: options.port, errno: error.errnoCode)
+        }
     }
 
     /// The server, not yet running: what `run` runs, and what tests drive without a socket.
@@ -52,5 +56,21 @@ public struct GalleryServer: Sendable {
                 ready(URL(string: text)!)
             },
             logger: logger)
+    }
+}
+
+/// Why the gallery could not serve.
+public enum GalleryError: Error, CustomStringConvertible {
+    case cannotListen(host: String, port: Int, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let host, let port, EADDRINUSE):
+            "port \(port) on \(host) is in use (another camlib serve?): choose another with --port, or --port 0 for any free one"
+        case .cannotListen(let host, _, EADDRNOTAVAIL):
+            "\(host) is not an address of this machine"
+        case .cannotListen(let host, let port, let code):
+            "cannot listen on \(host):\(port): \(String(cString: strerror(code)))"
+        }
     }
 }

@@ -71,7 +71,7 @@ struct ServeCommand: ParsableCommand {
         }
         finished.wait()
         if let error = failure.withLock({ $0 }) {
-            Terminal.error("camlib serve: cannot serve on \(host):\(port): \(error)")
+            Terminal.error("camlib serve: \(error)")
             throw ExitCode.failure
         }
     }
