@@ -316,3 +316,45 @@ def test_after_a_jump_scrolling_either_way_reaches_every_asset(library, server):
         assert dated == sorted(dated, reverse=True) and len(set(days)) == len(days), days
     finally:
         browser.quit()
+
+
+def test_the_page_keeps_a_window_of_tiles_and_loads_the_rest_again_both_ways(library, server):
+    # keep=20: past 20 tiles, whole rows of days more than 2 x 100 px off the screen go.
+    browser = make_driver(600, 450)
+    try:
+        browser.get(f"{server.base}/?pageSize=10&keep=20&ahead=100")
+        wait_for(lambda: len(tiles(browser)) >= 10)
+        seen, most = set(), 0
+
+        def look():
+            nonlocal most
+            ids = [int(t.get_attribute("data-id")) for t in tiles(browser)]
+            most = max(most, len(ids))
+            seen.update(ids)
+            assert len(ids) == len(set(ids)), "an asset shown twice"
+            order = browser.execute_script("return state.assets.map(a => a.id)")
+            assert order == ids, "the page's tiles and its list of assets disagree"
+
+        look()
+
+        def ended():
+            browser.execute_script("window.scrollBy(0, 150)")
+            look()
+            return browser.execute_script("return state.next === null && !state.loading")
+        wait_for(ended, timeout=90, what="the end, scrolling down")
+        look()  # the last page may have come after the last look
+        assert seen == {a["id"] for a in library["assets"]}
+        assert browser.execute_script("return state.previous") is not None, "the first days were never taken out"
+        newest = max((a for a in library["assets"] if a["capturedAt"]), key=lambda a: a["capturedAt"])
+
+        def at_the_top():
+            browser.execute_script("window.scrollBy(0, -150)")
+            look()
+            return browser.execute_script("return state.previous === null && !state.loading") and browser.find_elements(
+                By.CSS_SELECTOR, f'.tile[data-id="{newest["id"]}"]')
+        wait_for(at_the_top, timeout=90, what="the newest asset again, scrolling up")
+        assert most < len(library["assets"]), f"the page held {most} tiles: all of them"
+        days = [d.get_attribute("data-day") for d in browser.find_elements(By.CSS_SELECTOR, ".day")]
+        assert len(set(days)) == len(days), days
+    finally:
+        browser.quit()

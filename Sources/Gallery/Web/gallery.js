@@ -13,8 +13,12 @@ const FIRST_PAGE = (() => {
   const rows = Math.ceil(innerHeight / (tile + 20));
   return Math.min(120, Math.max(24, Math.ceil(columns * rows * 1.2)));
 })();
-// How far below the screen the next page is asked for, in pixels.
-const AHEAD = 1500;
+// How far below the screen the next page is asked for, in pixels. (?ahead=, ?keep= and
+// ?pageSize= override these: the tests use a small library.)
+const AHEAD = Math.max(50, Number(new URLSearchParams(location.search).get("ahead")) || 1500);
+// Tiles the page holds at most: past them, whole rows of days far off the screen are taken
+// out, and loaded again by keyset when they come near.
+const KEEP = Math.max(20, Number(new URLSearchParams(location.search).get("keep")) || 1500);
 const state = {
   assets: [],          // every asset shown, in timeline order
   byId: new Map(),
@@ -79,6 +83,8 @@ function listingParams(extra = {}) {
   params.delete("token");
   params.delete("asset");
   params.delete("pageSize");
+  params.delete("keep");
+  params.delete("ahead");
   // The first page of a view is what fills the screen, and comes first; then full pages.
   params.set("limit", state.assets.length === 0 ? Math.min(PAGE, FIRST_PAGE) : PAGE);
   for (const [k, v] of Object.entries(extra)) params.set(k, v);
@@ -110,6 +116,7 @@ async function loadPage(extra = {}) {
     if (generation !== state.generation) return;
     state.next = page.next;
     for (const asset of page.assets) addTile(asset);
+    trimAbove();
     // A view that starts at a jump can be scrolled up, to what is newer.
     if (firstOfView && extra.start && page.assets.length && page.assets[0].capturedAt) state.previous = page.assets[0].cursor;
     $("count").textContent = `${state.assets.length}${state.next ? "+" : ""} shown`;
@@ -172,6 +179,7 @@ async function loadNewer() {
       section.querySelector(".grid").prepend(makeTile(asset));
     }
     if (anchor) scrollBy(0, anchor.getBoundingClientRect().top - top);
+    trimBelow();
     $("count").textContent = `${state.assets.length}${state.next || state.previous ? "+" : ""} shown`;
   } catch (error) {
     if (generation === state.generation) $("status").textContent = `Could not load the timeline: ${error.message}`;
@@ -179,6 +187,68 @@ async function loadNewer() {
     if (generation === state.generation) state.loading = false;
   }
   if (generation === state.generation) fill();
+}
+
+// The day sections in rows, as the page lays them out (days flow side by side; a row's
+// sections share their top). Only whole rows are taken out, so nothing else moves.
+function rows() {
+  const out = [];
+  for (const section of $("timeline").children) {
+    const last = out[out.length - 1];
+    if (last && last[0].offsetTop === section.offsetTop) last.push(section);
+    else out.push([section]);
+  }
+  return out;
+}
+
+const tileCount = (sections) => sections.reduce((n, s) => n + s.querySelectorAll(".tile").length, 0);
+
+function forget(count, fromStart) {
+  const gone = fromStart ? state.assets.splice(0, count) : state.assets.splice(state.assets.length - count, count);
+  for (const a of gone) state.byId.delete(a.id);
+  state.assets.forEach((a, i) => state.byId.set(a.id, i));
+}
+
+// Past KEEP tiles, the rows far above the screen go (scrolling up loads them again with
+// before=), the screen staying where it is. The new first asset must have a date: from
+// undated ones there is no going back to dated ones.
+function trimAbove() {
+  if (!$("viewer").hidden || state.assets.length <= KEEP) return;
+  const all = rows();
+  let cut = 0, count = 0;
+  for (let i = 0; i < all.length - 1; i++) {
+    const bottom = Math.max(...all[i].map((s) => s.getBoundingClientRect().bottom));
+    if (bottom > -2 * AHEAD || state.assets.length - count <= KEEP) break;
+    const n = tileCount(all[i]);
+    if (!state.assets[count + n]?.capturedAt) break;
+    count += n;
+    cut = i + 1;
+  }
+  if (!cut) return;
+  const anchor = all[cut][0];
+  const top = anchor.getBoundingClientRect().top;
+  for (const row of all.slice(0, cut)) for (const section of row) section.remove();
+  forget(count, true);
+  state.previous = state.assets[0].cursor;
+  scrollBy(0, anchor.getBoundingClientRect().top - top);
+}
+
+// Past KEEP tiles, the rows far below the screen go; scrolling down loads them again.
+function trimBelow() {
+  if (!$("viewer").hidden || state.assets.length <= KEEP) return;
+  const all = rows();
+  let count = 0, removed = 0;
+  for (let i = all.length - 1; i > 0; i--) {
+    const top = Math.min(...all[i].map((s) => s.getBoundingClientRect().top));
+    if (top < innerHeight + 2 * AHEAD || state.assets.length - count <= KEEP) break;
+    count += tileCount(all[i]);
+    removed++;
+  }
+  if (!removed) return;
+  for (const row of all.slice(all.length - removed)) for (const section of row) section.remove();
+  forget(count, false);
+  state.next = state.assets[state.assets.length - 1].cursor;
+  state.lastDay = $("timeline").lastElementChild?.dataset.day ?? null;
 }
 
 function dayOf(asset) {
