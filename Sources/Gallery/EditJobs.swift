@@ -1,6 +1,7 @@
 import Filters
 import Foundation
 import Library
+import Synchronization
 
 /// Edits started from the page: each runs on its own thread through the same
 /// `PhotoLibrary.edit` as `camlib edit`, and the page follows its progress by polling.
@@ -22,9 +23,7 @@ final class EditJobs: Sendable {
         enum CodingKeys: String, CodingKey { case job, asset, state, phase, framesDone, framesExpected, error, warnings }
     }
 
-    // NSLock guards `states`; every access goes through `update`/`state`.
-    private let lock = NSLock()
-    nonisolated(unsafe) private var states: [String: State] = [:]
+    private let states = Mutex<[String: State]>([:])
 
     func start(asset: Int64, library: PhotoLibrary, steps: [FilterStep], extending: Bool) async -> State {
         let id = UUID().uuidString.lowercased()
@@ -58,11 +57,11 @@ final class EditJobs: Sendable {
     }
 
     func state(_ id: String) async -> State? {
-        lock.withLock { states[id] }
+        states.withLock { $0[id] }
     }
 
     private func update(_ id: String, _ change: (inout State?) -> Void) {
-        lock.withLock {
+        states.withLock { states in
             change(&states[id])
             // Finished jobs are kept for the page to read, the latest 200 of them.
             let finished = states.values.filter { $0.state != "running" }
