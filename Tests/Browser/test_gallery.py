@@ -280,6 +280,7 @@ def test_with_a_token_requests_without_it_are_refused(library):
         try:
             driver.get(guarded.url)
             wait_for(lambda: len(tiles(driver)) > 10, what="the timeline with the token")
+            assert "token" not in driver.current_url, "the token stays in the address bar"
             # The page's images carry the token too (a cookie the first answer set).
             wait_for(lambda: driver.execute_script("return [...document.images].slice(0, 5).every(i => i.complete && i.naturalWidth > 0)"))
         finally:

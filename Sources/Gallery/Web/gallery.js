@@ -644,6 +644,14 @@ function step(delta) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  // The token came in the URL and is kept in a cookie now: out of the address bar, so a
+  // link copied from it does not give it away.
+  const given = new URLSearchParams(location.search);
+  if (given.has("token")) {
+    given.delete("token");
+    const rest = given.toString();
+    history.replaceState(null, "", rest ? `?${rest}` : location.pathname);
+  }
   const params = filtersFromURL();
   $("filters").addEventListener("change", () => { filtersToURL(); resetTimeline(); loadPage(); });
   const observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) fill(); }, { rootMargin: `${AHEAD}px` });
