@@ -57,11 +57,10 @@ def pct(values, p):
     return values[min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))]
 
 
-def line(name, values, goal, unit="ms", higher=False):
-    p50, p95 = statistics.median(values), pct(values, 95 if not higher else 5)
-    met = (p95 > goal) if higher else (p95 < goal)
-    label = "p5" if higher else "p95"
-    print(f"{name:58} p50 {p50:8.1f} {unit}  {label} {p95:8.1f} {unit}  (goal {'>' if higher else '<'} {goal:,} {unit}: {'met' if met else 'NOT met'})")
+def line(name, values, goal):
+    """Milliseconds: median, p95, and the goal the p95 must stay under."""
+    p50, p95 = statistics.median(values), pct(values, 95)
+    print(f"{name:58} p50 {p50:8.1f} ms  p95 {p95:8.1f} ms  (goal < {goal:,} ms: {'met' if p95 < goal else 'NOT met'})")
 
 
 class Server:

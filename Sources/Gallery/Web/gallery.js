@@ -170,10 +170,7 @@ async function loadNewer() {
       const day = dayOf(asset);
       let section = $("timeline").firstElementChild;
       if (!section || section.dataset.day !== day) {
-        const heading = el("h2", { text: dayTitle(day) });
-        const place = placeText(asset.location);
-        if (place) heading.append(el("span", { class: "place", text: place }));
-        section = el("section", { class: "day", "data-day": day }, heading, el("div", { class: "grid" }));
+        section = daySection(day, asset);
         $("timeline").prepend(section);
       }
       section.querySelector(".grid").prepend(makeTile(asset));
@@ -297,14 +294,20 @@ function addTile(asset) {
   const day = dayOf(asset);
   let grid = $("timeline").lastElementChild?.querySelector(".grid");
   if (day !== state.lastDay || !grid) {
-    const heading = el("h2", { text: dayTitle(day) });
-    const place = placeText(asset.location);
-    if (place) heading.append(el("span", { class: "place", text: place }));
-    grid = el("div", { class: "grid" });
-    $("timeline").append(el("section", { class: "day", "data-day": day }, heading, grid));
+    const section = daySection(day, asset);
+    $("timeline").append(section);
+    grid = section.querySelector(".grid");
     state.lastDay = day;
   }
   grid.append(makeTile(asset));
+}
+
+// A day's section: its date, the place of `asset` (its first asset shown), an empty grid.
+function daySection(day, asset) {
+  const heading = el("h2", { text: dayTitle(day) });
+  const place = placeText(asset.location);
+  if (place) heading.append(el("span", { class: "place", text: place }));
+  return el("section", { class: "day", "data-day": day }, heading, el("div", { class: "grid" }));
 }
 
 function makeTile(asset) {

@@ -4,6 +4,7 @@ import Containers
 import Filters
 import Foundation
 import GRDB
+import Imaging
 
 extension PhotoLibrary {
     /// Which files the current versions of these assets show (see ``AssetMedia``).
@@ -35,12 +36,21 @@ extension PhotoLibrary {
     /// cache folder of this user's, ``displayLayout``). Only the asset's own stills and
     /// movies are served, whatever the ids asked for.
     public func displayFile(asset: Int64, resource: Int64, kind: DisplayKind) throws -> DisplayFile {
-        guard let source = try catalog.read({ db in try ResourceRecord.fetchShowable(asset: asset, resource: resource, db) }) else {
-            throw DisplayError.notFound("asset \(asset) has no photo or movie \(resource)")
+        // One read: the file, and for a thumbnail the one import made of it.
+        let (found, imported) = try catalog.read { db in
+            let source = try ResourceRecord.fetchShowable(asset: asset, resource: resource, db)
+            return (source, kind == .thumbnail && source != nil ? try ResourceRecord.fetchThumbnail(of: resource, db) : nil)
         }
+        guard let source = found else { throw DisplayError.notFound("asset \(asset) has no photo or movie \(resource)") }
         let path = absolute(source.path)
         let isMovie = [.pairedVideo, .video, .renderedVideo].contains(source.role)
-        let layout = try displayLayout()
+        // Where made files go (derived/, or the user's cache for a read-only library).
+        let store = try displayLayout()
+        /// The still, or a movie's first frame, in display orientation.
+        func picture(maxSide: Int) throws -> PixelBuffer<UInt8> {
+            try isMovie ? DisplayRendering.posterFrame(path: path.path, maxSide: maxSide)
+                : DisplayRendering.orientedStill(path: path.path, maxSide: maxSide)
+        }
         func made(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> [UInt8]) throws -> DisplayFile {
             let file = DisplayFile(url: url, mime: mime, tag: "\(source.sha256)-\(what)")
             if FileManager.default.fileExists(atPath: url.path) { return file }
@@ -54,7 +64,7 @@ extension PhotoLibrary {
             } catch {
                 throw DisplayError.cannotMake(kind: kind, asset: asset, file: path.path, reason: MediaAnalyzer.describe(error))
             }
-            let staged = try AtomicFile.writeTemporary(bytes, in: layout.temporary, readOnly: true)
+            let staged = try AtomicFile.writeTemporary(bytes, in: store.temporary, readOnly: true)
             try AtomicFile.publishIfAbsent(staged.url, to: url)
             return file
         }
@@ -63,21 +73,15 @@ extension PhotoLibrary {
             return DisplayFile(url: path, mime: source.mime, tag: source.sha256)
         case .thumbnail:
             // Import made one of every original; an edit's render gets its own here.
-            if let thumb = try catalog.read({ db in try ResourceRecord.fetchThumbnail(of: resource, db) }) {
+            if let thumb = imported {
                 return DisplayFile(url: absolute(thumb.path), mime: thumb.mime, tag: thumb.sha256)
             }
-            return try made(layout.thumbnail(of: source.sha256), "image/jpeg", "thumbnail") {
-                let side = MediaAnalyzer.thumbnailSide
-                let pixels = try isMovie ? DisplayRendering.posterFrame(path: path.path, maxSide: side)
-                    : DisplayRendering.orientedStill(path: path.path, maxSide: side)
-                return try JPEGCodec.encode(pixels, quality: 82)
+            return try made(store.thumbnail(of: source.sha256), "image/jpeg", "thumbnail") {
+                try JPEGCodec.encode(picture(maxSide: MediaAnalyzer.thumbnailSide), quality: MediaAnalyzer.thumbnailQuality)
             }
         case .preview:
-            return try made(layout.preview(of: source.sha256), "image/jpeg", "preview") {
-                let side = Self.previewSide
-                let pixels = try isMovie ? DisplayRendering.posterFrame(path: path.path, maxSide: side)
-                    : DisplayRendering.orientedStill(path: path.path, maxSide: side)
-                return try JPEGCodec.encode(pixels, quality: DisplayRendering.previewQuality)
+            return try made(store.preview(of: source.sha256), "image/jpeg", "preview") {
+                try JPEGCodec.encode(picture(maxSide: Self.previewSide), quality: DisplayRendering.previewQuality)
             }
         case .movie:
             guard isMovie else { throw DisplayError.notFound("file \(resource) of asset \(asset) is not a movie") }
@@ -89,8 +93,8 @@ extension PhotoLibrary {
             }
             // A QuickTime movie is an ISO base media file: browsers play it as MP4.
             if playable { return DisplayFile(url: path, mime: "video/mp4", tag: source.sha256) }
-            return try made(layout.proxy(of: source.sha256), "video/mp4", "h264") {
-                try DisplayRendering.h264Proxy(path: path.path, scratch: layout.temporary)
+            return try made(store.proxy(of: source.sha256), "video/mp4", "h264") {
+                try DisplayRendering.h264Proxy(path: path.path, scratch: store.temporary)
             }
         }
     }

@@ -13,6 +13,8 @@ import Imaging
 public enum MediaAnalyzer {
     /// Longest side of a thumbnail, in pixels.
     public static let thumbnailSide = 320
+    /// JPEG quality of thumbnails, whoever makes them (import, or the gallery for an edit).
+    static let thumbnailQuality = 82
     /// An embedded thumbnail is used when its longest side reaches this; otherwise the
     /// image is decoded (iPhone JPEGs embed 160x120, too small; HEICs 320x240 or more).
     public static let smallestUsableEmbeddedThumbnail = 240
@@ -336,7 +338,7 @@ public enum MediaAnalyzer {
 
     static func writeThumbnail(_ source: (PixelBuffer<UInt8>, String), in directory: URL) throws -> Thumbnail {
         let pixels = try PixelScaler.scaledToFit(source.0, maxSide: thumbnailSide)
-        let jpeg = try JPEGCodec.encode(pixels, quality: 82)
+        let jpeg = try JPEGCodec.encode(pixels, quality: thumbnailQuality)
         let file = try AtomicFile.writeTemporary(jpeg, in: directory)
         return Thumbnail(
             temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, width: pixels.width, height: pixels.height,
