@@ -287,14 +287,17 @@ struct CaptureCommand: ParsableCommand {
 
     func recordMovie(_ session: CaptureSession, stop: StopFlag) throws {
         let begin = session.now
-        try session.startRecording(codec: MovieWriter.Codec(rawValue: codec.lowercased())!, orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) })
+        try session.startRecording(
+            codec: MovieWriter.Codec(rawValue: codec.lowercased())!, orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) },
+            maximumDuration: duration)
         var photoTimes = photoAt.flatMap(parseTimes) ?? []
         var settings = photoSettings
         settings.quality = .speed  // a photo during a movie is the movie's frame, as on a phone
         settings.livePhoto = false
         while !stop.isSet && session.isStreaming {
             let t = session.now - begin
-            if let duration, t >= duration { break }
+            // The movie holds --duration of the camera's frames, however late this wakes.
+            if session.hasRecordedItsDuration { break }
             while let next = photoTimes.first, next <= t {
                 photoTimes.removeFirst()
                 session.capturePhoto(settings)

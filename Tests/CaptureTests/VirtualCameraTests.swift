@@ -90,6 +90,31 @@ struct VirtualCameraTests {
         if pressure.count == 2 { #expect(pressure[1].time - pressure[0].time >= 2) }
     }
 
+    @Test func aMovieLastsItsMaximumDurationHoweverLateItIsStopped() throws {
+        // A camera running faster than real time: by the time the caller wakes up to stop,
+        // the camera is far past the movie's end, as a loaded machine's would be.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-duration-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let session = CaptureSession(
+            source: VirtualCamera(seed: 3, realTime: false), configuration: CameraConfiguration(size: FrameSize(width: 64, height: 64), frameRate: 30),
+            outputDirectory: dir)
+        try session.start()
+        try session.startRecording(codec: .h264, maximumDuration: 0.5)
+        let deadline = Date().addingTimeInterval(20)
+        while !session.hasRecordedItsDuration && Date() < deadline { usleep(1000) }
+        #expect(session.hasRecordedItsDuration)
+        let past = session.now
+        while session.now < past + 0.5 { usleep(1000) }  // half a second of the camera's time late
+        session.stopRecording()
+        let outcome = session.stop()
+        let movie = try #require(outcome.results.first { $0.kind == .movie }, "\(outcome.failures)")
+        let reader = try MovieFrameReader(path: movie.path)
+        var times: [Double] = []
+        while let frame = try reader.next() { times.append(frame.seconds) }
+        #expect(!times.isEmpty && times.count <= 15, "\(times.count) frames")
+        #expect(times.allSatisfy { $0 < 0.5 }, "\(times)")
+    }
+
     @Test func eventsComeInAVCamsOrder() throws {
         let events = EventLog()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-events-\(UUID().uuidString)").path

@@ -5,28 +5,45 @@ import Imaging
 /// Records frames into a MOV on an `EncoderQueue`, so the camera never waits for the
 /// encoder. Writes `NAME.mov.part` and gives it its final name once `finish()` has written
 /// the index, so a file with the final name always plays. Frames refused while the
-/// encoder is behind are counted in `dropped`.
+/// encoder is behind are counted in `dropped`. The movie's time starts at its first
+/// frame; with a `maximumDuration`, frames from that much later on are left out, so the
+/// movie lasts what was asked on the camera's clock however late the recording is stopped
+/// (AVCaptureMovieFileOutput's `maxRecordedDuration`).
 final class MovieRecorder: @unchecked Sendable {
     let finalPath: String
     let partPath: String
-    let startTime: Double
+    let maximumDuration: Double?
 
     private let work = EncoderQueue(label: "camlib.movie-recorder")
     private var writer: MovieWriter?  // used on the queue only
+    private let lock = NSLock()
+    private var startTime: Double?  // the first frame's, under `lock`
 
-    init(path: String, settings: MovieWriter.Settings, startTime: Double) throws {
+    init(path: String, settings: MovieWriter.Settings, maximumDuration: Double? = nil) throws {
         finalPath = path
         partPath = path + ".part"
-        self.startTime = startTime
+        self.maximumDuration = maximumDuration
         writer = try MovieWriter(path: partPath, settings: settings)
     }
 
     var dropped: Int { work.dropped }
 
-    /// Queues a frame; false when it was dropped because the encoder is behind.
+    /// Whether a frame at this time (seconds on the camera's clock) is past the movie's end.
+    func isPastEnd(_ time: Double) -> Bool {
+        guard let maximumDuration, let start = lock.withLock({ startTime }) else { return false }
+        return time - start >= maximumDuration - 1e-9
+    }
+
+    /// Queues a frame; false when it was dropped because the encoder is behind. A frame
+    /// past the end is left out (and is not a drop).
     @discardableResult
     func append(_ frame: Frame) -> Bool {
-        let pts = max(0, Int64(((frame.time - startTime) * 600).rounded()))
+        if isPastEnd(frame.time) { return true }
+        let start = lock.withLock { () -> Double in
+            if startTime == nil { startTime = frame.time }
+            return startTime!
+        }
+        let pts = max(0, Int64(((frame.time - start) * 600).rounded()))
         return work.submit { [self] in try writer?.append(frame.pixels, pts: pts) }
     }
 

@@ -158,9 +158,12 @@ public final class CaptureSession: @unchecked Sendable {
         return id
     }
 
-    /// Starts a movie (HEVC or H.264) at the session's size; returns its id.
+    /// Starts a movie (HEVC or H.264) at the session's size; returns its id. With a
+    /// `maximumDuration` (seconds of the camera's clock) the movie holds no frame past it,
+    /// and `hasRecordedItsDuration` turns true once the camera has gone past it; the
+    /// movie is finished by `stopRecording()` as always.
     @discardableResult
-    public func startRecording(codec: MovieWriter.Codec = .h264, orientation: EXIFOrientation? = nil) throws -> Int {
+    public func startRecording(codec: MovieWriter.Codec = .h264, orientation: EXIFOrientation? = nil, maximumDuration: Double? = nil) throws -> Int {
         let id = lock.withLock { () -> Int in
             let id = nextID
             nextID += 1
@@ -172,13 +175,19 @@ public final class CaptureSession: @unchecked Sendable {
         let begins = lock.withLock { lastFrameTime }
         let settings = movieSettings(codec: codec, orientation: orientation, begins: begins)
         let path = outputDirectory + "/" + fileStem(id: id) + ".MOV"
-        let movie = try MovieRecorder(path: path, settings: settings, startTime: begins)
+        let movie = try MovieRecorder(path: path, settings: settings, maximumDuration: maximumDuration)
         lock.withLock { recorder = (id, movie) }
         emit("didStartRecording", id: id, path: path)
         return id
     }
 
     public var isRecording: Bool { lock.withLock { recorder != nil } }
+
+    /// Whether the movie being recorded has reached its `maximumDuration`: the camera has
+    /// delivered a frame at or past its end.
+    public var hasRecordedItsDuration: Bool {
+        lock.withLock { recorder.map { $0.recorder.isPastEnd(lastFrameTime) } ?? false }
+    }
 
     /// Sensor noise is detail to an encoder: at constant quality a noisy 1920x1440 scene
     /// took 34 Mbit/s in H.264, five times an iPhone's Live Photo movie. Captured movies
