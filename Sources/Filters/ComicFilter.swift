@@ -1,81 +1,92 @@
 import Imaging
 
-/// The look of Core Image's CIComicEffect: bold dark outlines from edge detection over a
-/// colour halftone of dots on a posterised fill.
+/// The look of Core Image's CIComicEffect ("outlines edges and applies a color
+/// halftone"): bold dark ink lines along object edges, flat posterised colour, and a
+/// colour halftone of dots that grow with the darkness under them.
 ///
-/// 1. luma, smoothed by a 3x3 box so sensor noise does not draw lines;
-/// 2. Sobel edges above `edges` (a fraction of the strongest possible edge), thickened to
-///    `lineWidth` pixels: ink;
-/// 3. the colours posterised to `levels` tones per channel and lifted a little: the fill;
-/// 4. a halftone screen at 45° with cells of about `dot` pixels (0: one 160th of the
-///    short side): in each cell a dot whose area follows the cell's mean darkness,
-///    darkening the fill by `ink` (see ``HalftoneScreen``).
+/// Regions, lines and dot sizes are decided on the picture averaged down to a working
+/// size (`SmoothedImage`, 720 pixels on the short side) and drawn at full size from it, so:
+/// - every size gets the same look: line width and dot cells are thousandths of the
+///   short side, and a movie frame and its still are decided at the same working size;
+/// - lines are whole and follow object edges (`InkLines`: Canny's thin lines with
+///   hysteresis, short texture flecks left out), with smooth sides at any width;
+/// - colour regions are flat with clean borders: the fill is posterised from the softened
+///   colours, so noise does not break a smooth sky into speckled bands;
+/// - the halftone screen is fixed to the picture and its dots are sized from the softened
+///   luma, so a movie's frames do not shimmer.
 public struct ComicFilter: ImageFilter {
     public static let name = "comic"
-    public static let summary = "bold outlines over a colour halftone, like CIComicEffect"
+    public static let summary = "bold outlines, flat colours and a halftone, like CIComicEffect"
     public static let parameters = [
         FilterParameter(name: "edges", defaultValue: 0.12, range: 0.01...1, help: "edge threshold; lower draws more lines"),
-        FilterParameter(name: "lineWidth", defaultValue: 2, range: 1...8, help: "outline thickness in pixels"),
-        FilterParameter(name: "levels", defaultValue: 5, range: 2...32, help: "tones per channel of the fill"),
-        FilterParameter(name: "dot", defaultValue: 0, range: 0...64, help: "halftone cell size in pixels (0: automatic)"),
-        FilterParameter(name: "ink", defaultValue: 0.45, range: 0...1, help: "how much a halftone dot darkens the fill"),
+        FilterParameter(name: "lineWidth", defaultValue: 4, range: 0.5...20, help: "outline thickness in thousandths of the short side"),
+        FilterParameter(name: "levels", defaultValue: 5, range: 2...32, help: "tones of the fill"),
+        FilterParameter(name: "dot", defaultValue: 0, range: 0...100, help: "halftone cell in thousandths of the short side (0: 10)"),
+        FilterParameter(name: "ink", defaultValue: 0.35, range: 0...1, help: "how much a halftone dot darkens the fill"),
     ]
-    let edges: Double
-    let lineWidth: Int
-    let fill: [UInt8]
-    let dot: Int
-    let ink: Double
+    /// The short side regions and lines are decided at.
+    static let workingShortSide = 720
+    static let inkColour: (Float, Float, Float) = (20, 20, 24)
+
+    let lines: InkLines
+    let lineWidth: Double
+    /// Posterised, lifted luma: comic tones are few, flat and bright.
+    let tones: [Float]
+    let ink: Float
+    let dot: Double
+    /// How much of the softened colours' chroma the fill keeps (more than all of it).
+    static let saturation: Float = 1.3
 
     public init(parameters: [String: Double]) {
-        edges = parameters["edges"] ?? 0.12
-        lineWidth = Int(parameters["lineWidth"] ?? 2)
-        // Posterised and lifted: comic colours are flat and bright.
+        let edges = Float(parameters["edges"] ?? 0.12)
+        lines = InkLines(high: edges * 200, low: edges * 80, minimumLength: Self.workingShortSide / 40)
+        lineWidth = parameters["lineWidth"] ?? 4
         let steps = Double(Int(parameters["levels"] ?? 5) - 1)
-        fill = (0..<256).map { v in
-            let q = (Double(v) / 255 * steps).rounded() / steps
-            return clampByte((0.12 + 0.88 * q) * 255)
-        }
-        dot = Int(parameters["dot"] ?? 0)
-        ink = parameters["ink"] ?? 0.45
+        tones = (0..<256).map { v in Float((0.12 + 0.88 * (Double(v) / 255 * steps).rounded() / steps) * 255) }
+        ink = Float(parameters["ink"] ?? 0.35)
+        dot = (parameters["dot"] ?? 0) > 0 ? parameters["dot"]! : 10
     }
 
     public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         precondition(image.channels == 3, "filters take RGB")
         let w = image.width, h = image.height
         guard w >= 3, h >= 3 else { return PosterizeFilter(parameters: ["levels": 5]).apply(to: image) }
-        let y = lumaPlane(image)
-        let outline = OutlineMask(threshold: Int32(edges * 1020), lineWidth: lineWidth).mask(luma: y, width: w, height: h)
-        let screen = HalftoneScreen(cell: dot > 0 ? dot : max(4, min(w, h) / 160), luma: y, width: w, height: h)
-        // The fill, and the fill darkened by a dot's ink.
-        let inkFactor = UInt32(((1 - ink) * 256).rounded())
-        let inked = fill.map { UInt8((UInt32($0) * inkFactor) >> 8) }
+        let short = Double(min(w, h))
+        let soft = SmoothedImage(image, shortSide: Self.workingShortSide, blurRadius: 1)
+        let screen = HalftoneScreen(cell: max(4, Int((dot / 1000 * short).rounded())), width: w, height: h) { x, y in
+            soft.sample(soft.luma, x: x, y: y)
+        }
+        let (mask, slope) = lineMask(soft, short: short)
+        let rows = UpsampledRows([soft.red, soft.green, soft.blue, mask], width: w, height: h)
+        let (ink, inkColour, saturation) = (ink, Self.inkColour, Self.saturation)
         var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
-        image.components.withUnsafeBufferPointer { src in
-            outline.withUnsafeBufferPointer { outline in
-                fill.withUnsafeBufferPointer { fill in
-                    inked.withUnsafeBufferPointer { inked in
-                        out.components.withUnsafeMutableBufferPointer { dst in
-                            nonisolated(unsafe) let dst = dst
-                            forEachBand(rows: h) { rows in
-                                let dotted = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
-                                defer { dotted.deallocate() }
-                                for py in rows {
-                                    screen.dots(inRow: py, into: dotted)
-                                    for px in 0..<w {
-                                        let i = py * w + px
-                                        if outline[i] != 0 {
-                                            dst[i * 3] = 20
-                                            dst[i * 3 + 1] = 20
-                                            dst[i * 3 + 2] = 24
-                                        } else {
-                                            let tone = dotted[px] != 0 ? inked : fill
-                                            dst[i * 3] = tone[Int(src[i * 3])]
-                                            dst[i * 3 + 1] = tone[Int(src[i * 3 + 1])]
-                                            dst[i * 3 + 2] = tone[Int(src[i * 3 + 2])]
-                                        }
-                                    }
-                                }
-                            }
+        tones.withUnsafeBufferPointer { tones in
+            out.components.withUnsafeMutableBufferPointer { dst in
+                nonisolated(unsafe) let dst = dst
+                forEachBand(rows: h) { band in
+                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 5 * w + soft.luma.width)
+                    defer { scratch.deallocate() }
+                    let planes = (0..<4).map { scratch + $0 * w }
+                    let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
+                    let dotted = scratch + 4 * w, rowScratch = scratch + 5 * w
+                    for y in band {
+                        rows.row(y, into: planes, scratch: rowScratch)
+                        screen.dots(inRow: y, into: dotted)
+                        let o = dst.baseAddress! + y * w * 3
+                        for x in 0..<w {
+                            // The fill: luma posterised, the colours' chroma kept (and lifted),
+                            // so grays stay gray and hues keep their hue.
+                            let l = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
+                            let tone = tones[Int(min(255, max(0, l + 0.5)))]
+                            // A dot darkens it by `ink`; a line covers it.
+                            let darken = 1 - ink * dotted[x]
+                            let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
+                            let fr = min(255, max(0, tone + saturation * (r[x] - l))) * darken
+                            let fg = min(255, max(0, tone + saturation * (g[x] - l))) * darken
+                            let fb = min(255, max(0, tone + saturation * (b[x] - l))) * darken
+                            o[x * 3] = UInt8(fr + c * (inkColour.0 - fr) + 0.5)
+                            o[x * 3 + 1] = UInt8(fg + c * (inkColour.1 - fg) + 0.5)
+                            o[x * 3 + 2] = UInt8(fb + c * (inkColour.2 - fb) + 0.5)
                         }
                     }
                 }
@@ -84,17 +95,21 @@ public struct ComicFilter: ImageFilter {
         return out
     }
 
-    func lumaPlane(_ image: PixelBuffer<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: image.width * image.height)
-        let w = image.width
-        image.components.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                nonisolated(unsafe) let dst = dst
-                forEachBand(rows: image.height) { rows in
-                    for i in (rows.lowerBound * w)..<(rows.upperBound * w) { dst[i] = luma(src[i * 3], src[i * 3 + 1], src[i * 3 + 2]) }
-                }
-            }
-        }
-        return out
+    /// The outlines as a working-size mask (1 on a line, 0 off it) and the slope that
+    /// turns its upsampled values into full-size coverage. Lines are the samples within
+    /// half the line width of `InkLines`' thin lines; when the working size is much
+    /// smaller than the picture the mask is softened first, so the upsampled line has
+    /// smooth sides instead of the working grid's stairs, and the slope sharpens it again
+    /// to about a pixel of soft rim.
+    func lineMask(_ soft: SmoothedImage, short: Double) -> (FloatPlane, Float) {
+        let distance = lines.distances([soft.red, soft.green, soft.blue])
+        let fullHalfWidth = max(0.75, lineWidth / 1000 * short / 2)
+        let smooth = soft.scale > 1.5
+        // At least 0.9 working pixels, or softening would wipe the line out.
+        let half = Float(max(smooth ? 0.9 : 0, fullHalfWidth / soft.scale))
+        var mask = FloatPlane(width: distance.width, height: distance.height)
+        for i in mask.values.indices { mask.values[i] = min(1, max(0, half + 0.5 - distance.values[i])) }
+        guard smooth else { return (mask, 1) }
+        return (mask.boxBlurred(radius: 1), Float(soft.scale))
     }
 }

@@ -134,7 +134,13 @@ public struct SepiaFilter: ImageFilter {
     }
 }
 
-/// Few tones per channel, like CIColorPosterize.
+/// Few tones per channel, like CIColorPosterize; the bands of a smooth sky stay whole.
+///
+/// Quantising each pixel as it is breaks a slow gradient's band borders into speckles
+/// wherever sensor noise or fine texture straddles a step. So where a pixel is within
+/// half a step of the picture softened at a working size (`SmoothedImage`), the softened
+/// value decides its tone, and band borders follow smooth curves; where it differs more
+/// (an edge, real detail) its own value decides, and detail stays crisp.
 public struct PosterizeFilter: ImageFilter {
     public static let name = "posterize"
     public static let summary = "a few flat tones per channel, like CIColorPosterize"
@@ -142,9 +148,14 @@ public struct PosterizeFilter: ImageFilter {
         FilterParameter(name: "levels", defaultValue: 6, range: 2...64, help: "tones per channel")
     ]
     let table: [UInt8]
+    /// Differences from the softened picture smaller than this (half a step) are noise.
+    let noise: Float
+    static let workingShortSide = 720
 
     public init(parameters: [String: Double]) {
-        table = Self.table(levels: Int(parameters["levels"] ?? 6))
+        let levels = Int(parameters["levels"] ?? 6)
+        table = Self.table(levels: levels)
+        noise = 255 / Float(max(2, levels) - 1) / 2
     }
 
     static func table(levels: Int) -> [UInt8] {
@@ -153,9 +164,38 @@ public struct PosterizeFilter: ImageFilter {
     }
 
     public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        table.withUnsafeBufferPointer { lut in
-            mapPixels(image) { r, g, b in (lut[Int(r)], lut[Int(g)], lut[Int(b)]) }
+        precondition(image.channels == 3, "filters take RGB")
+        let w = image.width, h = image.height
+        guard w > 0, h > 0 else { return image }
+        let soft = SmoothedImage(image, shortSide: Self.workingShortSide, blurRadius: 3)
+        let rows = UpsampledRows([soft.red, soft.green, soft.blue], width: w, height: h)
+        let noise = noise
+        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        image.components.withUnsafeBufferPointer { src in
+            table.withUnsafeBufferPointer { lut in
+                out.components.withUnsafeMutableBufferPointer { dst in
+                    nonisolated(unsafe) let dst = dst
+                    forEachBand(rows: h) { band in
+                        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 3 * w + soft.red.width)
+                        defer { scratch.deallocate() }
+                        let planes = (0..<3).map { scratch + $0 * w }
+                        for y in band {
+                            rows.row(y, into: planes, scratch: scratch + 3 * w)
+                            let s = src.baseAddress! + y * w * 3, o = dst.baseAddress! + y * w * 3
+                            for x in 0..<w {
+                                let r = Float(s[x * 3]), g = Float(s[x * 3 + 1]), b = Float(s[x * 3 + 2])
+                                let sr = planes[0][x], sg = planes[1][x], sb = planes[2][x]
+                                let smooth = max(abs(r - sr), max(abs(g - sg), abs(b - sb))) < noise
+                                o[x * 3] = lut[Int(smooth ? sr + 0.5 : r)]
+                                o[x * 3 + 1] = lut[Int(smooth ? sg + 0.5 : g)]
+                                o[x * 3 + 2] = lut[Int(smooth ? sb + 0.5 : b)]
+                            }
+                        }
+                    }
+                }
+            }
         }
+        return out
     }
 }
 

@@ -1,76 +1,63 @@
 /// A halftone screen turned 45°: diamond cells whose centres sit on whole pixels, and in
-/// each cell a round dot whose area follows the cell's mean darkness.
+/// each cell a round dot whose area follows the darkness around the cell's centre.
 ///
 /// The cell pitch is `k·√2` for a whole `k` (the nearest to the asked size), so cell
 /// centres fall on pixels `(k·m, k·n)` with `m + n` odd and the pattern repeats every
-/// `2k` pixels: a pixel's place in its cell is two counters stepping along a row, with
-/// no floating point per pixel. A dot's size comes from the cell's mean luma (a k×k box
-/// around its centre), as a printed halftone's does, not from one sample.
+/// `2k` pixels: a pixel's place in its cell is two counters stepping along a row. Dots
+/// have soft sides (a pixel on a dot's rim is covered in part), which looks smoother and
+/// costs an encoder far fewer bits than hard-edged dots. The screen is fixed to the picture's grid and a dot's
+/// size comes from a softened picture (`luma`), not from single pixels, so the frames of
+/// a movie get the same dots where their content is the same: no shimmer.
 struct HalftoneScreen: Sendable {
     /// Half the pattern's period: cell centres are `k` pixels apart along x and y.
     let k: Int
     let width: Int
     let height: Int
-    /// Squared dot radius in units of (1/4k)² (twice the pixel grid, so distances are
-    /// measured from pixel centres), per cell centre, indexed by
-    /// `(n + 1) * columns + m`; the rows run n = -1 ... height/k + 1.
-    let thresholds: [Int32]
+    /// Dot radius in pixels, plus half a pixel (where coverage falls to a half), per cell
+    /// centre, indexed by `(n + 1) * columns + m`; the rows run n = -1 ... height/k + 1.
+    let radii: [Float]
     let columns: Int
     /// (2i + 1 − 2k)²: twice the distance of place i = 0 ..< 2k (a pixel centre) from the
-    /// cell's middle along u or v, squared.
+    /// cell's middle along u or v, squared. The two of a pixel add up to 8 × its squared
+    /// distance in pixels from the dot's centre.
     let squaredDistances: [Int32]
+    /// The darkness of the lightest tones, which stay clean paper, and the dot radius of
+    /// full black (in cells).
+    static let paper = 0.2, blackRadius = 0.62
 
-    /// `cell`: the asked cell size in pixels; `luma`: the image's luma, row by row.
-    init(cell: Int, luma: [UInt8], width: Int, height: Int) {
+    /// `cell`: the asked cell size in pixels; `luma(x, y)`: the softened luma (0 ... 255)
+    /// at a full-size pixel.
+    init(cell: Int, width: Int, height: Int, luma: (Int, Int) -> Float) {
         k = max(2, Int((Double(cell) * 0.7071067811865476).rounded()))
         self.width = width
         self.height = height
         columns = width / k + 3
         let rows = height / k + 3
-        // Dot radius² (cell units) for each mean luma: area proportional to darkness beyond
-        // the lightest 15%, which stays clean paper; then in the screen's integer units.
-        let scale = Double(16 * k * k)
-        let byLuma: [Int32] = (0..<256).map { y in
+        // Dot radius for each luma: area proportional to darkness beyond the paper's; in
+        // pixels (a cell is k·√2 wide), plus the half pixel of the soft rim.
+        let pitch = Double(k) * 2.0.squareRoot()
+        let byLuma: [Float] = (0..<256).map { y in
             let darkness = 1 - Double(y) / 255
-            return Int32((0.62 * 0.62 * max(0, darkness - 0.15) / 0.85 * scale).rounded())
+            let area = Self.blackRadius * Self.blackRadius * max(0, darkness - Self.paper) / (1 - Self.paper)
+            return area > 0 ? Float(area.squareRoot() * pitch + 0.5) : 0
         }
-        var thresholds = [Int32](repeating: 0, count: columns * rows)
-        let k = k, columns = columns
-        let half = k / 2
-        luma.withUnsafeBufferPointer { luma in
-            thresholds.withUnsafeMutableBufferPointer { out in
-                nonisolated(unsafe) let out = out
-                forEachBand(rows: rows) { band in
-                    var columnSums = [UInt32](repeating: 0, count: width + 1)
-                    for row in band {
-                        let cy = (row - 1) * k
-                        let top = max(0, cy - half), bottom = min(height, cy - half + k)
-                        guard top < bottom else { continue }
-                        // Column sums of the box's rows, as a running prefix along x.
-                        for x in 0..<width { columnSums[x + 1] = 0 }
-                        for yy in top..<bottom {
-                            let base = yy * width
-                            for x in 0..<width { columnSums[x + 1] &+= UInt32(luma[base + x]) }
-                        }
-                        for x in 0..<width { columnSums[x + 1] &+= columnSums[x] }
-                        for m in 0..<columns {
-                            let cx = m * k
-                            let left = max(0, cx - half), right = min(width, cx - half + k)
-                            guard left < right else { continue }
-                            let mean = (columnSums[right] - columnSums[left]) / UInt32((right - left) * (bottom - top))
-                            out[row * columns + m] = byLuma[Int(mean)]
-                        }
-                    }
-                }
+        var radii = [Float](repeating: 0, count: columns * rows)
+        for row in 0..<rows {
+            let cy = min(height - 1, max(0, (row - 1) * k))
+            for m in 0..<columns {
+                let cx = min(width - 1, max(0, m * k))
+                let y = Int(max(0, min(255, luma(cx, cy).rounded())))
+                radii[row * columns + m] = byLuma[y]
             }
         }
-        self.thresholds = thresholds
+        self.radii = radii
+        let k = k
         squaredDistances = (0..<(2 * k)).map { Int32((2 * $0 + 1 - 2 * k) * (2 * $0 + 1 - 2 * k)) }
     }
 
-    /// Row y of the screen: `dots[x]` is 1 where a dot covers pixel x, 0 elsewhere.
-    func dots(inRow y: Int, into dots: UnsafeMutablePointer<UInt8>) {
-        thresholds.withUnsafeBufferPointer { thresholds in
+    /// Row y of the screen: `dots[x]` is how much of pixel x a dot covers, 0 ... 1.
+    func dots(inRow y: Int, into dots: UnsafeMutablePointer<Float>) {
+        radii.withUnsafeBufferPointer { radii in
             squaredDistances.withUnsafeBufferPointer { squares in
                 let period = 2 * k
                 // u·2k = x + y and v·2k = x − y: the cell is (⌊u⌋, ⌊v⌋), the place in it
@@ -82,10 +69,17 @@ struct HalftoneScreen: Sendable {
                 while x < width {
                     // One run: the pixels up to the next cell boundary share a centre.
                     let n = min(height / k + 1, max(-1, cu - cv)), m = min(columns - 1, max(0, cu + cv + 1))
-                    let limit = thresholds[(n + 1) * columns + m]
+                    let radius = radii[(n + 1) * columns + m]
                     let run = min(width - x, period - max(su, sv))
                     let du = squares.baseAddress! + su, dv = squares.baseAddress! + sv, out = dots + x
-                    for i in 0..<run { out[i] = du[i] &+ dv[i] < limit ? 1 : 0 }
+                    if radius == 0 {
+                        for i in 0..<run { out[i] = 0 }
+                    } else {
+                        for i in 0..<run {
+                            let distance = Float(du[i] &+ dv[i]).squareRoot() * 0.35355339  // ÷ √8
+                            out[i] = min(1, max(0, radius - distance))
+                        }
+                    }
                     x += run
                     su += run
                     sv += run

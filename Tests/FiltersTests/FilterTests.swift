@@ -79,22 +79,6 @@ func testPicture(width: Int = 96, height: Int = 64) -> PixelBuffer<UInt8> {
     #expect(out[x: 25, y: 15, channel: 0] < 255 && out[x: 25, y: 15, channel: 0] > 0)
 }
 
-@Test func comicDrawsOutlinesOnEdgesAndFlatFillElsewhere() throws {
-    // Left half white, right half black: one vertical edge at x = 40.
-    var split = PixelBuffer<UInt8>(width: 80, height: 40, channels: 3)
-    for y in 0..<40 { for x in 0..<40 { for c in 0..<3 { split[x: x, y: y, channel: c] = 255 } } }
-    let out = try FilterStep(parsing: "comic:lineWidth=2").apply(to: split)
-    // Outline ink along the edge; the white side stays light away from it.
-    #expect(out[x: 39, y: 20, channel: 0] == 20 || out[x: 40, y: 20, channel: 0] == 20)
-    #expect(out[x: 10, y: 20, channel: 0] > 200)
-    #expect(out[x: 1, y: 1, channel: 0] > 200)
-    // A flat mid-gray gets halftone dots: two tones, fill and fill × (1 − ink).
-    var gray = PixelBuffer<UInt8>(width: 64, height: 64, channels: 3)
-    for i in gray.components.indices { gray.components[i] = 128 }
-    let dots = try FilterStep(parsing: "comic:dot=8").apply(to: gray)
-    #expect(Set(dots.components).count == 2)
-}
-
 @Test func recipesParseCheckAndSerialiseStably() throws {
     let step = try FilterStep(parsing: "vignette:strength=0.4")
     #expect(step.parameters == ["strength": 0.4, "radius": 0.5])
@@ -111,30 +95,3 @@ func testPicture(width: Int = 96, height: Int = 64) -> PixelBuffer<UInt8> {
     #expect(recipe.apply(to: testPicture()) == step.apply(to: try FilterStep(parsing: "comic").apply(to: testPicture())))
 }
 
-/// A flat gray picture.
-func grayPicture(_ level: UInt8, width: Int = 240, height: Int = 160) -> PixelBuffer<UInt8> {
-    var p = PixelBuffer<UInt8>(width: width, height: height, channels: 3)
-    for i in p.components.indices { p.components[i] = level }
-    return p
-}
-
-/// Pixels the halftone inked: darker than the fill a flat picture gets.
-func inkedFraction(_ p: PixelBuffer<UInt8>, fill: UInt8) -> Double {
-    let inked = stride(from: 0, to: p.components.count, by: 3).filter { p.components[$0] < fill }.count
-    return Double(inked) / Double(p.width * p.height)
-}
-
-@Test func comicDotsCoverWhatTheirCellIsDark() throws {
-    // Dot area ∝ darkness beyond the lightest 15%: 0.62²·π·(d − 0.15)/0.85 of a cell
-    // while the dot fits in its cell (radius ≤ half a cell: gray 76 and lighter).
-    let step = try FilterStep(parsing: "comic:dot=12,edges=1")
-    for level: UInt8 in [80, 100, 160, 210] {
-        let out = step.apply(to: grayPicture(level))
-        let fill = out.components.max()!
-        let darkness = 1 - Double(level) / 255
-        let expected = 0.62 * 0.62 * Double.pi * max(0, darkness - 0.15) / 0.85
-        #expect(abs(inkedFraction(out, fill: fill) - expected) < 0.03, "gray \(level)")
-    }
-    // The lightest tones stay paper.
-    #expect(inkedFraction(step.apply(to: grayPicture(230)), fill: 255) == 0)
-}
