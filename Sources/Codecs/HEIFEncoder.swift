@@ -1,4 +1,5 @@
 internal import CHeif
+import Containers
 import Foundation
 import Synchronization
 import Imaging
@@ -151,6 +152,9 @@ extension HEIFEncoder {
         public var compression = Compression.hevc
         /// Longest side of an embedded thumbnail item; nil for none.
         public var thumbnailSide: Int? = 320
+        /// The most bytes the coded picture may take (a render: its original's coded
+        /// picture); `quality` is lowered as far as needed. nil: `quality` alone decides.
+        public var maximumCodedBytes: Int?
 
         public init(pixels: PixelBuffer<UInt8>) {
             self.pixels = pixels
@@ -160,8 +164,72 @@ extension HEIFEncoder {
     /// Encodes a photo as a HEIC (HEVC, 4:2:0) or an AVIF and returns the file's bytes.
     public static func encodeRGB(_ still: Still) throws -> [UInt8] {
         HEIFLibrary.ensureInitialized()
-        if still.compression == .av1 { return try av1Encodes.withLock { _ in try encodeRGBNow(still) } }
-        return try encodeRGBNow(still)
+        if still.compression == .av1 { return try av1Encodes.withLock { _ in try encodeWithinBudget(still) } }
+        return try encodeWithinBudget(still)
+    }
+
+    /// Rate control for one picture, as far as the budget asks: an encoder's bytes halve
+    /// for every 6 steps of its quantiser (x265's CRF; libheif's quality is 100 − 2·CRF),
+    /// so a trial encode of a sixteenth of the picture (a mosaic of 16 patches from all
+    /// over it) at the asked quality predicts the whole picture's bytes, and the quality
+    /// is lowered by 12·log2(predicted / budget) before the one full encode. Should the
+    /// picture still come out above its budget, it is encoded once more with the quality
+    /// the measured bytes call for.
+    static func encodeWithinBudget(_ still: Still) throws -> [UInt8] {
+        guard let budget = still.maximumCodedBytes, budget > 0, still.pixels.width >= 256, still.pixels.height >= 256 else {
+            return try encodeRGBNow(still)
+        }
+        // Aim a tenth under the budget: the prediction is an estimate.
+        let aim = Double(budget) * 0.9
+        var trial = Still(pixels: samplePatches(still.pixels))
+        trial.quality = still.quality
+        trial.preset = still.preset
+        trial.compression = still.compression
+        trial.thumbnailSide = nil
+        let trialBytes = try codedBytes(of: encodeRGBNow(trial))
+        let scale = Double(still.pixels.width * still.pixels.height) / Double(trial.pixels.width * trial.pixels.height)
+        var fitted = still
+        fitted.quality = quality(still.quality, bytes: Double(trialBytes) * scale, aim: aim)
+        let encoded = try encodeRGBNow(fitted)
+        let bytes = try codedBytes(of: encoded)
+        guard bytes > budget, fitted.quality > minimumQuality else { return encoded }
+        fitted.quality = quality(fitted.quality, bytes: Double(bytes), aim: aim)
+        return try encodeRGBNow(fitted)
+    }
+
+    /// Below this the picture falls apart; a render never goes lower.
+    static let minimumQuality = 10
+
+    /// The quality that brings `bytes` (coded at `quality`) down to `aim`.
+    static func quality(_ quality: Int, bytes: Double, aim: Double) -> Int {
+        guard bytes > aim else { return quality }
+        let steps = Int((12 * log2(bytes / aim)).rounded(.up))
+        return max(minimumQuality, quality - steps)
+    }
+
+    /// A quarter-by-quarter mosaic of the picture: 4x4 patches, each from the middle of
+    /// its sixteenth, so the trial sees the sky, the subject and the ground alike.
+    static func samplePatches(_ p: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        let pw = max(16, p.width / 16) & ~1, ph = max(16, p.height / 16) & ~1
+        var out = PixelBuffer<UInt8>(width: pw * 4, height: ph * 4, channels: 3)
+        for ty in 0..<4 {
+            for tx in 0..<4 {
+                let sx = (2 * tx + 1) * p.width / 8 - pw / 2, sy = (2 * ty + 1) * p.height / 8 - ph / 2
+                for y in 0..<ph {
+                    let src = ((sy + y) * p.width + sx) * 3, dst = ((ty * ph + y) * pw * 4 + tx * pw) * 3
+                    out.components.replaceSubrange(dst..<(dst + pw * 3), with: p.components[src..<(src + pw * 3)])
+                }
+            }
+        }
+        return out
+    }
+
+    /// The bytes of a HEIF file's primary picture: its item's data and its grid tiles'.
+    public static func codedBytes(of file: [UInt8]) throws -> Int {
+        let meta = try HEIFMetaBox(file: file)
+        let primary = meta.primaryItemID
+        let items = [primary] + meta.references.filter { $0.type == "dimg" && $0.from == primary }.flatMap(\.to)
+        return items.compactMap { meta.location(of: $0) }.flatMap(\.extents).reduce(0) { $0 + Int($1.length) }
     }
 
     private static func encodeRGBNow(_ still: Still) throws -> [UInt8] {

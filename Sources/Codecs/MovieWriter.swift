@@ -44,8 +44,12 @@ public final class MovieWriter {
         /// Frames between keyframes (nil: the encoder's choice).
         public var keyframeInterval: Int?
         /// A ceiling on the bit rate (bits/s) for the constant-quality encode: x264/x265
-        /// VBV with a one-second buffer. nil: quality alone decides.
+        /// VBV with a buffer of `bitRateWindow` seconds. nil: quality alone decides.
         public var maximumBitRate: Int?
+        /// The VBV buffer, in seconds at the maximum rate: how far a stretch of frames may
+        /// borrow bits from the next. A short clip's total can exceed its cap by about this
+        /// much, so renders use half a second.
+        public var bitRateWindow: Double = 1
 
         public init(codec: Codec = .hevc, width: Int, height: Int) {
             self.codec = codec

@@ -60,7 +60,7 @@ public final class VideoEncoder {
         if let interval = s.keyframeInterval { enc.pointee.gop_size = Int32(interval) }
         if let cap = s.maximumBitRate {
             enc.pointee.rc_max_rate = Int64(cap)
-            enc.pointee.rc_buffer_size = Int32(clamping: cap)
+            enc.pointee.rc_buffer_size = Int32(clamping: Int((Double(cap) * s.bitRateWindow).rounded()))
         }
         // av_dict_set → av_dict_free.
         var options: OpaquePointer?

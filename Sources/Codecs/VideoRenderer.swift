@@ -15,6 +15,9 @@ public enum VideoRenderer {
         /// IMG_3582.mov at 36 dB PSNR in 10 MB where 20 took 16 MB (the original is 3 MB:
         /// halftone dots cost bits) and 10% more of x265's time.
         public var crf = 23
+        /// A ceiling on the video's bit rate (a render: its original's), with a half-second
+        /// buffer; nil: the constant rate factor alone decides.
+        public var maximumBitRate: Int?
         public init() {}
     }
 
@@ -32,6 +35,10 @@ public enum VideoRenderer {
         settings.frameRate = reader.frameRate > 0 ? reader.frameRate : 30
         settings.preset = options.preset
         settings.crf = options.crf
+        if let cap = options.maximumBitRate {
+            settings.maximumBitRate = cap
+            settings.bitRateWindow = 0.5
+        }
         settings.fullRange = reader.fullRange
         settings.colour = reader.colour
         let writer = try MovieWriter(path: output, settings: settings)

@@ -159,3 +159,13 @@ public struct MovieTracks: Sendable {
             samples: samples, chunks: chunks)
     }
 }
+
+extension MovieTracks.Track {
+    /// Bits per second over the track's samples; nil for an empty or timeless track.
+    public var bitRate: Int? {
+        let ticks = samples.reduce(0) { $0 + Int($1.duration) }
+        guard ticks > 0, timescale > 0 else { return nil }
+        let bytes = samples.reduce(0) { $0 + $1.size }
+        return Int((Double(bytes) * 8 * Double(timescale) / Double(ticks)).rounded())
+    }
+}

@@ -210,6 +210,30 @@ struct EditTests {
         #expect(Double(difference) / Double(original.width * original.height) < 8, "mean luma difference")
     }
 
+    @Test func aComicRenderWeighsNoMoreThanWhatItReplaces() throws {
+        // Halftone dots and ink lines are detail to an encoder: at a fixed quality a comic
+        // render took 3 to 10 times its original's bytes. Each render here is capped by
+        // its original: the picture's coded bytes, the movie's bit rate.
+        let scratch = try ScratchDirectory()
+        let files = [
+            "apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov", "apple-portrait-heic/pug.heic", "apple-misc/IMG_4120.JPG",
+            "android-depth-motion/motion_photo.jpeg",
+        ]
+        let library = try Self.library(files, in: scratch)
+        for file in files where !file.hasSuffix(".mov") {
+            let id = try library.findAsset(Media.path(file))
+            let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "comic")], extending: false)
+            let originals = try library.describe([id])[0].resources.filter { $0.role == .photo || $0.role == .pairedVideo }
+            for render in result.renders {
+                let isMovie = render.hasSuffix(".mov")
+                let original = try #require(originals.first { ($0.role == .pairedVideo) == isMovie }?.path)
+                func size(_ path: String) throws -> Double { Double(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0) }
+                let ratio = try size(render) / size(original)
+                #expect(ratio <= 1.3, "\(file): \(render) is \(ratio) times \(original)")
+            }
+        }
+    }
+
     @Test func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)

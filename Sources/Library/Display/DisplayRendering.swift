@@ -54,11 +54,12 @@ enum DisplayRendering {
     }
 
     /// The movie with its video re-encoded as H.264, every other track (sound, Apple's
-    /// timed metadata) and the QuickTime keys kept: the bytes of a MOV.
+    /// timed metadata) and the QuickTime keys kept: the bytes of a MOV. H.264 needs about
+    /// twice HEVC's bits for the same picture, so the cap is twice the original's rate.
     static func h264Proxy(path: String, scratch: URL) throws -> [UInt8] {
         var options = VideoRenderer.Options()
         options.codec = .h264
         options.preset = "veryfast"
-        return try MovieRenderer.render(path: path, recipe: FilterRecipe(steps: []), scratch: scratch, options: options)
+        return try MovieRenderer.render(path: path, recipe: FilterRecipe(steps: []), scratch: scratch, options: options, bitRateCap: 2)
     }
 }

@@ -8,20 +8,27 @@ import Foundation
 /// (still-image-time) and the QuickTime keys (content identifier) keep their bytes.
 enum MovieRenderer {
     /// `options`: the codec (the source's own by default) and encoder settings.
+    /// `bitRateCap`: the video's bit rate at most this many times the original's (an edit
+    /// must not make the movie heavier than it was: 1); nil for no cap.
     static func render(
         path: String, recipe: FilterRecipe, scratch: URL, options: VideoRenderer.Options = VideoRenderer.Options(),
-        progress: ((Int, Int) -> Void)? = nil
+        bitRateCap: Double? = 1, progress: ((Int, Int) -> Void)? = nil
     ) throws -> [UInt8] {
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let source = try MovieTracks(file: original).tracks.first(where: { $0.handler == "vide" }) else {
+            throw MediaAnalyzer.Failure(reason: "the movie has no video track")
+        }
+        var options = options
+        if let bitRateCap, let rate = source.bitRate { options.maximumBitRate = Int(Double(rate) * bitRateCap) }
         let encoded = scratch.appendingPathComponent("\(getpid())-\(UUID().uuidString).part").path
         defer { unlink(encoded) }
         let frames = try VideoRenderer.render(input: path, output: encoded, options: options, progress: progress) {
             recipe.steps.isEmpty ? $0 : recipe.apply(to: $0)
         }
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let rendered = try [UInt8](Data(contentsOf: URL(fileURLWithPath: encoded)))
-        guard let source = try MovieTracks(file: original).tracks.first(where: { $0.handler == "vide" }),
-            let video = try MovieTracks(file: rendered).tracks.first(where: { $0.handler == "vide" })
-        else { throw MediaAnalyzer.Failure(reason: "the movie has no video track") }
+        guard let video = try MovieTracks(file: rendered).tracks.first(where: { $0.handler == "vide" }) else {
+            throw MediaAnalyzer.Failure(reason: "the rendered movie has no video track")
+        }
         guard video.samples.count == source.samples.count, frames == source.samples.count else {
             throw MediaAnalyzer.Failure(
                 reason: "the movie has \(source.samples.count) video samples but \(frames) frames decoded and \(video.samples.count) were encoded")

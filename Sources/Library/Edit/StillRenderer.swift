@@ -68,8 +68,10 @@ public enum StillRenderer {
         }
         // libheif maps quality q to x265's CRF (100 - q) / 2. 60 (CRF 20) keeps a comic
         // render of IMG_3582 at 43 dB PSNR in half the bytes of 85 and a little less time;
-        // 90 made 24-megapixel renders seven times the original's size.
+        // 90 made 24-megapixel renders seven times the original's size. A render may not
+        // take more bytes than the original's picture: the quality goes down as needed.
         still.quality = 60
+        still.maximumCodedBytes = try? HEIFEncoder.codedBytes(of: bytes)
         let encoded = try HEIFEncoder.encodeRGB(still)
         let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
         return Render(
@@ -129,13 +131,31 @@ public enum StillRenderer {
         return Render(bytes: output, format: .png, warnings: warnings)
     }
 
+    /// JPEG quality 92, or the highest quality down to 40 (found by halving the interval
+    /// three times: turbojpeg encodes fast) whose bytes fit `maximumBytes`.
+    static func encodeJPEG(_ pixels: PixelBuffer<UInt8>, maximumBytes: Int) throws -> [UInt8] {
+        var best = try JPEGCodec.encode(pixels, quality: 92)
+        guard maximumBytes > 0, best.count > maximumBytes else { return best }
+        var (fits, tooBig) = (40, 92)
+        var found = false
+        for _ in 0..<3 {
+            let quality = (fits + tooBig) / 2
+            let encoded = try JPEGCodec.encode(pixels, quality: quality)
+            if encoded.count <= maximumBytes {
+                (best, fits, found) = (encoded, quality, true)
+            } else {
+                tooBig = quality
+            }
+        }
+        return found ? best : try JPEGCodec.encode(pixels, quality: 40)
+    }
+
     static func renderJPEG(bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
         let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
         let decoded = try JPEGCodec.decode(bytes)
         let filtered = recipe.apply(to: decoded.pixels.applying(orientation))
-        let encoded = try JPEGCodec.encode(filtered.applying(orientation.inverse), quality: 92)
         // The original's metadata segments (Exif with its MakerNote, XMP, ICC profile, …)
         // in their order, then the new image data, then the original's MPF images
         // (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
@@ -161,6 +181,9 @@ public enum StillRenderer {
             let length = payload.count + 2
             metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
         }
+        // The picture may take what the original's did: its image less the metadata.
+        let originalPicture = (JPEGSegments.endOfImage(in: bytes) ?? bytes.count) - 2 - metadata.count
+        let encoded = try encodeJPEG(filtered.applying(orientation.inverse), maximumBytes: originalPicture)
         // The encoder's own JFIF APP0 goes when the original has Exif (APP1 must follow SOI).
         let newSegments = try JPEGSegments(parsing: encoded)
         var bodyStart = 2
