@@ -109,22 +109,29 @@ public enum HEIFAuxiliaryWriter {
             throw HEIFError(code: -1, subcode: 0, message: "internal error: the meta box changed size while shifting offsets", context: "writing")
         }
         var mdat = ISOBoxWriter()
-        mdat.box("mdat") { box in for (_, bytes) in data { box.raw(bytes) } }
+        if !data.isEmpty { mdat.box("mdat") { box in for (_, bytes) in data { box.raw(bytes) } } }
         return Array(original[..<meta.originalRange.lowerBound]) + newMeta + Array(original[end...]) + mdat.bytes
     }
 
     /// Copies the auxiliary images of `original`'s primary image (with their tiles, their
     /// metadata items such as Apple's `apdi` XMP, and their own properties, irot/imir
-    /// included) into `rendered`, attached to its primary image. Nothing is re-encoded.
-    /// Returns the new file and the URNs carried over; items stored by reference to
-    /// other items cannot be copied and are returned in `left`.
+    /// included) into `rendered`, attached to its primary image, and its ISO 21496-1 gain
+    /// map (the `tmap` item, its gain-map image and the `altr` group that offers it in
+    /// place of the primary image). Nothing is re-encoded. Returns the new file and the
+    /// URNs (or `tmap`) carried over; items stored by reference to other items cannot be
+    /// copied and are returned in `left`. Every irot, imir, clap and colr of the new file
+    /// is marked essential, as MIAF asks.
     public static func carryOverAuxiliaryImages(from original: [UInt8], into rendered: [UInt8]) throws
         -> (bytes: [UInt8], carried: [String], left: [String])
     {
         let source = try HEIFMetaBox(file: original)
         var target = try HEIFMetaBox(file: rendered)
-        let auxItems = source.references.filter { $0.type == "auxl" && $0.to.contains(source.primaryItemID) }.map(\.from)
-        guard !auxItems.isEmpty else { return (rendered, [], []) }
+        target.markEssential(["irot", "imir", "clap", "colr"])
+        let gainMaps = source.itemInfos.filter { info in
+            info.type == "tmap" && source.references.contains { $0.type == "dimg" && $0.from == info.id && $0.to.first == source.primaryItemID }
+        }.map(\.id)
+        let auxItems = source.references.filter { $0.type == "auxl" && $0.to.contains(source.primaryItemID) }.map(\.from) + gainMaps
+        guard !auxItems.isEmpty else { return (try assemble(rendered, meta: target, appending: []), [], []) }
 
         // Each aux item with what it needs: its tiles (dimg, recursively) and the metadata
         // items that describe it (cdsc).
@@ -135,8 +142,9 @@ public enum HEIFAuxiliaryWriter {
             while let id = todo.popLast() {
                 guard !items.contains(id) else { continue }
                 items.append(id)
-                todo += source.references.filter { $0.type == "dimg" && $0.from == id }.flatMap(\.to)
-                todo += source.references.filter { $0.type == "cdsc" && $0.to.contains(id) }.map(\.from)
+                // A gain map names the primary image as its base: that one is the render's.
+                todo += source.references.filter { $0.type == "dimg" && $0.from == id }.flatMap(\.to).filter { $0 != source.primaryItemID }
+                todo += source.references.filter { $0.type == "cdsc" && $0.to.contains(id) && $0.to.count == 1 }.map(\.from)
             }
             closure[aux] = items
         }
@@ -145,7 +153,7 @@ public enum HEIFAuxiliaryWriter {
         var appended: [(UInt32, [UInt8])] = []
         var carried: [String] = [], left: [String] = []
         for aux in auxItems {
-            let urn = source.properties(of: aux).first { $0.type == "auxC" }.map { auxType($0.box) } ?? "item \(aux)"
+            let urn = gainMaps.contains(aux) ? "tmap" : source.properties(of: aux).first { $0.type == "auxC" }.map { auxType($0.box) } ?? "item \(aux)"
             let items = closure[aux]!
             // Every item must be copyable before any is copied.
             let data: [UInt32: [UInt8]]
@@ -176,6 +184,27 @@ public enum HEIFAuxiliaryWriter {
             let to = ref.to.compactMap { mapping[$0] }
             guard !to.isEmpty, ref.type != "dimg" || to.count == ref.to.count else { continue }
             target.references.append(.init(type: ref.type, from: from, to: to))
+        }
+        // The alternatives (the gain map's tone-mapped image, or the primary image) whose
+        // items all came along; group ids follow the largest item id.
+        let groups = HEIFMetaBox.alternativeGroups(in: original).compactMap { ids -> [UInt32]? in
+            let mapped = ids.compactMap { mapping[$0] }
+            return mapped.count == ids.count && ids.contains(source.primaryItemID) && ids.count > 1 ? mapped : nil
+        }
+        if !groups.isEmpty {
+            var nextID = (target.itemInfos.map(\.id).max() ?? 0) + 1
+            var grpl = ISOBoxWriter()
+            grpl.box("grpl") { list in
+                for ids in groups {
+                    list.box("altr", version: 0) { altr in
+                        altr.u32(nextID)
+                        altr.u32(UInt32(ids.count))
+                        for id in ids { altr.u32(id) }
+                    }
+                    nextID += 1
+                }
+            }
+            target.appendChild(grpl.bytes)
         }
         return (try assemble(rendered, meta: target, appending: appended), carried, left)
     }

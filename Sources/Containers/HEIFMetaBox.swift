@@ -354,6 +354,47 @@ public struct HEIFMetaBox: Sendable {
         associations[item, default: []].append(Association(essential: essential, index: index))
     }
 
+    /// Marks every association with a property of these types essential, on every item
+    /// (MIAF: a reader that does not understand a transform must not show the image).
+    public mutating func markEssential(_ types: Set<String>) {
+        for (item, list) in associations {
+            associations[item] = list.map { a in
+                var a = a
+                if let type = propertyType(a.index), types.contains(type) { a.essential = true }
+                return a
+            }
+        }
+    }
+
+    /// The ICC profile in an item's `colr` property (colour type `prof` or `rICC`).
+    public func iccProfile(of item: UInt32) -> [UInt8]? {
+        for property in properties(of: item) where property.type == "colr" {
+            let box = property.box
+            guard box.count > 12 else { continue }
+            let kind = String(decoding: box[8..<12], as: UTF8.self)
+            if kind == "prof" || kind == "rICC" { return Array(box[12...]) }
+        }
+        return nil
+    }
+
+    /// Appends a whole box (a `grpl`, say) to the meta box's children.
+    public mutating func appendChild(_ box: [UInt8]) {
+        layout.append(.raw(box))
+    }
+
+    /// The alternative groups (`altr` in `grpl`) of the file: their entity (item) ids, in
+    /// order of preference.
+    public static func alternativeGroups(in file: [UInt8]) -> [[UInt32]] {
+        guard let meta = ISOBox.sequence(in: file, from: 0, limit: file.count).first(where: { $0.type == "meta" }),
+            let grpl = meta.children(in: file, skip: 4).first(where: { $0.type == "grpl" })
+        else { return [] }
+        return grpl.children(in: file).filter { $0.type == "altr" }.compactMap { group in
+            let r = ByteReader(Array(file[group.payload]), context: "HEIF altr box")
+            guard let count = try? r.u32(at: 8), count < 1 << 16 else { return nil }
+            return try? (0..<Int(count)).map { try r.u32(at: 12 + 4 * $0) }
+        }
+    }
+
     // MARK: Writing
 
     /// The new meta box. File offsets at or after `shiftFrom` (where the old meta box

@@ -45,7 +45,9 @@ struct EditCommand: ParsableCommand {
     @Option(name: .customLong("add-filter"), help: ArgumentHelp("A filter appended to the current edit's recipe; repeatable.", valueName: "name[:key=value,...]"))
     var addFilter: [String] = []
 
-    @Flag(name: .long, help: "Print JSON: {asset, adjustmentId, recipe, renders, warnings}.")
+    @Flag(
+        name: .long,
+        help: "Print JSON: {asset, adjustmentId, recipe: {steps: [{name, parameters}], attachments: [type]}, renders, warnings}.")
     var json = false
 
     func validate() throws {
@@ -59,9 +61,16 @@ struct EditCommand: ParsableCommand {
     struct Output: Encodable {
         var asset: Int64
         var adjustmentId: Int64
-        var recipe: String
+        var recipe: Recipe
         var renders: [String]
         var warnings: [String]
+    }
+
+    /// The recipe as data: each filter with every parameter, and the types of the images
+    /// `camlib aux attach` added (their pixels stay in the catalog).
+    struct Recipe: Encodable {
+        var steps: [FilterStep]
+        var attachments: [String]
     }
 
     func run() throws {
@@ -85,7 +94,8 @@ struct EditCommand: ParsableCommand {
         if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let recipe = result.recipe.steps.map(\.description).joined(separator: " → ")
         if json {
-            print(try Terminal.json(Output(asset: id, adjustmentId: result.adjustmentID, recipe: recipe, renders: result.renders, warnings: result.warnings)))
+            let data = Recipe(steps: result.recipe.steps, attachments: result.recipe.attachments.map(\.type.rawValue))
+            print(try Terminal.json(Output(asset: id, adjustmentId: result.adjustmentID, recipe: data, renders: result.renders, warnings: result.warnings)))
         } else {
             print("Asset \(id): \(recipe)")
             for r in result.renders { print("  rendered \(r)") }

@@ -16,6 +16,12 @@ struct EditCommandTests {
         #expect(edit.status == 0, "\(edit.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(edit.stdout.utf8)) as? [String: Any])
         #expect((result["renders"] as? [String])?.count == 1)
+        // The recipe is data, each step with every parameter.
+        let recipe = try #require(result["recipe"] as? [String: Any], "\(edit.stdout)")
+        let steps = try #require(recipe["steps"] as? [[String: Any]])
+        #expect(steps.count == 1 && steps[0]["name"] as? String == "posterize")
+        #expect((steps[0]["parameters"] as? [String: Double]) == ["levels": 4])
+        #expect((recipe["attachments"] as? [String]) == [])
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(try Camlib.run(["show", "--library", lib, photo, "--json"]).stdout.utf8)) as? [String: Any])
         let adjustments = try #require(shown["adjustments"] as? [[String: Any]])
         #expect(adjustments.count == 1 && adjustments[0]["current"] as? Bool == true)

@@ -234,6 +234,56 @@ struct EditTests {
         }
     }
 
+    /// Python with Pillow and pillow-heif, from the .venv setup.sh makes.
+    static let python = Media.packageRoot.appendingPathComponent(".venv/bin/python").path
+
+    @Test func rendersOpenInIndependentReadersWithWhatStillApplies() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.python), "no \(Self.python): run ./setup.sh")
+        let scratch = try ScratchDirectory()
+        let heic = "apple-portrait-heic/IMG_8606_rotate_90_cw_contains_text.HEIC", avif = "orientation/kimono.rotate90.avif"
+        let library = try Self.library([heic, avif], in: scratch)
+        var renders: [String: String] = [:]
+        for file in [heic, avif] {
+            let id = try library.findAsset(Media.path(file))
+            renders[file] = try #require(try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false).renders.first)
+        }
+        // MIAF: transforms and the colour description are essential, or readers refuse.
+        for (file, render) in renders {
+            let meta = try HEIFMetaBox(file: try [UInt8](Data(contentsOf: URL(fileURLWithPath: render))))
+            let properties = meta.properties(of: meta.primaryItemID)
+            let transforms = properties.filter { ["irot", "imir", "colr"].contains($0.type) }
+            #expect(!transforms.isEmpty && transforms.allSatisfy(\.association.essential), "\(file): \(properties.map { ($0.type, $0.association.essential) })")
+        }
+        // Pillow (libavif) and pillow-heif (libheif) open them, the original's way up.
+        let script = """
+            import sys, pillow_heif
+            from PIL import Image
+            pillow_heif.register_heif_opener()
+            for path in sys.argv[1:]:
+                image = Image.open(path)
+                image.load()
+                print(image.size[0], image.size[1])
+            """
+        let opened = try run(Self.python, ["-c", script, renders[heic]!, Media.path(heic), renders[avif]!, Media.path(avif)])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let lines = opened.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4 && lines[0] == lines[1] && lines[2] == lines[3], "\(lines)")
+        // The colour profile stays (libheif gives none for this grid: it is read from colr).
+        let original = try HEIFMetaBox(file: try [UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path(heic)))))
+        let rendered = try HEIFMetaBox(file: try [UInt8](Data(contentsOf: URL(fileURLWithPath: renders[heic]!))))
+        #expect(rendered.iccProfile(of: rendered.primaryItemID) == original.iccProfile(of: original.primaryItemID))
+        // The ISO 21496-1 gain map still applies (nothing moved) and is kept, offered as
+        // the alternative to the render; Apple's Photographic Styles item describes how the
+        // camera rendered the original and is not carried over.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: renders[heic]!)))
+        let meta = try HEIFMetaBox(file: bytes)
+        let tmap = try #require(meta.itemInfos.first { $0.type == "tmap" }?.id)
+        #expect(meta.references.contains { $0.type == "dimg" && $0.from == tmap && $0.to.first == meta.primaryItemID && $0.to.count == 2 })
+        #expect(HEIFMetaBox.alternativeGroups(in: bytes) == [[tmap, meta.primaryItemID]])
+        #expect(!String(decoding: bytes, as: UTF8.self).contains("photo:metadata:styles"))
+        #expect(try run("heif-info", [renders[heic]!]).status == 0)
+    }
+
     @Test func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)
@@ -250,11 +300,18 @@ struct EditTests {
         #expect(heard.steps == ["still"] + (1...55).map { "\($0)/55" })
         let still = try #require(result.renders.first { $0.hasSuffix(".heic") })
         let movie = try #require(result.renders.first { $0.hasSuffix(".mov") })
-        // One content identifier for both, and the still-image-time track kept.
-        let stillID = try run("exiftool", ["-s3", "-MediaGroupUUID", still]).stdout
+        // The render pair has a content identifier of its own, as Apple gives one: the same
+        // in both halves, not the original's (which the originals keep); and the movie keeps
+        // its still-image-time track.
+        let stillID = try run("exiftool", ["-s3", "-MediaGroupUUID", still]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let movieTags = try run("exiftool", ["-s3", "-ee", "-ContentIdentifier", "-StillImageTime", movie]).stdout.split(separator: "\n").map(String.init)
-        #expect(stillID == "602FEBB7-6B59-4799-96E6-9C8484D873C7\n")
-        #expect(movieTags.first == "602FEBB7-6B59-4799-96E6-9C8484D873C7" && movieTags.count == 2)
+        let original = "602FEBB7-6B59-4799-96E6-9C8484D873C7"
+        #expect(UUID(uuidString: stillID) != nil && stillID != original, "\(stillID)")
+        #expect(movieTags.first == stillID && movieTags.count == 2)
+        #expect(try run("exiftool", ["-s3", "-MediaGroupUUID", Media.path("apple-live-photo/IMG_3582.HEIC")]).stdout == original + "\n")
+        // Rendering the same recipe again gives the same bytes (and so the same files).
+        let again = try library.edit(asset: id, steps: [try FilterStep(parsing: "posterize:levels=4")], extending: false)
+        #expect(again.renders == result.renders)
         // Same frames, size and timing; the audio untouched.
         func streams(_ path: String) throws -> String {
             try run("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=codec_type,width,height,nb_read_frames,duration", "-of", "csv=p=0", path]).stdout

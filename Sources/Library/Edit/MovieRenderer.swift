@@ -12,7 +12,7 @@ enum MovieRenderer {
     /// must not make the movie heavier than it was: 1); nil for no cap.
     static func render(
         path: String, recipe: FilterRecipe, scratch: URL, options: VideoRenderer.Options = VideoRenderer.Options(),
-        bitRateCap: Double? = 1, progress: ((Int, Int) -> Void)? = nil
+        bitRateCap: Double? = 1, identifier: (old: String, new: String)? = nil, progress: ((Int, Int) -> Void)? = nil
     ) throws -> [UInt8] {
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         guard let source = try MovieTracks(file: original).tracks.first(where: { $0.handler == "vide" }) else {
@@ -56,7 +56,12 @@ enum MovieRenderer {
         // The source's first frame was presented at media time times[0] (its B-frame
         // delay); the new one is presented at its own first composition time.
         let shift = Int64(video.samples.first?.compositionOffset ?? 0) - (times.first ?? 0)
-        return try MovieRewriter.replacingTrack(
+        var movie = try MovieRewriter.replacingTrack(
             source.id, in: original, sampleDescription: video.sampleDescription, samples: samples, editListShift: shift)
+        // A Live Photo render's own content identifier, in the QuickTime keys (moov).
+        if let (old, new) = identifier, let moov = ISOBox.sequence(in: movie, from: 0, limit: movie.count).first(where: { $0.type == "moov" }) {
+            RenderIdentifier.replace(old, with: new, in: &movie, within: moov.offset..<moov.end)
+        }
+        return movie
     }
 }

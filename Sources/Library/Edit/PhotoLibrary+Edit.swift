@@ -50,18 +50,25 @@ extension PhotoLibrary {
         let extendsID: Int64? = extending || !attachments.isEmpty ? current?.id : nil
         let auxiliarySource = attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
         let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }
+        // A Live Photo's render pair gets a content identifier of its own, as Apple's do.
+        let identifier = try description.contentIdentifier.flatMap { old -> (old: String, new: String)? in
+            guard movie != nil else { return nil }
+            let new = RenderIdentifier.derived(from: old, recipe: try CamlibAdjustment.data(recipe))
+            return new.utf8.count == old.utf8.count ? (old, new) : nil
+        }
         let embedded = try motionMovie.map {
             try MovieRenderer.render(path: $0.path, recipe: recipe.filters, scratch: temporary, progress: frames)
         }
         progress(.still)
         let render = try StillRenderer.render(
-            path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded)
+            path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded, identifier: identifier)
         let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         // A Live Photo's movie: every frame through the same recipe.
         var stagedMovie: (file: AtomicFile.Temporary, mime: String, ext: String)?
         if let movie {
-            let bytes = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary, progress: frames)
+            let bytes = try MovieRenderer.render(
+                path: movie.path, recipe: recipe.filters, scratch: temporary, identifier: identifier, progress: frames)
             let ext = URL(fileURLWithPath: movie.originalName ?? movie.path).pathExtension.lowercased()
             stagedMovie = (try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true), movie.mime, ext.isEmpty ? "mov" : ext)
         }

@@ -20,8 +20,11 @@ public enum StillRenderer {
     /// `camlib aux attach` made from the original); the original itself when nil.
     /// `embeddedMovie`: a Motion Photo's (rendered) movie to put inside the still, its
     /// XMP lengths rewritten to declare it (appended to a JPEG; an `mpvd` box in a HEIC).
+    /// `identifier`: a Live Photo's content identifier and the render pair's new one, put
+    /// in its place in the Exif (Apple's MakerNote) and XMP.
     public static func render(
-        path: String, recipe: FilterRecipe, auxiliarySource: String? = nil, embeddedMovie: [UInt8]? = nil
+        path: String, recipe: FilterRecipe, auxiliarySource: String? = nil, embeddedMovie: [UInt8]? = nil,
+        identifier: (old: String, new: String)? = nil
     ) throws -> Render {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         switch MediaFormat.sniff(Array(bytes.prefix(64))) {
@@ -29,7 +32,7 @@ public enum StillRenderer {
             let auxBytes = try auxiliarySource.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) } ?? bytes
             var render = try renderHEIF(
                 path: path, bytes: bytes, auxiliaryBytes: auxBytes, recipe: recipe, embeddedMovie: embeddedMovie,
-                compression: format == .avif ? .av1 : .hevc)
+                compression: format == .avif ? .av1 : .hevc, identifier: identifier)
             if let movie = embeddedMovie {
                 var box = ISOBoxWriter()
                 box.box("mpvd") { $0.raw(movie) }
@@ -37,7 +40,7 @@ public enum StillRenderer {
             }
             return render
         case .jpeg?:
-            var render = try renderJPEG(bytes: bytes, recipe: recipe, embeddedMovie: embeddedMovie)
+            var render = try renderJPEG(bytes: bytes, recipe: recipe, embeddedMovie: embeddedMovie, identifier: identifier)
             if let movie = embeddedMovie { render.bytes += movie }
             return render
         case .png?:
@@ -51,7 +54,7 @@ public enum StillRenderer {
     /// A HEIC stays a HEIC (x265), an AVIF an AVIF (SVT-AV1).
     static func renderHEIF(
         path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]?,
-        compression: HEIFEncoder.Compression = .hevc
+        compression: HEIFEncoder.Compression = .hevc, identifier: (old: String, new: String)? = nil
     ) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
         let displayed = try primary.decodeRGB()
@@ -59,9 +62,15 @@ public enum StillRenderer {
         var still = HEIFEncoder.Still(pixels: filtered.applying(primary.orientation.inverse))
         still.compression = compression
         still.orientation = primary.orientation
-        still.iccProfile = primary.iccProfile
+        // libheif 1.19 gives no profile for some grids with a gain map (IMG_8606): then
+        // the primary item's colr box is read directly.
+        still.iccProfile = primary.iccProfile ?? (try? HEIFMetaBox(file: bytes)).flatMap { $0.iccProfile(of: $0.primaryItemID) }
         still.exifTIFF = primary.exifTIFF().map(Array.init)
         still.xmp = primary.metadataBlocks(type: "mime").first { String(decoding: $0.prefix(512), as: UTF8.self).contains("xmpmeta") }
+        if let (old, new) = identifier {
+            if still.exifTIFF != nil { RenderIdentifier.replace(old, with: new, in: &still.exifTIFF!) }
+            if still.xmp != nil { RenderIdentifier.replace(old, with: new, in: &still.xmp!) }
+        }
         if let movie = embeddedMovie, let xmp = still.xmp {
             // The mpvd box's payload, after its 8-byte header.
             still.xmp = Array(MotionPhotoXMP.declaring(movieLength: movie.count, in: String(decoding: xmp, as: UTF8.self)).utf8)
@@ -150,7 +159,9 @@ public enum StillRenderer {
         return found ? best : try JPEGCodec.encode(pixels, quality: 40)
     }
 
-    static func renderJPEG(bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil) throws -> Render {
+    static func renderJPEG(
+        bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil, identifier: (old: String, new: String)? = nil
+    ) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
         let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
@@ -181,6 +192,7 @@ public enum StillRenderer {
             let length = payload.count + 2
             metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
         }
+        if let (old, new) = identifier { RenderIdentifier.replace(old, with: new, in: &metadata) }
         // The picture may take what the original's did: its image less the metadata.
         let originalPicture = (JPEGSegments.endOfImage(in: bytes) ?? bytes.count) - 2 - metadata.count
         let encoded = try encodeJPEG(filtered.applying(orientation.inverse), maximumBytes: originalPicture)
