@@ -77,6 +77,32 @@ struct EditTests {
         #expect(Double(warm) / Double(pixels.width * pixels.height) > 0.97)
     }
 
+    @Test func aJPEGRenderCarriesAThumbnailOfItselfAndItsOriginalsJFIF() throws {
+        let scratch = try ScratchDirectory()
+        let files = ["apple-misc/IMG_4120.JPG", "apple-portrait-jpeg/jpeg_depth_data.jpg", "orientation/Landscape_6.jpg"]
+        let library = try Self.library(files, in: scratch)
+        for file in files {
+            let id = try library.findAsset(Media.path(file))
+            let render = try #require(try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false).renders.first)
+            // The JFIF header stays when the original had one (and only then).
+            let jfif = ["-s3", "-JFIFVersion"]
+            #expect(try run("exiftool", jfif + [render]).stdout == (try run("exiftool", jfif + [Media.path(file)]).stdout), "\(file)")
+            // The Exif thumbnail shows the edit (gray), at the original thumbnail's size.
+            let thumbnails = try [Media.path(file), render].map { path -> [UInt8] in
+                let tiff = try JPEGSegments(parsing: [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))).exifTIFF.map(Array.init) ?? []
+                return ExifThumbnail.thumbnail(in: tiff) ?? []
+            }
+            if thumbnails[0].isEmpty {
+                #expect(thumbnails[1].isEmpty, "\(file) has a thumbnail it did not have")
+                continue
+            }
+            let before = try JPEGCodec.decode(thumbnails[0]).pixels, after = try JPEGCodec.decode(thumbnails[1]).pixels
+            #expect(after.width == before.width && after.height == before.height, "\(file)")
+            #expect(Self.grayShare(before) < 0.9 && Self.grayShare(after) > 0.97, "\(file): the thumbnail is not the render's")
+            #expect(try run("exiftool", ["-validate", "-warning", "-s3", render]).stdout.contains("Error") == false)
+        }
+    }
+
     @Test func aPortraitJPEGsRenderKeepsItsMPFImages() throws {
         let scratch = try ScratchDirectory()
         let file = "apple-portrait-jpeg/jpeg_depth_data.jpg"

@@ -159,6 +159,22 @@ public enum StillRenderer {
         return found ? best : try JPEGCodec.encode(pixels, quality: 40)
     }
 
+    /// `tiff` with a thumbnail of `stored` (the render as stored) in place of `old`, at the
+    /// old one's size, within `room` bytes; the Exif as it was, with a warning, when not.
+    static func exifWithNewThumbnail(
+        _ tiff: [UInt8], replacing old: [UInt8], from stored: PixelBuffer<UInt8>, room: Int, warnings: inout [String]
+    ) throws -> [UInt8] {
+        let side = (try? JPEGCodec.decode(old)).map { max($0.pixels.width, $0.pixels.height) } ?? 160
+        let small = try PixelScaler.scaledToFit(stored, maxSide: max(16, min(side, 512)))
+        for quality in [80, 60, 40] {
+            if let rewritten = ExifThumbnail.replacing(in: tiff, with: try JPEGCodec.encode(small, quality: quality)), rewritten.count <= room {
+                return rewritten
+            }
+        }
+        warnings.append("the Exif thumbnail could not be made again (no room in the Exif segment): it still shows the original")
+        return tiff
+    }
+
     static func renderJPEG(
         bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil, identifier: (old: String, new: String)? = nil
     ) throws -> Render {
@@ -166,15 +182,22 @@ public enum StillRenderer {
         let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
         let decoded = try JPEGCodec.decode(bytes)
-        let filtered = recipe.apply(to: decoded.pixels.applying(orientation))
-        // The original's metadata segments (Exif with its MakerNote, XMP, ICC profile, …)
-        // in their order, then the new image data, then the original's MPF images
-        // (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
+        let stored = recipe.apply(to: decoded.pixels.applying(orientation)).applying(orientation.inverse)
+        // The original's metadata segments (its JFIF, Exif with its MakerNote, XMP, ICC
+        // profile, …) in their order, then the new image data, then the original's MPF
+        // images (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
+        // The Exif thumbnail is made again from the render; a JFXX thumbnail is dropped.
         let mpfImages = carriedMPFImages(bytes, segments: segments)
         var warnings: [String] = []
         var metadata: [UInt8] = []
         var mpfSegmentAt: Int?
-        for s in segments.segments where (0xE1...0xEF).contains(s.marker) {
+        let jfif = Array("JFIF".utf8) + [0], exifHeader = Array("Exif".utf8) + [0, 0]
+        var keptJFIF = false
+        for s in segments.segments where (0xE0...0xEF).contains(s.marker) {
+            if s.marker == 0xE0 {
+                guard s.payload.starts(with: jfif), metadata.isEmpty else { continue }
+                keptJFIF = true
+            }
             if let mpf = segments.mpfSegment, s.offset == mpf.offset {
                 guard mpfImages != nil else {
                     warnings.append("the original's MPF images could not be carried over (their index is damaged)")
@@ -189,17 +212,25 @@ public enum StillRenderer {
                 payload = xmpHeader + Array(MotionPhotoXMP.declaring(movieLength: movie.count, in: packet).utf8)
                 guard payload.count + 2 <= 0xFFFF else { throw MediaAnalyzer.Failure(reason: "the rewritten XMP no longer fits its segment") }
             }
+            if s.marker == 0xE1, payload.starts(with: exifHeader) {
+                let tiff = Array(payload.dropFirst(exifHeader.count))
+                if let old = ExifThumbnail.thumbnail(in: tiff) {
+                    let room = 0xFFFF - 2 - exifHeader.count
+                    payload = exifHeader + (try exifWithNewThumbnail(tiff, replacing: old, from: stored, room: room, warnings: &warnings))
+                }
+            }
             let length = payload.count + 2
             metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
         }
         if let (old, new) = identifier { RenderIdentifier.replace(old, with: new, in: &metadata) }
         // The picture may take what the original's did: its image less the metadata.
         let originalPicture = (JPEGSegments.endOfImage(in: bytes) ?? bytes.count) - 2 - metadata.count
-        let encoded = try encodeJPEG(filtered.applying(orientation.inverse), maximumBytes: originalPicture)
-        // The encoder's own JFIF APP0 goes when the original has Exif (APP1 must follow SOI).
+        let encoded = try encodeJPEG(stored, maximumBytes: originalPicture)
+        // The encoder's own JFIF APP0 goes when the original's JFIF or Exif comes first
+        // (APP1 must follow SOI, or the original's JFIF).
         let newSegments = try JPEGSegments(parsing: encoded)
         var bodyStart = 2
-        if let app0 = newSegments.segments.first, app0.marker == 0xE0, segments.exifTIFF != nil {
+        if let app0 = newSegments.segments.first, app0.marker == 0xE0, keptJFIF || segments.exifTIFF != nil {
             bodyStart = app0.offset + 4 + app0.payload.count
         }
         var output = [0xFF, 0xD8] + metadata + Array(encoded[bodyStart...])
