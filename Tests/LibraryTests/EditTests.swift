@@ -144,6 +144,17 @@ struct EditTests {
             try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames,width,height", "-of", "csv=p=0", path]).stdout
         }
         #expect(try frames(movie) == (try frames(original)))
+        // Every frame as long as before, the last one too, and the pixel aspect ratio kept
+        // (packets in presentation order: the original may code B-frames, the render not).
+        func timing(_ path: String) throws -> [String] {
+            let packets = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts,duration", "-of", "csv=p=0", path]).stdout
+            let stream = try run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=duration,sample_aspect_ratio", "-of", "csv=p=0", path]).stdout
+            let lines: [(pts: Int, line: String)] = packets.split(separator: "\n").map { line in
+                (Int(line.split(separator: ",").first ?? "") ?? 0, String(line))
+            }
+            return [stream] + lines.sorted { $0.pts < $1.pts }.map(\.line)
+        }
+        #expect(try timing(movie) == (try timing(original)))
         let hashes = ["-v", "error", "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "framemd5", "-"]
         #expect(try run("ffmpeg", ["-i", movie] + hashes).stdout != (try run("ffmpeg", ["-i", original] + hashes).stdout))
     }

@@ -38,15 +38,17 @@ enum MovieRenderer {
         }
         // Frame times: the source's presentation times (decode time + composition offset,
         // in presentation order), so every frame shows when it showed before; the last one
-        // lasts until the source's end.
+        // lasts until the source's end: the latest a sample stops showing.
         var decodeTime: Int64 = 0
         var times: [Int64] = []
+        var end: Int64 = 0
         for s in source.samples {
-            times.append(decodeTime + Int64(s.compositionOffset))
+            let shown = decodeTime + Int64(s.compositionOffset)
+            times.append(shown)
+            end = max(end, shown + Int64(s.duration))
             decodeTime += Int64(s.duration)
         }
         times.sort()
-        let end = decodeTime + (times.last.map { _ in Int64(source.samples.last?.compositionOffset ?? 0) } ?? 0)
         let durations = times.indices.map { i in UInt32(clamping: (i + 1 < times.count ? times[i + 1] : max(end, times[i] + 1)) - times[i]) }
         let samples = zip(video.samples, durations).map { new, duration in
             MovieRewriter.NewSample(
@@ -56,8 +58,11 @@ enum MovieRenderer {
         // The source's first frame was presented at media time times[0] (its B-frame
         // delay); the new one is presented at its own first composition time.
         let shift = Int64(video.samples.first?.compositionOffset ?? 0) - (times.first ?? 0)
+        // The encoder's sample description, with the original's pixel aspect ratio and
+        // clean aperture.
+        let description = SampleDescription.carrying(["pasp", "clap"], from: source.sampleDescription, into: video.sampleDescription)
         var movie = try MovieRewriter.replacingTrack(
-            source.id, in: original, sampleDescription: video.sampleDescription, samples: samples, editListShift: shift)
+            source.id, in: original, sampleDescription: description, samples: samples, editListShift: shift)
         // A Live Photo render's own content identifier, in the QuickTime keys (moov).
         if let (old, new) = identifier, let moov = ISOBox.sequence(in: movie, from: 0, limit: movie.count).first(where: { $0.type == "moov" }) {
             RenderIdentifier.replace(old, with: new, in: &movie, within: moov.offset..<moov.end)
