@@ -1,32 +1,42 @@
 extension PixelBuffer {
     /// The pixels as they are displayed when stored with `orientation`.
     ///
-    /// For every displayed pixel, finds the stored pixel it comes from, so the loop writes
-    /// the output sequentially.
+    /// For every displayed pixel, finds the stored pixel it comes from, tile by tile, so
+    /// the output is written in order and the source read from cache.
     @inlinable
     public func applying(_ orientation: EXIFOrientation) -> PixelBuffer {
         if orientation == .up { return self }
         let (outW, outH) = orientation.displayedSize(width: width, height: height)
         var out = PixelBuffer(width: outW, height: outH, channels: channels)
         let w = width, h = height, ch = channels
+        // Undo the clockwise rotation, then the mirror: the source pixel of (x, y) is
+        // (ax·x + bx·y + cx, ay·x + by·y + cy), so its index steps by a constant along x
+        // and along y.
+        var (ax, bx, cx, ay, by, cy): (Int, Int, Int, Int, Int, Int)
+        switch orientation.quarterTurnsCW {
+        case 0: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, 1, 0)
+        case 1: (ax, bx, cx, ay, by, cy) = (0, 1, 0, -1, 0, h - 1)
+        case 2: (ax, bx, cx, ay, by, cy) = (-1, 0, w - 1, 0, -1, h - 1)
+        default: (ax, bx, cx, ay, by, cy) = (0, -1, w - 1, 1, 0, 0)
+        }
+        if orientation.isMirrored { (ax, bx, cx) = (-ax, -bx, w - 1 - cx) }
+        let stepX = (ay * w + ax) * ch, stepY = (by * w + bx) * ch, base = (cy * w + cx) * ch
         let source = components
+        // In 64x64 tiles, so a quarter turn reads the source's rows from cache.
+        let tile = 64
         out.components.withUnsafeMutableBufferPointer { dst in
             source.withUnsafeBufferPointer { src in
-                var i = 0
-                for y in 0..<outH {
-                    for x in 0..<outW {
-                        // Undo the clockwise rotation, then the mirror.
-                        var sx: Int, sy: Int
-                        switch orientation.quarterTurnsCW {
-                        case 0: (sx, sy) = (x, y)
-                        case 1: (sx, sy) = (y, h - 1 - x)
-                        case 2: (sx, sy) = (w - 1 - x, h - 1 - y)
-                        default: (sx, sy) = (w - 1 - y, x)
+                for ty in stride(from: 0, to: outH, by: tile) {
+                    for tx in stride(from: 0, to: outW, by: tile) {
+                        for y in ty..<min(outH, ty + tile) {
+                            var s = base + tx * stepX + y * stepY
+                            var d = (y * outW + tx) * ch
+                            for _ in tx..<min(outW, tx + tile) {
+                                for c in 0..<ch { dst[d + c] = src[s + c] }
+                                s += stepX
+                                d += ch
+                            }
                         }
-                        if orientation.isMirrored { sx = w - 1 - sx }
-                        let s = (sy * w + sx) * ch
-                        for c in 0..<ch { dst[i + c] = src[s + c] }
-                        i += ch
                     }
                 }
             }

@@ -60,17 +60,37 @@ extension PhotoLibrary {
             try MovieRenderer.render(path: $0.path, recipe: recipe.filters, scratch: temporary, progress: frames)
         }
         progress(.still)
-        let render = try StillRenderer.render(
-            path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded, identifier: identifier)
-        let staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
+        // A Live Photo's movie: every frame through the same recipe, rendered while the
+        // still is (and waited for whatever happens to the still).
+        let (filters, scratch) = (recipe.filters, temporary)
+        nonisolated(unsafe) let movieFrames = frames
+        let movieWork = movie.map { movie in
+            BackgroundWork(name: "camlib.edit-movie") {
+                let bytes = try MovieRenderer.render(
+                    path: movie.path, recipe: filters, scratch: scratch, identifier: identifier, progress: movieFrames)
+                return try AtomicFile.writeTemporary(bytes, in: scratch, readOnly: true)
+            }
+        }
+        let render: StillRenderer.Render
+        do {
+            render = try StillRenderer.render(
+                path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded, identifier: identifier)
+        } catch {
+            if let file = try? movieWork?.value() { unlink(file.url.path) }
+            throw error
+        }
+        let staged: AtomicFile.Temporary
+        do {
+            staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
+        } catch {
+            if let file = try? movieWork?.value() { unlink(file.url.path) }
+            throw error
+        }
         defer { unlink(staged.url.path) }
-        // A Live Photo's movie: every frame through the same recipe.
         var stagedMovie: (file: AtomicFile.Temporary, mime: String, ext: String)?
-        if let movie {
-            let bytes = try MovieRenderer.render(
-                path: movie.path, recipe: recipe.filters, scratch: temporary, identifier: identifier, progress: frames)
+        if let movie, let movieWork {
             let ext = URL(fileURLWithPath: movie.originalName ?? movie.path).pathExtension.lowercased()
-            stagedMovie = (try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true), movie.mime, ext.isEmpty ? "mov" : ext)
+            stagedMovie = (try movieWork.value(), movie.mime, ext.isEmpty ? "mov" : ext)
         }
         defer { if let m = stagedMovie { unlink(m.file.url.path) } }
         // The attached images, as the new still holds them, for `aux list` and `--has`.
