@@ -175,7 +175,7 @@ public enum LivePhotoMovie {
                     }
                     mi.raw(MovieRewriter.newSampleTable(
                         sampleDescription: description.bytes,
-                        samples: [MovieRewriter.NewSample(data: stillImageTimeSample, duration: 1, isSync: true)],
+                        samples: [MovieRewriter.SampleLocation(offset: 0, size: stillImageTimeSample.count, duration: 1, isSync: true)],
                         chunkOffset: sampleOffset))
                 }
             }

@@ -2,7 +2,38 @@
 /// other track (audio, Apple's timed metadata: still-image-time, …), every QuickTime key
 /// and every other box of `moov` kept as they were. The new file holds one `mdat` with
 /// all samples, followed by `moov`.
+///
+/// `layout` plans the new file from the original's `moov` alone, as byte ranges to copy,
+/// so a caller can stream a movie of any size from file to file; `replacingTrack` does it
+/// in memory for small movies.
 public enum MovieRewriter {
+    /// A replacement sample: where its bytes are in the replacement data, and its timing.
+    public struct SampleLocation: Sendable {
+        public var offset: Int
+        public var size: Int
+        public var duration: UInt32
+        public var isSync: Bool
+        public var compositionOffset: Int32
+
+        public init(offset: Int, size: Int, duration: UInt32, isSync: Bool, compositionOffset: Int32 = 0) {
+            (self.offset, self.size, self.duration, self.isSync, self.compositionOffset) = (offset, size, duration, isSync, compositionOffset)
+        }
+    }
+
+    /// The new file: `head` (the original's top-level boxes before its media, and the new
+    /// `mdat` header), then the `mdat` payload as `pieces` in order, then `moov`.
+    public struct Layout: Sendable {
+        public enum Piece: Sendable, Equatable {
+            /// Bytes of the original file.
+            case original(offset: Int, size: Int)
+            /// Bytes of the replacement data.
+            case replacement(offset: Int, size: Int)
+        }
+        public var head: [UInt8]
+        public var pieces: [Piece]
+        public var moov: [UInt8]
+    }
+
     public struct NewSample: Sendable {
         public var data: [UInt8]
         public var duration: UInt32
@@ -21,38 +52,67 @@ public enum MovieRewriter {
     public static func replacingTrack(
         _ trackID: UInt32, in bytes: [UInt8], sampleDescription: [UInt8], samples: [NewSample], editListShift: Int64 = 0
     ) throws -> [UInt8] {
-        let movie = try MovieTracks(file: bytes)
+        var data: [UInt8] = []
+        var locations: [SampleLocation] = []
+        for s in samples {
+            locations.append(.init(offset: data.count, size: s.data.count, duration: s.duration, isSync: s.isSync, compositionOffset: s.compositionOffset))
+            data += s.data
+        }
+        let top = ISOBox.sequence(in: bytes, from: 0, limit: bytes.count)
+        let plan = try layout(
+            replacing: trackID, moov: bytes, fileSize: bytes.count, topLevel: top.map { ($0.type, Array(bytes[$0.offset..<$0.end])) },
+            sampleDescription: sampleDescription, samples: locations, editListShift: editListShift)
+        var out = plan.head
+        for piece in plan.pieces {
+            switch piece {
+            case .original(let offset, let size): out += bytes[offset..<(offset + size)]
+            case .replacement(let offset, let size): out += data[offset..<(offset + size)]
+            }
+        }
+        return out + plan.moov
+    }
+
+    /// The plan of the new file. `moov`: the original's `moov` box (or the whole file);
+    /// `fileSize`: the original's size; `topLevel`: its top-level boxes other than media
+    /// and `moov` (ftyp, …) in order, whole (others are skipped by type).
+    public static func layout(
+        replacing trackID: UInt32, moov bytes: [UInt8], fileSize: Int, topLevel: [(type: String, box: [UInt8])],
+        sampleDescription: [UInt8], samples: [SampleLocation], editListShift: Int64 = 0
+    ) throws -> Layout {
+        let movie = try MovieTracks(file: bytes, fileSize: fileSize)
         guard movie.tracks.contains(where: { $0.id == trackID }) else { throw FormatError("movie", "no track \(trackID)") }
         // The new mdat: other tracks' chunks copied as they are, the new samples as one chunk.
         let payloadSize = movie.tracks.reduce(0) { total, track in
-            total + (track.id == trackID ? samples.reduce(0) { $0 + $1.data.count } : track.chunks.reduce(0) { $0 + $1.size })
+            total + (track.id == trackID ? samples.reduce(0) { $0 + $1.size } : track.chunks.reduce(0) { $0 + $1.size })
         }
-        let top = ISOBox.sequence(in: bytes, from: 0, limit: bytes.count)
         var head: [UInt8] = []
-        for box in top where !["mdat", "moov", "free", "skip", "wide"].contains(box.type) { head += bytes[box.offset..<box.end] }
+        for (type, box) in topLevel where !["mdat", "moov", "free", "skip", "wide"].contains(type) { head += box }
         let mdatHeader = payloadSize + 8 <= Int(UInt32.max) ? 8 : 16
         var position = head.count + mdatHeader
-        var mdat: [UInt8] = []
-        mdat.reserveCapacity(payloadSize)
+        var pieces: [Layout.Piece] = []
         var chunkOffsets: [UInt32: [Int]] = [:]
         for track in movie.tracks {
             if track.id == trackID {
                 chunkOffsets[track.id] = [position]
-                for s in samples { mdat += s.data }
-                position += samples.reduce(0) { $0 + $1.data.count }
+                for s in samples { pieces.append(.replacement(offset: s.offset, size: s.size)) }
+                position += samples.reduce(0) { $0 + $1.size }
             } else {
                 var offsets: [Int] = []
                 for chunk in track.chunks {
                     offsets.append(position)
-                    mdat += bytes[chunk.offset..<(chunk.offset + chunk.size)]
+                    pieces.append(.original(offset: chunk.offset, size: chunk.size))
                     position += chunk.size
                 }
                 chunkOffsets[track.id] = offsets
             }
         }
-        var out = ISOBoxWriter()
-        out.raw(head)
-        out.box("mdat") { $0.raw(mdat) }
+        if mdatHeader == 8 {
+            head += [UInt8(truncatingIfNeeded: (payloadSize + 8) >> 24), UInt8(truncatingIfNeeded: (payloadSize + 8) >> 16),
+                UInt8(truncatingIfNeeded: (payloadSize + 8) >> 8), UInt8(truncatingIfNeeded: payloadSize + 8)] + Array("mdat".utf8)
+        } else {
+            let size = UInt64(payloadSize + 16)
+            head += [0, 0, 0, 1] + Array("mdat".utf8) + (0..<8).map { UInt8(truncatingIfNeeded: size >> (56 - 8 * UInt64($0))) }
+        }
         // moov, with each trak's sample tables rebuilt.
         var moov = ISOBoxWriter()
         moov.box("moov") { m in
@@ -76,8 +136,7 @@ public enum MovieRewriter {
                 }
             }
         }
-        out.raw(moov.bytes)
-        return out.bytes
+        return Layout(head: head, pieces: pieces, moov: moov.bytes)
     }
 
     /// A container box with the box at `path` below it replaced by `replace(thatBox)`.
@@ -149,7 +208,7 @@ public enum MovieRewriter {
     }
 
     /// A `stbl` for new samples stored as one chunk.
-    static func newSampleTable(sampleDescription: [UInt8], samples: [NewSample], chunkOffset: Int) -> [UInt8] {
+    static func newSampleTable(sampleDescription: [UInt8], samples: [SampleLocation], chunkOffset: Int) -> [UInt8] {
         var w = ISOBoxWriter()
         w.box("stbl") { b in
             b.raw(sampleDescription)
@@ -188,7 +247,7 @@ public enum MovieRewriter {
             b.box("stsz", version: 0) { t in
                 t.u32(0)
                 t.u32(UInt32(samples.count))
-                for s in samples { t.u32(UInt32(s.data.count)) }
+                for s in samples { t.u32(UInt32(s.size)) }
             }
             b.raw(chunkOffsetBox([chunkOffset]))
         }

@@ -6,7 +6,7 @@ import Library
 struct EditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Apply filters to a photo or Live Photo, non-destructively.",
+        abstract: "Apply filters to a photo, Live Photo or video, non-destructively.",
         discussion: Help.reflow(
             """
             Each edit is recorded as an adjustment (format org.camlib.filters, the recipe
@@ -25,11 +25,14 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter noir --filter vignette:strength=0.4
               camlib edit 12 --add-filter vignette      (extends the current edit)
 
-            HEIC stays HEIC (orientation, Exif, colour profile and auxiliary images kept);
-            AVIF stays AVIF; JPEG stays JPEG (with its MPF images); PNG stays PNG (with
-            its transparency). A Live Photo's movie is rendered too,
-            every frame, keeping its sound, timing and content identifier; a Motion
-            Photo's movie too, put back inside the still.
+            HEIC stays HEIC (orientation, Exif, colour profile, auxiliary images and
+            gain map kept); AVIF stays AVIF; JPEG stays JPEG (with its MPF images and a new
+            Exif thumbnail); PNG stays PNG (with its transparency). A render takes no more
+            bytes than its original: the encoder's quality is fitted to the original's
+            size. A Live Photo's movie is rendered too, every frame, keeping its sound and
+            timing, and the rendered pair gets a content identifier of its own; a Motion
+            Photo's movie too, put back inside the still. A video's every frame is
+            rendered, streamed to disk, keeping its sound, timing, orientation and keys.
             """))
 
     static func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }

@@ -321,6 +321,44 @@ struct EditTests {
         #expect(try run("heif-info", [renders[heic]!]).status == 0)
     }
 
+    @Test func aVideoIsEditedFrameByFrameKeepingItsSoundTimingAndTurn() throws {
+        // A Live Photo's movie imported without its still is a plain video.
+        let file = "apple-live-photo/IMG_4394.mov"
+        let scratch = try ScratchDirectory()
+        let library = try Self.library([file], in: scratch)
+        let id = try library.findAsset(Media.path(file))
+        #expect(try library.describe([id])[0].kind == .video)
+        final class Heard: @unchecked Sendable { var frames: [Int] = [] }
+        let heard = Heard()
+        let result = try library.edit(asset: id, steps: [try FilterStep(parsing: "comic")], extending: false) { step in
+            if case .movieFrames(let done, _) = step { heard.frames.append(done) }
+        }
+        let render = try #require(result.renders.first)
+        #expect(result.renders.count == 1 && render.hasSuffix(".mov"))
+        #expect(heard.frames == Array(1...heard.frames.count) && heard.frames.count > 10)
+        let original = Media.path(file)
+        func streams(_ path: String) throws -> String {
+            try run("ffprobe", [
+                "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,width,height,nb_read_frames,duration:stream_side_data=rotation",
+                "-of", "csv=p=0", path,
+            ]).stdout
+        }
+        #expect(try streams(render) == (try streams(original)))
+        let audio = ["-v", "error", "-map", "0:a", "-c", "copy", "-f", "framemd5", "-"]
+        #expect(try run("ffmpeg", ["-i", render] + audio).stdout == (try run("ffmpeg", ["-i", original] + audio).stdout))
+        let keys = ["-s3", "-Keys:all"]
+        #expect(try run("exiftool", keys + [render]).stdout == (try run("exiftool", keys + [original]).stdout))
+        // Not heavier than the original.
+        let size = { (path: String) in Double(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0) }
+        #expect(try size(render) <= 1.3 * size(original))
+        // The render is the current version; a revert brings the original back.
+        #expect(try library.describe([id])[0].resources.contains { $0.role == .renderedVideo && $0.path == render })
+        #expect(try library.revert(asset: id))
+        let out = try scratch.subdirectory("out")
+        let files = try Exporter.export(try library.describe([id])[0], from: library, to: out, originalOnly: true)
+        #expect(try files.map { try FileReading.sha256(of: $0) } == [try FileReading.sha256(of: original)])
+    }
+
     @Test func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)

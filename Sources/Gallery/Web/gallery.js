@@ -555,8 +555,6 @@ function showHistory(asset) {
   }
   list.replaceChildren(...items);
   $("revert").disabled = !current;
-  $("applyEdit").disabled = asset.kind === "video";
-  $("previewEdit").disabled = asset.kind === "video";
 }
 
 // ---- Edits ----

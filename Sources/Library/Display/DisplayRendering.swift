@@ -54,9 +54,9 @@ enum DisplayRendering {
     }
 
     /// The movie with its video re-encoded as H.264, every other track (sound, Apple's
-    /// timed metadata) and the QuickTime keys kept: the bytes of a MOV. H.264 needs about
+    /// timed metadata) and the QuickTime keys kept: a MOV in `scratch`. H.264 needs about
     /// twice HEVC's bits for the same picture, so the cap is twice the original's rate.
-    static func h264Proxy(path: String, scratch: URL) throws -> [UInt8] {
+    static func h264Proxy(path: String, scratch: URL) throws -> AtomicFile.Temporary {
         var options = VideoRenderer.Options()
         options.codec = .h264
         options.preset = "veryfast"

@@ -52,19 +52,22 @@ extension PhotoLibrary {
                 : DisplayRendering.orientedStill(path: path.path, maxSide: maxSide)
         }
         func made(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> [UInt8]) throws -> DisplayFile {
+            try madeFile(url, mime, what) { try AtomicFile.writeTemporary(try make(), in: store.temporary, readOnly: true) }
+        }
+        /// `make` writes the file into the store's temporary folder.
+        func madeFile(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> AtomicFile.Temporary) throws -> DisplayFile {
             let file = DisplayFile(url: url, mime: mime, tag: "\(source.sha256)-\(what)")
             if FileManager.default.fileExists(atPath: url.path) { return file }
-            let bytes: [UInt8]
+            let staged: AtomicFile.Temporary
             // Decoding a 48 MP still or encoding a movie takes a core and hundreds of MB:
             // as many at once as there are cores, however many requests ask.
             DisplayRendering.workers.wait()
             defer { DisplayRendering.workers.signal() }
             do {
-                bytes = try make()
+                staged = try make()
             } catch {
                 throw DisplayError.cannotMake(kind: kind, asset: asset, file: path.path, reason: MediaAnalyzer.describe(error))
             }
-            let staged = try AtomicFile.writeTemporary(bytes, in: store.temporary, readOnly: true)
             try AtomicFile.publishIfAbsent(staged.url, to: url)
             return file
         }
@@ -93,7 +96,7 @@ extension PhotoLibrary {
             }
             // A QuickTime movie is an ISO base media file: browsers play it as MP4.
             if playable { return DisplayFile(url: path, mime: "video/mp4", tag: source.sha256) }
-            return try made(store.proxy(of: source.sha256), "video/mp4", "h264") {
+            return try madeFile(store.proxy(of: source.sha256), "video/mp4", "h264") {
                 try DisplayRendering.h264Proxy(path: path.path, scratch: store.temporary)
             }
         }
@@ -160,9 +163,12 @@ extension PhotoLibrary {
     /// is rendered: the recipe applied to its preview, `maxSide` pixels at most, as JPEG.
     /// Edits start from the original, and so does this.
     public func editPreview(asset: Int64, steps: [FilterStep], maxSide: Int = 1024) throws -> [UInt8] {
-        guard let photo = try catalog.read({ db in try ResourceRecord.all().filter(asset: asset).filter(role: .photo).fetchOne(db) }) else {
-            throw DisplayError.notFound("asset \(asset) has no photo to edit")
+        // A photo's still, or a video's poster frame.
+        let source = try catalog.read { db in
+            try ResourceRecord.all().filter(asset: asset).filter(role: .photo).fetchOne(db)
+                ?? ResourceRecord.all().filter(asset: asset).filter(role: .video).fetchOne(db)
         }
+        guard let photo = source else { throw DisplayError.notFound("asset \(asset) has no photo or video to edit") }
         let preview = try displayFile(asset: asset, resource: photo.id!, kind: .preview)
         let decoded = try JPEGCodec.decode([UInt8](Data(contentsOf: preview.url)), atLeast: maxSide)
         let pixels = try PixelScaler.scaledToFit(decoded.pixels, maxSide: maxSide)

@@ -3,9 +3,13 @@ import Containers
 import Filters
 import Foundation
 
-/// Renders a filter recipe over every frame of a Live Photo's movie: same frame count,
-/// timing, size and orientation; the audio track, Apple's timed metadata tracks
-/// (still-image-time) and the QuickTime keys (content identifier) keep their bytes.
+/// Renders a filter recipe over every frame of a movie (a Live Photo's, a Motion Photo's,
+/// a video): same frame count, timing, size and orientation; the audio track, Apple's
+/// timed metadata tracks (still-image-time) and the QuickTime keys keep their bytes.
+///
+/// Streamed from file to file: frames are decoded, filtered and encoded one at a time into
+/// a scratch file, then the new movie is written from the original's and the scratch
+/// file's byte ranges (`MovieRewriter.layout`), so a 2 GB movie never sits in memory.
 enum MovieRenderer {
     /// `options`: the codec (the source's own by default) and encoder settings.
     /// `bitRateCap`: the video's bit rate at most this many times the original's (an edit
@@ -13,9 +17,9 @@ enum MovieRenderer {
     static func render(
         path: String, recipe: FilterRecipe, scratch: URL, options: VideoRenderer.Options = VideoRenderer.Options(),
         bitRateCap: Double? = 1, identifier: (old: String, new: String)? = nil, progress: ((Int, Int) -> Void)? = nil
-    ) throws -> [UInt8] {
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        guard let source = try MovieTracks(file: original).tracks.first(where: { $0.handler == "vide" }) else {
+    ) throws -> AtomicFile.Temporary {
+        let (originalMoov, originalSize) = try moov(of: path)
+        guard let source = try MovieTracks(file: originalMoov, fileSize: originalSize).tracks.first(where: { $0.handler == "vide" }) else {
             throw MediaAnalyzer.Failure(reason: "the movie has no video track")
         }
         var options = options
@@ -25,8 +29,8 @@ enum MovieRenderer {
         let frames = try VideoRenderer.render(input: path, output: encoded, options: options, progress: progress) {
             recipe.steps.isEmpty ? $0 : recipe.apply(to: $0)
         }
-        let rendered = try [UInt8](Data(contentsOf: URL(fileURLWithPath: encoded)))
-        guard let video = try MovieTracks(file: rendered).tracks.first(where: { $0.handler == "vide" }) else {
+        let (renderedMoov, renderedSize) = try moov(of: encoded)
+        guard let video = try MovieTracks(file: renderedMoov, fileSize: renderedSize).tracks.first(where: { $0.handler == "vide" }) else {
             throw MediaAnalyzer.Failure(reason: "the rendered movie has no video track")
         }
         guard video.samples.count == source.samples.count, frames == source.samples.count else {
@@ -51,9 +55,8 @@ enum MovieRenderer {
         times.sort()
         let durations = times.indices.map { i in UInt32(clamping: (i + 1 < times.count ? times[i + 1] : max(end, times[i] + 1)) - times[i]) }
         let samples = zip(video.samples, durations).map { new, duration in
-            MovieRewriter.NewSample(
-                data: Array(rendered[new.offset..<(new.offset + new.size)]), duration: duration, isSync: new.isSync,
-                compositionOffset: new.compositionOffset)
+            MovieRewriter.SampleLocation(
+                offset: new.offset, size: new.size, duration: duration, isSync: new.isSync, compositionOffset: new.compositionOffset)
         }
         // The source's first frame was presented at media time times[0] (its B-frame
         // delay); the new one is presented at its own first composition time.
@@ -61,12 +64,57 @@ enum MovieRenderer {
         // The encoder's sample description, with the original's pixel aspect ratio and
         // clean aperture.
         let description = SampleDescription.carrying(["pasp", "clap"], from: source.sampleDescription, into: video.sampleDescription)
-        var movie = try MovieRewriter.replacingTrack(
-            source.id, in: original, sampleDescription: description, samples: samples, editListShift: shift)
-        // A Live Photo render's own content identifier, in the QuickTime keys (moov).
-        if let (old, new) = identifier, let moov = ISOBox.sequence(in: movie, from: 0, limit: movie.count).first(where: { $0.type == "moov" }) {
-            RenderIdentifier.replace(old, with: new, in: &movie, within: moov.offset..<moov.end)
+        guard let boxes = FileReading.topLevelBoxes(of: path) else { throw MediaAnalyzer.Failure(reason: "\(path): the movie's boxes do not add up") }
+        var topLevel: [(type: String, box: [UInt8])] = []
+        let original = open(path, O_RDONLY | O_CLOEXEC), rendered = open(encoded, O_RDONLY | O_CLOEXEC)
+        defer {
+            if original >= 0 { close(original) }
+            if rendered >= 0 { close(rendered) }
         }
-        return movie
+        guard original >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        guard rendered >= 0 else { throw LibraryError.io(path: encoded, operation: "open", errno: errno) }
+        for box in boxes where !["mdat", "moov", "free", "skip", "wide"].contains(box.type) {
+            guard box.size <= 16 << 20 else { throw MediaAnalyzer.Failure(reason: "\(path): a \(box.type) box of \(box.size) bytes before the movie") }
+            topLevel.append((box.type, try FileReading.bytes(original, path, offset: box.offset, count: Int(box.size))))
+        }
+        var plan = try MovieRewriter.layout(
+            replacing: source.id, moov: originalMoov, fileSize: originalSize, topLevel: topLevel, sampleDescription: description,
+            samples: samples, editListShift: shift)
+        // A Live Photo render's own content identifier, in the QuickTime keys.
+        if let (old, new) = identifier { RenderIdentifier.replace(old, with: new, in: &plan.moov) }
+        return try AtomicFile.streamTemporary(in: scratch, readOnly: true) { out in
+            try out.write(plan.head)
+            // Runs of pieces that follow each other in one file are copied as one.
+            var run: (fromOriginal: Bool, offset: Int, size: Int)?
+            func flush() throws {
+                guard let r = run else { return }
+                try out.copy(
+                    from: r.fromOriginal ? original : rendered, r.fromOriginal ? path : encoded, offset: Int64(r.offset), size: Int64(r.size))
+                run = nil
+            }
+            for piece in plan.pieces {
+                let (fromOriginal, offset, size): (Bool, Int, Int)
+                switch piece {
+                case .original(let o, let n): (fromOriginal, offset, size) = (true, o, n)
+                case .replacement(let o, let n): (fromOriginal, offset, size) = (false, o, n)
+                }
+                if let r = run, r.fromOriginal == fromOriginal, r.offset + r.size == offset {
+                    run!.size += size
+                } else {
+                    try flush()
+                    run = (fromOriginal, offset, size)
+                }
+            }
+            try flush()
+            try out.write(plan.moov)
+        }
+    }
+
+    /// A movie's `moov` box and the file's size, read without its media data.
+    static func moov(of path: String) throws -> (box: [UInt8], fileSize: Int) {
+        guard let found = FileReading.topLevelBox("moov", of: path) else {
+            throw MediaAnalyzer.Failure(reason: "\(path) has no readable moov box (or one over 64 MB)")
+        }
+        return found
     }
 }

@@ -26,8 +26,10 @@ extension PhotoLibrary {
     /// steps come first (the way PhotoKit resumes an edit it can handle).
     public func edit(asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void = { _ in }) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
-        guard let still = description.resources.first(where: { $0.role == .photo }) else {
-            throw MediaAnalyzer.Failure(reason: "asset \(asset) is a video; camlib edits photos and Live Photos")
+        let stillResource = description.resources.first { $0.role == .photo }
+        let videoResource = stillResource == nil ? description.resources.first { $0.role == .video } : nil
+        guard stillResource != nil || videoResource != nil else {
+            throw MediaAnalyzer.Failure(reason: "asset \(asset) has no photo or video of its own to edit")
         }
         let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
         // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
@@ -48,6 +50,10 @@ extension PhotoLibrary {
         let attachments = currentRecipe?.attachments ?? []
         let recipe = CamlibRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps, attachments: attachments)
         let extendsID: Int64? = extending || !attachments.isEmpty ? current?.id : nil
+        if let videoResource {
+            return try editVideo(asset: asset, video: videoResource, recipe: recipe, extending: extendsID, progress: progress)
+        }
+        let still = stillResource!
         let auxiliarySource = attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
         let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }
         // A Live Photo's render pair gets a content identifier of its own, as Apple's do.
@@ -56,8 +62,11 @@ extension PhotoLibrary {
             let new = RenderIdentifier.derived(from: old, recipe: try CamlibAdjustment.data(recipe))
             return new.utf8.count == old.utf8.count ? (old, new) : nil
         }
-        let embedded = try motionMovie.map {
-            try MovieRenderer.render(path: $0.path, recipe: recipe.filters, scratch: temporary, progress: frames)
+        // (A Motion Photo's movie is a few MB: it goes inside the still in memory.)
+        let embedded = try motionMovie.map { movie -> [UInt8] in
+            let file = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary, progress: frames)
+            defer { unlink(file.url.path) }
+            return try [UInt8](Data(contentsOf: file.url))
         }
         progress(.still)
         // A Live Photo's movie: every frame through the same recipe, rendered while the
@@ -66,9 +75,7 @@ extension PhotoLibrary {
         nonisolated(unsafe) let movieFrames = frames
         let movieWork = movie.map { movie in
             BackgroundWork(name: "camlib.edit-movie") {
-                let bytes = try MovieRenderer.render(
-                    path: movie.path, recipe: filters, scratch: scratch, identifier: identifier, progress: movieFrames)
-                return try AtomicFile.writeTemporary(bytes, in: scratch, readOnly: true)
+                try MovieRenderer.render(path: movie.path, recipe: filters, scratch: scratch, identifier: identifier, progress: movieFrames)
             }
         }
         let render: StillRenderer.Render
@@ -116,6 +123,32 @@ extension PhotoLibrary {
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), db)
                 return EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path }, warnings: render.warnings)
+            }
+        } catch {
+            for url in published { unlink(url.path) }
+            throw error
+        }
+    }
+
+    /// A video's edit: every frame through the recipe, streamed to a new movie that keeps
+    /// the sound, metadata and orientation; it becomes the current version.
+    func editVideo(
+        asset: Int64, video: AssetDescription.Resource, recipe: CamlibRecipe, extending: Int64?, progress: @escaping (EditProgress) -> Void
+    ) throws -> EditResult {
+        let file = try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
+            progress(.movieFrames(done: $0, expected: $1))
+        }
+        defer { unlink(file.url.path) }
+        let ext = URL(fileURLWithPath: video.originalName ?? video.path).pathExtension.lowercased()
+        var published: [URL] = []
+        do {
+            return try catalog.write { db in
+                let videoID = try ResourceRecord.all().filter(asset: asset).filter(path: relative(URL(fileURLWithPath: video.path))).fetchOne(db)?.id
+                let (render, path) = try recordRender(
+                    file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
+                    published: &published, db)
+                let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extending, renders: [render], db)
+                return EditResult(adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: [])
             }
         } catch {
             for url in published { unlink(url.path) }

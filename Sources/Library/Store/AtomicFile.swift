@@ -47,6 +47,56 @@ enum AtomicFile {
         return Temporary(url: url, sha256: sha256 ?? SHA256.hash(data: data).hexString, bytes: Int64(data.count))
     }
 
+    /// A temporary file being written piece by piece and hashed as it goes.
+    struct Stream {
+        fileprivate let fd: Int32
+        fileprivate let path: String
+        fileprivate var hasher = SHA256()
+        fileprivate(set) var count: Int64 = 0
+
+        mutating func write(_ bytes: [UInt8]) throws {
+            try bytes.withUnsafeBytes { try write($0) }
+        }
+
+        mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+            hasher.update(bufferPointer: bytes)
+            try AtomicFile.writeAll(fd, bytes, path: path)
+            count += Int64(bytes.count)
+        }
+
+        /// Copies `size` bytes at `offset` of the open file `source` (named `sourcePath`
+        /// in errors), a megabyte at a time.
+        mutating func copy(from source: Int32, _ sourcePath: String, offset: Int64, size: Int64) throws {
+            let chunk = 1 << 20
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
+            defer { buffer.deallocate() }
+            var done: Int64 = 0
+            while done < size {
+                let n = pread(source, buffer.baseAddress, Int(min(Int64(chunk), size - done)), off_t(offset + done))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw LibraryError.io(path: sourcePath, operation: "read", errno: n == 0 ? EIO : errno) }
+                try write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                done += Int64(n)
+            }
+        }
+    }
+
+    /// A new temporary file in `directory` that `body` writes piece by piece (a movie of
+    /// any size, never whole in memory); removed if `body` throws.
+    static func streamTemporary(in directory: URL, readOnly: Bool = false, _ body: (inout Stream) throws -> Void) throws -> Temporary {
+        let (url, fd) = try createTemporary(in: directory)
+        var ok = false
+        defer {
+            close(fd)
+            if !ok { unlink(url.path) }
+        }
+        var stream = Stream(fd: fd, path: url.path)
+        try body(&stream)
+        try finish(fd, path: url.path, readOnly: readOnly)
+        ok = true
+        return Temporary(url: url, sha256: stream.hasher.finalize().hexString, bytes: stream.count)
+    }
+
     /// Moves a temporary file to `destination`, or to `name-2.ext`, `name-3.ext`, … when
     /// that name is taken. Never replaces an existing file. Returns where it landed.
     static func publish(_ temporary: URL, to destination: URL) throws -> URL {
@@ -118,7 +168,7 @@ enum AtomicFile {
         return (url, fd)
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    fileprivate static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)

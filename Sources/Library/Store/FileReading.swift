@@ -49,6 +49,46 @@ enum FileReading {
         return hasher.finalize().hexString
     }
 
+    /// The top-level ISOBMFF boxes of a file, from their headers alone: type, offset and
+    /// size of each; nil when the file cannot be read or its boxes do not add up.
+    static func topLevelBoxes(of path: String) -> [(type: String, offset: Int64, size: Int64)]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let end = Int64(info.st_size)
+        var boxes: [(type: String, offset: Int64, size: Int64)] = []
+        var at: Int64 = 0
+        while at + 8 <= end {
+            guard let header = try? bytes(fd, path, offset: at, count: 16 <= end - at ? 16 : 8) else { return nil }
+            var size = Int64(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            if size == 1 {
+                guard header.count == 16 else { return nil }
+                size = Int64(bitPattern: header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            } else if size == 0 {
+                size = end - at
+            }
+            guard size >= 8, at + size <= end else { return nil }
+            boxes.append((String(decoding: header[4..<8], as: UTF8.self), at, size))
+            at += size
+        }
+        return boxes
+    }
+
+    /// `count` bytes at `offset` of the open file `fd` (named `path` in errors).
+    static func bytes(_ fd: Int32, _ path: String, offset: Int64, count: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, count - got, off_t(offset) + off_t(got)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw LibraryError.io(path: path, operation: "read", errno: n == 0 ? EIO : errno) }
+            got += n
+        }
+        return buffer
+    }
+
     /// The bytes of the first top-level ISOBMFF box of `type` (`moov`), found by reading
     /// box headers only, so a movie's media data is never read, and the file's size; nil
     /// when there is none, the file is damaged, or the box is larger than `limit`.
