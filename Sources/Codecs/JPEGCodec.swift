@@ -24,6 +24,16 @@ public enum JPEGCodec {
         case asStored
     }
 
+    /// The width and height its header declares, without decoding.
+    public static func dimensions(_ jpeg: [UInt8]) throws -> (width: Int, height: Int) {
+        guard let tj = tjInitDecompress() else { throw JPEGError(message: "cannot initialise libturbojpeg", context: "decoding") }
+        defer { tjDestroy(tj) }
+        var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
+        let rc = jpeg.withUnsafeBufferPointer { tjDecompressHeader3(tj, $0.baseAddress, UInt(jpeg.count), &w, &h, &sub, &cs) }
+        guard rc == 0 else { throw JPEGError(message: errorString(tj), context: "reading the header") }
+        return (Int(w), Int(h))
+    }
+
     /// Decodes to RGB (or gray) at the smallest DCT scale (1/8 … 1) whose size still
     /// covers `atLeast` on its longest side, which is much faster than a full decode.
     public static func decode(_ jpeg: [UInt8], atLeast minimumLongSide: Int? = nil, output: Output = .rgb) throws -> Decoded {

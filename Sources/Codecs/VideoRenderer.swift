@@ -30,6 +30,10 @@ public enum VideoRenderer {
         transform: (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
     ) throws -> Int {
         let reader = try MovieFrameReader(path: input)
+        // 8K by 8K: beyond any camera's movie, and what a frame's copies can hold.
+        guard reader.width * reader.height <= 8192 * 8192 else {
+            throw FFmpegError(message: "the movie's frames are \(reader.width)x\(reader.height); camlib renders movies of up to 8192x8192", call: "render")
+        }
         var settings = MovieWriter.Settings(codec: options.codec ?? reader.codec ?? .hevc, width: reader.width, height: reader.height)
         settings.timeBase = reader.timeBase
         settings.frameRate = reader.frameRate > 0 ? reader.frameRate : 30

@@ -81,18 +81,13 @@ struct EditCommand: ParsableCommand {
         let id = try library.findAsset(asset)
         let extending = !addFilter.isEmpty
         let steps = try (extending ? addFilter : filter).map(FilterStep.init(parsing:))
-        // On a terminal: the still, then the movie's frames (a Live Photo edit takes seconds).
-        final class MovieBar { var bar: ProgressBar? }
-        let movie = MovieBar()
-        let result = try library.edit(asset: id, steps: steps, extending: extending) { step in
-            switch step {
-            case .still:
-                if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[Krendering the still…".utf8)) }
-            case .movieFrames(let done, let expected):
-                // Started at the first frame, so the rate counts the movie only.
-                if movie.bar == nil { movie.bar = ProgressBar(unit: "frames") }
-                movie.bar?.update(done: done, total: max(expected, done), item: "movie")
-            }
+        let result: EditResult
+        do {
+            result = try edit(library, id, steps, extending)
+        } catch let error as EditError {
+            if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            Terminal.error("camlib: \(error)")
+            throw ExitCode.failure
         }
         if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let recipe = result.recipe.steps.map(\.description).joined(separator: " → ")
@@ -104,5 +99,24 @@ struct EditCommand: ParsableCommand {
             for r in result.renders { print("  rendered \(r)") }
         }
         for w in result.warnings { Terminal.error("camlib: asset \(id): \(w)") }
+    }
+
+    /// Touched by the movie's thread only.
+    final class MovieBar { var bar: ProgressBar? }
+
+    /// The edit, with its progress on a terminal (a Live Photo edit takes seconds): the
+    /// still, then the movie's frames as they render.
+    func edit(_ library: PhotoLibrary, _ id: Int64, _ steps: [FilterStep], _ extending: Bool) throws -> EditResult {
+        let movie = MovieBar()
+        return try library.edit(asset: id, steps: steps, extending: extending) { step in
+            switch step {
+            case .still:
+                if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[Krendering the still…".utf8)) }
+            case .movieFrames(let done, let expected):
+                // Started at the first frame, so the rate counts the movie only.
+                if movie.bar == nil { movie.bar = ProgressBar(unit: "frames") }
+                movie.bar?.update(done: done, total: max(expected, done), item: "movie")
+            }
+        }
     }
 }

@@ -37,4 +37,44 @@ struct EditCommandTests {
         #expect(try Camlib.run(["revert", "--library", lib, photo]).stdout.contains("original is current again"))
         #expect(try Camlib.run(["export", "--library", lib, "--to", out]).status == 64)
     }
+
+    @Test func aStillTooLargeOrDamagedIsAClearErrorNamingTheAssetAndFile() throws {
+        let scratch = try ScratchDirectory()
+        // A JPEG whose header declares 60000x60000 (3600 megapixels) over a small picture:
+        // importing reads its size and a scaled-down decode; an edit refuses it at once.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path("orientation/Landscape_1.jpg"))))
+        var i = 2
+        while i + 9 < bytes.count {
+            let marker = bytes[i + 1]
+            if (0xC0...0xC2).contains(marker) {
+                bytes.replaceSubrange((i + 5)..<(i + 9), with: [0xEA, 0x60, 0xEA, 0x60])
+                break
+            }
+            i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+        }
+        let huge = scratch.file("huge.jpg")
+        try Data(bytes).write(to: URL(fileURLWithPath: huge))
+        // A HEIC cut in half after import, as a failing disk would leave it.
+        let lib = scratch.file("lib")
+        #expect(try Camlib.run(["import", "--library", lib, huge, Media.path("orientation/IMG_0102.HEIC")]).status == 0)
+        let started = Date()
+        let refused = try Camlib.run(["edit", "--library", lib, huge, "--filter", "mono"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("(huge.jpg): the photo is 60000x60000 (3600 megapixels); camlib renders stills of up to 200 megapixels"), "\(refused.stderr)")
+        #expect(Date().timeIntervalSince(started) < 20, "refused only after decoding")
+        let stored = try #require(try FileManager.default.subpathsOfDirectory(atPath: lib + "/originals").first { $0.hasSuffix("IMG_0102.HEIC") })
+        let path = lib + "/originals/" + stored
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
+        let damaged = try Camlib.run(["edit", "--library", lib, path, "--filter", "mono"])
+        #expect(damaged.status == 1)
+        #expect(damaged.stderr.hasPrefix("camlib: asset ") && damaged.stderr.contains(" (IMG_0102.HEIC): cannot read HEIF: decoding image item"), "\(damaged.stderr)")
+        #expect(!damaged.stderr.contains("Error:"))
+        // Nothing was recorded: no adjustment, no render.
+        let shown = try Camlib.run(["show", "--library", lib, path, "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        #expect((json["adjustments"] as? [Any])?.isEmpty ?? true, "\(shown.stdout)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: lib + "/derived/renders"))?.isEmpty ?? true)
+    }
 }

@@ -64,9 +64,11 @@ extension PhotoLibrary {
         }
         // (A Motion Photo's movie is a few MB: it goes inside the still in memory.)
         let embedded = try motionMovie.map { movie -> [UInt8] in
-            let file = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary, progress: frames)
-            defer { unlink(file.url.path) }
-            return try [UInt8](Data(contentsOf: file.url))
+            try EditError.naming(asset: asset, movie) {
+                let file = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary, progress: frames)
+                defer { unlink(file.url.path) }
+                return try [UInt8](Data(contentsOf: file.url))
+            }
         }
         progress(.still)
         // A Live Photo's movie: every frame through the same recipe, rendered while the
@@ -75,13 +77,17 @@ extension PhotoLibrary {
         nonisolated(unsafe) let movieFrames = frames
         let movieWork = movie.map { movie in
             BackgroundWork(name: "camlib.edit-movie") {
-                try MovieRenderer.render(path: movie.path, recipe: filters, scratch: scratch, identifier: identifier, progress: movieFrames)
+                try EditError.naming(asset: asset, movie) {
+                    try MovieRenderer.render(path: movie.path, recipe: filters, scratch: scratch, identifier: identifier, progress: movieFrames)
+                }
             }
         }
         let render: StillRenderer.Render
         do {
-            render = try StillRenderer.render(
-                path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded, identifier: identifier)
+            render = try EditError.naming(asset: asset, still) {
+                try StillRenderer.render(
+                    path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded, identifier: identifier)
+            }
         } catch {
             if let file = try? movieWork?.value() { unlink(file.url.path) }
             throw error
@@ -135,8 +141,10 @@ extension PhotoLibrary {
     func editVideo(
         asset: Int64, video: AssetDescription.Resource, recipe: CamlibRecipe, extending: Int64?, progress: @escaping (EditProgress) -> Void
     ) throws -> EditResult {
-        let file = try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
-            progress(.movieFrames(done: $0, expected: $1))
+        let file = try EditError.naming(asset: asset, video) {
+            try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
+                progress(.movieFrames(done: $0, expected: $1))
+            }
         }
         defer { unlink(file.url.path) }
         let ext = URL(fileURLWithPath: video.originalName ?? video.path).pathExtension.lowercased()

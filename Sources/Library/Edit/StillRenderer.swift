@@ -20,6 +20,20 @@ public enum StillRenderer {
     /// `camlib aux attach` made from the original); the original itself when nil.
     /// `embeddedMovie`: a Motion Photo's (rendered) movie to put inside the still, its
     /// XMP lengths rewritten to declare it (appended to a JPEG; an `mpvd` box in a HEIC).
+    /// The largest still camlib renders, in pixels: its decoded, filtered and re-encoded
+    /// copies are held whole (about 20 bytes a pixel at the peak: 4 GB here). A file
+    /// declaring more is refused before anything is decoded.
+    public static let maximumPixels = 200_000_000
+
+    static func checkSize(width: Int, height: Int) throws {
+        guard width > 0, height > 0 else { throw MediaAnalyzer.Failure(reason: "the photo declares an empty size (\(width)x\(height))") }
+        let pixels = width * height
+        guard pixels <= maximumPixels else {
+            throw MediaAnalyzer.Failure(
+                reason: "the photo is \(width)x\(height) (\(pixels / 1_000_000) megapixels); camlib renders stills of up to \(maximumPixels / 1_000_000) megapixels")
+        }
+    }
+
     /// `identifier`: a Live Photo's content identifier and the render pair's new one, put
     /// in its place in the Exif (Apple's MakerNote) and XMP.
     public static func render(
@@ -57,6 +71,7 @@ public enum StillRenderer {
         compression: HEIFEncoder.Compression = .hevc, identifier: (old: String, new: String)? = nil
     ) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
+        try checkSize(width: primary.width, height: primary.height)
         let displayed = try primary.decodeRGB()
         let filtered = recipe.apply(to: displayed)
         var still = HEIFEncoder.Still(pixels: filtered.applying(primary.orientation.inverse))
@@ -112,6 +127,7 @@ public enum StillRenderer {
         let chunks = try PNGChunks(parsing: bytes)
         let exif = chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+        try checkSize(width: chunks.width, height: chunks.height)
         let (rgb, alpha) = try PNGCodec.decodeRGBKeepingAlpha(bytes)
         let filtered = recipe.apply(to: rgb.applying(orientation)).applying(orientation.inverse)
         var warnings: [String] = []
@@ -181,6 +197,8 @@ public enum StillRenderer {
         let segments = try JPEGSegments(parsing: bytes)
         let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+        let size = try JPEGCodec.dimensions(bytes)
+        try checkSize(width: size.width, height: size.height)
         let decoded = try JPEGCodec.decode(bytes)
         let stored = recipe.apply(to: decoded.pixels.applying(orientation)).applying(orientation.inverse)
         // The original's metadata segments (its JFIF, Exif with its MakerNote, XMP, ICC
