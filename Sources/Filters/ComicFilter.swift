@@ -47,7 +47,7 @@ public struct ComicFilter: ImageFilter {
         dot = (parameters["dot"] ?? 0) > 0 ? parameters["dot"]! : 10
     }
 
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         precondition(image.channels == 3, "filters take RGB")
         let w = image.width, h = image.height
         guard w >= 3, h >= 3 else { return PosterizeFilter(parameters: ["levels": 5]).apply(to: image) }
@@ -59,7 +59,8 @@ public struct ComicFilter: ImageFilter {
         let (mask, slope) = lineMask(soft, short: short)
         let rows = UpsampledRows([soft.red, soft.green, soft.blue, mask], width: w, height: h)
         let (ink, inkColour, saturation) = (ink, Self.inkColour, Self.saturation)
-        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        // The picture itself is not read again: the output goes into its storage.
+        var out = consume image
         tones.withUnsafeBufferPointer { tones in
             out.components.withUnsafeMutableBufferPointer { dst in
                 nonisolated(unsafe) let dst = dst

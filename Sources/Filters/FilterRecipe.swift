@@ -64,8 +64,8 @@ public struct FilterStep: Codable, Sendable, Equatable, CustomStringConvertible 
         v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v)
     }
 
-    /// Applies this step to RGB pixels.
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    /// Applies this step to RGB pixels (in place, when the caller hands over its copy).
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         FilterCatalog.filter(named: name)!.init(parameters: parameters).apply(to: image)
     }
 }
@@ -78,9 +78,12 @@ public struct FilterRecipe: Codable, Sendable, Equatable {
         self.steps = steps
     }
 
-    /// RGB pixels (3 channels) through every step.
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        steps.reduce(image) { $1.apply(to: $0) }
+    /// RGB pixels (3 channels) through every step, each working in place on the one
+    /// before's output.
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        var pixels = image
+        for step in steps { pixels = step.apply(to: consume pixels) }
+        return pixels
     }
 }
 
@@ -109,7 +112,8 @@ public protocol ImageFilter: Sendable {
     static var parameters: [FilterParameter] { get }
     /// `parameters` holds every parameter (defaults filled in).
     init(parameters: [String: Double])
-    func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
+    /// The filtered picture, the same size; it may be made in `image`'s own storage.
+    func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
 }
 
 /// The filters camlib knows, by name.

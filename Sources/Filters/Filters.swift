@@ -28,22 +28,21 @@ enum Cores {
     }()
 }
 
-/// Applies a per-pixel function to every pixel, in parallel.
+/// Applies a per-pixel function to every pixel, in parallel, in place: a caller that
+/// hands over its only copy of the picture (`consume`) needs no second one.
 @inlinable
-func mapPixels(_ image: PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UInt8) -> (UInt8, UInt8, UInt8)) -> PixelBuffer<UInt8> {
+func mapPixels(_ image: consuming PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UInt8) -> (UInt8, UInt8, UInt8)) -> PixelBuffer<UInt8> {
     precondition(image.channels == 3, "filters take RGB")
-    var out = PixelBuffer<UInt8>(width: image.width, height: image.height, channels: 3)
-    let w = image.width
-    image.components.withUnsafeBufferPointer { src in
-        out.components.withUnsafeMutableBufferPointer { dst in
-            nonisolated(unsafe) let dst = dst
-            forEachBand(rows: image.height) { rows in
-                for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
-                    let (r, g, b) = transform(src[i * 3], src[i * 3 + 1], src[i * 3 + 2])
-                    dst[i * 3] = r
-                    dst[i * 3 + 1] = g
-                    dst[i * 3 + 2] = b
-                }
+    var out = consume image
+    let (w, h) = (out.width, out.height)
+    out.components.withUnsafeMutableBufferPointer { pixels in
+        nonisolated(unsafe) let pixels = pixels
+        forEachBand(rows: h) { rows in
+            for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                let (r, g, b) = transform(pixels[i * 3], pixels[i * 3 + 1], pixels[i * 3 + 2])
+                pixels[i * 3] = r
+                pixels[i * 3 + 1] = g
+                pixels[i * 3 + 2] = b
             }
         }
     }
@@ -68,7 +67,7 @@ public struct MonoFilter: ImageFilter {
     public static let parameters: [FilterParameter] = []
     public init(parameters: [String: Double]) {}
 
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         mapPixels(image) { r, g, b in
             let y = luma(r, g, b)
             return (y, y, y)
@@ -96,12 +95,11 @@ public struct NoirFilter: ImageFilter {
         }
     }
 
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        curve.withUnsafeBufferPointer { lut in
-            mapPixels(image) { r, g, b in
-                let y = lut[Int(luma(r, g, b))]
-                return (y, y, y)
-            }
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        let lut = curve
+        return mapPixels(image) { r, g, b in
+            let y = lut[Int(luma(r, g, b))]
+            return (y, y, y)
         }
     }
 }
@@ -122,7 +120,7 @@ public struct SepiaFilter: ImageFilter {
         weights = (0..<9).map { Int32(((1 - k) * identity[$0] + k * sepia[$0]) * 1024) }
     }
 
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         let m = weights
         return mapPixels(image) { r, g, b in
             let (r, g, b) = (Int32(r), Int32(g), Int32(b))
@@ -163,33 +161,32 @@ public struct PosterizeFilter: ImageFilter {
         return (0..<256).map { clampByte((Double($0) / 255 * steps).rounded() / steps * 255) }
     }
 
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         precondition(image.channels == 3, "filters take RGB")
         let w = image.width, h = image.height
         guard w > 0, h > 0 else { return image }
         let soft = SmoothedImage(image, shortSide: Self.workingShortSide, blurRadius: 3)
         let rows = UpsampledRows([soft.red, soft.green, soft.blue], width: w, height: h)
         let noise = noise
-        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
-        image.components.withUnsafeBufferPointer { src in
-            table.withUnsafeBufferPointer { lut in
-                out.components.withUnsafeMutableBufferPointer { dst in
-                    nonisolated(unsafe) let dst = dst
-                    forEachBand(rows: h) { band in
-                        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 3 * w + soft.red.width)
-                        defer { scratch.deallocate() }
-                        let planes = (0..<3).map { scratch + $0 * w }
-                        for y in band {
-                            rows.row(y, into: planes, scratch: scratch + 3 * w)
-                            let s = src.baseAddress! + y * w * 3, o = dst.baseAddress! + y * w * 3
-                            for x in 0..<w {
-                                let r = Float(s[x * 3]), g = Float(s[x * 3 + 1]), b = Float(s[x * 3 + 2])
-                                let sr = planes[0][x], sg = planes[1][x], sb = planes[2][x]
-                                let smooth = max(abs(r - sr), max(abs(g - sg), abs(b - sb))) < noise
-                                o[x * 3] = lut[Int(smooth ? sr + 0.5 : r)]
-                                o[x * 3 + 1] = lut[Int(smooth ? sg + 0.5 : g)]
-                                o[x * 3 + 2] = lut[Int(smooth ? sb + 0.5 : b)]
-                            }
+        // In place: each pixel is read, then written with its tone.
+        var out = consume image
+        table.withUnsafeBufferPointer { lut in
+            out.components.withUnsafeMutableBufferPointer { pixels in
+                nonisolated(unsafe) let pixels = pixels
+                forEachBand(rows: h) { band in
+                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 3 * w + soft.red.width)
+                    defer { scratch.deallocate() }
+                    let planes = (0..<3).map { scratch + $0 * w }
+                    for y in band {
+                        rows.row(y, into: planes, scratch: scratch + 3 * w)
+                        let o = pixels.baseAddress! + y * w * 3
+                        for x in 0..<w {
+                            let r = Float(o[x * 3]), g = Float(o[x * 3 + 1]), b = Float(o[x * 3 + 2])
+                            let sr = planes[0][x], sg = planes[1][x], sb = planes[2][x]
+                            let smooth = max(abs(r - sr), max(abs(g - sg), abs(b - sb))) < noise
+                            o[x * 3] = lut[Int(smooth ? sr + 0.5 : r)]
+                            o[x * 3 + 1] = lut[Int(smooth ? sg + 0.5 : g)]
+                            o[x * 3 + 2] = lut[Int(smooth ? sb + 0.5 : b)]
                         }
                     }
                 }
@@ -215,31 +212,30 @@ public struct VignetteFilter: ImageFilter {
         radius = parameters["radius"] ?? 0.5
     }
 
-    public func apply(to image: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         precondition(image.channels == 3, "filters take RGB")
         let w = image.width, h = image.height
         let cx = Double(w - 1) / 2, cy = Double(h - 1) / 2
         let halfDiagonal = max(1, (cx * cx + cy * cy).squareRoot())
         let dx2 = (0..<w).map { x in (Double(x) - cx) * (Double(x) - cx) }
-        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
         let (strength, radius) = (strength, radius)
-        image.components.withUnsafeBufferPointer { src in
-            out.components.withUnsafeMutableBufferPointer { dst in
-                nonisolated(unsafe) let dst = dst
-                dx2.withUnsafeBufferPointer { dx2 in
-                    forEachBand(rows: h) { rows in
-                        for y in rows {
-                            let dy2 = (Double(y) - cy) * (Double(y) - cy)
-                            for x in 0..<w {
-                                let d = (dx2[x] + dy2).squareRoot() / halfDiagonal
-                                let t = max(0, min(1, (d - radius) / (1 - radius)))
-                                // Smoothstep falloff, in 1/256 steps.
-                                let factor = UInt32(((1 - strength * t * t * (3 - 2 * t)) * 256).rounded())
-                                let i = (y * w + x) * 3
-                                dst[i] = UInt8((UInt32(src[i]) * factor + 128) >> 8)
-                                dst[i + 1] = UInt8((UInt32(src[i + 1]) * factor + 128) >> 8)
-                                dst[i + 2] = UInt8((UInt32(src[i + 2]) * factor + 128) >> 8)
-                            }
+        // In place: each pixel is read, then written darkened.
+        var out = consume image
+        out.components.withUnsafeMutableBufferPointer { pixels in
+            nonisolated(unsafe) let pixels = pixels
+            dx2.withUnsafeBufferPointer { dx2 in
+                forEachBand(rows: h) { rows in
+                    for y in rows {
+                        let dy2 = (Double(y) - cy) * (Double(y) - cy)
+                        for x in 0..<w {
+                            let d = (dx2[x] + dy2).squareRoot() / halfDiagonal
+                            let t = max(0, min(1, (d - radius) / (1 - radius)))
+                            // Smoothstep falloff, in 1/256 steps.
+                            let factor = UInt32(((1 - strength * t * t * (3 - 2 * t)) * 256).rounded())
+                            let i = (y * w + x) * 3
+                            pixels[i] = UInt8((UInt32(pixels[i]) * factor + 128) >> 8)
+                            pixels[i + 1] = UInt8((UInt32(pixels[i + 1]) * factor + 128) >> 8)
+                            pixels[i + 2] = UInt8((UInt32(pixels[i + 2]) * factor + 128) >> 8)
                         }
                     }
                 }

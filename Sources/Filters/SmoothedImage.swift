@@ -13,7 +13,7 @@ struct SmoothedImage: Sendable {
     /// Full-size pixels per working sample.
     let scale: Double
 
-    init(_ image: PixelBuffer<UInt8>, shortSide: Int, blurRadius: Int) {
+    init(_ image: borrowing PixelBuffer<UInt8>, shortSide: Int, blurRadius: Int) {
         precondition(image.channels == 3, "filters take RGB")
         let short = max(1, min(image.width, image.height))
         let target = min(short, shortSide)

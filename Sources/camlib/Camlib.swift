@@ -19,7 +19,7 @@ struct Camlib: ParsableCommand {
         subcommands: [
             CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
             ExportCommand.self, ServeCommand.self,
-            AnalyzeWorkerCommand.self,
+            AnalyzeWorkerCommand.self, RenderReferenceCommand.self,
         ])
 
     /// `query` and `show` straight to their own parsing when they can (``CatalogReads``);

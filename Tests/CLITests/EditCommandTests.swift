@@ -77,4 +77,20 @@ struct EditCommandTests {
         #expect((json["adjustments"] as? [Any])?.isEmpty ?? true, "\(shown.stdout)")
         #expect((try? FileManager.default.contentsOfDirectory(atPath: lib + "/derived/renders"))?.isEmpty ?? true)
     }
+
+    @Test func renderReferenceWritesTheUncompressedRenderInDisplayOrientation() throws {
+        // bench/edit.py's quality figures compare renders with this.
+        let scratch = try ScratchDirectory()
+        let movie = scratch.file("movie"), still = scratch.file("still")
+        let frames = try Camlib.run(["render-reference", Media.path("apple-live-photo/IMG_3582.mov"), "--filter", "mono", "--output", movie])
+        #expect(frames.status == 0 && frames.stdout == "55\n", "\(frames.stderr)")
+        let one = try run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", movie + "/frame-00055.png"])
+        let shown = try run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", Media.path("apple-live-photo/IMG_3582.mov")])
+        #expect(one.stdout.hasPrefix("1440,1920") && shown.stdout.hasPrefix("1920,1440"), "\(one.stdout) \(shown.stdout)")
+        let photo = try Camlib.run(["render-reference", Media.path("orientation/Landscape_6.jpg"), "--filter", "comic", "--output", still])
+        #expect(photo.status == 0 && photo.stdout == "1\n", "\(photo.stderr)")
+        let size = try run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", still + "/still.png"])
+        #expect(size.stdout.hasPrefix("1800,1200"), "\(size.stdout)")
+        #expect(!(try Camlib.run(["--help"]).stdout.contains("render-reference")))
+    }
 }

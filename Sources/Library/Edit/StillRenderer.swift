@@ -72,8 +72,9 @@ public enum StillRenderer {
     ) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
         try checkSize(width: primary.width, height: primary.height)
+        // The decoded picture is handed over, so the filter can work in its storage.
         let displayed = try primary.decodeRGB()
-        let filtered = recipe.apply(to: displayed)
+        let filtered = recipe.apply(to: consume displayed)
         var still = HEIFEncoder.Still(pixels: filtered.applying(primary.orientation.inverse))
         still.compression = compression
         still.orientation = primary.orientation
@@ -199,8 +200,11 @@ public enum StillRenderer {
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
         let size = try JPEGCodec.dimensions(bytes)
         try checkSize(width: size.width, height: size.height)
+        // The decoded picture is handed over, so the filter can work in its storage (a
+        // 200-megapixel still is 600 MB a copy).
         let decoded = try JPEGCodec.decode(bytes)
-        let stored = recipe.apply(to: decoded.pixels.applying(orientation)).applying(orientation.inverse)
+        let displayed = (consume decoded).pixels.applying(orientation)
+        let stored = recipe.apply(to: consume displayed).applying(orientation.inverse)
         // The original's metadata segments (its JFIF, Exif with its MakerNote, XMP, ICC
         // profile, …) in their order, then the new image data, then the original's MPF
         // images (Portrait disparity and mattes, gain maps) with the MPF index rewritten.

@@ -55,25 +55,33 @@ enum FileReading {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        let end = Int64(info.st_size)
         var boxes: [(type: String, offset: Int64, size: Int64)] = []
+        guard walkBoxes(fd, path, { boxes.append(($0, $1, $2)); return true }) else { return nil }
+        return boxes
+    }
+
+    /// Walks the top-level boxes of the open file by their headers; `visit` (type, offset,
+    /// size) returns false to stop. False when a header cannot be read or a box runs past
+    /// the end before `visit` stopped.
+    private static func walkBoxes(_ fd: Int32, _ path: String, _ visit: (String, Int64, Int64) -> Bool) -> Bool {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        let end = Int64(info.st_size)
         var at: Int64 = 0
         while at + 8 <= end {
-            guard let header = try? bytes(fd, path, offset: at, count: 16 <= end - at ? 16 : 8) else { return nil }
+            guard let header = try? bytes(fd, path, offset: at, count: 8) else { return false }
             var size = Int64(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
             if size == 1 {
-                guard header.count == 16 else { return nil }
-                size = Int64(bitPattern: header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                guard let large = try? bytes(fd, path, offset: at + 8, count: 8) else { return false }
+                size = Int64(bitPattern: large.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
             } else if size == 0 {
                 size = end - at
             }
-            guard size >= 8, at + size <= end else { return nil }
-            boxes.append((String(decoding: header[4..<8], as: UTF8.self), at, size))
+            guard size >= 8, at + size <= end else { return false }
+            guard visit(String(decoding: header[4..<8], as: UTF8.self), at, size) else { return true }
             at += size
         }
-        return boxes
+        return true
     }
 
     /// `count` bytes at `offset` of the open file `fd` (named `path` in errors).
@@ -96,38 +104,13 @@ enum FileReading {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        var found: (offset: Int64, size: Int64)?
+        guard walkBoxes(fd, path, { name, offset, size in
+            if name == type { found = (offset, size) }
+            return found == nil
+        }), let found, found.size <= Int64(limit) else { return nil }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        let end = Int64(info.st_size)
-        func readExactly(_ count: Int, at offset: Int64) -> [UInt8]? {
-            var buffer = [UInt8](repeating: 0, count: count)
-            var got = 0
-            while got < count {
-                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, count - got, off_t(offset) + off_t(got)) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return nil }
-                got += n
-            }
-            return buffer
-        }
-        var at: Int64 = 0
-        while at + 8 <= end {
-            guard let header = readExactly(8, at: at) else { return nil }
-            var size = Int64(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-            let name = String(decoding: header[4..<8], as: UTF8.self)
-            if size == 1 {
-                guard let large = readExactly(8, at: at + 8) else { return nil }
-                size = Int64(bitPattern: large.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-            } else if size == 0 {
-                size = end - at
-            }
-            guard size >= 8, at + size <= end else { return nil }
-            if name == type {
-                guard size <= Int64(limit), let box = readExactly(Int(size), at: at) else { return nil }
-                return (box, Int(end))
-            }
-            at += size
-        }
-        return nil
+        guard fstat(fd, &info) == 0, let box = try? bytes(fd, path, offset: found.offset, count: Int(found.size)) else { return nil }
+        return (box, Int(info.st_size))
     }
 }

@@ -1,0 +1,49 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+import Imaging
+
+/// What an edit looks like before any encoder touches it: the filtered still, or each
+/// filtered movie frame, in display orientation, as lossless PNG. The reference that
+/// bench/edit.py measures renders against (SSIM), so the quality a render's rate control
+/// gives up is a number.
+public enum RenderReference {
+    /// Writes `still.png` (a photo) or `frame-00001.png`, … (a movie's frames) into
+    /// `folder`; returns the files written.
+    public static func write(path: String, recipe: FilterRecipe, to folder: URL) throws -> [String] {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let head = try FileReading.prefix(of: path, count: 64)
+        switch MediaFormat.sniff(head) {
+        case .heif?, .avif?:
+            let primary = try HEIFFile(path: path).primaryImage()
+            try StillRenderer.checkSize(width: primary.width, height: primary.height)
+            return [try png(recipe.apply(to: try primary.decodeRGB()), folder.appendingPathComponent("still.png"))]
+        case .jpeg?:
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let size = try JPEGCodec.dimensions(bytes)
+            try StillRenderer.checkSize(width: size.width, height: size.height)
+            let exif = try JPEGSegments(parsing: bytes).exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
+            let displayed = try JPEGCodec.decode(bytes).pixels.applying(EXIFOrientation(exifValue: exif?.orientation ?? 1))
+            return [try png(recipe.apply(to: displayed), folder.appendingPathComponent("still.png"))]
+        case .png?:
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let exif = try PNGChunks(parsing: bytes).exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
+            let displayed = try PNGCodec.decodeRGBKeepingAlpha(bytes).rgb.applying(EXIFOrientation(exifValue: exif?.orientation ?? 1))
+            return [try png(recipe.apply(to: displayed), folder.appendingPathComponent("still.png"))]
+        default:
+            let reader = try MovieFrameReader(path: path)
+            var written: [String] = []
+            while let frame = try reader.next() {
+                let name = String(format: "frame-%05d.png", written.count + 1)
+                written.append(try png(recipe.apply(to: frame.pixels.applying(reader.orientation)), folder.appendingPathComponent(name)))
+            }
+            return written
+        }
+    }
+
+    static func png(_ pixels: PixelBuffer<UInt8>, _ url: URL) throws -> String {
+        try AtomicFile.write(try PNGCodec.encode(.eight(pixels), compressionLevel: 1), to: url, overwrite: true)
+        return url.path
+    }
+}
