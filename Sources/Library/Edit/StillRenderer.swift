@@ -20,9 +20,10 @@ public enum StillRenderer {
     /// `camlib aux attach` made from the original); the original itself when nil.
     /// `embeddedMovie`: a Motion Photo's (rendered) movie to put inside the still, its
     /// XMP lengths rewritten to declare it (appended to a JPEG; an `mpvd` box in a HEIC).
-    /// The largest still camlib renders, in pixels: its decoded, filtered and re-encoded
-    /// copies are held whole (about 20 bytes a pixel at the peak: 4 GB here). A file
-    /// declaring more is refused before anything is decoded.
+    /// The largest still camlib renders, in pixels: it is held whole (a JPEG's edit peaks
+    /// at about 3 bytes a pixel, 640 MB here; a HEIC's more, libheif's decoder and encoder
+    /// holding their own copies). A file declaring more is refused before anything is
+    /// decoded.
     public static let maximumPixels = 200_000_000
 
     static func checkSize(width: Int, height: Int) throws {
