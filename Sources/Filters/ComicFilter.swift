@@ -61,38 +61,28 @@ public struct ComicFilter: ImageFilter {
         let (ink, inkColour, saturation) = (ink, Self.inkColour, Self.saturation)
         // The picture itself is not read again: the output goes into its storage.
         var out = consume image
+        let (inkR, inkG, inkB) = inkColour
         tones.withUnsafeBufferPointer { tones in
-            out.components.withUnsafeMutableBufferPointer { dst in
-                nonisolated(unsafe) let dst = dst
-                forEachBand(rows: h) { band in
-                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 7 * w + soft.luma.width)
-                    defer { scratch.deallocate() }
-                    let planes = (0..<4).map { scratch + $0 * w }
-                    let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
-                    let dotted = scratch + 4 * w, l = scratch + 5 * w, tone = scratch + 6 * w, rowScratch = scratch + 7 * w
-                    let (inkR, inkG, inkB) = inkColour
-                    for y in band {
-                        rows.row(y, into: planes, scratch: rowScratch)
-                        screen.dots(inRow: y, into: dotted)
-                        // The fill: luma posterised (a table look-up, apart so the arithmetic
-                        // around it runs in vector registers), the colours' chroma kept and
-                        // lifted, so grays stay gray and hues keep their hue.
-                        for x in 0..<w { l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x] }
-                        for x in 0..<w { tone[x] = tones[Int(min(255, max(0, l[x] + 0.5)))] }
-                        let o = dst.baseAddress! + y * w * 3
-                        for x in 0..<w {
-                            // A dot darkens the fill by `ink`; a line covers it.
-                            let darken = 1 - ink * dotted[x]
-                            let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
-                            let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
-                            let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
-                            let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
-                            // In 0 ... 255.5: the conversions cannot overflow.
-                            o[x * 3] = UInt8(truncatingIfNeeded: Int32(fr + c * (inkR - fr) + 0.5))
-                            o[x * 3 + 1] = UInt8(truncatingIfNeeded: Int32(fg + c * (inkG - fg) + 0.5))
-                            o[x * 3 + 2] = UInt8(truncatingIfNeeded: Int32(fb + c * (inkB - fb) + 0.5))
-                        }
-                    }
+            rows.forEachRow(of: &out, extraRows: 3) { y, planes, extra, o in
+                let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
+                let dotted = extra, l = extra + w, tone = extra + 2 * w
+                screen.dots(inRow: y, into: dotted)
+                // The fill: luma posterised (a table look-up, apart so the arithmetic
+                // around it runs in vector registers), the colours' chroma kept and
+                // lifted, so grays stay gray and hues keep their hue.
+                for x in 0..<w { l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x] }
+                for x in 0..<w { tone[x] = tones[Int(min(255, max(0, l[x] + 0.5)))] }
+                for x in 0..<w {
+                    // A dot darkens the fill by `ink`; a line covers it.
+                    let darken = 1 - ink * dotted[x]
+                    let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
+                    let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
+                    let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
+                    let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
+                    // In 0 ... 255.5: the conversions cannot overflow.
+                    o[x * 3] = UInt8(truncatingIfNeeded: Int32(fr + c * (inkR - fr) + 0.5))
+                    o[x * 3 + 1] = UInt8(truncatingIfNeeded: Int32(fg + c * (inkG - fg) + 0.5))
+                    o[x * 3 + 2] = UInt8(truncatingIfNeeded: Int32(fb + c * (inkB - fb) + 0.5))
                 }
             }
         }

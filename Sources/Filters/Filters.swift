@@ -171,24 +171,14 @@ public struct PosterizeFilter: ImageFilter {
         // In place: each pixel is read, then written with its tone.
         var out = consume image
         table.withUnsafeBufferPointer { lut in
-            out.components.withUnsafeMutableBufferPointer { pixels in
-                nonisolated(unsafe) let pixels = pixels
-                forEachBand(rows: h) { band in
-                    let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 3 * w + soft.red.width)
-                    defer { scratch.deallocate() }
-                    let planes = (0..<3).map { scratch + $0 * w }
-                    for y in band {
-                        rows.row(y, into: planes, scratch: scratch + 3 * w)
-                        let o = pixels.baseAddress! + y * w * 3
-                        for x in 0..<w {
-                            let r = Float(o[x * 3]), g = Float(o[x * 3 + 1]), b = Float(o[x * 3 + 2])
-                            let sr = planes[0][x], sg = planes[1][x], sb = planes[2][x]
-                            let smooth = max(abs(r - sr), max(abs(g - sg), abs(b - sb))) < noise
-                            o[x * 3] = lut[Int(smooth ? sr + 0.5 : r)]
-                            o[x * 3 + 1] = lut[Int(smooth ? sg + 0.5 : g)]
-                            o[x * 3 + 2] = lut[Int(smooth ? sb + 0.5 : b)]
-                        }
-                    }
+            rows.forEachRow(of: &out, extraRows: 0) { _, planes, _, o in
+                for x in 0..<w {
+                    let r = Float(o[x * 3]), g = Float(o[x * 3 + 1]), b = Float(o[x * 3 + 2])
+                    let sr = planes[0][x], sg = planes[1][x], sb = planes[2][x]
+                    let smooth = max(abs(r - sr), max(abs(g - sg), abs(b - sb))) < noise
+                    o[x * 3] = lut[Int(smooth ? sr + 0.5 : r)]
+                    o[x * 3 + 1] = lut[Int(smooth ? sg + 0.5 : g)]
+                    o[x * 3 + 2] = lut[Int(smooth ? sb + 0.5 : b)]
                 }
             }
         }

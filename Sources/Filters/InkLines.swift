@@ -1,5 +1,5 @@
-/// Where the comic filter draws its outlines, found on the softened working-size luma the
-/// way Canny's detector finds edges, so lines are whole and follow object edges:
+/// Where the comic filter draws its outlines, found on the softened working-size colours
+/// the way Canny's detector finds edges, so lines are whole and follow object edges:
 ///
 /// 1. Sobel gradients; a pixel is an edge candidate where its gradient is the largest
 ///    across the edge (non-maximum suppression: one thin line per edge, however soft the
@@ -10,8 +10,8 @@
 /// 3. the distance from every sample to the nearest line (a two-pass chamfer transform),
 ///    which the full-size pass turns into a line of any width with smooth sides.
 struct InkLines {
-    /// Thresholds on the gradient, in luma levels per working pixel (a hard step of 40
-    /// levels between flat areas is about 40 once the picture is softened).
+    /// Thresholds on the colour gradient, in levels per working pixel (a hard step of S
+    /// levels in every channel measures about 0.56·S once the picture is softened).
     let high: Float
     let low: Float
     let minimumLength: Int

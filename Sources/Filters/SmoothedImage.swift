@@ -166,6 +166,32 @@ struct UpsampledRows: Sendable {
     }
 }
 
+extension UpsampledRows {
+    /// Calls `body` for every row y of `pixels` (RGB, this reader's size), in parallel
+    /// bands: with that row of every plane read back at full size (`planes[p][x]`),
+    /// `extraRows` more rows of `width` floats of scratch, and the picture's row to read
+    /// and write in place.
+    func forEachRow(
+        of pixels: inout PixelBuffer<UInt8>, extraRows: Int,
+        _ body: (_ y: Int, _ planes: [UnsafeMutablePointer<Float>], _ extra: UnsafeMutablePointer<Float>, _ row: UnsafeMutablePointer<UInt8>) -> Void
+    ) {
+        precondition(pixels.width == width && pixels.height == height && pixels.channels == 3, "a picture of the reader's size")
+        let (w, count, working) = (width, planes.count, planes[0].width)
+        pixels.components.withUnsafeMutableBufferPointer { all in
+            nonisolated(unsafe) let all = all
+            forEachBand(rows: height) { band in
+                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (count + extraRows) * w + working)
+                defer { scratch.deallocate() }
+                let rows = (0..<count).map { scratch + $0 * w }
+                for y in band {
+                    row(y, into: rows, scratch: scratch + (count + extraRows) * w)
+                    body(y, rows, scratch + count * w, all.baseAddress! + y * w * 3)
+                }
+            }
+        }
+    }
+}
+
 extension SmoothedImage {
     /// A working-size plane's value at full-size pixel (x, y), interpolated.
     func sample(_ plane: FloatPlane, x: Int, y: Int) -> Float {

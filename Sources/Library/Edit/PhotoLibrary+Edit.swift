@@ -82,20 +82,15 @@ extension PhotoLibrary {
                 }
             }
         }
-        let render: StillRenderer.Render
+        let render: StillRenderer.Render, staged: AtomicFile.Temporary
         do {
             render = try EditError.naming(asset: asset, still) {
                 try StillRenderer.render(
                     path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded, identifier: identifier)
             }
-        } catch {
-            if let file = try? movieWork?.value() { unlink(file.url.path) }
-            throw error
-        }
-        let staged: AtomicFile.Temporary
-        do {
             staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         } catch {
+            // The movie's file is not left behind.
             if let file = try? movieWork?.value() { unlink(file.url.path) }
             throw error
         }
