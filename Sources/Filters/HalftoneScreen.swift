@@ -4,18 +4,24 @@
 /// The cell pitch is `k·√2` for a whole `k` (the nearest to the asked size), so cell
 /// centres fall on pixels `(k·m, k·n)` with `m + n` odd and the pattern repeats every
 /// `2k` pixels: a pixel's place in its cell is two counters stepping along a row. Dots
-/// have soft sides (a pixel on a dot's rim is covered in part), which looks smoother and
-/// costs an encoder far fewer bits than hard-edged dots. The screen is fixed to the picture's grid and a dot's
-/// size comes from a softened picture (`luma`), not from single pixels, so the frames of
+/// have soft sides an eighth of a cell wide (a pixel on a dot's rim is covered in part),
+/// which looks like ink on paper at every size and costs an encoder far fewer bits (and
+/// x265 less time) than hard-edged dots. The screen is fixed to the picture's grid and a
+/// dot's size comes from a softened picture (`luma`), not from single pixels, so the frames of
 /// a movie get the same dots where their content is the same: no shimmer.
 struct HalftoneScreen: Sendable {
     /// Half the pattern's period: cell centres are `k` pixels apart along x and y.
     let k: Int
     let width: Int
     let height: Int
-    /// Dot radius in pixels, plus half a pixel (where coverage falls to a half), per cell
-    /// centre, indexed by `(n + 1) * columns + m`; the rows run n = -1 ... height/k + 1.
+    /// Dot radius in rims, plus half a rim (coverage falls from 1 to 0 over one rim
+    /// around the radius), per cell centre, indexed by `(n + 1) * columns + m`; the rows
+    /// run n = -1 ... height/k + 1.
     let radii: [Float]
+    /// 1 / (√8 · rim): turns a pixel's `squaredDistances` root into rims. The rim is an
+    /// eighth of the cell (at least a pixel), so a dot looks the same at every size, and
+    /// its soft edge costs an encoder far fewer bits than a hard one.
+    let rimsPerRootUnit: Float
     let columns: Int
     /// (2i + 1 − 2k)²: twice the distance of place i = 0 ..< 2k (a pixel centre) from the
     /// cell's middle along u or v, squared. The two of a pixel add up to 8 × its squared
@@ -34,12 +40,14 @@ struct HalftoneScreen: Sendable {
         columns = width / k + 3
         let rows = height / k + 3
         // Dot radius for each luma: area proportional to darkness beyond the paper's; in
-        // pixels (a cell is k·√2 wide), plus the half pixel of the soft rim.
+        // rims (a cell is k·√2 pixels wide), plus the half rim where coverage is a half.
         let pitch = Double(k) * 2.0.squareRoot()
+        let rim = max(1, pitch / 8)
+        rimsPerRootUnit = Float(1 / (8.0.squareRoot() * rim))
         let byLuma: [Float] = (0..<256).map { y in
             let darkness = 1 - Double(y) / 255
             let area = Self.blackRadius * Self.blackRadius * max(0, darkness - Self.paper) / (1 - Self.paper)
-            return area > 0 ? Float(area.squareRoot() * pitch + 0.5) : 0
+            return area > 0 ? Float(area.squareRoot() * pitch / rim + 0.5) : 0
         }
         var radii = [Float](repeating: 0, count: columns * rows)
         for row in 0..<rows {
@@ -57,6 +65,7 @@ struct HalftoneScreen: Sendable {
 
     /// Row y of the screen: `dots[x]` is how much of pixel x a dot covers, 0 ... 1.
     func dots(inRow y: Int, into dots: UnsafeMutablePointer<Float>) {
+        let scale = rimsPerRootUnit
         radii.withUnsafeBufferPointer { radii in
             squaredDistances.withUnsafeBufferPointer { squares in
                 let period = 2 * k
@@ -76,7 +85,7 @@ struct HalftoneScreen: Sendable {
                         for i in 0..<run { out[i] = 0 }
                     } else {
                         for i in 0..<run {
-                            let distance = Float(du[i] &+ dv[i]).squareRoot() * 0.35355339  // ÷ √8
+                            let distance = Float(du[i] &+ dv[i]).squareRoot() * scale  // in rims
                             out[i] = min(1, max(0, radius - distance))
                         }
                     }
