@@ -18,7 +18,8 @@ enum MovieRenderer {
         path: String, recipe: FilterRecipe, scratch: URL, options: VideoRenderer.Options = VideoRenderer.Options(),
         bitRateCap: Double? = 1, identifier: (old: String, new: String)? = nil, progress: ((Int, Int) -> Void)? = nil
     ) throws -> AtomicFile.Temporary {
-        let (originalMoov, originalSize) = try moov(of: path)
+        // The original's boxes are walked once: its moov, and the small boxes before its media.
+        let (originalMoov, originalSize, topLevel) = try head(of: path)
         guard let source = try MovieTracks(file: originalMoov, fileSize: originalSize).tracks.first(where: { $0.handler == "vide" }) else {
             throw MediaAnalyzer.Failure(reason: "the movie has no video track")
         }
@@ -64,8 +65,6 @@ enum MovieRenderer {
         // The encoder's sample description, with the original's pixel aspect ratio and
         // clean aperture.
         let description = SampleDescription.carrying(["pasp", "clap"], from: source.sampleDescription, into: video.sampleDescription)
-        guard let boxes = FileReading.topLevelBoxes(of: path) else { throw MediaAnalyzer.Failure(reason: "\(path): the movie's boxes do not add up") }
-        var topLevel: [(type: String, box: [UInt8])] = []
         let original = open(path, O_RDONLY | O_CLOEXEC), rendered = open(encoded, O_RDONLY | O_CLOEXEC)
         defer {
             if original >= 0 { close(original) }
@@ -73,10 +72,6 @@ enum MovieRenderer {
         }
         guard original >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
         guard rendered >= 0 else { throw LibraryError.io(path: encoded, operation: "open", errno: errno) }
-        for box in boxes where !["mdat", "moov", "free", "skip", "wide"].contains(box.type) {
-            guard box.size <= 16 << 20 else { throw MediaAnalyzer.Failure(reason: "\(path): a \(box.type) box of \(box.size) bytes before the movie") }
-            topLevel.append((box.type, try FileReading.bytes(original, path, offset: box.offset, count: Int(box.size))))
-        }
         var plan = try MovieRewriter.layout(
             replacing: source.id, moov: originalMoov, fileSize: originalSize, topLevel: topLevel, sampleDescription: description,
             samples: samples, editListShift: shift)
@@ -108,6 +103,26 @@ enum MovieRenderer {
             try flush()
             try out.write(plan.moov)
         }
+    }
+
+    /// A movie's `moov` box, the file's size, and its other top-level boxes but the media
+    /// (ftyp, …, whole, in order), from one walk over the box headers.
+    static func head(of path: String) throws -> (moov: [UInt8], fileSize: Int, others: [(type: String, box: [UInt8])]) {
+        guard let boxes = FileReading.topLevelBoxes(of: path), let last = boxes.last else {
+            throw MediaAnalyzer.Failure(reason: "\(path): the movie's boxes do not add up")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        var moov: [UInt8]?
+        var others: [(type: String, box: [UInt8])] = []
+        for box in boxes where !["mdat", "free", "skip", "wide"].contains(box.type) {
+            guard box.size <= 64 << 20 else { throw MediaAnalyzer.Failure(reason: "\(path): a \(box.type) box of \(box.size) bytes") }
+            let bytes = try FileReading.bytes(fd, path, offset: box.offset, count: Int(box.size))
+            if box.type == "moov" { moov = moov ?? bytes } else { others.append((box.type, bytes)) }
+        }
+        guard let moov else { throw MediaAnalyzer.Failure(reason: "\(path) has no moov box") }
+        return (moov, Int(last.offset + last.size), others)
     }
 
     /// A movie's `moov` box and the file's size, read without its media data.
