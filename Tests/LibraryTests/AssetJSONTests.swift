@@ -35,7 +35,8 @@ struct AssetJSONTests {
         encoding.near = -0.0
         encoding.far = 1.0
         encoding.intMax = 255
-        encoding.properties = ["b:Q": "q\"uote\\back/slash", "a:Z": "\u{1}\u{8}\u{c}\n\r\t\u{1f}\u{7f}é😀\u{2028}", "A:a": ""]
+        encoding.intMin = -9_223_372_036_854_775_807 - 1
+        encoding.properties = ["c:J": "{\"a\":[1,2],\"b\":{}}, [x]: \\", "b:Q": "q\"uote\\back/slash", "a:Z": "\u{1}\u{8}\u{c}\n\r\t\u{1f}\u{7f}é😀\u{2028}", "A:a": ""]
         let aux = AssetDescription.Aux(
             type: .depth, urn: nil, width: 1, height: nil, bitDepth: 16, path: "/tmp/a b/ü.png", source: "xmp:GDepth", channels: 1,
             encoding: encoding, problem: "line\nbreak")

@@ -63,7 +63,7 @@ public struct AssetCursor: Sendable, Equatable, Codable, CustomStringConvertible
     /// The cursor's text form: the JSON JSONEncoder writes for it with sorted keys,
     /// written directly (one per listed asset; the encoder cost more than the listing).
     public var description: String {
-        var json = PrettyJSON()
+        var json = PrettyJSON(capacity: 128)
         json.bytes.append(contentsOf: #"{"id":"#.utf8)
         json.value(id)
         if let key {

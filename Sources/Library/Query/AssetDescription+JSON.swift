@@ -15,7 +15,8 @@ extension AssetDescription {
     /// Assets as the elements of a JSON array, each line indented as inside `[` `]`,
     /// joined by `,` and a line break: what goes between an array's brackets.
     public static func prettyJSONElements(_ assets: [AssetDescription]) -> [UInt8] {
-        var json = PrettyJSON(depth: 1)
+        // About 3.5 kB an asset with its files, aux images and edits.
+        var json = PrettyJSON(depth: 1, capacity: 3584 * assets.count)
         for (i, asset) in assets.enumerated() {
             if i > 0 { json.bytes.append(contentsOf: ",\n".utf8) }
             json.indent()
@@ -35,14 +36,21 @@ struct PrettyJSON {
     /// Per open container: whether it has an element yet.
     private var filled: [Bool] = []
 
-    init(depth: Int = 0) {
+    init(depth: Int = 0, capacity: Int = 4096) {
         self.depth = depth
-        bytes.reserveCapacity(4096)
+        bytes.reserveCapacity(capacity)
     }
 
     mutating func indent() {
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        var n = 2 * depth
+        while n > 0 {
+            let run = min(n, Self.spaces.count)
+            bytes.append(contentsOf: Self.spaces[0..<run])
+            n -= run
+        }
     }
+
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 32)
 
     private mutating func open(_ bracket: UInt8) {
         bytes.append(bracket)
@@ -81,18 +89,43 @@ struct PrettyJSON {
         close(UInt8(ascii: "]"))
     }
 
-    /// `"name" : ` inside an object, after the previous member's comma.
-    mutating func key(_ name: String) {
+    /// `"name" : ` inside an object, after the previous member's comma: a name from data,
+    /// escaped as needed.
+    mutating func key(escaping name: String) {
         element()
         string(name)
         bytes.append(contentsOf: " : ".utf8)
     }
 
+    /// A key of the contract: plain ASCII, copied as it is.
+    mutating func key(_ name: StaticString) {
+        element()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: "\" : ".utf8)
+    }
+
     mutating func null() { bytes.append(contentsOf: "null".utf8) }
 
     mutating func value(_ s: String?) { if let s { string(s) } else { null() } }
-    mutating func value(_ n: Int?) { if let n { bytes.append(contentsOf: String(n).utf8) } else { null() } }
-    mutating func value(_ n: Int64?) { if let n { bytes.append(contentsOf: String(n).utf8) } else { null() } }
+    mutating func value(_ n: Int?) { if let n { integer(Int64(n)) } else { null() } }
+    mutating func value(_ n: Int64?) { if let n { integer(n) } else { null() } }
+
+    /// Decimal digits, as `String(n)` gives them, without making a String.
+    private mutating func integer(_ n: Int64) {
+        if n < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = n.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var end = buffer.count
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[end...]))
+        }
+    }
     mutating func value(_ b: Bool) { bytes.append(contentsOf: (b ? "true" : "false").utf8) }
 
     mutating func value(_ d: Double?) {
@@ -138,34 +171,56 @@ struct PrettyJSON {
     /// Compact JSON (as JSONEncoder wrote it, without pretty-printing) re-indented in place:
     /// strings copied as they are, structure laid out as this writer lays it out.
     mutating func reindent(compact json: String) {
-        var inString = false
-        var escaped = false
+        var json = json
+        json.withUTF8 { utf8 in reindent(compact: utf8) }
+    }
+
+    private mutating func reindent(compact utf8: UnsafeBufferPointer<UInt8>) {
         var pendingOpen = false  // a container just opened: its first element or its end decides the layout
-        for byte in json.utf8 {
-            if inString {
-                bytes.append(byte)
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
+        var i = 0
+        while i < utf8.count {
+            let byte = utf8[i]
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 if pendingOpen { element() }
                 open(byte)
                 pendingOpen = true
+                i += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 pendingOpen = false
                 close(byte)
+                i += 1
             case UInt8(ascii: ","):
                 pendingOpen = true
+                i += 1
             case UInt8(ascii: ":"):
                 bytes.append(contentsOf: " : ".utf8)
+                i += 1
             default:
                 if pendingOpen {
                     element()
                     pendingOpen = false
                 }
-                if byte == UInt8(ascii: "\"") { inString = true }
-                bytes.append(byte)
+                // A scalar or a whole string, copied in one go: up to the next structural
+                // byte outside a string.
+                var end = i
+                var inString = false
+                var escaped = false
+                scan: while end < utf8.count {
+                    let b = utf8[end]
+                    if inString {
+                        if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                    } else {
+                        switch b {
+                        case UInt8(ascii: "\""): inString = true
+                        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: ":"): break scan
+                        default: break
+                        }
+                    }
+                    end += 1
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[i..<end]))
+                i = end
             }
         }
     }
@@ -269,7 +324,7 @@ struct PrettyJSON {
             j.key("properties")
             j.object { j in
                 for key in e.properties.keys.sorted() {
-                    j.key(key)
+                    j.key(escaping: key)
                     j.value(e.properties[key])
                 }
             }
