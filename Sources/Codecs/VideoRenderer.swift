@@ -22,11 +22,13 @@ public enum VideoRenderer {
     }
 
     /// Renders the first video stream of `input` into a new MOV at `output`. `transform`
-    /// receives each frame as RGB in display orientation and returns the same size.
+    /// receives each frame as RGB in display orientation (`upright`), or as stored when
+    /// the transform treats every direction alike (`upright: false` saves two turns of
+    /// every frame), and returns the same size.
     /// `progress` hears (frames done, frames expected; 0 when unknown) after each frame.
     /// Returns the number of frames.
     public static func render(
-        input: String, output: String, options: Options = Options(), progress: ((Int, Int) -> Void)? = nil,
+        input: String, output: String, options: Options = Options(), upright: Bool = true, progress: ((Int, Int) -> Void)? = nil,
         transform: (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
     ) throws -> Int {
         let reader = try MovieFrameReader(path: input)
@@ -46,10 +48,10 @@ public enum VideoRenderer {
         settings.fullRange = reader.fullRange
         settings.colour = reader.colour
         let writer = try MovieWriter(path: output, settings: settings)
-        let orientation = reader.orientation
+        let orientation = upright ? reader.orientation : .up
         var appended = 0
         while let frame = try reader.next() {
-            let filtered = transform(frame.pixels.applying(orientation)).applying(orientation.inverse)
+            let filtered = orientation == .up ? transform(frame.pixels) : transform(frame.pixels.applying(orientation)).applying(orientation.inverse)
             guard filtered.width == reader.width, filtered.height == reader.height else {
                 throw FFmpegError(message: "the filter changed the frame size", call: "render")
             }

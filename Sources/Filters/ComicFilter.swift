@@ -15,6 +15,9 @@ import Imaging
 /// - the halftone screen is fixed to the picture and its dots are sized from the softened
 ///   luma, so a movie's frames do not shimmer.
 public struct ComicFilter: ImageFilter {
+    /// Outlines along edges of any direction, fills by tone, and a 45° dot screen, which a
+    /// quarter turn or a mirror maps onto itself (the dots' phase moves, their look does not).
+    public static let treatsEveryDirectionAlike = true
     public static let name = "comic"
     public static let summary = "bold outlines, flat colours and a halftone, like CIComicEffect"
     public static let parameters = [

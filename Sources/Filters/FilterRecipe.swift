@@ -78,6 +78,12 @@ public struct FilterRecipe: Codable, Sendable, Equatable {
         self.steps = steps
     }
 
+    /// Whether every step treats every direction alike: then the recipe may run on a
+    /// picture as stored, whatever its orientation (see ``ImageFilter/treatsEveryDirectionAlike``).
+    public var treatsEveryDirectionAlike: Bool {
+        steps.allSatisfy { FilterCatalog.filter(named: $0.name)?.treatsEveryDirectionAlike ?? false }
+    }
+
     /// RGB pixels (3 channels) through every step, each working in place on the one
     /// before's output.
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
@@ -114,6 +120,16 @@ public protocol ImageFilter: Sendable {
     init(parameters: [String: Double])
     /// The filtered picture, the same size; it may be made in `image`'s own storage.
     func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
+    /// Whether the filter treats rows and columns, left and right, top and bottom alike,
+    /// so that filtering a picture as stored (turned, mirrored) and then showing it
+    /// upright looks as filtering it upright does: renders can then skip turning every
+    /// movie frame upright and back. A filter with a direction (a gradient from the top,
+    /// text) says no, as the default does.
+    static var treatsEveryDirectionAlike: Bool { get }
+}
+
+extension ImageFilter {
+    public static var treatsEveryDirectionAlike: Bool { false }
 }
 
 /// The filters camlib knows, by name.

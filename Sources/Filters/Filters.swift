@@ -62,6 +62,8 @@ func clampByte(_ v: Double) -> UInt8 {
 
 /// Gray by Rec. 709 luma.
 public struct MonoFilter: ImageFilter {
+    /// Pixel by pixel.
+    public static let treatsEveryDirectionAlike = true
     public static let name = "mono"
     public static let summary = "gray from Rec. 709 luma, like CIPhotoEffectMono"
     public static let parameters: [FilterParameter] = []
@@ -77,6 +79,8 @@ public struct MonoFilter: ImageFilter {
 
 /// High-contrast black and white, like CIPhotoEffectNoir.
 public struct NoirFilter: ImageFilter {
+    /// Pixel by pixel.
+    public static let treatsEveryDirectionAlike = true
     public static let name = "noir"
     public static let summary = "high-contrast black and white, like CIPhotoEffectNoir"
     public static let parameters = [
@@ -106,6 +110,8 @@ public struct NoirFilter: ImageFilter {
 
 /// Brown-toned, like CISepiaTone.
 public struct SepiaFilter: ImageFilter {
+    /// Pixel by pixel.
+    public static let treatsEveryDirectionAlike = true
     public static let name = "sepia"
     public static let summary = "brown-toned, like CISepiaTone"
     public static let parameters = [
@@ -140,6 +146,8 @@ public struct SepiaFilter: ImageFilter {
 /// value decides its tone, and band borders follow smooth curves; where it differs more
 /// (an edge, real detail) its own value decides, and detail stays crisp.
 public struct PosterizeFilter: ImageFilter {
+    /// Pixel by pixel, beside a softened picture made the same way along x and y.
+    public static let treatsEveryDirectionAlike = true
     public static let name = "posterize"
     public static let summary = "a few flat tones per channel, like CIColorPosterize"
     public static let parameters = [
@@ -188,6 +196,8 @@ public struct PosterizeFilter: ImageFilter {
 
 /// Darker towards the corners, like CIVignette.
 public struct VignetteFilter: ImageFilter {
+    /// By the distance from the centre, over the half diagonal.
+    public static let treatsEveryDirectionAlike = true
     public static let name = "vignette"
     public static let summary = "darker towards the corners, like CIVignette"
     public static let parameters = [

@@ -28,26 +28,38 @@ struct InkLines {
     /// strongest channel's.
     func thinLines(_ channels: [FloatPlane]) -> [UInt8] {
         let w = channels[0].width, h = channels[0].height
-        var magnitude = [Float](repeating: 0, count: w * h)
-        var direction = [UInt8](repeating: 0, count: w * h)  // 0: along x, 1: 45°, 2: along y, 3: 135°
         guard w >= 3, h >= 3 else { return [UInt8](repeating: 0, count: w * h) }
-        var strongest = [Float](repeating: 0, count: w * h)
-        var gradients = [(Float, Float)](repeating: (0, 0), count: w * h)
+        let n = w * h
+        // Scratch planes as raw buffers: the loops below run over every working pixel of
+        // every frame, and array accesses with their checks cost several times the arithmetic.
+        let magnitude = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
+        let strongest = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
+        let gx = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
+        let gy = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
+        let candidate = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n)
+        defer {
+            magnitude.deallocate(); strongest.deallocate(); gx.deallocate(); gy.deallocate(); candidate.deallocate()
+        }
+        magnitude.initialize(repeating: 0)
+        strongest.initialize(repeating: 0)
+        gx.initialize(repeating: 0)
+        gy.initialize(repeating: 0)
+        candidate.initialize(repeating: 0)
         for plane in channels {
             plane.values.withUnsafeBufferPointer { l in
                 for y in 1..<(h - 1) {
-                    for x in 1..<(w - 1) {
-                        let i = y * w + x
+                    for i in (y * w + 1)..<(y * w + w - 1) {
                         let a = l[i - w - 1], b = l[i - w], c = l[i - w + 1]
                         let d = l[i - 1], f = l[i + 1]
                         let g = l[i + w - 1], k = l[i + w], m = l[i + w + 1]
-                        let gx = (c + 2 * f + m) - (a + 2 * d + g)
-                        let gy = (g + 2 * k + m) - (a + 2 * b + c)
-                        let squared = gx * gx + gy * gy
+                        let x = (c + 2 * f + m) - (a + 2 * d + g)
+                        let y = (g + 2 * k + m) - (a + 2 * b + c)
+                        let squared = x * x + y * y
                         magnitude[i] += squared
                         if squared > strongest[i] {
                             strongest[i] = squared
-                            gradients[i] = (gx, gy)
+                            gx[i] = x
+                            gy[i] = y
                         }
                     }
                 }
@@ -55,60 +67,51 @@ struct InkLines {
         }
         // Sobel's gain is 4 for a unit step: in levels per pixel.
         let norm = 1 / (4 * Float(channels.count).squareRoot())
+        for i in 0..<n { magnitude[i] = magnitude[i].squareRoot() * norm }
+        // Candidates (1 weak, 2 strong): the largest across the edge, along the strongest
+        // channel's gradient direction (along x, 45°, along y, 135°).
         for y in 1..<(h - 1) {
-            for x in 1..<(w - 1) {
-                let i = y * w + x
-                magnitude[i] = magnitude[i].squareRoot() * norm
-                let (gx, gy) = gradients[i]
-                let ax = abs(gx), ay = abs(gy)
-                if ay * 2.4142 < ax {
-                    direction[i] = 0
-                } else if ax * 2.4142 < ay {
-                    direction[i] = 2
-                } else {
-                    direction[i] = (gx > 0) == (gy > 0) ? 1 : 3
-                }
-            }
-        }
-        // Candidates: 1 weak, 2 strong.
-        var candidate = [UInt8](repeating: 0, count: w * h)
-        let steps = [(1, 0), (1, 1), (0, 1), (-1, 1)]
-        for y in 1..<(h - 1) {
-            for x in 1..<(w - 1) {
-                let i = y * w + x
+            for i in (y * w + 1)..<(y * w + w - 1) {
                 let m = magnitude[i]
                 guard m >= low else { continue }
-                let (dx, dy) = steps[Int(direction[i])]
-                let before = magnitude[i - dy * w - dx], after = magnitude[i + dy * w + dx]
+                let x = gx[i], y = gy[i]
+                let ax = abs(x), ay = abs(y)
+                let step: Int
+                if ay * 2.4142 < ax {
+                    step = 1
+                } else if ax * 2.4142 < ay {
+                    step = w
+                } else {
+                    step = (x > 0) == (y > 0) ? w + 1 : w - 1
+                }
                 // Ties go to one side only, so a plateau still gives one line.
-                guard m > before && m >= after else { continue }
+                guard m > magnitude[i - step] && m >= magnitude[i + step] else { continue }
                 candidate[i] = m >= high ? 2 : 1
             }
         }
         // Connected runs of candidates: kept when one is strong and the run is long enough.
-        var lines = [UInt8](repeating: 0, count: w * h)
-        var seen = [Bool](repeating: false, count: w * h)
+        var lines = [UInt8](repeating: 0, count: n)
         var stack: [Int] = [], run: [Int] = []
-        for start in 0..<(w * h) where candidate[start] != 0 && !seen[start] {
-            stack.append(start)
-            seen[start] = true
-            run.removeAll(keepingCapacity: true)
-            var strong = false
-            while let i = stack.popLast() {
-                run.append(i)
-                if candidate[i] == 2 { strong = true }
-                let x = i % w, y = i / w
-                for ny in max(0, y - 1)...min(h - 1, y + 1) {
-                    for nx in max(0, x - 1)...min(w - 1, x + 1) {
-                        let j = ny * w + nx
-                        if candidate[j] != 0 && !seen[j] {
-                            seen[j] = true
+        lines.withUnsafeMutableBufferPointer { lines in
+            for start in 0..<n where candidate[start] != 0 {
+                // A candidate is taken out (set to 0) once seen.
+                var strong = candidate[start] == 2
+                candidate[start] = 0
+                stack.append(start)
+                run.removeAll(keepingCapacity: true)
+                while let i = stack.popLast() {
+                    run.append(i)
+                    let x = i % w, y = i / w
+                    for ny in max(0, y - 1)...min(h - 1, y + 1) {
+                        for j in (ny * w + max(0, x - 1))...(ny * w + min(w - 1, x + 1)) where candidate[j] != 0 {
+                            if candidate[j] == 2 { strong = true }
+                            candidate[j] = 0
                             stack.append(j)
                         }
                     }
                 }
+                if strong && run.count >= minimumLength { for i in run { lines[i] = 1 } }
             }
-            if strong && run.count >= minimumLength { for i in run { lines[i] = 1 } }
         }
         return lines
     }
@@ -118,7 +121,9 @@ struct InkLines {
         var d = FloatPlane(width: w, height: h, repeating: 255)
         let diagonal: Float = 1.41421356
         d.values.withUnsafeMutableBufferPointer { d in
-            for i in 0..<(w * h) where lines[i] != 0 { d[i] = 0 }
+            lines.withUnsafeBufferPointer { lines in
+                for i in 0..<(w * h) where lines[i] != 0 { d[i] = 0 }
+            }
             for y in 0..<h {
                 for x in 0..<w {
                     let i = y * w + x

@@ -216,3 +216,44 @@ struct ComicFilterTests {
     let stepped = try FilterStep(parsing: "posterize").apply(to: step)
     #expect(stepped[x: 31, y: 4, channel: 0] == 0 && stepped[x: 32, y: 4, channel: 0] == 255)
 }
+
+/// Renders skip turning a stored picture upright when every filter of the recipe treats
+/// every direction alike: for each filter that says so, filtering the stored picture and
+/// then showing it upright must look as filtering the upright picture does, in all eight
+/// orientations. Pixel by pixel filters must give the same bytes; filters with a dot
+/// screen (whose phase moves) must look alike seen from afar (8x8 blocks) and differ in
+/// few pixels beyond the dots' rims.
+@Test(arguments: FilterCatalog.all.filter { $0.treatsEveryDirectionAlike }.map { $0.name })
+func aFilterThatTreatsEveryDirectionAlikeLooksTheSameOnAStoredPicture(name: String) throws {
+    let recipe = FilterRecipe(steps: [try FilterStep(name: name)])
+    #expect(recipe.treatsEveryDirectionAlike)
+    let upright = ComicFilterTests.scene(width: 480, height: 360, noise: 3)
+    let expected = recipe.apply(to: upright)
+    for orientation in EXIFOrientation.allCases where orientation != .up {
+        // The picture as a camera would have stored it to be shown upright in `orientation`.
+        let stored = upright.applying(orientation.inverse)
+        let shown = recipe.apply(toStored: stored, shownIn: orientation).applying(orientation)
+        #expect(shown.width == expected.width && shown.height == expected.height)
+        if ["mono", "noir", "sepia", "vignette"].contains(name) {
+            #expect(shown == expected, "\(name) in \(orientation)")
+            continue
+        }
+        var difference = 0.0
+        for by in 0..<(360 / 8) {
+            for bx in 0..<(480 / 8) {
+                for c in 0..<3 {
+                    var a = 0, b = 0
+                    for y in 0..<8 {
+                        for x in 0..<8 {
+                            a += Int(shown[x: bx * 8 + x, y: by * 8 + y, channel: c])
+                            b += Int(expected[x: bx * 8 + x, y: by * 8 + y, channel: c])
+                        }
+                    }
+                    difference += abs(Double(a - b)) / 64
+                }
+            }
+        }
+        let mean = difference / Double(60 * 45 * 3)
+        #expect(mean < 3, "\(name) in \(orientation): \(mean) levels apart on average, seen from afar")
+    }
+}

@@ -27,7 +27,9 @@ enum MovieRenderer {
         if let bitRateCap, let rate = source.bitRate { options.maximumBitRate = Int(Double(rate) * bitRateCap) }
         let encoded = scratch.appendingPathComponent("\(getpid())-\(UUID().uuidString).part").path
         defer { unlink(encoded) }
-        let frames = try VideoRenderer.render(input: path, output: encoded, options: options, progress: progress) {
+        let frames = try VideoRenderer.render(
+            input: path, output: encoded, options: options, upright: !recipe.treatsEveryDirectionAlike, progress: progress
+        ) {
             recipe.steps.isEmpty ? $0 : recipe.apply(to: $0)
         }
         let (renderedMoov, renderedSize) = try moov(of: encoded)

@@ -5,7 +5,8 @@ import Foundation
 import Imaging
 
 /// What an edit looks like before any encoder touches it: the filtered still, or each
-/// filtered movie frame, in display orientation, as lossless PNG. The reference that
+/// filtered movie frame (filtered as the renderers filter them: as stored when the recipe
+/// allows), in display orientation, as lossless PNG. The reference that
 /// bench/edit.py measures renders against (SSIM), so the quality a render's rate control
 /// gives up is a number.
 public enum RenderReference {
@@ -24,19 +25,22 @@ public enum RenderReference {
             let size = try JPEGCodec.dimensions(bytes)
             try StillRenderer.checkSize(width: size.width, height: size.height)
             let exif = try JPEGSegments(parsing: bytes).exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
-            let displayed = try JPEGCodec.decode(bytes).pixels.applying(EXIFOrientation(exifValue: exif?.orientation ?? 1))
-            return [try png(recipe.apply(to: displayed), folder.appendingPathComponent("still.png"))]
+            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+            let filtered = recipe.apply(toStored: try JPEGCodec.decode(bytes).pixels, shownIn: orientation)
+            return [try png(filtered.applying(orientation), folder.appendingPathComponent("still.png"))]
         case .png?:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
             let exif = try PNGChunks(parsing: bytes).exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
-            let displayed = try PNGCodec.decodeRGBKeepingAlpha(bytes).rgb.applying(EXIFOrientation(exifValue: exif?.orientation ?? 1))
-            return [try png(recipe.apply(to: displayed), folder.appendingPathComponent("still.png"))]
+            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
+            let filtered = recipe.apply(toStored: try PNGCodec.decodeRGBKeepingAlpha(bytes).rgb, shownIn: orientation)
+            return [try png(filtered.applying(orientation), folder.appendingPathComponent("still.png"))]
         default:
             let reader = try MovieFrameReader(path: path)
             var written: [String] = []
             while let frame = try reader.next() {
                 let name = String(format: "frame-%05d.png", written.count + 1)
-                written.append(try png(recipe.apply(to: frame.pixels.applying(reader.orientation)), folder.appendingPathComponent(name)))
+                let filtered = recipe.apply(toStored: frame.pixels, shownIn: reader.orientation)
+                written.append(try png(filtered.applying(reader.orientation), folder.appendingPathComponent(name)))
             }
             return written
         }

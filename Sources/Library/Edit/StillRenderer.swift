@@ -131,7 +131,7 @@ public enum StillRenderer {
         let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
         try checkSize(width: chunks.width, height: chunks.height)
         let (rgb, alpha) = try PNGCodec.decodeRGBKeepingAlpha(bytes)
-        let filtered = recipe.apply(to: rgb.applying(orientation)).applying(orientation.inverse)
+        let filtered = recipe.apply(toStored: rgb, shownIn: orientation)
         var warnings: [String] = []
         if chunks.bitDepth == 16 { warnings.append("the 16-bit PNG was rendered with 8 bits per sample") }
         let encoded: [UInt8]
@@ -204,8 +204,7 @@ public enum StillRenderer {
         // The decoded picture is handed over, so the filter can work in its storage (a
         // 200-megapixel still is 600 MB a copy).
         let decoded = try JPEGCodec.decode(bytes)
-        let displayed = (consume decoded).pixels.applying(orientation)
-        let stored = recipe.apply(to: consume displayed).applying(orientation.inverse)
+        let stored = recipe.apply(toStored: (consume decoded).pixels, shownIn: orientation)
         // The original's metadata segments (its JFIF, Exif with its MakerNote, XMP, ICC
         // profile, …) in their order, then the new image data, then the original's MPF
         // images (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
