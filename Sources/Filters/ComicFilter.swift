@@ -73,19 +73,52 @@ public struct ComicFilter: ImageFilter {
                 // The fill: luma posterised (a table look-up, apart so the arithmetic
                 // around it runs in vector registers), the colours' chroma kept and
                 // lifted, so grays stay gray and hues keep their hue.
-                for x in 0..<w { l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x] }
-                for x in 0..<w { tone[x] = tones[Int(min(255, max(0, l[x] + 0.5)))] }
-                for x in 0..<w {
+                typealias V = FloatVector.V
+                var x = 0
+                while x + FloatVector.lanes <= w {
+                    let lx = 0.2126 * FloatVector.load(r + x) + 0.7152 * FloatVector.load(g + x) + 0.0722 * FloatVector.load(b + x)
+                    FloatVector.store(lx, l + x)
+                    x += FloatVector.lanes
+                }
+                while x < w {
+                    l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
+                    x += 1
+                }
+                for x in 0..<w { tone[x] = tones[Int(FloatVector.nearestByte(min(255, max(0, l[x]))))] }
+                // Several pixels at a time in vector registers, written out as bytes.
+                let (zero, one, top, half) = (V(repeating: 0), V(repeating: 1), V(repeating: 255), V(repeating: 0.5))
+                let (inkRV, inkGV, inkBV) = (V(repeating: inkR), V(repeating: inkG), V(repeating: inkB))
+                x = 0
+                while x + FloatVector.lanes <= w {
+                    let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
                     // A dot darkens the fill by `ink`; a line covers it.
+                    let darken = one - ink * FloatVector.load(dotted + x)
+                    let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
+                    let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, top) * darken
+                    let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, top) * darken
+                    let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, top) * darken
+                    // In 0 ... 255: nearest whole values, as bytes.
+                    let vr = FloatVector.nearestBytes(fr + c * (inkRV - fr))
+                    let vg = FloatVector.nearestBytes(fg + c * (inkGV - fg))
+                    let vb = FloatVector.nearestBytes(fb + c * (inkBV - fb))
+                    let p = o + x * 3
+                    for k in 0..<FloatVector.lanes {
+                        p[k * 3] = UInt8(truncatingIfNeeded: vr[k])
+                        p[k * 3 + 1] = UInt8(truncatingIfNeeded: vg[k])
+                        p[k * 3 + 2] = UInt8(truncatingIfNeeded: vb[k])
+                    }
+                    x += FloatVector.lanes
+                }
+                while x < w {
                     let darken = 1 - ink * dotted[x]
                     let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
                     let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
                     let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
                     let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
-                    // In 0 ... 255.5: the conversions cannot overflow.
-                    o[x * 3] = UInt8(truncatingIfNeeded: Int32(fr + c * (inkR - fr) + 0.5))
-                    o[x * 3 + 1] = UInt8(truncatingIfNeeded: Int32(fg + c * (inkG - fg) + 0.5))
-                    o[x * 3 + 2] = UInt8(truncatingIfNeeded: Int32(fb + c * (inkB - fb) + 0.5))
+                    o[x * 3] = FloatVector.nearestByte(fr + c * (inkR - fr))
+                    o[x * 3 + 1] = FloatVector.nearestByte(fg + c * (inkG - fg))
+                    o[x * 3 + 2] = FloatVector.nearestByte(fb + c * (inkB - fb))
+                    x += 1
                 }
             }
         }

@@ -18,15 +18,16 @@ struct HalftoneScreen: Sendable {
     /// around the radius), per cell centre, indexed by `(n + 1) * columns + m`; the rows
     /// run n = -1 ... height/k + 1.
     let radii: [Float]
-    /// 1 / (√8 · rim): turns a pixel's `squaredDistances` root into rims. The rim is an
+    /// 1 / (√8 · rim): turns the root of a pixel's two squared place distances into rims. The rim is an
     /// eighth of the cell (at least a pixel), so a dot looks the same at every size, and
     /// its soft edge costs an encoder far fewer bits than a hard one.
     let rimsPerRootUnit: Float
     let columns: Int
-    /// (2i + 1 − 2k)²: twice the distance of place i = 0 ..< 2k (a pixel centre) from the
-    /// cell's middle along u or v, squared. The two of a pixel add up to 8 × its squared
-    /// distance in pixels from the dot's centre.
-    let squaredDistances: [Int32]
+    /// A pixel's distance from its dot's centre in rims, by its place (su, sv) in the cell
+    /// (0 ..< 2k each), at `su · 2k + sv`: looked up, not computed with a square root per
+    /// pixel. From (2i + 1 − 2k)², twice the distance of place i from the cell's middle
+    /// along u or v, squared; the two of a pixel add up to 8 × its squared distance.
+    let rimDistances: [Float]
     /// The darkness of the lightest tones, which stay clean paper, and the dot radius of
     /// full black (in cells).
     static let paper = 0.2, blackRadius = 0.62
@@ -59,15 +60,19 @@ struct HalftoneScreen: Sendable {
             }
         }
         self.radii = radii
-        let k = k
-        squaredDistances = (0..<(2 * k)).map { Int32((2 * $0 + 1 - 2 * k) * (2 * $0 + 1 - 2 * k)) }
+        let k = k, period = 2 * k
+        let squares = (0..<period).map { Int32((2 * $0 + 1 - 2 * k) * (2 * $0 + 1 - 2 * k)) }
+        var rimDistances = [Float](repeating: 0, count: period * period)
+        for su in 0..<period {
+            for sv in 0..<period { rimDistances[su * period + sv] = Float(squares[su] &+ squares[sv]).squareRoot() * rimsPerRootUnit }
+        }
+        self.rimDistances = rimDistances
     }
 
     /// Row y of the screen: `dots[x]` is how much of pixel x a dot covers, 0 ... 1.
     func dots(inRow y: Int, into dots: UnsafeMutablePointer<Float>) {
-        let scale = rimsPerRootUnit
         radii.withUnsafeBufferPointer { radii in
-            squaredDistances.withUnsafeBufferPointer { squares in
+            rimDistances.withUnsafeBufferPointer { rims in
                 let period = 2 * k
                 // u·2k = x + y and v·2k = x − y: the cell is (⌊u⌋, ⌊v⌋), the place in it
                 // the remainders su, sv; its centre is m = ⌊u⌋ + ⌊v⌋ + 1, n = ⌊u⌋ − ⌊v⌋.
@@ -80,14 +85,12 @@ struct HalftoneScreen: Sendable {
                     let n = min(height / k + 1, max(-1, cu - cv)), m = min(columns - 1, max(0, cu + cv + 1))
                     let radius = radii[(n + 1) * columns + m]
                     let run = min(width - x, period - max(su, sv))
-                    let du = squares.baseAddress! + su, dv = squares.baseAddress! + sv, out = dots + x
+                    // Along a row both places step by one: the table's diagonal.
+                    let distances = rims.baseAddress! + su * period + sv, out = dots + x
                     if radius == 0 {
                         for i in 0..<run { out[i] = 0 }
                     } else {
-                        for i in 0..<run {
-                            let distance = Float(du[i] &+ dv[i]).squareRoot() * scale  // in rims
-                            out[i] = min(1, max(0, radius - distance))
-                        }
+                        for i in 0..<run { out[i] = min(1, max(0, radius - distances[i * (period + 1)])) }
                     }
                     x += run
                     su += run

@@ -45,22 +45,44 @@ struct InkLines {
         gx.initialize(repeating: 0)
         gy.initialize(repeating: 0)
         candidate.initialize(repeating: 0)
+        let (load, store) = (FloatVector.load(_:) as (UnsafePointer<Float>) -> FloatVector.V, FloatVector.store)
+        let (mag, str, gxp, gyp) = (magnitude.baseAddress!, strongest.baseAddress!, gx.baseAddress!, gy.baseAddress!)
         for plane in channels {
-            plane.values.withUnsafeBufferPointer { l in
+            plane.values.withUnsafeBufferPointer { values in
+                let l = values.baseAddress!
                 for y in 1..<(h - 1) {
-                    for i in (y * w + 1)..<(y * w + w - 1) {
+                    let start = y * w + 1, end = y * w + w - 1
+                    var i = start
+                    // Several pixels at a time in vector registers, then the row's rest.
+                    while i + FloatVector.lanes <= end {
+                        let a = load(l + i - w - 1), b = load(l + i - w), c = load(l + i - w + 1)
+                        let d = load(l + i - 1), f = load(l + i + 1)
+                        let g = load(l + i + w - 1), k = load(l + i + w), m = load(l + i + w + 1)
+                        let x = (c + 2 * f + m) - (a + 2 * d + g)
+                        let y = (g + 2 * k + m) - (a + 2 * b + c)
+                        let squared = x * x + y * y
+                        store(FloatVector.load(mag + i) + squared, mag + i)
+                        let strongest = FloatVector.load(str + i)
+                        let stronger = squared .> strongest
+                        store(strongest.replacing(with: squared, where: stronger), str + i)
+                        store(FloatVector.load(gxp + i).replacing(with: x, where: stronger), gxp + i)
+                        store(FloatVector.load(gyp + i).replacing(with: y, where: stronger), gyp + i)
+                        i += FloatVector.lanes
+                    }
+                    while i < end {
                         let a = l[i - w - 1], b = l[i - w], c = l[i - w + 1]
                         let d = l[i - 1], f = l[i + 1]
                         let g = l[i + w - 1], k = l[i + w], m = l[i + w + 1]
                         let x = (c + 2 * f + m) - (a + 2 * d + g)
                         let y = (g + 2 * k + m) - (a + 2 * b + c)
                         let squared = x * x + y * y
-                        magnitude[i] += squared
-                        if squared > strongest[i] {
-                            strongest[i] = squared
-                            gx[i] = x
-                            gy[i] = y
+                        mag[i] += squared
+                        if squared > str[i] {
+                            str[i] = squared
+                            gxp[i] = x
+                            gyp[i] = y
                         }
+                        i += 1
                     }
                 }
             }
@@ -116,38 +138,45 @@ struct InkLines {
         return lines
     }
 
-    /// Chamfer distances (1 along an axis, √2 diagonally) to the nearest 1 in `lines`.
+    /// Chamfer distances (1 along an axis, √2 diagonally) to the nearest 1 in `lines`:
+    /// a pass down (from the row above, then along the row left to right) and a pass up
+    /// (from the row below, then right to left). Each row's terms from its neighbour row
+    /// run in vector registers; only the scan along the row is serial.
     static func distanceTransform(_ lines: [UInt8], width w: Int, height h: Int) -> FloatPlane {
         var d = FloatPlane(width: w, height: h, repeating: 255)
+        guard w > 0, h > 0 else { return d }
         let diagonal: Float = 1.41421356
         d.values.withUnsafeMutableBufferPointer { d in
             lines.withUnsafeBufferPointer { lines in
                 for i in 0..<(w * h) where lines[i] != 0 { d[i] = 0 }
             }
+            func fromRow(_ row: Int, _ neighbour: Int) {
+                let r = d.baseAddress! + row * w, n = d.baseAddress! + neighbour * w
+                r[0] = min(r[0], n[0] + 1)
+                if w > 1 {
+                    r[0] = min(r[0], n[1] + diagonal)
+                    r[w - 1] = min(r[w - 1], min(n[w - 1] + 1, n[w - 2] + diagonal))
+                }
+                if w > 2 {
+                    for x in 1..<(w - 1) { r[x] = min(r[x], min(n[x] + 1, min(n[x - 1], n[x + 1]) + diagonal)) }
+                }
+            }
             for y in 0..<h {
-                for x in 0..<w {
-                    let i = y * w + x
-                    var v = d[i]
-                    if x > 0 { v = min(v, d[i - 1] + 1) }
-                    if y > 0 {
-                        v = min(v, d[i - w] + 1)
-                        if x > 0 { v = min(v, d[i - w - 1] + diagonal) }
-                        if x < w - 1 { v = min(v, d[i - w + 1] + diagonal) }
-                    }
-                    d[i] = v
+                if y > 0 { fromRow(y, y - 1) }
+                let r = d.baseAddress! + y * w
+                var previous = r[0]
+                for x in 1..<max(1, w) {
+                    previous = min(r[x], previous + 1)
+                    r[x] = previous
                 }
             }
             for y in stride(from: h - 1, through: 0, by: -1) {
-                for x in stride(from: w - 1, through: 0, by: -1) {
-                    let i = y * w + x
-                    var v = d[i]
-                    if x < w - 1 { v = min(v, d[i + 1] + 1) }
-                    if y < h - 1 {
-                        v = min(v, d[i + w] + 1)
-                        if x < w - 1 { v = min(v, d[i + w + 1] + diagonal) }
-                        if x > 0 { v = min(v, d[i + w - 1] + diagonal) }
-                    }
-                    d[i] = v
+                if y < h - 1 { fromRow(y, y + 1) }
+                let r = d.baseAddress! + y * w
+                var next = r[w - 1]
+                for x in stride(from: w - 2, through: 0, by: -1) {
+                    next = min(r[x], next + 1)
+                    r[x] = next
                 }
             }
         }

@@ -149,7 +149,16 @@ struct UpsampledRows: Sendable {
         for (p, plane) in planes.enumerated() {
             plane.values.withUnsafeBufferPointer { v in
                 let a = v.baseAddress! + r0 * sw, b = v.baseAddress! + r1 * sw
-                for i in 0..<sw { scratch[i] = a[i] + ty * (b[i] - a[i]) }
+                var i = 0
+                while i + FloatVector.lanes <= sw {
+                    let va = FloatVector.load(a + i)
+                    FloatVector.store(va + ty * (FloatVector.load(b + i) - va), scratch + i)
+                    i += FloatVector.lanes
+                }
+                while i < sw {
+                    scratch[i] = a[i] + ty * (b[i] - a[i])
+                    i += 1
+                }
             }
             let out = rows[p]
             x0.withUnsafeBufferPointer { x0 in
