@@ -14,7 +14,7 @@ import Imaging
 ///   colours, so noise does not break a smooth sky into speckled bands;
 /// - the halftone screen is fixed to the picture and its dots are sized from the softened
 ///   luma, so a movie's frames do not shimmer.
-public struct ComicFilter: ImageFilter {
+public struct ComicFilter: RegionFilter {
     /// Outlines along edges of any direction, fills by tone, and a 45° dot screen, which a
     /// quarter turn or a mirror maps onto itself (the dots' phase moves, their look does not).
     public static let treatsEveryDirectionAlike = true
@@ -50,79 +50,97 @@ public struct ComicFilter: ImageFilter {
         dot = (parameters["dot"] ?? 0) > 0 ? parameters["dot"]! : 10
     }
 
+    public var summarySize: (shortSide: Int, blurRadius: Int)? { (Self.workingShortSide, 1) }
+
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         precondition(image.channels == 3, "filters take RGB")
-        let w = image.width, h = image.height
-        guard w >= 3, h >= 3 else { return PosterizeFilter(parameters: ["levels": 5]).apply(to: image) }
+        guard image.width >= 3, image.height >= 3 else { return PosterizeFilter(parameters: ["levels": 5]).apply(to: image) }
+        return applyByPlan(image)
+    }
+
+    /// Lines, dot sizes and colours decided at the working size; the drawing needs nothing
+    /// of the picture itself.
+    public func plan(width w: Int, height h: Int, summary: SmoothedImage?) -> any RegionPlan {
+        let soft = summary!
         let short = Double(min(w, h))
-        let soft = SmoothedImage(image, shortSide: Self.workingShortSide, blurRadius: 1)
         let screen = HalftoneScreen(cell: max(4, Int((dot / 1000 * short).rounded())), width: w, height: h) { x, y in
             soft.sample(soft.luma, x: x, y: y)
         }
         let (mask, slope) = lineMask(soft, short: short)
-        let rows = UpsampledRows([soft.red, soft.green, soft.blue, mask], width: w, height: h)
-        let (ink, inkColour, saturation) = (ink, Self.inkColour, Self.saturation)
-        // The picture itself is not read again: the output goes into its storage.
-        var out = consume image
-        let (inkR, inkG, inkB) = inkColour
-        tones.withUnsafeBufferPointer { tones in
-            rows.forEachRow(of: &out, extraRows: 3) { y, planes, extra, o in
-                let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
-                let dotted = extra, l = extra + w, tone = extra + 2 * w
-                screen.dots(inRow: y, into: dotted)
-                // The fill: luma posterised (a table look-up, apart so the arithmetic
-                // around it runs in vector registers), the colours' chroma kept and
-                // lifted, so grays stay gray and hues keep their hue.
-                typealias V = FloatVector.V
-                var x = 0
-                while x + FloatVector.lanes <= w {
-                    let lx = 0.2126 * FloatVector.load(r + x) + 0.7152 * FloatVector.load(g + x) + 0.0722 * FloatVector.load(b + x)
-                    FloatVector.store(lx, l + x)
-                    x += FloatVector.lanes
-                }
-                while x < w {
-                    l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
-                    x += 1
-                }
-                for x in 0..<w { tone[x] = tones[Int(FloatVector.nearestByte(min(255, max(0, l[x]))))] }
-                // Several pixels at a time in vector registers, written out as bytes.
-                let (zero, one, top, half) = (V(repeating: 0), V(repeating: 1), V(repeating: 255), V(repeating: 0.5))
-                let (inkRV, inkGV, inkBV) = (V(repeating: inkR), V(repeating: inkG), V(repeating: inkB))
-                x = 0
-                while x + FloatVector.lanes <= w {
-                    let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
-                    // A dot darkens the fill by `ink`; a line covers it.
-                    let darken = one - ink * FloatVector.load(dotted + x)
-                    let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
-                    let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, top) * darken
-                    let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, top) * darken
-                    let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, top) * darken
-                    // In 0 ... 255: nearest whole values, as bytes.
-                    let vr = FloatVector.nearestBytes(fr + c * (inkRV - fr))
-                    let vg = FloatVector.nearestBytes(fg + c * (inkGV - fg))
-                    let vb = FloatVector.nearestBytes(fb + c * (inkBV - fb))
-                    let p = o + x * 3
-                    for k in 0..<FloatVector.lanes {
-                        p[k * 3] = UInt8(truncatingIfNeeded: vr[k])
-                        p[k * 3 + 1] = UInt8(truncatingIfNeeded: vg[k])
-                        p[k * 3 + 2] = UInt8(truncatingIfNeeded: vb[k])
+        return Plan(rows: UpsampledRows([soft.red, soft.green, soft.blue, mask], width: w, height: h), screen: screen, slope: slope, tones: tones, ink: ink)
+    }
+
+    struct Plan: RegionPlan {
+        let rows: UpsampledRows
+        let screen: HalftoneScreen
+        let slope: Float
+        let tones: [Float]
+        let ink: Float
+
+        func draw(_ pixels: inout PixelBuffer<UInt8>, x left: Int, y top: Int) {
+            let w = pixels.width
+            let (ink, slope, screen) = (ink, slope, screen)
+            let (inkR, inkG, inkB) = ComicFilter.inkColour
+            let saturation = ComicFilter.saturation
+            // The picture itself is not read: the output goes into its storage.
+            tones.withUnsafeBufferPointer { tones in
+                rows.forEachRow(of: &pixels, x: left, y: top, extraRows: 3) { y, planes, extra, o in
+                    let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
+                    let dotted = extra, l = extra + w, tone = extra + 2 * w
+                    screen.dots(inRow: y, x: left, count: w, into: dotted)
+                    // The fill: luma posterised (a table look-up, apart so the arithmetic
+                    // around it runs in vector registers), the colours' chroma kept and
+                    // lifted, so grays stay gray and hues keep their hue.
+                    typealias V = FloatVector.V
+                    var x = 0
+                    while x + FloatVector.lanes <= w {
+                        let lx = 0.2126 * FloatVector.load(r + x) + 0.7152 * FloatVector.load(g + x) + 0.0722 * FloatVector.load(b + x)
+                        FloatVector.store(lx, l + x)
+                        x += FloatVector.lanes
                     }
-                    x += FloatVector.lanes
-                }
-                while x < w {
-                    let darken = 1 - ink * dotted[x]
-                    let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
-                    let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
-                    let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
-                    let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
-                    o[x * 3] = FloatVector.nearestByte(fr + c * (inkR - fr))
-                    o[x * 3 + 1] = FloatVector.nearestByte(fg + c * (inkG - fg))
-                    o[x * 3 + 2] = FloatVector.nearestByte(fb + c * (inkB - fb))
-                    x += 1
+                    while x < w {
+                        l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
+                        x += 1
+                    }
+                    for x in 0..<w { tone[x] = tones[Int(FloatVector.nearestByte(min(255, max(0, l[x]))))] }
+                    // Several pixels at a time in vector registers, written out as bytes.
+                    let (zero, one, full, half) = (V(repeating: 0), V(repeating: 1), V(repeating: 255), V(repeating: 0.5))
+                    let (inkRV, inkGV, inkBV) = (V(repeating: inkR), V(repeating: inkG), V(repeating: inkB))
+                    x = 0
+                    while x + FloatVector.lanes <= w {
+                        let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
+                        // A dot darkens the fill by `ink`; a line covers it.
+                        let darken = one - ink * FloatVector.load(dotted + x)
+                        let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
+                        let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, full) * darken
+                        let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, full) * darken
+                        let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, full) * darken
+                        // In 0 ... 255: nearest whole values, as bytes.
+                        let vr = FloatVector.nearestBytes(fr + c * (inkRV - fr))
+                        let vg = FloatVector.nearestBytes(fg + c * (inkGV - fg))
+                        let vb = FloatVector.nearestBytes(fb + c * (inkBV - fb))
+                        let p = o + x * 3
+                        for k in 0..<FloatVector.lanes {
+                            p[k * 3] = UInt8(truncatingIfNeeded: vr[k])
+                            p[k * 3 + 1] = UInt8(truncatingIfNeeded: vg[k])
+                            p[k * 3 + 2] = UInt8(truncatingIfNeeded: vb[k])
+                        }
+                        x += FloatVector.lanes
+                    }
+                    while x < w {
+                        let darken = 1 - ink * dotted[x]
+                        let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
+                        let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
+                        let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
+                        let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
+                        o[x * 3] = FloatVector.nearestByte(fr + c * (inkR - fr))
+                        o[x * 3 + 1] = FloatVector.nearestByte(fg + c * (inkG - fg))
+                        o[x * 3 + 2] = FloatVector.nearestByte(fb + c * (inkB - fb))
+                        x += 1
+                    }
                 }
             }
         }
-        return out
     }
 
     /// The outlines as a working-size mask (1 on a line, 0 off it) and the slope that

@@ -28,14 +28,12 @@ enum Cores {
     }()
 }
 
-/// Applies a per-pixel function to every pixel, in parallel, in place: a caller that
-/// hands over its only copy of the picture (`consume`) needs no second one.
+/// Applies a per-pixel function to every pixel, in parallel, in place.
 @inlinable
-func mapPixels(_ image: consuming PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UInt8) -> (UInt8, UInt8, UInt8)) -> PixelBuffer<UInt8> {
+func mapPixels(_ image: inout PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UInt8) -> (UInt8, UInt8, UInt8)) {
     precondition(image.channels == 3, "filters take RGB")
-    var out = consume image
-    let (w, h) = (out.width, out.height)
-    out.components.withUnsafeMutableBufferPointer { pixels in
+    let (w, h) = (image.width, image.height)
+    image.components.withUnsafeMutableBufferPointer { pixels in
         nonisolated(unsafe) let pixels = pixels
         forEachBand(rows: h) { rows in
             for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
@@ -46,7 +44,6 @@ func mapPixels(_ image: consuming PixelBuffer<UInt8>, _ transform: (UInt8, UInt8
             }
         }
     }
-    return out
 }
 
 /// Rec. 709 luma in 8-bit fixed point (weights 54, 183, 19 of 256).
@@ -61,26 +58,20 @@ func clampByte(_ v: Double) -> UInt8 {
 }
 
 /// Gray by Rec. 709 luma.
-public struct MonoFilter: ImageFilter {
-    /// Pixel by pixel.
-    public static let treatsEveryDirectionAlike = true
+public struct MonoFilter: PixelFilter {
     public static let name = "mono"
     public static let summary = "gray from Rec. 709 luma, like CIPhotoEffectMono"
     public static let parameters: [FilterParameter] = []
     public init(parameters: [String: Double]) {}
 
-    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        mapPixels(image) { r, g, b in
-            let y = luma(r, g, b)
-            return (y, y, y)
-        }
+    public func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
+        let y = luma(r, g, b)
+        return (y, y, y)
     }
 }
 
 /// High-contrast black and white, like CIPhotoEffectNoir.
-public struct NoirFilter: ImageFilter {
-    /// Pixel by pixel.
-    public static let treatsEveryDirectionAlike = true
+public struct NoirFilter: PixelFilter {
     public static let name = "noir"
     public static let summary = "high-contrast black and white, like CIPhotoEffectNoir"
     public static let parameters = [
@@ -99,42 +90,39 @@ public struct NoirFilter: ImageFilter {
         }
     }
 
-    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        let lut = curve
-        return mapPixels(image) { r, g, b in
-            let y = lut[Int(luma(r, g, b))]
-            return (y, y, y)
-        }
+    public func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
+        let y = curve[Int(luma(r, g, b))]
+        return (y, y, y)
     }
 }
 
 /// Brown-toned, like CISepiaTone.
-public struct SepiaFilter: ImageFilter {
-    /// Pixel by pixel.
-    public static let treatsEveryDirectionAlike = true
+public struct SepiaFilter: PixelFilter {
     public static let name = "sepia"
     public static let summary = "brown-toned, like CISepiaTone"
     public static let parameters = [
         FilterParameter(name: "intensity", defaultValue: 1, range: 0...1, help: "0 leaves the photo, 1 is full sepia")
     ]
-    let weights: [Int32]  // 3x3 matrix in 1/1024, mixed with identity by intensity
+    /// 3x3 matrix in 1/1024, mixed with identity by intensity (a value, not an array:
+    /// read for every pixel without reference counting).
+    let weights: SIMD16<Int32>
 
     public init(parameters: [String: Double]) {
         let k = parameters["intensity"] ?? 1
         let sepia: [Double] = [0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131]
         let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
-        weights = (0..<9).map { Int32(((1 - k) * identity[$0] + k * sepia[$0]) * 1024) }
+        var weights = SIMD16<Int32>()
+        for i in 0..<9 { weights[i] = Int32(((1 - k) * identity[i] + k * sepia[i]) * 1024) }
+        self.weights = weights
     }
 
-    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    public func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
         let m = weights
-        return mapPixels(image) { r, g, b in
-            let (r, g, b) = (Int32(r), Int32(g), Int32(b))
-            func channel(_ row: Int) -> UInt8 {
-                UInt8(clamping: (m[row * 3] * r + m[row * 3 + 1] * g + m[row * 3 + 2] * b + 512) >> 10)
-            }
-            return (channel(0), channel(1), channel(2))
+        let (r, g, b) = (Int32(r), Int32(g), Int32(b))
+        func channel(_ row: Int) -> UInt8 {
+            UInt8(clamping: (m[row * 3] * r + m[row * 3 + 1] * g + m[row * 3 + 2] * b + 512) >> 10)
         }
+        return (channel(0), channel(1), channel(2))
     }
 }
 
@@ -145,7 +133,7 @@ public struct SepiaFilter: ImageFilter {
 /// half a step of the picture softened at a working size (`SmoothedImage`), the softened
 /// value decides its tone, and band borders follow smooth curves; where it differs more
 /// (an edge, real detail) its own value decides, and detail stays crisp.
-public struct PosterizeFilter: ImageFilter {
+public struct PosterizeFilter: RegionFilter {
     /// Pixel by pixel, beside a softened picture made the same way along x and y.
     public static let treatsEveryDirectionAlike = true
     public static let name = "posterize"
@@ -169,33 +157,44 @@ public struct PosterizeFilter: ImageFilter {
         return (0..<256).map { clampByte((Double($0) / 255 * steps).rounded() / steps * 255) }
     }
 
+    public var summarySize: (shortSide: Int, blurRadius: Int)? { (Self.workingShortSide, 3) }
+
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        precondition(image.channels == 3, "filters take RGB")
-        let w = image.width, h = image.height
-        guard w > 0, h > 0 else { return image }
-        let soft = SmoothedImage(image, shortSide: Self.workingShortSide, blurRadius: 3)
-        let rows = UpsampledRows([soft.red, soft.green, soft.blue], width: w, height: h)
-        let noise = noise
-        // In place: each pixel is read, then written with its tone.
-        var out = consume image
-        table.withUnsafeBufferPointer { lut in
-            rows.forEachRow(of: &out, extraRows: 0) { _, planes, _, o in
-                for x in 0..<w {
-                    let r = Float(o[x * 3]), g = Float(o[x * 3 + 1]), b = Float(o[x * 3 + 2])
-                    let sr = planes[0][x], sg = planes[1][x], sb = planes[2][x]
-                    let smooth = max(abs(r - sr), max(abs(g - sg), abs(b - sb))) < noise
-                    o[x * 3] = lut[Int(smooth ? sr + 0.5 : r)]
-                    o[x * 3 + 1] = lut[Int(smooth ? sg + 0.5 : g)]
-                    o[x * 3 + 2] = lut[Int(smooth ? sb + 0.5 : b)]
+        guard image.width > 0, image.height > 0 else { return image }
+        return applyByPlan(image)
+    }
+
+    public func plan(width: Int, height: Int, summary: SmoothedImage?) -> any RegionPlan {
+        let soft = summary!
+        return Plan(rows: UpsampledRows([soft.red, soft.green, soft.blue], width: width, height: height), table: table, noise: noise)
+    }
+
+    struct Plan: RegionPlan {
+        let rows: UpsampledRows
+        let table: [UInt8]
+        let noise: Float
+
+        func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int) {
+            let (w, noise) = (pixels.width, noise)
+            // In place: each pixel is read, then written with its tone.
+            table.withUnsafeBufferPointer { lut in
+                rows.forEachRow(of: &pixels, x: x, y: y, extraRows: 0) { _, planes, _, o in
+                    for x in 0..<w {
+                        let r = Float(o[x * 3]), g = Float(o[x * 3 + 1]), b = Float(o[x * 3 + 2])
+                        let sr = planes[0][x], sg = planes[1][x], sb = planes[2][x]
+                        let smooth = max(abs(r - sr), max(abs(g - sg), abs(b - sb))) < noise
+                        o[x * 3] = lut[Int(smooth ? sr + 0.5 : r)]
+                        o[x * 3 + 1] = lut[Int(smooth ? sg + 0.5 : g)]
+                        o[x * 3 + 2] = lut[Int(smooth ? sb + 0.5 : b)]
+                    }
                 }
             }
         }
-        return out
     }
 }
 
 /// Darker towards the corners, like CIVignette.
-public struct VignetteFilter: ImageFilter {
+public struct VignetteFilter: RegionFilter {
     /// By the distance from the centre, over the half diagonal.
     public static let treatsEveryDirectionAlike = true
     public static let name = "vignette"
@@ -212,35 +211,44 @@ public struct VignetteFilter: ImageFilter {
         radius = parameters["radius"] ?? 0.5
     }
 
-    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        precondition(image.channels == 3, "filters take RGB")
-        let w = image.width, h = image.height
-        let cx = Double(w - 1) / 2, cy = Double(h - 1) / 2
-        let halfDiagonal = max(1, (cx * cx + cy * cy).squareRoot())
-        let dx2 = (0..<w).map { x in (Double(x) - cx) * (Double(x) - cx) }
-        let (strength, radius) = (strength, radius)
-        // In place: each pixel is read, then written darkened.
-        var out = consume image
-        out.components.withUnsafeMutableBufferPointer { pixels in
-            nonisolated(unsafe) let pixels = pixels
-            dx2.withUnsafeBufferPointer { dx2 in
-                forEachBand(rows: h) { rows in
-                    for y in rows {
-                        let dy2 = (Double(y) - cy) * (Double(y) - cy)
-                        for x in 0..<w {
-                            let d = (dx2[x] + dy2).squareRoot() / halfDiagonal
-                            let t = max(0, min(1, (d - radius) / (1 - radius)))
-                            // Smoothstep falloff, in 1/256 steps.
-                            let factor = UInt32(((1 - strength * t * t * (3 - 2 * t)) * 256).rounded())
-                            let i = (y * w + x) * 3
-                            pixels[i] = UInt8((UInt32(pixels[i]) * factor + 128) >> 8)
-                            pixels[i + 1] = UInt8((UInt32(pixels[i + 1]) * factor + 128) >> 8)
-                            pixels[i + 2] = UInt8((UInt32(pixels[i + 2]) * factor + 128) >> 8)
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> { applyByPlan(image) }
+
+    public func plan(width: Int, height: Int, summary: SmoothedImage?) -> any RegionPlan {
+        Plan(width: width, height: height, strength: strength, radius: radius)
+    }
+
+    struct Plan: RegionPlan {
+        let width: Int, height: Int
+        let strength: Double, radius: Double
+
+        func draw(_ pixels: inout PixelBuffer<UInt8>, x left: Int, y top: Int) {
+            let (w, h) = (pixels.width, pixels.height)
+            // By the distance from the whole picture's centre.
+            let cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
+            let halfDiagonal = max(1, (cx * cx + cy * cy).squareRoot())
+            let dx2 = (0..<w).map { x in (Double(left + x) - cx) * (Double(left + x) - cx) }
+            let (strength, radius) = (strength, radius)
+            // In place: each pixel is read, then written darkened.
+            pixels.components.withUnsafeMutableBufferPointer { pixels in
+                nonisolated(unsafe) let pixels = pixels
+                dx2.withUnsafeBufferPointer { dx2 in
+                    forEachBand(rows: h) { rows in
+                        for y in rows {
+                            let dy2 = (Double(top + y) - cy) * (Double(top + y) - cy)
+                            for x in 0..<w {
+                                let d = (dx2[x] + dy2).squareRoot() / halfDiagonal
+                                let t = max(0, min(1, (d - radius) / (1 - radius)))
+                                // Smoothstep falloff, in 1/256 steps.
+                                let factor = UInt32(((1 - strength * t * t * (3 - 2 * t)) * 256).rounded())
+                                let i = (y * w + x) * 3
+                                pixels[i] = UInt8((UInt32(pixels[i]) * factor + 128) >> 8)
+                                pixels[i + 1] = UInt8((UInt32(pixels[i + 1]) * factor + 128) >> 8)
+                                pixels[i + 2] = UInt8((UInt32(pixels[i + 2]) * factor + 128) >> 8)
+                            }
                         }
                     }
                 }
             }
         }
-        return out
     }
 }

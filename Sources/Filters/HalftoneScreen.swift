@@ -69,24 +69,27 @@ struct HalftoneScreen: Sendable {
         self.rimDistances = rimDistances
     }
 
-    /// Row y of the screen: `dots[x]` is how much of pixel x a dot covers, 0 ... 1.
-    func dots(inRow y: Int, into dots: UnsafeMutablePointer<Float>) {
+    /// Row y of the screen, columns `x ..< x + count` (the whole row by default):
+    /// `dots[i]` is how much of pixel x + i a dot covers, 0 ... 1.
+    func dots(inRow y: Int, x start: Int = 0, count: Int? = nil, into dots: UnsafeMutablePointer<Float>) {
+        let end = start + (count ?? width - start)
         radii.withUnsafeBufferPointer { radii in
             rimDistances.withUnsafeBufferPointer { rims in
                 let period = 2 * k
                 // u·2k = x + y and v·2k = x − y: the cell is (⌊u⌋, ⌊v⌋), the place in it
                 // the remainders su, sv; its centre is m = ⌊u⌋ + ⌊v⌋ + 1, n = ⌊u⌋ − ⌊v⌋.
-                var cu = y / period, su = y % period
-                var cv = -((y + period - 1) / period)
-                var sv = -y - cv * period
-                var x = 0
-                while x < width {
+                var cu = (start + y) / period, su = (start + y) % period
+                let v = start - y
+                var cv = v >= 0 ? v / period : -((-v + period - 1) / period)  // ⌊v / 2k⌋
+                var sv = v - cv * period
+                var x = start
+                while x < end {
                     // One run: the pixels up to the next cell boundary share a centre.
                     let n = min(height / k + 1, max(-1, cu - cv)), m = min(columns - 1, max(0, cu + cv + 1))
                     let radius = radii[(n + 1) * columns + m]
-                    let run = min(width - x, period - max(su, sv))
+                    let run = min(end - x, period - max(su, sv))
                     // Along a row both places step by one: the table's diagonal.
-                    let distances = rims.baseAddress! + su * period + sv, out = dots + x
+                    let distances = rims.baseAddress! + su * period + sv, out = dots + (x - start)
                     if radius == 0 {
                         for i in 0..<run { out[i] = 0 }
                     } else {

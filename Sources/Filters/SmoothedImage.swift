@@ -7,7 +7,7 @@ import Imaging
 /// still's 6x6 pixels become one sample) and keeps the costly steps small; the result is
 /// read back at full size by bilinear interpolation (`UpsampledRows`), so edges between
 /// regions stay smooth curves instead of blocks.
-struct SmoothedImage: Sendable {
+public struct SmoothedImage: Sendable {
     /// Red, green, blue and Rec. 709 luma at the working size, 0 ... 255.
     let red: FloatPlane, green: FloatPlane, blue: FloatPlane, luma: FloatPlane
     /// Full-size pixels per working sample.
@@ -15,17 +15,31 @@ struct SmoothedImage: Sendable {
 
     init(_ image: borrowing PixelBuffer<UInt8>, shortSide: Int, blurRadius: Int) {
         precondition(image.channels == 3, "filters take RGB")
-        let short = max(1, min(image.width, image.height))
-        let target = min(short, shortSide)
-        scale = Double(short) / Double(target)
-        let w = max(1, Int((Double(image.width) / scale).rounded())), h = max(1, Int((Double(image.height) / scale).rounded()))
-        var planes = Self.areaAverage(image, width: w, height: h)
+        let size = Self.workingSize(width: image.width, height: image.height, shortSide: shortSide)
+        self.init(averaged: Self.areaAverage(image, width: size.width, height: size.height), scale: size.scale, blurRadius: blurRadius)
+    }
+
+    /// From the picture's area average at the working size (`areaAverage`, or an
+    /// `AreaAccumulator` fed the picture region by region).
+    init(averaged: [FloatPlane], scale: Double, blurRadius: Int) {
+        self.scale = scale
+        var planes = averaged
+        let (w, h) = (planes[0].width, planes[0].height)
         // Two box passes: close to a Gaussian, without its cost.
         for c in 0..<3 { planes[c] = planes[c].boxBlurred(radius: blurRadius).boxBlurred(radius: blurRadius) }
         (red, green, blue) = (planes[0], planes[1], planes[2])
         var y = FloatPlane(width: w, height: h)
         for i in y.values.indices { y.values[i] = 0.2126 * planes[0].values[i] + 0.7152 * planes[1].values[i] + 0.0722 * planes[2].values[i] }
         luma = y
+    }
+
+    /// The working size for a picture: its short side at most `shortSide`, and the
+    /// full-size pixels per working sample.
+    static func workingSize(width: Int, height: Int, shortSide: Int) -> (width: Int, height: Int, scale: Double) {
+        let short = max(1, min(width, height))
+        let target = min(short, shortSide)
+        let scale = Double(short) / Double(target)
+        return (max(1, Int((Double(width) / scale).rounded())), max(1, Int((Double(height) / scale).rounded())), scale)
     }
 
     /// Each output sample is the mean of the source pixels its area covers (partly covered
@@ -108,6 +122,24 @@ struct AreaWeights: Sendable {
         self.weights = weights
     }
 
+    /// For each source sample s, the target samples it goes into and with what weight:
+    /// targets[sourceOffsets[s] ..< sourceOffsets[s + 1]], sourceWeights[…].
+    func bySource(count source: Int) -> (offsets: [Int], targets: [Int32], weights: [Float]) {
+        var lists = [[(Int32, Float)]](repeating: [], count: source)
+        for i in 0..<first.count {
+            for k in offsets[i]..<offsets[i + 1] { lists[first[i] + k - offsets[i]].append((Int32(i), weights[k])) }
+        }
+        var offsets = [0], targets: [Int32] = [], weights: [Float] = []
+        for list in lists {
+            for (t, w) in list {
+                targets.append(t)
+                weights.append(w)
+            }
+            offsets.append(targets.count)
+        }
+        return (offsets, targets, weights)
+    }
+
     /// (source index, weight) of target sample i.
     func taps(_ i: Int) -> some Sequence<(Int, Float)> {
         let lo = first[i]
@@ -140,8 +172,9 @@ struct UpsampledRows: Sendable {
         (self.x0, self.x1, self.tx) = (x0, x1, tx)
     }
 
-    /// Fills `rows[p]` (each `width` long) with plane p at full-size row y.
-    func row(_ y: Int, into rows: [UnsafeMutablePointer<Float>], scratch: UnsafeMutablePointer<Float>) {
+    /// Fills `rows[p]` (each `count` long) with plane p at full-size row y, columns
+    /// `x ..< x + count`.
+    func row(_ y: Int, x: Int, count: Int, into rows: [UnsafeMutablePointer<Float>], scratch: UnsafeMutablePointer<Float>) {
         let sh = planes[0].height, sw = planes[0].width
         let f = max(0, (Double(y) + 0.5) * Double(sh) / Double(height) - 0.5)
         let r0 = min(sh - 1, Int(f)), r1 = min(sh - 1, r0 + 1)
@@ -164,9 +197,9 @@ struct UpsampledRows: Sendable {
             x0.withUnsafeBufferPointer { x0 in
                 x1.withUnsafeBufferPointer { x1 in
                     tx.withUnsafeBufferPointer { tx in
-                        for x in 0..<width {
-                            let a = scratch[Int(x0[x])], b = scratch[Int(x1[x])]
-                            out[x] = a + tx[x] * (b - a)
+                        for i in 0..<count {
+                            let a = scratch[Int(x0[x + i])], b = scratch[Int(x1[x + i])]
+                            out[i] = a + tx[x + i] * (b - a)
                         }
                     }
                 }
@@ -176,28 +209,105 @@ struct UpsampledRows: Sendable {
 }
 
 extension UpsampledRows {
-    /// Calls `body` for every row y of `pixels` (RGB, this reader's size), in parallel
-    /// bands: with that row of every plane read back at full size (`planes[p][x]`),
-    /// `extraRows` more rows of `width` floats of scratch, and the picture's row to read
-    /// and write in place.
+    /// Calls `body` for every row of `pixels` (RGB), the region of the reader's picture
+    /// whose top-left pixel is (`x`, `y`), in parallel bands: with the picture's row
+    /// number, that row of every plane read back at full size over the region's columns
+    /// (`planes[p][i]` for column x + i), `extraRows` more rows of the region's width of
+    /// scratch, and the region's row to read and write in place.
     func forEachRow(
-        of pixels: inout PixelBuffer<UInt8>, extraRows: Int,
+        of pixels: inout PixelBuffer<UInt8>, x: Int = 0, y: Int = 0, extraRows: Int,
         _ body: (_ y: Int, _ planes: [UnsafeMutablePointer<Float>], _ extra: UnsafeMutablePointer<Float>, _ row: UnsafeMutablePointer<UInt8>) -> Void
     ) {
-        precondition(pixels.width == width && pixels.height == height && pixels.channels == 3, "a picture of the reader's size")
-        let (w, count, working) = (width, planes.count, planes[0].width)
+        let (w, h) = (pixels.width, pixels.height)
+        precondition(x >= 0 && y >= 0 && x + w <= width && y + h <= height && pixels.channels == 3, "a region of the reader's picture")
+        let (count, working, top, left) = (planes.count, planes[0].width, y, x)
         pixels.components.withUnsafeMutableBufferPointer { all in
             nonisolated(unsafe) let all = all
-            forEachBand(rows: height) { band in
+            forEachBand(rows: h) { band in
                 let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (count + extraRows) * w + working)
                 defer { scratch.deallocate() }
                 let rows = (0..<count).map { scratch + $0 * w }
-                for y in band {
-                    row(y, into: rows, scratch: scratch + (count + extraRows) * w)
-                    body(y, rows, scratch + count * w, all.baseAddress! + y * w * 3)
+                for r in band {
+                    row(top + r, x: left, count: w, into: rows, scratch: scratch + (count + extraRows) * w)
+                    body(top + r, rows, scratch + count * w, all.baseAddress! + r * w * 3)
                 }
             }
         }
+    }
+}
+
+/// A picture's area average at a working size (`SmoothedImage.areaAverage`), made from
+/// its regions one at a time, in any order: each source pixel adds its weighted share to
+/// the samples it falls in. For pictures too large to hold whole.
+final class AreaAccumulator {
+    let width: Int, height: Int
+    let sourceWidth: Int, sourceHeight: Int
+    let scale: Double
+    private let columns: (offsets: [Int], targets: [Int32], weights: [Float])
+    private let rows: (offsets: [Int], targets: [Int32], weights: [Float])
+    /// Red, green, blue sums, interleaved, at the working size.
+    private var sums: [Float]
+
+    init(width: Int, height: Int, shortSide: Int) {
+        let size = SmoothedImage.workingSize(width: width, height: height, shortSide: shortSide)
+        (self.width, self.height, scale) = size
+        (sourceWidth, sourceHeight) = (width, height)
+        columns = AreaWeights(source: width, target: size.width).bySource(count: width)
+        rows = AreaWeights(source: height, target: size.height).bySource(count: height)
+        sums = [Float](repeating: 0, count: size.width * size.height * 3)
+    }
+
+    /// Adds the region `pixels` (RGB) whose top-left pixel is (x, y) of the picture.
+    func add(_ pixels: borrowing PixelBuffer<UInt8>, x: Int, y: Int) {
+        precondition(pixels.channels == 3 && x + pixels.width <= sourceWidth && y + pixels.height <= sourceHeight, "a region of the picture")
+        let (w, rw) = (width, pixels.width)
+        // One source row across, weighted into the working columns it touches, then down
+        // into the working rows it falls in.
+        var across = [Float](repeating: 0, count: w * 3)
+        let (columnOffsets, columnTargets, columnWeights) = columns
+        let (rowOffsets, rowTargets, rowWeights) = rows
+        let firstColumn = Int(columnTargets[columnOffsets[x]]), lastColumn = Int(columnTargets[columnOffsets[x + rw] - 1])
+        let touched = (firstColumn * 3)...(lastColumn * 3 + 2)
+        pixels.components.withUnsafeBufferPointer { src in
+            sums.withUnsafeMutableBufferPointer { sums in
+                across.withUnsafeMutableBufferPointer { across in
+                    columnOffsets.withUnsafeBufferPointer { offsets in
+                        columnTargets.withUnsafeBufferPointer { targets in
+                            columnWeights.withUnsafeBufferPointer { weights in
+                                for r in 0..<pixels.height {
+                                    for i in touched { across[i] = 0 }
+                                    let line = src.baseAddress! + r * rw * 3
+                                    for c in 0..<rw {
+                                        let (red, green, blue) = (Float(line[c * 3]), Float(line[c * 3 + 1]), Float(line[c * 3 + 2]))
+                                        for k in offsets[x + c]..<offsets[x + c + 1] {
+                                            let o = Int(targets[k]) * 3, wx = weights[k]
+                                            across[o] += wx * red
+                                            across[o + 1] += wx * green
+                                            across[o + 2] += wx * blue
+                                        }
+                                    }
+                                    for k in rowOffsets[y + r]..<rowOffsets[y + r + 1] {
+                                        let base = Int(rowTargets[k]) * w * 3, wy = rowWeights[k]
+                                        for i in touched { sums[base + i] += wy * across[i] }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The softened working-size picture, once every region has been added.
+    func smoothed(blurRadius: Int) -> SmoothedImage {
+        var red = FloatPlane(width: width, height: height), green = red, blue = red
+        for i in 0..<(width * height) {
+            red.values[i] = sums[i * 3]
+            green.values[i] = sums[i * 3 + 1]
+            blue.values[i] = sums[i * 3 + 2]
+        }
+        return SmoothedImage(averaged: [red, green, blue], scale: scale, blurRadius: blurRadius)
     }
 }
 

@@ -1,0 +1,108 @@
+import Imaging
+
+/// A filter that draws a picture region by region, for pictures too large to hold whole
+/// (a 200-megapixel HEIC grid is rendered tile by tile). Every filter of camlib is one,
+/// and its `apply(to:)` is its plan drawn over the whole picture, so a picture looks the
+/// same whichever way it is rendered.
+public protocol RegionFilter: ImageFilter {
+    /// The softened working-size picture (`SmoothedImage`) the filter decides by: its
+    /// short side and blur radius; nil when it needs nothing of the whole picture.
+    var summarySize: (shortSide: Int, blurRadius: Int)? { get }
+    /// Ready to draw any region of a `width`×`height` picture whose summary is `summary`
+    /// (at `summarySize`; nil when that is nil).
+    func plan(width: Int, height: Int, summary: SmoothedImage?) -> any RegionPlan
+}
+
+/// A filter ready to draw the regions of one picture.
+public protocol RegionPlan: Sendable {
+    /// Draws over `pixels` (RGB), the region whose top-left pixel is (x, y) of the picture,
+    /// in place.
+    func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int)
+}
+
+extension RegionFilter {
+    public var summarySize: (shortSide: Int, blurRadius: Int)? { nil }
+
+    /// The whole picture: its summary, then the plan drawn over it, in its own storage.
+    func applyByPlan(_ image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        precondition(image.channels == 3, "filters take RGB")
+        var out = image
+        let summary = summarySize.map { SmoothedImage(out, shortSide: $0.shortSide, blurRadius: $0.blurRadius) }
+        plan(width: out.width, height: out.height, summary: summary).draw(&out, x: 0, y: 0)
+        return out
+    }
+}
+
+/// A filter that works pixel by pixel is its own plan.
+public protocol PixelFilter: RegionFilter, RegionPlan {
+    func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8)
+}
+
+extension PixelFilter {
+    public static var treatsEveryDirectionAlike: Bool { true }
+    public func plan(width: Int, height: Int, summary: SmoothedImage?) -> any RegionPlan { self }
+    public func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int) { mapPixels(&pixels, transform) }
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        var out = image
+        mapPixels(&out, transform)
+        return out
+    }
+}
+
+/// A recipe drawn over a picture read region by region, for pictures too large to hold
+/// whole. A step that decides by the whole picture (comic, posterize) needs a first pass
+/// over every region (`summarize`) before anything is drawn; at most one step may, and
+/// the steps before it are drawn over the regions it summarises.
+public final class RegionRendering: @unchecked Sendable {
+    public let width: Int, height: Int
+    private var plans: [(any RegionPlan)?]
+    private let summaryStep: Int?
+    private let accumulator: AreaAccumulator?
+    private let summaryFilter: (any RegionFilter)?
+
+    /// nil when the recipe cannot be drawn region by region (two steps that each look at
+    /// the whole picture).
+    public init?(recipe: FilterRecipe, width: Int, height: Int) {
+        let filters: [any RegionFilter] = recipe.steps.compactMap {
+            FilterCatalog.filter(named: $0.name)?.init(parameters: $0.parameters) as? any RegionFilter
+        }
+        guard filters.count == recipe.steps.count else { return nil }
+        let summarising = filters.indices.filter { filters[$0].summarySize != nil }
+        guard summarising.count <= 1 else { return nil }
+        (self.width, self.height) = (width, height)
+        summaryStep = summarising.first
+        plans = filters.map { $0.summarySize == nil ? $0.plan(width: width, height: height, summary: nil) : nil }
+        if let step = summaryStep, let size = filters[step].summarySize {
+            accumulator = AreaAccumulator(width: width, height: height, shortSide: size.shortSide)
+            summaryFilter = filters[step]
+        } else {
+            accumulator = nil
+            summaryFilter = nil
+        }
+    }
+
+    /// Whether every region must be passed to `summarize` (and then `finishSummary`
+    /// called) before `draw`.
+    public var needsSummary: Bool { summaryStep != nil && plans[summaryStep!] == nil }
+
+    /// First pass: a region (RGB, as read) whose top-left pixel is (x, y).
+    public func summarize(_ region: consuming PixelBuffer<UInt8>, x: Int, y: Int) {
+        guard let step = summaryStep, let accumulator else { return }
+        var pixels = region
+        for plan in plans[..<step] { plan!.draw(&pixels, x: x, y: y) }
+        accumulator.add(pixels, x: x, y: y)
+    }
+
+    /// Ends the first pass: the summarising step's plan is made.
+    public func finishSummary() {
+        guard let step = summaryStep, let accumulator, let filter = summaryFilter, let size = filter.summarySize else { return }
+        plans[step] = filter.plan(width: width, height: height, summary: accumulator.smoothed(blurRadius: size.blurRadius))
+    }
+
+    /// Second pass: every step drawn over a region (RGB, as read) whose top-left pixel is
+    /// (x, y), in place.
+    public func draw(_ region: inout PixelBuffer<UInt8>, x: Int, y: Int) {
+        precondition(!needsSummary, "the summary pass comes first")
+        for plan in plans { plan!.draw(&region, x: x, y: y) }
+    }
+}
