@@ -185,16 +185,17 @@ public final class HEIFImage {
         return best
     }
 
-    /// Decodes with libheif (which applies irot/imir/clap) into `colorspace`/`chroma`, or
-    /// the codec's own when both are undefined; more than 8 bits per sample are reduced to
-    /// 8 unless `keepHighBitDepth`. The caller releases the image with heif_image_release.
-    func decode(colorspace: heif_colorspace, chroma: heif_chroma, keepHighBitDepth: Bool = false) throws -> OpaquePointer {
+    /// Decodes with libheif (which applies irot/imir/clap unless `asStored`) into
+    /// `colorspace`/`chroma`, or the codec's own when both are undefined; more than 8 bits
+    /// per sample are reduced to 8 unless `keepHighBitDepth`. The caller releases the image with heif_image_release.
+    func decode(colorspace: heif_colorspace, chroma: heif_chroma, keepHighBitDepth: Bool = false, asStored: Bool = false) throws -> OpaquePointer {
         // heif_decoding_options_alloc → heif_decoding_options_free.
         guard let options = heif_decoding_options_alloc() else {
             throw HEIFError(code: -1, subcode: 0, message: "could not allocate decoding options", context: "decoding")
         }
         defer { heif_decoding_options_free(options) }
         options.pointee.convert_hdr_to_8bit = keepHighBitDepth ? 0 : 1
+        options.pointee.ignore_transformations = asStored ? 1 : 0
         let decoder = file.isHEVC ? HEIFLibrary.preferredHEVCDecoder : ""
         var image: OpaquePointer?
         let error = decoder.withCString { id in
@@ -210,20 +211,7 @@ public final class HEIFImage {
     public func decodeRGB() throws -> PixelBuffer<UInt8> {
         let image = try decode(colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RGB)
         defer { heif_image_release(image) }
-        let w = Int(heif_image_get_width(image, heif_channel_interleaved))
-        let h = Int(heif_image_get_height(image, heif_channel_interleaved))
-        var stride: Int32 = 0
-        guard w > 0, h > 0, let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
-            throw HEIFError(code: -1, subcode: 0, message: "decoded image has no RGB plane", context: "decoding image item \(itemID)")
-        }
-        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
-        out.components.withUnsafeMutableBufferPointer { dst in
-            for y in 0..<h {
-                let src = plane + y * Int(stride)
-                (dst.baseAddress! + y * w * 3).update(from: src, count: w * 3)
-            }
-        }
-        return out
+        return try Self.rgbPixels(image, context: "decoding image item \(itemID)")
     }
 }
 

@@ -71,6 +71,8 @@ public struct ComicFilter: RegionFilter {
     }
 
     struct Plan: RegionPlan {
+        /// Every pixel is drawn from the summary: lines, tones, dots.
+        var ignoresPixels: Bool { true }
         let rows: UpsampledRows
         let screen: HalftoneScreen
         let slope: Float

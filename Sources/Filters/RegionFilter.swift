@@ -18,6 +18,13 @@ public protocol RegionPlan: Sendable {
     /// Draws over `pixels` (RGB), the region whose top-left pixel is (x, y) of the picture,
     /// in place.
     func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int)
+    /// Whether the drawing replaces every pixel without reading it (comic draws from its
+    /// summary alone): the region need not be read for it.
+    var ignoresPixels: Bool { get }
+}
+
+extension RegionPlan {
+    public var ignoresPixels: Bool { false }
 }
 
 extension RegionFilter {
@@ -99,10 +106,20 @@ public final class RegionRendering: @unchecked Sendable {
         plans[step] = filter.plan(width: width, height: height, summary: accumulator.smoothed(blurRadius: size.blurRadius))
     }
 
-    /// Second pass: every step drawn over a region (RGB, as read) whose top-left pixel is
-    /// (x, y), in place.
+    /// Whether `draw` reads the region's pixels; when not (a comic is drawn from its
+    /// summary alone, and what comes before it is already in the summary), any region of
+    /// the right size will do, and the picture need not be read a second time.
+    public var drawReadsPixels: Bool {
+        precondition(!needsSummary, "the summary pass comes first")
+        return !plans.contains { $0!.ignoresPixels }
+    }
+
+    /// Second pass: every step drawn over a region (RGB, as read, unless
+    /// `drawReadsPixels` is false) whose top-left pixel is (x, y), in place. Steps before
+    /// the last one that ignores its pixels are skipped: nothing of theirs would show.
     public func draw(_ region: inout PixelBuffer<UInt8>, x: Int, y: Int) {
         precondition(!needsSummary, "the summary pass comes first")
-        for plan in plans { plan!.draw(&region, x: x, y: y) }
+        let first = plans.lastIndex { $0!.ignoresPixels } ?? 0
+        for plan in plans[first...] { plan!.draw(&region, x: x, y: y) }
     }
 }

@@ -238,8 +238,9 @@ extension UpsampledRows {
 
 /// A picture's area average at a working size (`SmoothedImage.areaAverage`), made from
 /// its regions one at a time, in any order: each source pixel adds its weighted share to
-/// the samples it falls in. For pictures too large to hold whole.
-final class AreaAccumulator {
+/// the samples it falls in. For pictures too large to hold whole (their summaries, their
+/// thumbnails).
+public final class AreaAccumulator {
     let width: Int, height: Int
     let sourceWidth: Int, sourceHeight: Int
     let scale: Double
@@ -248,7 +249,8 @@ final class AreaAccumulator {
     /// Red, green, blue sums, interleaved, at the working size.
     private var sums: [Float]
 
-    init(width: Int, height: Int, shortSide: Int) {
+    /// For a `width`×`height` picture, averaged down to `shortSide` on its short side.
+    public init(width: Int, height: Int, shortSide: Int) {
         let size = SmoothedImage.workingSize(width: width, height: height, shortSide: shortSide)
         (self.width, self.height, scale) = size
         (sourceWidth, sourceHeight) = (width, height)
@@ -258,7 +260,7 @@ final class AreaAccumulator {
     }
 
     /// Adds the region `pixels` (RGB) whose top-left pixel is (x, y) of the picture.
-    func add(_ pixels: borrowing PixelBuffer<UInt8>, x: Int, y: Int) {
+    public func add(_ pixels: borrowing PixelBuffer<UInt8>, x: Int, y: Int) {
         precondition(pixels.channels == 3 && x + pixels.width <= sourceWidth && y + pixels.height <= sourceHeight, "a region of the picture")
         let (w, rw) = (width, pixels.width)
         // One source row across, weighted into the working columns it touches, then down
@@ -297,6 +299,13 @@ final class AreaAccumulator {
                 }
             }
         }
+    }
+
+    /// The average, once every region has been added, as 8-bit RGB.
+    public func averagedPicture() -> PixelBuffer<UInt8> {
+        var out = PixelBuffer<UInt8>(width: width, height: height, channels: 3)
+        for i in sums.indices { out.components[i] = UInt8(max(0, min(255, sums[i].rounded()))) }
+        return out
     }
 
     /// The softened working-size picture, once every region has been added.

@@ -51,6 +51,8 @@ struct RegionRenderingTests {
         }
         #expect(Double(differing) / Double(whole.components.count) < 0.001 && largest <= 2, "\(differing) samples differ, by up to \(largest)")
         if !["comic", "posterize", "sepia,comic,vignette"].contains(text) { #expect(differing == 0) }
+        // A comic is drawn from its summary alone: the second pass need not read the picture.
+        #expect(rendering.drawReadsPixels == !text.contains("comic"))
     }
 
     @Test func twoStepsThatLookAtTheWholePictureCannotBeRenderedByRegions() throws {

@@ -19,7 +19,8 @@ public enum RenderReference {
         case .heif?, .avif?:
             let primary = try HEIFFile(path: path).primaryImage()
             try StillRenderer.checkSize(width: primary.width, height: primary.height)
-            return [try png(recipe.apply(to: try primary.decodeRGB()), folder.appendingPathComponent("still.png"))]
+            let filtered = try StillRenderer.filteredAsStored(primary, recipe: recipe)
+            return [try png(filtered.applying(primary.orientation), folder.appendingPathComponent("still.png"))]
         case .jpeg?:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
             let size = try JPEGCodec.dimensions(bytes)

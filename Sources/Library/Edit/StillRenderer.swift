@@ -66,17 +66,21 @@ public enum StillRenderer {
         }
     }
 
-    /// A HEIC stays a HEIC (x265), an AVIF an AVIF (SVT-AV1).
+    /// HEIC grids above this many pixels render tile by tile (`RegionRendering`, two passes
+    /// over the tiles), in bounded memory: held whole, a 200-megapixel picture is 600 MB a
+    /// copy, and libheif refuses to decode it (its limit on one allocation is 512 MB).
+    /// (A 64-megapixel grid rendered whole peaked at 1.2 GB.)
+    public static let tiledAbovePixels = 40_000_000
+
+    /// A HEIC stays a HEIC (x265), an AVIF an AVIF (SVT-AV1). `tiledAbove`: see
+    /// ``tiledAbovePixels``.
     static func renderHEIF(
         path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]?,
-        compression: HEIFEncoder.Compression = .hevc, identifier: (old: String, new: String)? = nil
+        compression: HEIFEncoder.Compression = .hevc, identifier: (old: String, new: String)? = nil, tiledAbove: Int = tiledAbovePixels
     ) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
         try checkSize(width: primary.width, height: primary.height)
-        // The decoded picture is handed over, so the filter can work in its storage.
-        let displayed = try primary.decodeRGB()
-        let filtered = recipe.apply(to: consume displayed)
-        var still = HEIFEncoder.Still(pixels: filtered.applying(primary.orientation.inverse))
+        var still = HEIFEncoder.Still(pixels: PixelBuffer(width: 0, height: 0, channels: 3))
         still.compression = compression
         still.orientation = primary.orientation
         // libheif 1.19 gives no profile for some grids with a gain map (IMG_8606): then
@@ -98,11 +102,80 @@ public enum StillRenderer {
         // take more bytes than the original's picture: the quality goes down as needed.
         still.quality = 60
         still.maximumCodedBytes = try? HEIFEncoder.codedBytes(of: bytes)
-        let encoded = try HEIFEncoder.encodeRGB(still)
+        let encoded: [UInt8]
+        if compression == .hevc, primary.width * primary.height > tiledAbove, let tiling = primary.storedTiling, !primary.isCropped,
+            recipe.treatsEveryDirectionAlike, let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height)
+        {
+            encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still)
+        } else {
+            still.pixels = try filteredAsStored(primary, recipe: recipe)
+            encoded = try HEIFEncoder.encodeRGB(still)
+        }
         let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
         return Render(
             bytes: withAux, format: compression == .av1 ? .avif : .heif,
             warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+    }
+
+    /// The recipe over a HEIF picture, as stored: decoded as stored and filtered so when
+    /// the recipe treats every direction alike and nothing crops the picture (as the tiled
+    /// render, movie frames and JPEGs are), else decoded as displayed (libheif applies
+    /// irot/imir/clap), filtered and turned back. The decoded picture is handed over, so
+    /// the filter works in its storage.
+    static func filteredAsStored(_ primary: HEIFImage, recipe: FilterRecipe) throws -> PixelBuffer<UInt8> {
+        if recipe.treatsEveryDirectionAlike && !primary.isCropped { return recipe.apply(to: try primary.decodeStoredRGB()) }
+        let displayed = try primary.decodeRGB()
+        return recipe.apply(to: consume displayed).applying(primary.orientation.inverse)
+    }
+
+    /// A HEIC grid rendered a tile at a time, as stored (the recipe treats every direction
+    /// alike): a first pass reads every tile for the recipe's summary of the picture, a
+    /// second draws each (reading it again only if the drawing needs it) and hands it to
+    /// the encoder, which makes a grid of the same tiles. A tile, the summary and a
+    /// thumbnail are all that is held.
+    static func encodeByTiles(
+        _ primary: HEIFImage, tiling t: HEIFImage.Tiling, rendering: RegionRendering, like still: HEIFEncoder.Still
+    ) throws -> [UInt8] {
+        // The part of tile (column, row) inside the picture.
+        func visible(_ column: Int, _ row: Int) throws -> PixelBuffer<UInt8> {
+            let tile = try primary.decodeStoredTileRGB(column: column, row: row)
+            let (w, h) = (min(t.tileWidth, t.width - column * t.tileWidth), min(t.tileHeight, t.height - row * t.tileHeight))
+            guard w != tile.width || h != tile.height else { return tile }
+            var part = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+            for y in 0..<h {
+                part.components.replaceSubrange((y * w * 3)..<((y + 1) * w * 3), with: tile.components[(y * tile.width * 3)..<(y * tile.width * 3 + w * 3)])
+            }
+            return part
+        }
+        if rendering.needsSummary {
+            for row in 0..<t.rows {
+                for column in 0..<t.columns { rendering.summarize(try visible(column, row), x: column * t.tileWidth, y: row * t.tileHeight) }
+            }
+            rendering.finishSummary()
+        }
+        let readsPixels = rendering.drawReadsPixels
+        var grid = HEIFEncoder.GridStill(tiling: t)
+        (grid.orientation, grid.iccProfile, grid.exifTIFF, grid.xmp) = (still.orientation, still.iccProfile, still.exifTIFF, still.xmp)
+        (grid.quality, grid.preset, grid.maximumCodedBytes) = (still.quality, still.preset, still.maximumCodedBytes)
+        // The thumbnail: the drawn tiles of a pass averaged down as they go by.
+        let side = grid.thumbnailSide ?? 320
+        let thumbnailShortSide = max(1, side * min(t.width, t.height) / max(t.width, t.height))
+        var thumbnail: AreaAccumulator?
+        return try HEIFEncoder.encodeGrid(
+            grid,
+            tile: { column, row, trial in
+                let (x, y) = (column * t.tileWidth, row * t.tileHeight)
+                var region = try readsPixels
+                    ? visible(column, row)
+                    : PixelBuffer(width: min(t.tileWidth, t.width - x), height: min(t.tileHeight, t.height - y), channels: 3)
+                rendering.draw(&region, x: x, y: y)
+                if !trial {
+                    if column == 0 && row == 0 { thumbnail = AreaAccumulator(width: t.width, height: t.height, shortSide: thumbnailShortSide) }
+                    thumbnail?.add(region, x: x, y: y)
+                }
+                return region.padded(toWidth: t.tileWidth, height: t.tileHeight)
+            },
+            thumbnail: { thumbnail?.averagedPicture() })
     }
 
     /// The original's MPF index and the bytes of every image after the primary, when all

@@ -1,0 +1,215 @@
+internal import CHeif
+import Containers
+import Imaging
+
+extension HEIFEncoder {
+    /// A photo too large to hold whole, encoded tile by tile as a HEIF grid (as iPhones
+    /// store every photo): its tiles come one at a time from the caller.
+    public struct GridStill: Sendable {
+        /// Tiles, their size and the stored picture's size.
+        public var tiling: HEIFImage.Tiling
+        /// Written as irot/imir on the grid, so the file displays like its source.
+        public var orientation: EXIFOrientation = .up
+        public var iccProfile: [UInt8]?
+        /// A TIFF structure (Exif without its 4-byte offset prefix).
+        public var exifTIFF: [UInt8]?
+        public var xmp: [UInt8]?
+        public var quality = 60
+        public var preset = "ultrafast"
+        /// The longest side of the grid's thumbnail item; nil for none.
+        public var thumbnailSide: Int? = 320
+        /// The most bytes the coded tiles may take together (a render: its original's);
+        /// `quality` is lowered as far as needed.
+        public var maximumCodedBytes: Int?
+
+        public init(tiling: HEIFImage.Tiling) {
+            self.tiling = tiling
+        }
+    }
+
+    /// Encodes a grid of HEVC tiles: `tile(column, row, trial)` gives each tile as RGB at
+    /// the tiling's tile size (where it reaches beyond the picture, anything). A pass asks
+    /// for every tile in order, row by row from (0, 0), then `thumbnail()` for a small
+    /// picture of what it was given (at most `thumbnailSide` on its longest side; nil for
+    /// none); a second pass follows should the first miss the byte budget. Before them,
+    /// up to 16 tiles spread over the picture are asked for with `trial` true, whose
+    /// encode predicts the bytes. One tile's pixels are held at a time.
+    public static func encodeGrid(
+        _ still: GridStill, tile: (_ column: Int, _ row: Int, _ trial: Bool) throws -> PixelBuffer<UInt8>,
+        thumbnail: () -> PixelBuffer<UInt8>?
+    ) throws -> [UInt8] {
+        HEIFLibrary.ensureInitialized()
+        let t = still.tiling
+        func pass(_ still: GridStill) throws -> [UInt8] {
+            try encodeGridNow(still, tile: { try tile($0, $1, false) }, thumbnail: thumbnail)
+        }
+        guard let budget = still.maximumCodedBytes, budget > 0 else { return try pass(still) }
+        // The trial: a mosaic of up to 16 tiles from all over the grid, at the asked quality.
+        let count = t.columns * t.rows
+        let picks = Array(Set((0..<min(16, count)).map { $0 * count / min(16, count) })).sorted()
+        let side = Int(Double(picks.count).squareRoot().rounded(.up))
+        let across = min(side, picks.count), down = (picks.count + across - 1) / across
+        var mosaic = PixelBuffer<UInt8>(width: across * t.tileWidth, height: down * t.tileHeight, channels: 3)
+        for (i, pick) in picks.enumerated() {
+            let pixels = try tile(pick % t.columns, pick / t.columns, true)
+            let (mx, my) = (i % across, i / across)
+            for y in 0..<t.tileHeight {
+                let dst = ((my * t.tileHeight + y) * mosaic.width + mx * t.tileWidth) * 3
+                mosaic.components.replaceSubrange(dst..<(dst + t.tileWidth * 3), with: pixels.components[(y * t.tileWidth * 3)..<((y + 1) * t.tileWidth * 3)])
+            }
+        }
+        var trial = Still(pixels: mosaic)
+        trial.quality = still.quality
+        trial.preset = still.preset
+        trial.thumbnailSide = nil
+        let trialBytes = try codedBytes(of: encodeRGB(trial))
+        let aim = Double(budget) * 0.9
+        var fitted = still
+        fitted.quality = quality(still.quality, bytes: Double(trialBytes) * Double(count) / Double(picks.count), aim: aim)
+        let encoded = try pass(fitted)
+        let bytes = try codedBytes(of: encoded)
+        guard bytes > budget, fitted.quality > minimumQuality else { return encoded }
+        fitted.quality = quality(fitted.quality, bytes: Double(bytes), aim: aim)
+        return try pass(fitted)
+    }
+
+    private static func encodeGridNow(
+        _ still: GridStill, tile: (Int, Int) throws -> PixelBuffer<UInt8>, thumbnail: () -> PixelBuffer<UInt8>?
+    ) throws -> [UInt8] {
+        let t = still.tiling
+        // heif_context_alloc → heif_context_free.
+        guard let ctx = heif_context_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no context", context: "encoding") }
+        defer { heif_context_free(ctx) }
+        let encoder = try encoder(ctx, for: .hevc)
+        defer { heif_encoder_release(encoder) }
+        try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
+        try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
+        // heif_encoding_options_alloc → heif_encoding_options_free.
+        guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
+        defer { heif_encoding_options_free(options) }
+        // The grid is made upright (libheif 1.19 mixes up a grid's tile sizes when given an
+        // orientation: the file does not decode); its irot/imir are added afterwards.
+        options.pointee.image_orientation = heif_orientation_normal
+        var grid: OpaquePointer?
+        try check(
+            heif_context_add_grid_image(ctx, UInt32(t.width), UInt32(t.height), UInt32(t.columns), UInt32(t.rows), options, &grid),
+            "adding the grid")
+        // heif_context_add_grid_image → heif_image_handle_release.
+        guard let grid else { throw HEIFError(code: -1, subcode: 0, message: "no grid handle", context: "encoding") }
+        defer { heif_image_handle_release(grid) }
+        for row in 0..<t.rows {
+            for column in 0..<t.columns {
+                let pixels = try tile(column, row)
+                guard pixels.width == t.tileWidth, pixels.height == t.tileHeight, pixels.channels == 3 else {
+                    throw HEIFError(code: -1, subcode: 0, message: "a tile of \(pixels.width)x\(pixels.height), not \(t.tileWidth)x\(t.tileHeight)", context: "encoding")
+                }
+                try withRGBImage(pixels, iccProfile: still.iccProfile) { image in
+                    try check(heif_context_add_image_tile(ctx, grid, UInt32(column), UInt32(row), image, encoder), "encoding tile \(column),\(row)")
+                }
+            }
+        }
+        if still.thumbnailSide != nil, let small = thumbnail() {
+            try withRGBImage(small, iccProfile: still.iccProfile) { image in
+                var thumb: OpaquePointer?
+                // A thumbnail coded whole takes its irot/imir from libheif.
+                options.pointee.image_orientation = heif_orientation(rawValue: UInt32(still.orientation.rawValue))
+                try check(heif_context_encode_image(ctx, image, encoder, options, &thumb), "encoding the thumbnail")
+                // heif_context_encode_image → heif_image_handle_release.
+                guard let thumb else { return }
+                defer { heif_image_handle_release(thumb) }
+                // libheif 1.19's C function hands its two handles on the wrong way round
+                // (heif_context_assign_thumbnail calls assign_thumbnail(thumbnail, master)),
+                // so the thumbnail goes first for the thmb reference to run from it to the
+                // grid. A test reads the reference back.
+                try check(heif_context_assign_thumbnail(ctx, thumb, grid), "making the thumbnail the grid's")
+            }
+        }
+        // After the thumbnail: encoding an image makes it the primary one.
+        try check(heif_context_set_primary_image(ctx, grid), "making the grid the primary image")
+        if let exif = still.exifTIFF, !exif.isEmpty {
+            try exif.withUnsafeBytes { try check(heif_context_add_exif_metadata(ctx, grid, $0.baseAddress, Int32($0.count)), "adding Exif") }
+        }
+        if let xmp = still.xmp, !xmp.isEmpty {
+            try xmp.withUnsafeBytes { try check(heif_context_add_XMP_metadata(ctx, grid, $0.baseAddress, Int32($0.count)), "adding XMP") }
+        }
+        return try describingGrid(write(ctx), orientation: still.orientation, iccProfile: still.iccProfile)
+    }
+
+    /// What libheif 1.19 does not write for a grid: its colour description (none on the
+    /// grid or the tiles it adds to one: the grid gets the one its tiles were coded with,
+    /// the ICC profile or libheif's default nclx) and its orientation (irot, then imir,
+    /// as a reader applies them), all essential, as MIAF asks.
+    private static func describingGrid(_ file: [UInt8], orientation: EXIFOrientation, iccProfile: [UInt8]?) throws -> [UInt8] {
+        var colr = ISOBoxWriter()
+        if let icc = iccProfile, !icc.isEmpty {
+            colr.box("colr") { box in
+                box.raw(Array("prof".utf8))
+                box.raw(icc)
+            }
+        } else {
+            // heif_nclx_color_profile_alloc → heif_nclx_color_profile_free.
+            guard let nclx = heif_nclx_color_profile_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no colour profile", context: "encoding") }
+            defer { heif_nclx_color_profile_free(nclx) }
+            let n = nclx.pointee
+            colr.box("colr") { box in
+                box.raw(Array("nclx".utf8))
+                box.u16(UInt16(n.color_primaries.rawValue))
+                box.u16(UInt16(n.transfer_characteristics.rawValue))
+                box.u16(UInt16(n.matrix_coefficients.rawValue))
+                box.u8(n.full_range_flag != 0 ? 0x80 : 0)
+            }
+        }
+        var meta = try HEIFMetaBox(file: file)
+        let grid = meta.primaryItemID
+        if !meta.properties(of: grid).contains(where: { $0.type == "colr" }) {
+            meta.associate(grid, property: meta.addProperty(colr.bytes), essential: true)
+        }
+        // The quarter turns counter-clockwise and the mirror that show the stored grid as
+        // `orientation` does.
+        let ways = (0..<4).flatMap { turns in [nil, true, false].map { (turns, $0) } }
+        guard let (turns, mirror) = ways.first(where: { turns, mirror in
+            let turned = EXIFOrientation.up.then(.heifRotation(degreesCCW: 90 * turns))
+            return (mirror.map { turned.then(.heifMirror(horizontal: $0)) } ?? turned) == orientation
+        }) else { throw HEIFError(code: -1, subcode: 0, message: "no irot/imir for \(orientation)", context: "encoding") }
+        if turns > 0 {
+            var irot = ISOBoxWriter()
+            irot.box("irot") { $0.u8(UInt8(turns)) }
+            meta.associate(grid, property: meta.addProperty(irot.bytes), essential: true)
+        }
+        if let horizontal = mirror {
+            // The axis bit: 1 swaps left and right, 0 top and bottom (libheif's reading).
+            var imir = ISOBoxWriter()
+            imir.box("imir") { $0.u8(horizontal ? 1 : 0) }
+            meta.associate(grid, property: meta.addProperty(imir.bytes), essential: true)
+        }
+        return try HEIFAuxiliaryWriter.assemble(file, meta: meta, appending: [])
+    }
+
+    /// `pixels` (RGB) as a libheif image with the ICC profile, for `body`; released after.
+    private static func withRGBImage(_ pixels: PixelBuffer<UInt8>, iccProfile: [UInt8]?, _ body: (OpaquePointer) throws -> Void) throws {
+        var image: OpaquePointer?
+        try check(heif_image_create(Int32(pixels.width), Int32(pixels.height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image), "creating the image")
+        // heif_image_create → heif_image_release.
+        guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: "encoding") }
+        defer { heif_image_release(image) }
+        try check(heif_image_add_plane(image, heif_channel_interleaved, Int32(pixels.width), Int32(pixels.height), 8), "adding the plane")
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane(image, heif_channel_interleaved, &stride) else {
+            throw HEIFError(code: -1, subcode: 0, message: "no plane", context: "encoding")
+        }
+        pixels.components.withUnsafeBufferPointer { src in
+            for y in 0..<pixels.height { (plane + y * Int(stride)).update(from: src.baseAddress! + y * pixels.width * 3, count: pixels.width * 3) }
+        }
+        if let icc = iccProfile, !icc.isEmpty {
+            try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
+        } else {
+            // libheif's defaults (sRGB primaries and transfer, its RGB-to-YCbCr matrix, full
+            // range), said out loud: a tile is written with only the description it is given.
+            // heif_nclx_color_profile_alloc → heif_nclx_color_profile_free.
+            guard let nclx = heif_nclx_color_profile_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no colour profile", context: "encoding") }
+            defer { heif_nclx_color_profile_free(nclx) }
+            try check(heif_image_set_nclx_color_profile(image, nclx), "setting the colour description")
+        }
+        try body(image)
+    }
+}

@@ -1,0 +1,87 @@
+internal import CHeif
+import Imaging
+
+extension HEIFImage {
+    /// How a grid image is stored: its tiles, in the stored (untransformed) picture.
+    public struct Tiling: Sendable, Equatable {
+        public let columns: Int, rows: Int
+        public let tileWidth: Int, tileHeight: Int
+        /// The stored picture's size (before irot/imir/clap); the right and bottom tiles
+        /// may reach beyond it.
+        public let width: Int, height: Int
+    }
+
+    /// The grid of a grid image (`grid` item: iPhone HEICs are 512x512 tiles, a
+    /// panorama hundreds of them); nil for an image coded whole.
+    public var storedTiling: Tiling? {
+        var tiling = heif_image_tiling()
+        guard heif_image_handle_get_image_tiling(handle, 0, &tiling).code == heif_error_Ok,
+            tiling.num_columns * tiling.num_rows > 1, tiling.tile_width > 0, tiling.tile_height > 0
+        else { return nil }
+        return Tiling(
+            columns: Int(tiling.num_columns), rows: Int(tiling.num_rows), tileWidth: Int(tiling.tile_width),
+            tileHeight: Int(tiling.tile_height), width: Int(tiling.image_width), height: Int(tiling.image_height))
+    }
+
+    /// The stored picture's size (its `ispe`), before irot/imir/clap.
+    public var storedSize: (width: Int, height: Int) {
+        (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
+    }
+
+    /// Whether the item is shown cropped (`clap`): its displayed size is not its stored
+    /// one, turned or not.
+    public var isCropped: Bool {
+        let stored = storedSize
+        let turned = orientation.quarterTurnsCW % 2 == 1
+        return (turned ? (height, width) : (width, height)) != (stored.width, stored.height)
+    }
+
+    /// Decodes the whole picture as stored (no irot/imir/clap) to 8-bit RGB.
+    public func decodeStoredRGB() throws -> PixelBuffer<UInt8> {
+        let image = try decode(colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RGB, asStored: true)
+        defer { heif_image_release(image) }
+        return try Self.rgbPixels(image, context: "decoding image item \(itemID)")
+    }
+
+    /// Decodes one tile of a grid image, as stored (no irot/imir/clap), to 8-bit RGB: the
+    /// tile's whole size, even where it reaches beyond the picture. A 200-megapixel grid
+    /// is read this way a tile at a time; libheif refuses to decode one whole (its
+    /// security limit on one allocation is 512 MB).
+    public func decodeStoredTileRGB(column: Int, row: Int) throws -> PixelBuffer<UInt8> {
+        // heif_decoding_options_alloc → heif_decoding_options_free.
+        guard let options = heif_decoding_options_alloc() else {
+            throw HEIFError(code: -1, subcode: 0, message: "could not allocate decoding options", context: "decoding")
+        }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.convert_hdr_to_8bit = 1
+        options.pointee.ignore_transformations = 1
+        let decoder = file.isHEVC ? HEIFLibrary.preferredHEVCDecoder : ""
+        var image: OpaquePointer?
+        let error = decoder.withCString { id in
+            options.pointee.decoder_id = decoder.isEmpty ? nil : id  // read only during the call
+            return heif_image_handle_decode_image_tile(
+                handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options, UInt32(column), UInt32(row))
+        }
+        let context = "decoding tile \(column),\(row) of image item \(itemID)"
+        try file.check(error, context)
+        // heif_image_handle_decode_image_tile → heif_image_release.
+        guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: context) }
+        defer { heif_image_release(image) }
+        return try Self.rgbPixels(image, context: context)
+    }
+
+    /// An interleaved RGB heif_image's pixels (the caller keeps and releases the image).
+    static func rgbPixels(_ image: OpaquePointer, context: String) throws -> PixelBuffer<UInt8> {
+        let w = Int(heif_image_get_width(image, heif_channel_interleaved))
+        let h = Int(heif_image_get_height(image, heif_channel_interleaved))
+        var stride: Int32 = 0
+        guard w > 0, h > 0, let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+            throw HEIFError(code: -1, subcode: 0, message: "decoded image has no RGB plane", context: context)
+        }
+        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        out.components.withUnsafeMutableBufferPointer { dst in
+            for y in 0..<h { (dst.baseAddress! + y * w * 3).update(from: plane + y * Int(stride), count: w * 3) }
+        }
+        return out
+    }
+}

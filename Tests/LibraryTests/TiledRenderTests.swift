@@ -1,0 +1,83 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// HEIC grids above `StillRenderer.tiledAbovePixels` render a tile at a time. Here a real
+/// iPhone grid (IMG_3582: 24 megapixels in 512x512 tiles, turned by irot, with aux
+/// images) is rendered both ways, the tiled way by lowering the threshold, and the two
+/// must be the same edit in the same kind of file.
+struct TiledRenderTests {
+    /// comic draws from its summary alone (the tiles are read once); posterize reads them
+    /// again as it draws.
+    @Test(arguments: ["comic", "posterize"])
+    func aGridRenderedTileByTileIsTheSameEditAsOneRenderedWhole(filter: String) throws {
+        let path = Media.path("apple-live-photo/IMG_3582.HEIC")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let recipe = FilterRecipe(steps: [try FilterStep(name: filter)])
+        func render(tiledAbove: Int) throws -> [UInt8] {
+            try StillRenderer.renderHEIF(
+                path: path, bytes: bytes, auxiliaryBytes: bytes, recipe: recipe, embeddedMovie: nil, tiledAbove: tiledAbove
+            ).bytes
+        }
+        let whole = try render(tiledAbove: .max), tiled = try render(tiledAbove: 0)
+        let original = try HEIFFile(bytes: bytes).primaryImage()
+        let (a, b) = (try HEIFFile(bytes: whole).primaryImage(), try HEIFFile(bytes: tiled).primaryImage())
+        // The tiled render is a grid of the original's tiles, shown the same way.
+        #expect(a.storedTiling == nil)  // held whole, it is coded whole
+        #expect(b.storedTiling == original.storedTiling)
+        #expect(b.orientation == original.orientation && b.width == original.width && b.height == original.height)
+        // It carries what the whole render carries: aux images, metadata, a colour
+        // description on the grid, a thumbnail of the edit, and stays within the bytes.
+        let (metaA, metaB) = (try HEIFMetaBox(file: whole), try HEIFMetaBox(file: tiled))
+        #expect(metaB.properties(of: metaB.primaryItemID).contains { $0.type == "colr" && $0.association.essential })
+        #expect(metaB.references.filter { $0.type == "auxl" }.count == metaA.references.filter { $0.type == "auxl" }.count)
+        #expect(b.exifTIFF() != nil && b.exifTIFF() == a.exifTIFF())
+        #expect(try HEIFEncoder.codedBytes(of: tiled) <= (try HEIFEncoder.codedBytes(of: bytes)))
+        let thumbnail = try #require(b.thumbnail())
+        #expect(max(thumbnail.width, thumbnail.height) == 320)
+        // Both look alike, seen from afar (blocks of 16x16 pixels) and in the thumbnail.
+        let (pa, pb) = (try a.decodeRGB(), try b.decodeRGB())
+        #expect(Self.meanBlockDifference(pa, pb, block: 16) < 3)
+        let small = try thumbnail.decodeRGB()
+        #expect(Self.meanBlockDifference(Self.shrunk(pb, to: small.width, small.height), small, block: 4) < 6)
+    }
+
+    /// Mean difference of `block`-sided block averages, in levels.
+    static func meanBlockDifference(_ a: PixelBuffer<UInt8>, _ b: PixelBuffer<UInt8>, block: Int) -> Double {
+        precondition(a.width == b.width && a.height == b.height)
+        var total = 0.0, count = 0
+        for by in 0..<(a.height / block) {
+            for bx in 0..<(a.width / block) {
+                for c in 0..<3 {
+                    var sa = 0, sb = 0
+                    for y in 0..<block {
+                        for x in 0..<block {
+                            sa += Int(a[x: bx * block + x, y: by * block + y, channel: c])
+                            sb += Int(b[x: bx * block + x, y: by * block + y, channel: c])
+                        }
+                    }
+                    total += abs(Double(sa - sb)) / Double(block * block)
+                    count += 1
+                }
+            }
+        }
+        return total / Double(count)
+    }
+
+    /// Nearest-neighbour shrink, enough to compare with a thumbnail from afar.
+    static func shrunk(_ p: PixelBuffer<UInt8>, to width: Int, _ height: Int) -> PixelBuffer<UInt8> {
+        var out = PixelBuffer<UInt8>(width: width, height: height, channels: 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<3 { out[x: x, y: y, channel: c] = p[x: (2 * x + 1) * p.width / (2 * width), y: (2 * y + 1) * p.height / (2 * height), channel: c] }
+            }
+        }
+        return out
+    }
+}
