@@ -5,25 +5,18 @@ import Imaging
 extension HEIFEncoder {
     /// A photo too large to hold whole, encoded tile by tile as a HEIF grid (as iPhones
     /// store every photo): its tiles come one at a time from the caller.
-    public struct GridStill: Sendable {
+    public struct GridStill {
         /// Tiles, their size and the stored picture's size.
         public var tiling: HEIFImage.Tiling
-        /// Written as irot/imir on the grid, so the file displays like its source.
-        public var orientation: EXIFOrientation = .up
-        public var iccProfile: [UInt8]?
-        /// A TIFF structure (Exif without its 4-byte offset prefix).
-        public var exifTIFF: [UInt8]?
-        public var xmp: [UInt8]?
-        public var quality = 60
-        public var preset = "ultrafast"
-        /// The longest side of the grid's thumbnail item; nil for none.
-        public var thumbnailSide: Int? = 320
-        /// The most bytes the coded tiles may take together (a render: its original's);
-        /// `quality` is lowered as far as needed.
-        public var maximumCodedBytes: Int?
+        /// What the file carries and how it is coded, as for a photo held whole: its
+        /// orientation (irot/imir on the grid), colour profile, Exif, XMP, quality, preset,
+        /// thumbnail size and byte budget (for the coded tiles together). Its pixels are
+        /// not read; it is coded as HEVC.
+        public var settings: Still
 
-        public init(tiling: HEIFImage.Tiling) {
+        public init(tiling: HEIFImage.Tiling, settings: Still) {
             self.tiling = tiling
+            self.settings = settings
         }
     }
 
@@ -43,7 +36,7 @@ extension HEIFEncoder {
         func pass(_ still: GridStill) throws -> [UInt8] {
             try encodeGridNow(still, tile: { try tile($0, $1, false) }, thumbnail: thumbnail)
         }
-        guard let budget = still.maximumCodedBytes, budget > 0 else { return try pass(still) }
+        guard let budget = still.settings.maximumCodedBytes, budget > 0 else { return try pass(still) }
         // The trial: a mosaic of up to 16 tiles from all over the grid, at the asked quality.
         let count = t.columns * t.rows
         let picks = Array(Set((0..<min(16, count)).map { $0 * count / min(16, count) })).sorted()
@@ -58,25 +51,24 @@ extension HEIFEncoder {
                 mosaic.components.replaceSubrange(dst..<(dst + t.tileWidth * 3), with: pixels.components[(y * t.tileWidth * 3)..<((y + 1) * t.tileWidth * 3)])
             }
         }
-        var trial = Still(pixels: mosaic)
-        trial.quality = still.quality
-        trial.preset = still.preset
-        trial.thumbnailSide = nil
+        var trial = still.settings
+        trial.pixels = mosaic
+        (trial.compression, trial.thumbnailSide, trial.maximumCodedBytes) = (.hevc, nil, nil)
         let trialBytes = try codedBytes(of: encodeRGB(trial))
         let aim = Double(budget) * 0.9
         var fitted = still
-        fitted.quality = quality(still.quality, bytes: Double(trialBytes) * Double(count) / Double(picks.count), aim: aim)
+        fitted.settings.quality = quality(still.settings.quality, bytes: Double(trialBytes) * Double(count) / Double(picks.count), aim: aim)
         let encoded = try pass(fitted)
         let bytes = try codedBytes(of: encoded)
-        guard bytes > budget, fitted.quality > minimumQuality else { return encoded }
-        fitted.quality = quality(fitted.quality, bytes: Double(bytes), aim: aim)
+        guard bytes > budget, fitted.settings.quality > minimumQuality else { return encoded }
+        fitted.settings.quality = quality(fitted.settings.quality, bytes: Double(bytes), aim: aim)
         return try pass(fitted)
     }
 
     private static func encodeGridNow(
-        _ still: GridStill, tile: (Int, Int) throws -> PixelBuffer<UInt8>, thumbnail: () -> PixelBuffer<UInt8>?
+        _ gridStill: GridStill, tile: (Int, Int) throws -> PixelBuffer<UInt8>, thumbnail: () -> PixelBuffer<UInt8>?
     ) throws -> [UInt8] {
-        let t = still.tiling
+        let (t, still) = (gridStill.tiling, gridStill.settings)
         // heif_context_alloc → heif_context_free.
         guard let ctx = heif_context_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no context", context: "encoding") }
         defer { heif_context_free(ctx) }

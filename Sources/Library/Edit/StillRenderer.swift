@@ -80,6 +80,7 @@ public enum StillRenderer {
     ) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
         try checkSize(width: primary.width, height: primary.height)
+        // How the render is coded and what it carries; its pixels come below.
         var still = HEIFEncoder.Still(pixels: PixelBuffer(width: 0, height: 0, channels: 3))
         still.compression = compression
         still.orientation = primary.orientation
@@ -154,15 +155,12 @@ public enum StillRenderer {
             rendering.finishSummary()
         }
         let readsPixels = rendering.drawReadsPixels
-        var grid = HEIFEncoder.GridStill(tiling: t)
-        (grid.orientation, grid.iccProfile, grid.exifTIFF, grid.xmp) = (still.orientation, still.iccProfile, still.exifTIFF, still.xmp)
-        (grid.quality, grid.preset, grid.maximumCodedBytes) = (still.quality, still.preset, still.maximumCodedBytes)
         // The thumbnail: the drawn tiles of a pass averaged down as they go by.
-        let side = grid.thumbnailSide ?? 320
+        let side = still.thumbnailSide ?? 320
         let thumbnailShortSide = max(1, side * min(t.width, t.height) / max(t.width, t.height))
         var thumbnail: AreaAccumulator?
         return try HEIFEncoder.encodeGrid(
-            grid,
+            HEIFEncoder.GridStill(tiling: t, settings: still),
             tile: { column, row, trial in
                 let (x, y) = (column * t.tileWidth, row * t.tileHeight)
                 var region = try readsPixels
