@@ -60,7 +60,7 @@ extension PixelFilter {
 /// whole. A step that decides by the whole picture (comic, posterize) needs a first pass
 /// over every region (`summarize`) before anything is drawn; at most one step may, and
 /// the steps before it are drawn over the regions it summarises.
-public final class RegionRendering: @unchecked Sendable {
+public final class RegionRendering {
     public let width: Int, height: Int
     private var plans: [(any RegionPlan)?]
     private let summaryStep: Int?

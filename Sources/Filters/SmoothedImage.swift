@@ -122,8 +122,8 @@ struct AreaWeights: Sendable {
         self.weights = weights
     }
 
-    /// For each source sample s, the target samples it goes into and with what weight:
-    /// targets[sourceOffsets[s] ..< sourceOffsets[s + 1]], sourceWeights[…].
+    /// For each of the `source` samples s, the target samples it goes into and with what
+    /// weight: `targets[k]` and `weights[k]` for k in `offsets[s] ..< offsets[s + 1]`.
     func bySource(count source: Int) -> (offsets: [Int], targets: [Int32], weights: [Float]) {
         var lists = [[(Int32, Float)]](repeating: [], count: source)
         for i in 0..<first.count {
