@@ -26,7 +26,8 @@ extension HEIFEncoder {
     /// picture of what it was given (at most `thumbnailSide` on its longest side; nil for
     /// none); a second pass follows should the first miss the byte budget. Before them,
     /// up to 16 tiles spread over the picture are asked for with `trial` true, whose
-    /// encode predicts the bytes. One tile's pixels are held at a time.
+    /// encode predicts the bytes. Beyond that trial's mosaic of up to 16 tiles, one tile's
+    /// pixels are held at a time.
     public static func encodeGrid(
         _ still: GridStill, tile: (_ column: Int, _ row: Int, _ trial: Bool) throws -> PixelBuffer<UInt8>,
         thumbnail: () -> PixelBuffer<UInt8>?
