@@ -23,17 +23,11 @@ public enum RenderReference {
             return [try png(filtered.applying(primary.orientation), folder.appendingPathComponent("still.png"))]
         case .jpeg?:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            let size = try JPEGCodec.dimensions(bytes)
-            try StillRenderer.checkSize(width: size.width, height: size.height)
-            let exif = try JPEGSegments(parsing: bytes).exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
-            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
-            let filtered = recipe.apply(toStored: try JPEGCodec.decode(bytes).pixels, shownIn: orientation)
+            let (filtered, orientation) = try StillRenderer.filteredJPEG(bytes, segments: try JPEGSegments(parsing: bytes), recipe: recipe)
             return [try png(filtered.applying(orientation), folder.appendingPathComponent("still.png"))]
         case .png?:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            let exif = try PNGChunks(parsing: bytes).exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
-            let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
-            let filtered = recipe.apply(toStored: try PNGCodec.decodeRGBKeepingAlpha(bytes).rgb, shownIn: orientation)
+            let (filtered, _, orientation) = try StillRenderer.filteredPNG(bytes, chunks: try PNGChunks(parsing: bytes), recipe: recipe)
             return [try png(filtered.applying(orientation), folder.appendingPathComponent("still.png"))]
         default:
             let reader = try MovieFrameReader(path: path)

@@ -129,6 +129,30 @@ public enum StillRenderer {
         return recipe.apply(to: consume displayed).applying(primary.orientation.inverse)
     }
 
+    /// A JPEG's picture through the recipe, as stored, and the Exif orientation it is
+    /// shown in. The decoded picture is handed over, so the filter works in its storage
+    /// (a 200-megapixel still is 600 MB a copy).
+    static func filteredJPEG(_ bytes: [UInt8], segments: JPEGSegments, recipe: FilterRecipe) throws
+        -> (pixels: PixelBuffer<UInt8>, orientation: EXIFOrientation)
+    {
+        let orientation = EXIFOrientation(exifValue: segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }?.orientation ?? 1)
+        let size = try JPEGCodec.dimensions(bytes)
+        try checkSize(width: size.width, height: size.height)
+        let decoded = try JPEGCodec.decode(bytes)
+        return (recipe.apply(toStored: (consume decoded).pixels, shownIn: orientation), orientation)
+    }
+
+    /// A PNG's picture through the recipe, as stored (8-bit RGB), its alpha samples if
+    /// any, and the Exif orientation it is shown in.
+    static func filteredPNG(_ bytes: [UInt8], chunks: PNGChunks, recipe: FilterRecipe) throws
+        -> (pixels: PixelBuffer<UInt8>, alpha: [UInt8]?, orientation: EXIFOrientation)
+    {
+        let orientation = EXIFOrientation(exifValue: chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }?.orientation ?? 1)
+        try checkSize(width: chunks.width, height: chunks.height)
+        let (rgb, alpha) = try PNGCodec.decodeRGBKeepingAlpha(bytes)
+        return (recipe.apply(toStored: rgb, shownIn: orientation), alpha, orientation)
+    }
+
     /// A HEIC grid rendered a tile at a time, as stored (the recipe treats every direction
     /// alike): a first pass reads every tile for the recipe's summary of the picture, a
     /// second draws each (reading it again only if the drawing needs it) and hands it to
@@ -198,11 +222,7 @@ public enum StillRenderer {
     /// bits), its transparency kept as it was, its Exif orientation and metadata chunks.
     static func renderPNG(bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
         let chunks = try PNGChunks(parsing: bytes)
-        let exif = chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
-        let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
-        try checkSize(width: chunks.width, height: chunks.height)
-        let (rgb, alpha) = try PNGCodec.decodeRGBKeepingAlpha(bytes)
-        let filtered = recipe.apply(toStored: rgb, shownIn: orientation)
+        let (filtered, alpha, _) = try filteredPNG(bytes, chunks: chunks, recipe: recipe)
         var warnings: [String] = []
         if chunks.bitDepth == 16 { warnings.append("the 16-bit PNG was rendered with 8 bits per sample") }
         let encoded: [UInt8]
@@ -268,14 +288,7 @@ public enum StillRenderer {
         bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil, identifier: (old: String, new: String)? = nil
     ) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
-        let exif = segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }
-        let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
-        let size = try JPEGCodec.dimensions(bytes)
-        try checkSize(width: size.width, height: size.height)
-        // The decoded picture is handed over, so the filter can work in its storage (a
-        // 200-megapixel still is 600 MB a copy).
-        let decoded = try JPEGCodec.decode(bytes)
-        let stored = recipe.apply(toStored: (consume decoded).pixels, shownIn: orientation)
+        let stored = try filteredJPEG(bytes, segments: segments, recipe: recipe).pixels
         // The original's metadata segments (its JFIF, Exif with its MakerNote, XMP, ICC
         // profile, …) in their order, then the new image data, then the original's MPF
         // images (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
