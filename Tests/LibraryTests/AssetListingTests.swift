@@ -37,6 +37,10 @@ struct AssetListingTests {
         ("name any case landscape_?.JPG", { $0.name = "landscape_?.JPG" }),
         ("name suffix *.mov", { $0.name = "*.mov" }),
         ("name none such", { $0.name = "DSC*" }),
+        // The summary's names hold every file's name; a pattern must match one of them,
+        // not run from a Live Photo's still into its movie (`IMG_3582.HEIC`, `IMG_3582.MOV`).
+        ("name of a sidecar *.AAE", { $0.name = "*.AAE" }),
+        ("name across two files *IMG_*IMG_*", { $0.name = "*IMG_*IMG_*" }),
         ("live + apple + since", { $0.kinds = [.live]; $0.make = "apple"; $0.since = "2020-01-01" }),
         ("photo + depth + name", { $0.kinds = [.photo]; $0.has = [.aux(.depth)]; $0.name = "*.heic" }),
     ]

@@ -246,8 +246,13 @@ struct AssetListing {
                 }
             }
             if let name = query.name {
+                // The summary's names first, read where the scan reads; then the exact
+                // test on `resource`, for the few assets that pass (0010).
                 conditions.append(
-                    "EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = s.asset_id AND r.lower_name GLOB lower(\(name)))")
+                    """
+                    s.names GLOB ('*' || char(10) || lower(\(name)) || char(10) || '*') \
+                    AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = s.asset_id AND r.lower_name GLOB lower(\(name)))
+                    """)
                 if let (low, high) = Self.nameRange(name) {
                     // Exact: the pattern is tested here, on the names in the range.
                     candidates.append(
