@@ -40,6 +40,8 @@ struct AssetListingTests {
         // The summary's names hold every file's name; a pattern must match one of them,
         // not run from a Live Photo's still into its movie (`IMG_3582.HEIC`, `IMG_3582.MOV`).
         ("name of a sidecar *.AAE", { $0.name = "*.AAE" }),
+        ("name with a rare run *3582*", { $0.name = "*3582*" }),
+        ("name with classes *[0-9]58[]2]*", { $0.name = "*[0-9]58[]2]*" }),
         ("name across two files *IMG_*IMG_*", { $0.name = "*IMG_*IMG_*" }),
         ("live + apple + since", { $0.kinds = [.live]; $0.make = "apple"; $0.since = "2020-01-01" }),
         ("photo + depth + name", { $0.kinds = [.photo]; $0.has = [.aux(.depth)]; $0.name = "*.heic" }),
@@ -238,5 +240,12 @@ enum CatalogChecks {
             )
         }
         #expect(names > 0 && wrongNames == 0, "\(wrongNames) of the resources' lower-case names are wrong", sourceLocation: sourceLocation)
+        // The trigram index of the summary's names (0010) holds what the summary holds:
+        // FTS5's own check throws when it does not.
+        #expect(throws: Never.self, "the names' trigram index disagrees with the summary", sourceLocation: sourceLocation) {
+            try library.catalog.write { db in
+                try db.execute(sql: "INSERT INTO asset_summary_names (asset_summary_names, rank) VALUES ('integrity-check', 1)")
+            }
+        }
     }
 }

@@ -58,10 +58,10 @@ struct AssetListing {
         let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
         var driver: (cost: Int, sql: SQL, conditions: [SQL], index: SQL?)?
         for candidate in filters.drivers(sort: query.sort) {
-            let limit = candidate.index == nil ? threshold : threshold * Self.coveredRangeFactor
+            let limit = candidate.index == nil ? threshold / candidate.weight : threshold * Self.coveredRangeFactor
             let count = try SQLRequest<Int>(literal: "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1))", cached: true).fetchOne(db) ?? 0
             // Compared by their cost: a covered range's candidates count for less.
-            let cost = candidate.index == nil ? count : count / Self.coveredRangeFactor
+            let cost = candidate.index == nil ? count * candidate.weight : count / Self.coveredRangeFactor
             if count <= limit, cost < (driver?.cost ?? .max) { driver = (cost, candidate.sql, candidate.conditions, candidate.index) }
         }
         let order = Order(query.sort, descending: query.descending)
@@ -191,6 +191,11 @@ struct AssetListing {
             /// Where a listing starting from this filter reads, when not from the assets
             /// the subquery gives: an index holding the filter and every sort key.
             var index: SQL?
+            /// What one candidate costs, in candidates of an exact filter: a name's run of
+            /// three characters gives files that merely hold it, each read and tested
+            /// (`IMG_35*` at a million assets: 6,500 assets with `_35` took 21 ms, its
+            /// 7,124 names from the name index 7 ms).
+            var weight = 1
         }
 
         /// nil when nothing can match (no camera of that make or model was ever seen).
@@ -253,6 +258,15 @@ struct AssetListing {
                     s.names GLOB ('*' || char(10) || lower(\(name)) || char(10) || '*') \
                     AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = s.asset_id AND r.lower_name GLOB lower(\(name)))
                     """)
+                // The assets whose names hold the pattern's rarest-looking runs of three
+                // characters, from the trigram index (0010): few for a rare pattern,
+                // tested as any asset is.
+                let trigrams = Self.distinctiveTrigrams(name)
+                if !trigrams.isEmpty {
+                    let match = trigrams.map(Self.phrase).joined(separator: " AND ")
+                    candidates.append(
+                        Candidate(sql: "SELECT rowid FROM asset_summary_names WHERE asset_summary_names MATCH \(match)", weight: 2))
+                }
                 if let (low, high) = Self.nameRange(name) {
                     // Exact: the pattern is tested here, on the names in the range.
                     candidates.append(
@@ -268,10 +282,52 @@ struct AssetListing {
 
         /// The candidates worth counting for a listing in `sort` order, with the conditions
         /// left to test on the assets each one gives.
-        func drivers(sort: AssetQuery.Sort) -> [(sql: SQL, conditions: [SQL], index: SQL?)] {
+        func drivers(sort: AssetQuery.Sort) -> [(sql: SQL, conditions: [SQL], index: SQL?, weight: Int)] {
             candidates.filter { $0.order != sort }.map { candidate in
-                (candidate.sql, conditions.enumerated().filter { $0.offset != candidate.replaces }.map(\.element), candidate.index)
+                (candidate.sql, conditions.enumerated().filter { $0.offset != candidate.replaces }.map(\.element), candidate.index, candidate.weight)
             }
+        }
+
+        /// The pattern's runs of three literal characters (outside `*`, `?` and `[…]`) most
+        /// likely to be rare in file names, at most two: those with the most digits, then
+        /// the last. Lower-cased as SQL's `lower` does (ASCII only), as the names are.
+        static func distinctiveTrigrams(_ pattern: String) -> [String] {
+            var runs: [[Unicode.Scalar]] = [[]]
+            // Inside `[…]`: what of it was read. A `]` first, or first after `^`, is one of
+            // the class's characters, as GLOB reads it.
+            var inClass = false, classRead = 0, negated = false
+            for c in pattern.unicodeScalars {
+                if inClass {
+                    if classRead == 0 && c == "^" {
+                        negated = true
+                    } else if c == "]" && !(classRead == 0 || (classRead == 1 && negated)) {
+                        inClass = false
+                    }
+                    classRead += 1
+                } else if c == "[" {
+                    (inClass, classRead, negated) = (true, 0, false)
+                    runs.append([])
+                } else if c == "*" || c == "?" {
+                    runs.append([])
+                } else {
+                    runs[runs.count - 1].append(("A"..."Z").contains(c) ? Unicode.Scalar(c.value + 32)! : c)
+                }
+            }
+            var trigrams: [(text: String, digits: Int, position: Int)] = []
+            for run in runs where run.count >= 3 {
+                for i in 0...(run.count - 3) {
+                    let three = run[i..<i + 3]
+                    let text = String(String.UnicodeScalarView(three))
+                    guard !trigrams.contains(where: { $0.text == text }) else { continue }
+                    trigrams.append((text, three.filter { ("0"..."9").contains($0) }.count, trigrams.count))
+                }
+            }
+            return trigrams.sorted { ($0.digits, $0.position) > ($1.digits, $1.position) }.prefix(2).map(\.text)
+        }
+
+        /// `text` as an FTS5 phrase: in double quotes, its own doubled.
+        static func phrase(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
 
         /// For a name pattern that starts with plain ASCII text: the range of lower-case
