@@ -79,6 +79,33 @@ struct AssetListingTests {
         }
     }
 
+    /// Started from a filter, a listing asks the order's index whether any asset lacks the
+    /// key before reading the candidates again for them; the corpus has no asset without
+    /// a name, so one is made for the length of a transaction that is then rolled back.
+    @Test func anAssetWithoutANameIsListedWhicheverPlan() throws {
+        let library = try CorpusLibrary.shared().library
+        struct RolledBack: Error {}
+        #expect(throws: RolledBack.self) {
+            try library.catalog.write { db in
+                let photos = try Int64.fetchAll(db, sql: "SELECT asset_id FROM asset_summary WHERE kind = 'photo' ORDER BY asset_id")
+                let nameless = try #require(photos.first)
+                try db.execute(sql: "UPDATE asset_summary SET sort_name = NULL WHERE asset_id = ?", arguments: [nameless])
+                for threshold in [0, 1_000_000] {
+                    for descending in [false, true] {
+                        var query = AssetQuery()
+                        (query.kinds, query.sort, query.descending) = ([.photo], .name, descending)
+                        let listed = try AssetListing(query: query, threshold: threshold).ids(db)
+                        // SQL's order: no name first ascending, last descending.
+                        #expect((descending ? listed.last : listed.first) == nameless, "threshold \(threshold), descending \(descending)")
+                        #expect(listed.sorted() == photos)
+                    }
+                }
+                throw RolledBack()
+            }
+        }
+        #expect(try library.catalog.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_summary WHERE sort_name IS NULL)") } == false)
+    }
+
     @Test func pagesByCursorListEveryAssetOnceInOrder() throws {
         let library = try CorpusLibrary.shared().library
         for (name, filter) in Self.filters.prefix(8) + Self.filters.filter({ $0.0.hasPrefix("has depth") }) {
