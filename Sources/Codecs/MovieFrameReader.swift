@@ -35,6 +35,9 @@ public final class MovieFrameReader {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var toRGB: OpaquePointer?
+    /// Converts and averages frames down to `averagedSize` (`next(averagedTo:)`).
+    private var toAveragedRGB: OpaquePointer?
+    private var averagedSize = (width: 0, height: 0)
     private let streamIndex: Int32
     private let startTime: Int64
     private var inputEnded = false
@@ -107,6 +110,7 @@ public final class MovieFrameReader {
 
     deinit {
         ff.sws_freeContext(toRGB)
+        ff.sws_freeContext(toAveragedRGB)
         ff.av_packet_free(&packet)
         ff.av_frame_free(&frame)
         ff.avcodec_free_context(&decoder)
@@ -115,6 +119,19 @@ public final class MovieFrameReader {
 
     /// The next frame in presentation order, or nil at the end.
     public func next() throws -> DecodedFrame? {
+        try nextDecoded { try convert($0) }
+    }
+
+    /// The next frame in presentation order averaged down to `width`×`height` (each pixel
+    /// the mean of the area it covers, swscale's area filter), converted to RGB at that
+    /// size only: for a filter that decides from a working-size picture and reads nothing
+    /// else of the frame, a full-size RGB frame would be work thrown away.
+    public func next(averagedTo width: Int, _ height: Int) throws -> DecodedFrame? {
+        precondition(width > 0 && height > 0 && width <= self.width && height <= self.height, "averaged down, not up")
+        return try nextDecoded { try convert($0, width: width, height: height) }
+    }
+
+    private func nextDecoded(_ convert: (UnsafeMutablePointer<AVFrame>) throws -> DecodedFrame) throws -> DecodedFrame? {
         guard let dec = decoder, let format, let packet, let frame else { return nil }
         while !decoderDrained {
             let r = ff.avcodec_receive_frame(dec, frame)
@@ -149,20 +166,34 @@ public final class MovieFrameReader {
     }
 
     private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws -> DecodedFrame {
+        try convert(frame, width: width, height: height)
+    }
+
+    /// The frame as RGB at `width`×`height`: its own size, or averaged down to a smaller one.
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>, width ow: Int, height oh: Int) throws -> DecodedFrame {
         let fw = Int(frame.pointee.width), fh = Int(frame.pointee.height)
         guard fw == width, fh == height else { throw FFmpegError(message: "the video changes size mid-stream", call: "decode") }
-        if toRGB == nil {
-            toRGB = ff.sws_getContext(Int32(fw), Int32(fh), AVPixelFormat(frame.pointee.format), Int32(fw), Int32(fh), AV_PIX_FMT_RGB24, SWS_POINT, nil, nil, nil)
-            guard toRGB != nil else { throw FFmpegError(message: "cannot convert the video's pixels", call: "sws_getContext") }
+        let full = ow == fw && oh == fh
+        if full ? toRGB == nil : (toAveragedRGB == nil || averagedSize != (ow, oh)) {
+            // Same size: each pixel converted (point sampling of nothing); smaller: averaged.
+            let context = ff.sws_getContext(
+                Int32(fw), Int32(fh), AVPixelFormat(frame.pointee.format), Int32(ow), Int32(oh), AV_PIX_FMT_RGB24, full ? SWS_POINT : SWS_AREA, nil, nil, nil)
+            guard context != nil else { throw FFmpegError(message: "cannot convert the video's pixels", call: "sws_getContext") }
             let coefficients = ff.sws_getCoefficients(SWS_CS_ITU709)
-            _ = ff.sws_setColorspaceDetails(toRGB, coefficients, fullRange ? 1 : 0, coefficients, 1, 0, 1 << 16, 1 << 16)
+            _ = ff.sws_setColorspaceDetails(context, coefficients, fullRange ? 1 : 0, coefficients, 1, 0, 1 << 16, 1 << 16)
+            if full {
+                toRGB = context
+            } else {
+                ff.sws_freeContext(toAveragedRGB)
+                (toAveragedRGB, averagedSize) = (context, (ow, oh))
+            }
         }
-        var rgb = PixelBuffer<UInt8>(width: fw, height: fh, channels: 3)
+        var rgb = PixelBuffer<UInt8>(width: ow, height: oh, channels: 3)
         let planes = FramePlanes(frame)
         rgb.components.withUnsafeMutableBufferPointer { dst in
             var out: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(fw * 3), 0, 0, 0]
-            _ = ff.sws_scale(toRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)
+            var strides: [Int32] = [Int32(ow * 3), 0, 0, 0]
+            _ = ff.sws_scale(full ? toRGB : toAveragedRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)
         }
         var pts = frame.pointee.best_effort_timestamp
         if pts == CFFmpeg_AV_NOPTS_VALUE() { pts = frame.pointee.pts == CFFmpeg_AV_NOPTS_VALUE() ? startTime : frame.pointee.pts }

@@ -1,9 +1,10 @@
 import Imaging
 
-/// Decodes every frame of a movie's video, passes it through a function, and encodes the
-/// result into a MOV holding that one video stream, with the source's frame times, size
-/// and colour description (`MovieFrameReader` → transform → `MovieWriter`). The caller
-/// puts the new video back beside the source's other tracks (see `MovieRewriter`).
+/// Decodes every frame of a movie's video, makes a new frame from each
+/// (`FrameDrawing`), and encodes them into a MOV holding that one video stream, with the
+/// source's frame times, size and colour description (`MovieFrameReader` → drawing →
+/// `MovieWriter`). The caller puts the new video back beside the source's other tracks
+/// (see `MovieRewriter`).
 public enum VideoRenderer {
     public struct Options: Sendable {
         /// HEVC or H.264; nil: the source's own (an H.264 movie stays H.264), HEVC for
@@ -21,15 +22,23 @@ public enum VideoRenderer {
         public init() {}
     }
 
-    /// Renders the first video stream of `input` into a new MOV at `output`. `transform`
-    /// receives each frame as RGB in display orientation (`upright`), or as stored when
-    /// the transform treats every direction alike (`upright: false` saves two turns of
-    /// every frame), and returns the same size.
-    /// `progress` hears (frames done, frames expected; 0 when unknown) after each frame.
-    /// Returns the number of frames.
+    /// How each frame of the new video is made.
+    public enum FrameDrawing {
+        /// From the whole frame as RGB, in display orientation (`upright`) or as stored
+        /// when the transform treats every direction alike (`upright: false` saves two
+        /// turns of every frame); returns the same size.
+        case whole(upright: Bool, (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>)
+        /// From the frame averaged down to `size(width, height)` alone (RGB, as stored):
+        /// `draw` fills the full-size frame (RGB, as stored, its old content not to be
+        /// read) from it. The decoded frame is converted at the small size only.
+        case fromAverage(size: (Int, Int) -> (width: Int, height: Int), draw: (PixelBuffer<UInt8>, inout PixelBuffer<UInt8>) -> Void)
+    }
+
+    /// Renders the first video stream of `input` into a new MOV at `output`, each frame
+    /// made as `drawing` says. `progress` hears (frames done, frames expected; 0 when
+    /// unknown) after each frame. Returns the number of frames.
     public static func render(
-        input: String, output: String, options: Options = Options(), upright: Bool = true, progress: ((Int, Int) -> Void)? = nil,
-        transform: (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>
+        input: String, output: String, options: Options = Options(), drawing: FrameDrawing, progress: ((Int, Int) -> Void)? = nil
     ) throws -> Int {
         let reader = try MovieFrameReader(path: input)
         // 8K by 8K: beyond any camera's movie, and what a frame's copies can hold.
@@ -48,16 +57,29 @@ public enum VideoRenderer {
         settings.fullRange = reader.fullRange
         settings.colour = reader.colour
         let writer = try MovieWriter(path: output, settings: settings)
-        let orientation = upright ? reader.orientation : .up
         var appended = 0
-        while let frame = try reader.next() {
-            let filtered = orientation == .up ? transform(frame.pixels) : transform(frame.pixels.applying(orientation)).applying(orientation.inverse)
-            guard filtered.width == reader.width, filtered.height == reader.height else {
-                throw FFmpegError(message: "the filter changed the frame size", call: "render")
+        switch drawing {
+        case .whole(let upright, let transform):
+            let orientation = upright ? reader.orientation : .up
+            while let frame = try reader.next() {
+                let filtered = orientation == .up ? transform(frame.pixels) : transform(frame.pixels.applying(orientation)).applying(orientation.inverse)
+                guard filtered.width == reader.width, filtered.height == reader.height else {
+                    throw FFmpegError(message: "the filter changed the frame size", call: "render")
+                }
+                try writer.append(filtered, pts: frame.pts)
+                appended += 1
+                progress?(appended, reader.expectedFrames)
             }
-            try writer.append(filtered, pts: frame.pts)
-            appended += 1
-            progress?(appended, reader.expectedFrames)
+        case .fromAverage(let size, let draw):
+            let averaged = size(reader.width, reader.height)
+            // One full-size frame, drawn over again and again.
+            var drawn = PixelBuffer<UInt8>(width: reader.width, height: reader.height, channels: 3)
+            while let frame = try reader.next(averagedTo: averaged.width, averaged.height) {
+                draw(frame.pixels, &drawn)
+                try writer.append(drawn, pts: frame.pts)
+                appended += 1
+                progress?(appended, reader.expectedFrames)
+            }
         }
         try writer.finish()
         return writer.framesWritten

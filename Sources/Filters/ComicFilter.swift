@@ -19,6 +19,7 @@ public struct ComicFilter: RegionFilter {
     /// quarter turn or a mirror maps onto itself (the dots' phase moves, their look does not).
     public static let treatsEveryDirectionAlike = true
     public static let name = "comic"
+    public static let drawsFromSummaryAlone = true
     public static let summary = "bold outlines, flat colours and a halftone, like CIComicEffect"
     public static let parameters = [
         FilterParameter(name: "edges", defaultValue: 0.12, range: 0.01...1, help: "edge threshold; lower draws more lines"),
@@ -72,7 +73,7 @@ public struct ComicFilter: RegionFilter {
 
     struct Plan: RegionPlan {
         /// Every pixel is drawn from the summary: lines, tones, dots.
-        var ignoresPixels: Bool { true }
+        var ignoresPixels: Bool { ComicFilter.drawsFromSummaryAlone }
         let rows: UpsampledRows
         let screen: HalftoneScreen
         let slope: Float

@@ -11,6 +11,9 @@ public protocol RegionFilter: ImageFilter {
     /// Ready to draw any region of a `width`×`height` picture whose summary is `summary`
     /// (at `summarySize`; nil when that is nil).
     func plan(width: Int, height: Int, summary: SmoothedImage?) -> any RegionPlan
+    /// Whether its plans draw every pixel from the summary alone, reading nothing of the
+    /// picture (their `ignoresPixels`).
+    static var drawsFromSummaryAlone: Bool { get }
 }
 
 /// A filter ready to draw the regions of one picture.
@@ -29,6 +32,7 @@ extension RegionPlan {
 
 extension RegionFilter {
     public var summarySize: (shortSide: Int, blurRadius: Int)? { nil }
+    public static var drawsFromSummaryAlone: Bool { false }
 
     /// The whole picture: its summary, then the plan drawn over it, in its own storage.
     func applyByPlan(_ image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
@@ -64,8 +68,13 @@ public final class RegionRendering {
     public let width: Int, height: Int
     private var plans: [(any RegionPlan)?]
     private let summaryStep: Int?
-    private let accumulator: AreaAccumulator?
+    /// The first pass's sums, made when its first region comes.
+    private var accumulator: AreaAccumulator?
+    /// The working size and scale of the summary, when a step summarises.
+    private let summaryShape: (width: Int, height: Int, scale: Double)?
     private let summaryFilter: (any RegionFilter)?
+    /// The size of the summary when it is all the recipe needs of the picture.
+    public let summaryAloneSize: (width: Int, height: Int)?
 
     /// nil when the recipe cannot be drawn region by region (two steps that each look at
     /// the whole picture).
@@ -80,12 +89,31 @@ public final class RegionRendering {
         summaryStep = summarising.first
         plans = filters.map { $0.summarySize == nil ? $0.plan(width: width, height: height, summary: nil) : nil }
         if let step = summaryStep, let size = filters[step].summarySize {
-            accumulator = AreaAccumulator(width: width, height: height, shortSide: size.shortSide)
+            summaryShape = SmoothedImage.workingSize(width: width, height: height, shortSide: size.shortSide)
             summaryFilter = filters[step]
         } else {
-            accumulator = nil
+            summaryShape = nil
             summaryFilter = nil
         }
+        // Summarising first and drawing from the summary alone (comic), the recipe needs
+        // nothing of the picture but its average at the working size.
+        if summaryStep == 0, let filter = summaryFilter, type(of: filter).drawsFromSummaryAlone, let shape = summaryShape {
+            summaryAloneSize = (shape.width, shape.height)
+        } else {
+            summaryAloneSize = nil
+        }
+    }
+
+    /// The first pass at once, when the summary is all the recipe needs of the picture
+    /// (`summaryAloneSize`): from the picture already averaged down to that size (as a
+    /// movie decoder's scaler does, from the frame as decoded). Then `draw` may be given
+    /// any region of the right size: it reads nothing of it.
+    public func summarize(averaged picture: borrowing PixelBuffer<UInt8>) {
+        guard let size = summaryAloneSize, let filter = summaryFilter, let shape = summaryShape, let blur = filter.summarySize?.blurRadius else {
+            preconditionFailure("the recipe needs more of the picture than its average")
+        }
+        precondition(picture.channels == 3 && picture.width == size.width && picture.height == size.height, "the picture at the summary's size")
+        plans[0] = filter.plan(width: width, height: height, summary: SmoothedImage(averagedPicture: picture, scale: shape.scale, blurRadius: blur))
     }
 
     /// Whether every region must be passed to `summarize` (and then `finishSummary`
@@ -94,7 +122,9 @@ public final class RegionRendering {
 
     /// First pass: a region (RGB, as read) whose top-left pixel is (x, y).
     public func summarize(_ region: consuming PixelBuffer<UInt8>, x: Int, y: Int) {
-        guard let step = summaryStep, let accumulator else { return }
+        guard let step = summaryStep, let filter = summaryFilter, let size = filter.summarySize else { return }
+        if accumulator == nil { accumulator = AreaAccumulator(width: width, height: height, shortSide: size.shortSide) }
+        guard let accumulator else { return }
         var pixels = region
         for plan in plans[..<step] { plan!.draw(&pixels, x: x, y: y) }
         accumulator.add(pixels, x: x, y: y)
@@ -102,8 +132,10 @@ public final class RegionRendering {
 
     /// Ends the first pass: the summarising step's plan is made.
     public func finishSummary() {
-        guard let step = summaryStep, let accumulator, let filter = summaryFilter, let size = filter.summarySize else { return }
-        plans[step] = filter.plan(width: width, height: height, summary: accumulator.smoothed(blurRadius: size.blurRadius))
+        guard let step = summaryStep, let filter = summaryFilter, let size = filter.summarySize else { return }
+        let sums = accumulator ?? AreaAccumulator(width: width, height: height, shortSide: size.shortSide)
+        plans[step] = filter.plan(width: width, height: height, summary: sums.smoothed(blurRadius: size.blurRadius))
+        accumulator = nil
     }
 
     /// Whether `draw` reads the region's pixels; when not (a comic is drawn from its

@@ -33,6 +33,20 @@ public struct SmoothedImage: Sendable {
         luma = y
     }
 
+    /// From the picture already averaged down to the working size, as 8-bit RGB.
+    init(averagedPicture picture: borrowing PixelBuffer<UInt8>, scale: Double, blurRadius: Int) {
+        let (w, h) = (picture.width, picture.height)
+        var planes = [FloatPlane](repeating: FloatPlane(width: w, height: h), count: 3)
+        picture.components.withUnsafeBufferPointer { rgb in
+            for c in 0..<3 {
+                planes[c].values.withUnsafeMutableBufferPointer { plane in
+                    for i in 0..<(w * h) { plane[i] = Float(rgb[i * 3 + c]) }
+                }
+            }
+        }
+        self.init(averaged: planes, scale: scale, blurRadius: blurRadius)
+    }
+
     /// The working size for a picture: its short side at most `shortSide`, and the
     /// full-size pixels per working sample.
     static func workingSize(width: Int, height: Int, shortSide: Int) -> (width: Int, height: Int, scale: Double) {

@@ -25,6 +25,35 @@ struct MovieFileTests {
         #expect(frame.width == 240 && frame.height == 320)
     }
 
+    /// A frame averaged down by the decoder's scaler (what a comic movie is drawn from) is
+    /// the frame's own area average: IMG_3582's 1920x1440 frames halved, each pixel the
+    /// mean of a 2x2 block of the full-size conversion, but for rounding.
+    @Test func aFrameAveragedDownIsTheMeanOfTheFullSizeFrame() throws {
+        let path = Media.path("apple-live-photo/IMG_3582.mov")
+        let full = try MovieFrameReader(path: path), averaged = try MovieFrameReader(path: path)
+        var frames = 0
+        while let big = try full.next() {
+            let small = try #require(try averaged.next(averagedTo: 960, 720))
+            #expect(small.pts == big.pts && (small.pixels.width, small.pixels.height) == (960, 720))
+            var total = 0, largest = 0
+            for y in 0..<720 {
+                for x in 0..<960 {
+                    for c in 0..<3 {
+                        let at = { (dx: Int, dy: Int) in Int(big.pixels.components[((2 * y + dy) * 1920 + 2 * x + dx) * 3 + c]) }
+                        let mean = (at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) / 4
+                        let d = abs(mean - Int(small.pixels.components[(y * 960 + x) * 3 + c]))
+                        (total, largest) = (total + d, max(largest, d))
+                    }
+                }
+            }
+            let meanDifference = Double(total) / Double(960 * 720 * 3)
+            #expect(meanDifference < 1 && largest < 24, "frame \(frames): mean difference \(meanDifference), largest \(largest)")
+            frames += 1
+            if frames == 3 { break }
+        }
+        #expect(frames == 3)
+    }
+
     @Test func hostileMoviesFailWithAnError() throws {
         for name in ["Exiv2__exiv2__issue_2366_poc.mp4", "strukturag__libheif__github_15.heic"] {
             #expect(throws: FFmpegError.self) { try MovieFile(path: Media.path("malformed/" + name)) }

@@ -55,6 +55,43 @@ struct RegionRenderingTests {
         #expect(rendering.drawReadsPixels == !text.contains("comic"))
     }
 
+    /// A movie's comic frames are drawn from the frame averaged down to the working size
+    /// alone (the decoder's scaler averages it): the same picture as the comic of the
+    /// whole frame, but for the average's rounding to 8 bits.
+    @Test(arguments: ["comic", "comic,vignette", "mono,comic", "posterize", "vignette"])
+    func aComicIsDrawnFromTheAverageAlone(recipe text: String) throws {
+        let recipe = FilterRecipe(steps: try text.split(separator: ",").map { try FilterStep(name: String($0)) })
+        let (w, h) = (1500, 1100)
+        let rendering = try #require(RegionRendering(recipe: recipe, width: w, height: h))
+        // Only when the summarising step comes first and draws from its summary alone.
+        guard let size = rendering.summaryAloneSize else {
+            #expect(!text.hasPrefix("comic"))
+            return
+        }
+        #expect(text.hasPrefix("comic"))
+        let picture = ComicFilterTests.scene(width: w, height: h, noise: 4)
+        let average = AreaAccumulator(width: w, height: h, shortSide: ComicFilter.workingShortSide)
+        average.add(picture, x: 0, y: 0)
+        let averaged = average.averagedPicture()
+        #expect((averaged.width, averaged.height) == (size.width, size.height))
+        rendering.summarize(averaged: averaged)
+        #expect(!rendering.needsSummary && !rendering.drawReadsPixels)
+        // Drawn over a frame that holds anything: none of it shows.
+        var drawn = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        for i in drawn.components.indices { drawn.components[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 7) }
+        rendering.draw(&drawn, x: 0, y: 0)
+        let whole = recipe.apply(to: picture)
+        var total = 0, far = 0
+        for i in whole.components.indices {
+            let d = abs(Int(whole.components[i]) - Int(drawn.components[i]))
+            total += d
+            if d > 24 { far += 1 }
+        }
+        let mean = Double(total) / Double(whole.components.count)
+        // A tone or a line's rim may flip where the average sits on a threshold.
+        #expect(mean < 0.25 && Double(far) / Double(whole.components.count) < 0.001, "mean difference \(mean), \(far) samples far off")
+    }
+
     @Test func twoStepsThatLookAtTheWholePictureCannotBeRenderedByRegions() throws {
         let recipe = FilterRecipe(steps: [try FilterStep(name: "posterize"), try FilterStep(name: "comic")])
         #expect(RegionRendering(recipe: recipe, width: 100, height: 100) == nil)

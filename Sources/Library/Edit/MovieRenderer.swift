@@ -27,11 +27,7 @@ enum MovieRenderer {
         if let bitRateCap, let rate = source.bitRate { options.maximumBitRate = Int(Double(rate) * bitRateCap) }
         let encoded = scratch.appendingPathComponent("\(getpid())-\(UUID().uuidString).part").path
         defer { unlink(encoded) }
-        let frames = try VideoRenderer.render(
-            input: path, output: encoded, options: options, upright: !recipe.treatsEveryDirectionAlike, progress: progress
-        ) {
-            recipe.steps.isEmpty ? $0 : recipe.apply(to: $0)
-        }
+        let frames = try VideoRenderer.render(input: path, output: encoded, options: options, drawing: drawing(recipe), progress: progress)
         let (renderedMoov, renderedSize) = try moov(of: encoded)
         guard let video = try MovieTracks(file: renderedMoov, fileSize: renderedSize).tracks.first(where: { $0.handler == "vide" }) else {
             throw MediaAnalyzer.Failure(reason: "the rendered movie has no video track")
@@ -104,6 +100,25 @@ enum MovieRenderer {
             }
             try flush()
             try out.write(plan.moov)
+        }
+    }
+
+    /// How the recipe makes each frame: from the frame averaged down to its working size
+    /// alone when that is all it needs of the picture (comic: the decoded frame is never
+    /// converted to RGB at full size, nor averaged from it), else from the whole frame.
+    static func drawing(_ recipe: FilterRecipe) -> VideoRenderer.FrameDrawing {
+        // Whether the recipe needs only the summary does not depend on the frame size.
+        guard !recipe.steps.isEmpty, recipe.treatsEveryDirectionAlike,
+            RegionRendering(recipe: recipe, width: 16, height: 16)?.summaryAloneSize != nil
+        else {
+            return .whole(upright: !recipe.treatsEveryDirectionAlike) { recipe.steps.isEmpty ? $0 : recipe.apply(to: $0) }
+        }
+        return .fromAverage { width, height in
+            RegionRendering(recipe: recipe, width: width, height: height)!.summaryAloneSize!
+        } draw: { averaged, frame in
+            let rendering = RegionRendering(recipe: recipe, width: frame.width, height: frame.height)!
+            rendering.summarize(averaged: averaged)
+            rendering.draw(&frame, x: 0, y: 0)
         }
     }
 
