@@ -34,8 +34,8 @@ public struct ComicFilter: RegionFilter {
 
     let lines: InkLines
     let lineWidth: Double
-    /// Posterised, lifted luma: comic tones are few, flat and bright.
-    let tones: [Float]
+    /// Steps between the fill's tones (levels - 1).
+    let steps: Float
     let ink: Float
     let dot: Double
     /// How much of the softened colours' chroma the fill keeps (more than all of it).
@@ -45,8 +45,7 @@ public struct ComicFilter: RegionFilter {
         let edges = Float(parameters["edges"] ?? 0.12)
         lines = InkLines(high: edges * 200, low: edges * 80, minimumLength: Self.workingShortSide / 40)
         lineWidth = parameters["lineWidth"] ?? 4
-        let steps = Double(Int(parameters["levels"] ?? 5) - 1)
-        tones = (0..<256).map { v in Float((0.12 + 0.88 * (Double(v) / 255 * steps).rounded() / steps) * 255) }
+        steps = Float(Int(parameters["levels"] ?? 5) - 1)
         ink = Float(parameters["ink"] ?? 0.35)
         dot = (parameters["dot"] ?? 0) > 0 ? parameters["dot"]! : 10
     }
@@ -68,7 +67,7 @@ public struct ComicFilter: RegionFilter {
             soft.sample(soft.luma, x: x, y: y)
         }
         let (mask, slope) = lineMask(soft, short: short)
-        return Plan(rows: UpsampledRows([soft.red, soft.green, soft.blue, mask], width: w, height: h), screen: screen, slope: slope, tones: tones, ink: ink)
+        return Plan(rows: UpsampledRows([soft.red, soft.green, soft.blue, mask], width: w, height: h), screen: screen, slope: slope, steps: steps, ink: ink)
     }
 
     struct Plan: RegionPlan {
@@ -77,7 +76,7 @@ public struct ComicFilter: RegionFilter {
         let rows: UpsampledRows
         let screen: HalftoneScreen
         let slope: Float
-        let tones: [Float]
+        let steps: Float
         let ink: Float
 
         func draw(_ pixels: inout PixelBuffer<UInt8>, x left: Int, y top: Int) {
@@ -86,64 +85,76 @@ public struct ComicFilter: RegionFilter {
             let (inkR, inkG, inkB) = ComicFilter.inkColour
             let saturation = ComicFilter.saturation
             // The picture itself is not read: the output goes into its storage.
-            tones.withUnsafeBufferPointer { tones in
-                rows.forEachRow(of: &pixels, x: left, y: top, extraRows: 3) { y, planes, extra, o in
-                    let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
-                    let dotted = extra, l = extra + w, tone = extra + 2 * w
-                    screen.dots(inRow: y, x: left, count: w, into: dotted)
-                    // The fill: luma posterised (a table look-up, apart so the arithmetic
-                    // around it runs in vector registers), the colours' chroma kept and
-                    // lifted, so grays stay gray and hues keep their hue.
-                    typealias V = FloatVector.V
-                    var x = 0
-                    while x + FloatVector.lanes <= w {
-                        let lx = 0.2126 * FloatVector.load(r + x) + 0.7152 * FloatVector.load(g + x) + 0.0722 * FloatVector.load(b + x)
-                        FloatVector.store(lx, l + x)
-                        x += FloatVector.lanes
+            rows.forEachRow(of: &pixels, x: left, y: top, extraRows: 3) { y, planes, extra, o in
+                let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
+                let dotted = extra, l = extra + w, tone = extra + 2 * w
+                screen.dots(inRow: y, x: left, count: w, into: dotted)
+                typealias V = FloatVector.V
+                // The fill: luma posterised, the colours' chroma kept and lifted, so grays
+                // stay gray and hues keep their hue. A pass of its own: in one loop with
+                // the composition below, the constants of both leave too few registers.
+                var x = 0
+                while x + FloatVector.lanes <= w {
+                    let lx = 0.2126 * FloatVector.load(r + x) + 0.7152 * FloatVector.load(g + x) + 0.0722 * FloatVector.load(b + x)
+                    FloatVector.store(lx, l + x)
+                    FloatVector.store(ComicFilter.tone(lx, steps: steps), tone + x)
+                    x += FloatVector.lanes
+                }
+                while x < w {
+                    l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
+                    tone[x] = ComicFilter.tone(V(repeating: l[x]), steps: steps)[0]
+                    x += 1
+                }
+                // Several pixels at a time in vector registers, written out as bytes.
+                let (zero, one, full, half) = (V(repeating: 0), V(repeating: 1), V(repeating: 255), V(repeating: 0.5))
+                let (inkRV, inkGV, inkBV) = (V(repeating: inkR), V(repeating: inkG), V(repeating: inkB))
+                x = 0
+                while x + FloatVector.lanes <= w {
+                    let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
+                    // A dot darkens the fill by `ink`; a line covers it.
+                    let darken = one - ink * FloatVector.load(dotted + x)
+                    let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
+                    let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, full) * darken
+                    let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, full) * darken
+                    let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, full) * darken
+                    // In 0 ... 255: nearest whole values, as bytes.
+                    let vr = FloatVector.nearestBytes(fr + c * (inkRV - fr))
+                    let vg = FloatVector.nearestBytes(fg + c * (inkGV - fg))
+                    let vb = FloatVector.nearestBytes(fb + c * (inkBV - fb))
+                    let p = o + x * 3
+                    for k in 0..<FloatVector.lanes {
+                        p[k * 3] = UInt8(truncatingIfNeeded: vr[k])
+                        p[k * 3 + 1] = UInt8(truncatingIfNeeded: vg[k])
+                        p[k * 3 + 2] = UInt8(truncatingIfNeeded: vb[k])
                     }
-                    while x < w {
-                        l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
-                        x += 1
-                    }
-                    for x in 0..<w { tone[x] = tones[Int(FloatVector.nearestByte(min(255, max(0, l[x]))))] }
-                    // Several pixels at a time in vector registers, written out as bytes.
-                    let (zero, one, full, half) = (V(repeating: 0), V(repeating: 1), V(repeating: 255), V(repeating: 0.5))
-                    let (inkRV, inkGV, inkBV) = (V(repeating: inkR), V(repeating: inkG), V(repeating: inkB))
-                    x = 0
-                    while x + FloatVector.lanes <= w {
-                        let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
-                        // A dot darkens the fill by `ink`; a line covers it.
-                        let darken = one - ink * FloatVector.load(dotted + x)
-                        let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
-                        let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, full) * darken
-                        let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, full) * darken
-                        let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, full) * darken
-                        // In 0 ... 255: nearest whole values, as bytes.
-                        let vr = FloatVector.nearestBytes(fr + c * (inkRV - fr))
-                        let vg = FloatVector.nearestBytes(fg + c * (inkGV - fg))
-                        let vb = FloatVector.nearestBytes(fb + c * (inkBV - fb))
-                        let p = o + x * 3
-                        for k in 0..<FloatVector.lanes {
-                            p[k * 3] = UInt8(truncatingIfNeeded: vr[k])
-                            p[k * 3 + 1] = UInt8(truncatingIfNeeded: vg[k])
-                            p[k * 3 + 2] = UInt8(truncatingIfNeeded: vb[k])
-                        }
-                        x += FloatVector.lanes
-                    }
-                    while x < w {
-                        let darken = 1 - ink * dotted[x]
-                        let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
-                        let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
-                        let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
-                        let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
-                        o[x * 3] = FloatVector.nearestByte(fr + c * (inkR - fr))
-                        o[x * 3 + 1] = FloatVector.nearestByte(fg + c * (inkG - fg))
-                        o[x * 3 + 2] = FloatVector.nearestByte(fb + c * (inkB - fb))
-                        x += 1
-                    }
+                    x += FloatVector.lanes
+                }
+                while x < w {
+                    let darken = 1 - ink * dotted[x]
+                    let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
+                    let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
+                    let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
+                    let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
+                    o[x * 3] = FloatVector.nearestByte(fr + c * (inkR - fr))
+                    o[x * 3 + 1] = FloatVector.nearestByte(fg + c * (inkG - fg))
+                    o[x * 3 + 2] = FloatVector.nearestByte(fb + c * (inkB - fb))
+                    x += 1
                 }
             }
         }
+    }
+
+    /// The fill's tone for luma `l`: the nearest of `steps + 1` levels of the luma rounded
+    /// to a whole 0 ... 255, lifted so that the darkest is not black (comic tones are few,
+    /// flat and bright). Arithmetic rather than a table, so that it runs in vector
+    /// registers; a whole luma never lies halfway between levels (255 is odd), so the
+    /// rounding cannot tip either way.
+    @inline(__always) static func tone(_ l: FloatVector.V, steps: Float) -> FloatVector.V {
+        typealias V = FloatVector.V
+        let rounder = V(repeating: FloatVector.rounder)
+        let whole = (FloatVector.clamp(l, V(repeating: 0), V(repeating: 255)) + rounder) - rounder
+        let level = (whole * (steps / 255) + rounder) - rounder
+        return (0.12 + 0.88 * level / steps) * 255
     }
 
     /// The outlines as a working-size mask (1 on a line, 0 off it) and the slope that

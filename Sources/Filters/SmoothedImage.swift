@@ -186,34 +186,29 @@ struct UpsampledRows: Sendable {
         (self.x0, self.x1, self.tx) = (x0, x1, tx)
     }
 
-    /// Fills `rows[p]` (each `count` long) with plane p at full-size row y, columns
-    /// `x ..< x + count`.
-    func row(_ y: Int, x: Int, count: Int, into rows: [UnsafeMutablePointer<Float>], scratch: UnsafeMutablePointer<Float>) {
-        let sh = planes[0].height, sw = planes[0].width
+    /// The working rows above and below full-size row y, and how far down between them
+    /// it lies.
+    func verticalTaps(_ y: Int) -> (above: Int, below: Int, t: Float) {
+        let sh = planes[0].height
         let f = max(0, (Double(y) + 0.5) * Double(sh) / Double(height) - 0.5)
-        let r0 = min(sh - 1, Int(f)), r1 = min(sh - 1, r0 + 1)
-        let ty = Float(f - Double(r0))
-        for (p, plane) in planes.enumerated() {
-            plane.values.withUnsafeBufferPointer { v in
-                let a = v.baseAddress! + r0 * sw, b = v.baseAddress! + r1 * sw
-                var i = 0
-                while i + FloatVector.lanes <= sw {
-                    let va = FloatVector.load(a + i)
-                    FloatVector.store(va + ty * (FloatVector.load(b + i) - va), scratch + i)
-                    i += FloatVector.lanes
-                }
-                while i < sw {
-                    scratch[i] = a[i] + ty * (b[i] - a[i])
-                    i += 1
-                }
-            }
-            let out = rows[p]
-            x0.withUnsafeBufferPointer { x0 in
-                x1.withUnsafeBufferPointer { x1 in
-                    tx.withUnsafeBufferPointer { tx in
-                        for i in 0..<count {
-                            let a = scratch[Int(x0[x + i])], b = scratch[Int(x1[x + i])]
-                            out[i] = a + tx[x + i] * (b - a)
+        let r0 = min(sh - 1, Int(f))
+        return (r0, min(sh - 1, r0 + 1), Float(f - Double(r0)))
+    }
+
+    /// Working row `r` of every plane read back across, at full-size columns
+    /// `x ..< x + columns`: plane p into `out + p * columns`.
+    func across(_ r: Int, x: Int, columns: Int, into out: UnsafeMutablePointer<Float>) {
+        let sw = planes[0].width
+        x0.withUnsafeBufferPointer { x0 in
+            x1.withUnsafeBufferPointer { x1 in
+                tx.withUnsafeBufferPointer { tx in
+                    for (p, plane) in planes.enumerated() {
+                        plane.values.withUnsafeBufferPointer { v in
+                            let line = v.baseAddress! + r * sw, o = out + p * columns
+                            for i in 0..<columns {
+                                let a = line[Int(x0[x + i])], b = line[Int(x1[x + i])]
+                                o[i] = a + tx[x + i] * (b - a)
+                            }
                         }
                     }
                 }
@@ -234,15 +229,36 @@ extension UpsampledRows {
     ) {
         let (w, h) = (pixels.width, pixels.height)
         precondition(x >= 0 && y >= 0 && x + w <= width && y + h <= height && pixels.channels == 3, "a region of the reader's picture")
-        let (count, working, top, left) = (planes.count, planes[0].width, y, x)
+        let (count, top, left) = (planes.count, y, x)
         pixels.components.withUnsafeMutableBufferPointer { all in
             nonisolated(unsafe) let all = all
             forEachBand(rows: h) { band in
-                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (count + extraRows) * w + working)
+                // The rows handed out and the extra rows, then the two working rows the
+                // current full-size row lies between, read back across: a working row
+                // serves `scale` full-size rows in turn, and is read across once for them.
+                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (count + extraRows) * w + 2 * count * w)
                 defer { scratch.deallocate() }
                 let rows = (0..<count).map { scratch + $0 * w }
+                var upper = (row: -1, values: scratch + (count + extraRows) * w), lower = (row: -1, values: upper.values + count * w)
                 for r in band {
-                    row(top + r, x: left, count: w, into: rows, scratch: scratch + (count + extraRows) * w)
+                    let (above, below, t) = verticalTaps(top + r)
+                    if upper.row != above {
+                        if lower.row == above { swap(&upper, &lower) } else { across(above, x: left, columns: w, into: upper.values); upper.row = above }
+                    }
+                    if below != above, lower.row != below { across(below, x: left, columns: w, into: lower.values); lower.row = below }
+                    let (a, b) = (upper.values, below == above ? upper.values : lower.values)
+                    let n = count * w
+                    var i = 0
+                    // Down between them: whole rows of every plane at once, in vector registers.
+                    while i + FloatVector.lanes <= n {
+                        let va = FloatVector.load(a + i)
+                        FloatVector.store(va + t * (FloatVector.load(b + i) - va), scratch + i)
+                        i += FloatVector.lanes
+                    }
+                    while i < n {
+                        scratch[i] = a[i] + t * (b[i] - a[i])
+                        i += 1
+                    }
                     body(top + r, rows, scratch + count * w, all.baseAddress! + r * w * 3)
                 }
             }

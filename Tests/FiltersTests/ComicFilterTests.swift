@@ -84,6 +84,22 @@ struct ComicFilterTests {
         #expect(stray == 0, "\(stray) ink pixels away from every edge")
     }
 
+    /// The fill's tones, worked out in vector registers, are the posterised luma as
+    /// defined: the luma rounded to a whole 0 ... 255, the nearest of `levels` levels,
+    /// lifted so that the darkest is 12% gray.
+    @Test func theFillsTonesAreTheLumaPosterised() {
+        for levels in [2, 3, 5, 8, 17, 32] {
+            let steps = Double(levels - 1)
+            for tenth in -20...2570 {
+                let l = Double(tenth) / 10
+                let whole = min(255, max(0, l.rounded(.toNearestOrEven)))
+                let expected = (0.12 + 0.88 * (whole / 255 * steps).rounded() / steps) * 255
+                let tone = ComicFilter.tone(FloatVector.V(repeating: Float(l)), steps: Float(steps))
+                #expect(abs(Double(tone[0]) - expected) < 0.001 && tone.min() == tone.max(), "levels \(levels), luma \(l): \(tone[0]), not \(expected)")
+            }
+        }
+    }
+
     @Test func flatRegionsCarryHalftoneDots() throws {
         let (w, h) = (960, 720)
         let out = try FilterStep(parsing: "comic").apply(to: Self.scene(width: w, height: h))
