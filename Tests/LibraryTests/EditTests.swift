@@ -30,6 +30,20 @@ struct EditTests {
         return Double(gray) / Double(p.width * p.height)
     }
 
+    /// A comic movie is drawn from each frame averaged down to the working size, never
+    /// converted at full size; a recipe that reads the frame's pixels gets the whole frame.
+    @Test(arguments: [("comic", true), ("comic,vignette", true), ("mono,comic", false), ("posterize", false), ("sepia", false), ("", false)])
+    func aMovieIsDrawnFromItsFramesAverageWhenThatIsAllTheRecipeNeeds(recipe text: String, fromAverage: Bool) throws {
+        let recipe = FilterRecipe(steps: try text.split(separator: ",").map { try FilterStep(name: String($0)) })
+        switch MovieRenderer.drawing(recipe) {
+        case .fromAverage(let size, _):
+            #expect(fromAverage)
+            // A Live Photo's 1920x1440 frames: the comic's working size, 720 on the short side.
+            #expect(size(1920, 1440) == (960, 720))
+        case .whole: #expect(!fromAverage)
+        }
+    }
+
     @Test func editingAHEICKeepsItsOrientationMetadataAndAuxImages() throws {
         let scratch = try ScratchDirectory()
         let files = ["apple-portrait-heic/heic_depth_data.heic", "orientation/IMG_0102.HEIC"]
