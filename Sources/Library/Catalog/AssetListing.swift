@@ -57,7 +57,10 @@ struct AssetListing {
         let wanted = Double(min(remaining, total))
         let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
         var driver: (cost: Int, candidate: Filters.Candidate, conditions: [SQL])?
-        for (candidate, conditions) in filters.drivers(sort: query.sort) where !(candidate.afterNameRange && driver?.candidate.isNameRange == true) {
+        // An inexact candidate (weight over 1) is not counted once one that tests its filter
+        // exactly (`replaces` it) is few enough: `IMG_35*` at a million assets spent 4 ms
+        // counting 3,571 assets holding `_35` and `g_3` after its names' range was found small.
+        for (candidate, conditions) in filters.drivers(sort: query.sort) where !(candidate.weight > 1 && driver?.candidate.replaces != nil) {
             let limit = candidate.index == nil ? threshold / candidate.weight : threshold * Self.coveredRangeFactor
             let count = try SQLRequest<Int>(literal: "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1))", cached: true).fetchOne(db) ?? 0
             // Compared by their cost: a covered range's candidates count for less.
@@ -205,10 +208,6 @@ struct AssetListing {
             /// (`IMG_35*` at a million assets: 6,500 assets with `_35` took 21 ms, its
             /// 7,124 names from the name index 7 ms).
             var weight = 1
-            /// Exact and cheap: the names in a range of the name index.
-            var isNameRange = false
-            /// Not counted when the names' range is already few enough.
-            var afterNameRange = false
         }
 
         /// nil when nothing can match (no camera of that make or model was ever seen).
@@ -279,19 +278,17 @@ struct AssetListing {
                                 SELECT asset_id FROM resource INDEXED BY resource_by_lower_name
                                 WHERE lower_name IS NOT NULL AND lower_name >= \(low) AND lower_name < \(high)
                                   AND lower_name GLOB lower(\(name))
-                                """, replaces: conditions.count - 1, isNameRange: true))
+                                """, replaces: conditions.count - 1))
                 }
                 // The assets whose names hold the pattern's rarest-looking runs of three
                 // characters, from the trigram index (0010): few for a rare pattern,
-                // tested as any asset is. Not counted when the names' range is few enough:
-                // `IMG_35*` at a million assets spent 4 ms counting 3,571 assets holding
-                // `_35` and `g_3`, after its names' range had been found small.
+                // tested as any asset is.
                 let trigrams = Self.distinctiveTrigrams(name)
                 if !trigrams.isEmpty {
                     let match = trigrams.map(Self.phrase).joined(separator: " AND ")
                     candidates.append(
                         Candidate(
-                            sql: "SELECT rowid FROM asset_summary_names WHERE asset_summary_names MATCH \(match)", weight: 2, afterNameRange: true))
+                            sql: "SELECT rowid FROM asset_summary_names WHERE asset_summary_names MATCH \(match)", weight: 2))
                 }
             }
         }
