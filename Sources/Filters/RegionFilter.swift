@@ -123,8 +123,8 @@ public final class RegionRendering {
     /// First pass: a region (RGB, as read) whose top-left pixel is (x, y).
     public func summarize(_ region: consuming PixelBuffer<UInt8>, x: Int, y: Int) {
         guard let step = summaryStep, let filter = summaryFilter, let size = filter.summarySize else { return }
-        if accumulator == nil { accumulator = AreaAccumulator(width: width, height: height, shortSide: size.shortSide) }
-        guard let accumulator else { return }
+        let accumulator = self.accumulator ?? AreaAccumulator(width: width, height: height, shortSide: size.shortSide)
+        self.accumulator = accumulator
         var pixels = region
         for plan in plans[..<step] { plan!.draw(&pixels, x: x, y: y) }
         accumulator.add(pixels, x: x, y: y)
