@@ -106,6 +106,57 @@ struct AssetListingTests {
         #expect(try library.catalog.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_summary WHERE sort_name IS NULL)") } == false)
     }
 
+    /// A name's range is read in `asset_file_name`, where an asset comes once per matching
+    /// file; asked for one row per asset wanted, a listing reads on past its first rows
+    /// for every asset that has two (`IMG_3582.HEIC`, `IMG_3582.MOV`).
+    @Test func aNameRangeListsEachAssetOnceWhateverItsFiles() throws {
+        let library = try CorpusLibrary.shared().library
+        let doubled = try library.catalog.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT asset_id FROM asset_file_name WHERE lower_name GLOB 'img_*' GROUP BY asset_id HAVING count(*) > 1)")!
+        }
+        #expect(doubled > 3, "the corpus has assets with two files named IMG_…")
+        for (sort, descending) in Self.orders {
+            var query = AssetQuery()
+            (query.name, query.sort, query.descending) = ("IMG_*", sort, descending)
+            let whole = try library.catalog.read { db in try Self.overviewIDs(query, db) }
+            for limit in [1, 2, 5, whole.count - 1] {
+                query.limit = limit
+                let listed = try library.catalog.read { db in try AssetListing(query: query, threshold: 1_000_000, rowsPerAsset: 1).ids(db) }
+                #expect(listed == Array(whole.prefix(limit)), "\(sort) \(descending ? "desc" : "asc") limit \(limit)")
+            }
+            // Page by page, one asset a page.
+            query.limit = 1
+            var paged: [Int64] = []
+            while paged.count <= whole.count {
+                var entries: [AssetListing.Entry] = []
+                try library.catalog.read { db in
+                    try AssetListing(query: query, threshold: 1_000_000, rowsPerAsset: 1).forEach(db) { entries.append($0); return true }
+                }
+                guard let last = entries.last else { break }
+                paged.append(last.id)
+                query.after = last.cursor
+            }
+            query.after = nil
+            #expect(paged == whole, "pages, \(sort) \(descending ? "desc" : "asc")")
+        }
+        // Read in the table itself, its rows not looked up in the summary.
+        var query = AssetQuery()
+        (query.name, query.limit) = ("IMG_35*", 50)
+        let trace = try library.catalog.read { db -> [String] in
+            var statements: [String] = []
+            db.trace { statements.append($0.expandedDescription) }
+            _ = try AssetListing(query: query, threshold: 1_000_000).ids(db)
+            db.trace(options: [], nil)
+            return statements
+        }
+        let listing = try #require(trace.first { $0.contains("FROM asset_file_name s") })
+        let plan = try library.catalog.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + listing).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("SEARCH s USING PRIMARY KEY (lower_name>? AND lower_name<?)") }, "\(plan)")
+        #expect(plan.allSatisfy { !$0.contains("asset_summary") }, "\(plan)")
+    }
+
     @Test func pagesByCursorListEveryAssetOnceInOrder() throws {
         let library = try CorpusLibrary.shared().library
         for (name, filter) in Self.filters.prefix(8) + Self.filters.filter({ $0.0.hasPrefix("has depth") }) {
@@ -267,6 +318,19 @@ enum CatalogChecks {
             )
         }
         #expect(names > 0 && wrongNames == 0, "\(wrongNames) of the resources' lower-case names are wrong", sourceLocation: sourceLocation)
+        // asset_file_name (0011): every named file, with its asset's summary columns.
+        let (staleNames, missingNames) = try library.catalog.read { db in
+            let derived = """
+                SELECT lower(r.original_name), r.id, r.asset_id, s.kind, s.captured_julian, s.imported_at, s.camera_id,
+                       s.sort_name, s.paired_by, s.aux_types, s.edited
+                FROM resource r LEFT JOIN asset_summary s ON s.asset_id = r.asset_id WHERE r.original_name IS NOT NULL
+                """
+            return (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_file_name EXCEPT \(derived))")!,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(derived) EXCEPT SELECT * FROM asset_file_name)")!
+            )
+        }
+        #expect(staleNames == 0 && missingNames == 0, "file names: \(staleNames) stale, \(missingNames) missing", sourceLocation: sourceLocation)
         // The trigram index of the summary's names (0010) holds what the summary holds:
         // FTS5's own check throws when it does not.
         #expect(throws: Never.self, "the names' trigram index disagrees with the summary", sourceLocation: sourceLocation) {
