@@ -123,9 +123,11 @@ public final class MovieFrameReader {
     }
 
     /// The next frame in presentation order averaged down to `width`×`height` (each pixel
-    /// the mean of the area it covers, swscale's area filter), converted to RGB at that
-    /// size only: for a filter that decides from a working-size picture and reads nothing
-    /// else of the frame, a full-size RGB frame would be work thrown away.
+    /// the mean of the area it covers), converted to RGB at that size only: for a filter
+    /// that decides from a working-size picture and reads nothing else of the frame, a
+    /// full-size RGB frame would be work thrown away. An 8-bit 4:2:0 frame halved is
+    /// averaged by camlib (`PixelBuffer.halvedRGB`: its chroma is at that size already);
+    /// any other by swscale's area filter.
     public func next(averagedTo width: Int, _ height: Int) throws -> DecodedFrame? {
         precondition(width > 0 && height > 0 && width <= self.width && height <= self.height, "averaged down, not up")
         return try nextDecoded { try convert($0, width: width, height: height) }
@@ -174,6 +176,12 @@ public final class MovieFrameReader {
         let fw = Int(frame.pointee.width), fh = Int(frame.pointee.height)
         guard fw == width, fh == height else { throw FFmpegError(message: "the video changes size mid-stream", call: "decode") }
         let full = ow == fw && oh == fh
+        let pixelFormat = AVPixelFormat(frame.pointee.format)
+        if ow * 2 == fw, oh * 2 == fh, pixelFormat == AV_PIX_FMT_YUV420P || pixelFormat == AV_PIX_FMT_YUVJ420P,
+            let halved = halvedRGB(frame, fullRange: fullRange || pixelFormat == AV_PIX_FMT_YUVJ420P)
+        {
+            return stamped(halved, frame)
+        }
         if full ? toRGB == nil : (toAveragedRGB == nil || averagedSize != (ow, oh)) {
             // Same size: each pixel converted (point sampling of nothing); smaller: averaged.
             let context = ff.sws_getContext(
@@ -195,9 +203,25 @@ public final class MovieFrameReader {
             var strides: [Int32] = [Int32(ow * 3), 0, 0, 0]
             _ = ff.sws_scale(full ? toRGB : toAveragedRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)
         }
+        return stamped(rgb, frame)
+    }
+
+    /// An 8-bit 4:2:0 frame halved (a 2x2 average of luma beside the chroma it already
+    /// has), converted as swscale would (BT.709, full-range RGB).
+    private func halvedRGB(_ frame: UnsafeMutablePointer<AVFrame>, fullRange: Bool) -> PixelBuffer<UInt8>? {
+        let d = frame.pointee.data, l = frame.pointee.linesize
+        guard let y = d.0, let cb = d.1, let cr = d.2, l.1 == l.2, l.0 > 0, l.1 > 0 else { return nil }
+        return .halvedRGB(
+            YCbCr420Planes(
+                luma: y, lumaStride: Int(l.0), cb: cb, cr: cr, chromaStride: Int(l.1),
+                width: Int(frame.pointee.width), height: Int(frame.pointee.height), fullRange: fullRange))
+    }
+
+    /// `pixels` with the frame's presentation time.
+    private func stamped(_ pixels: PixelBuffer<UInt8>, _ frame: UnsafeMutablePointer<AVFrame>) -> DecodedFrame {
         var pts = frame.pointee.best_effort_timestamp
         if pts == CFFmpeg_AV_NOPTS_VALUE() { pts = frame.pointee.pts == CFFmpeg_AV_NOPTS_VALUE() ? startTime : frame.pointee.pts }
         let seconds = Double(pts - startTime) * Double(timeBase.numerator) / Double(max(1, timeBase.denominator))
-        return DecodedFrame(pixels: rgb, pts: pts, seconds: max(0, seconds))
+        return DecodedFrame(pixels: pixels, pts: pts, seconds: max(0, seconds))
     }
 }

@@ -1,0 +1,82 @@
+/// One picture of 8-bit Y'CbCr 4:2:0 planes, as a video decoder gives it: luma at full
+/// size, each chroma plane at half the width and half the height.
+public struct YCbCr420Planes {
+    public var luma: UnsafePointer<UInt8>
+    public var lumaStride: Int
+    public var cb: UnsafePointer<UInt8>
+    public var cr: UnsafePointer<UInt8>
+    public var chromaStride: Int
+    /// The luma plane's size.
+    public var width: Int
+    public var height: Int
+    /// Full-range levels (0 ... 255, JPEG's) rather than video's 16 ... 235 and 16 ... 240.
+    public var fullRange: Bool
+
+    public init(
+        luma: UnsafePointer<UInt8>, lumaStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int,
+        width: Int, height: Int, fullRange: Bool
+    ) {
+        (self.luma, self.lumaStride, self.cb, self.cr, self.chromaStride) = (luma, lumaStride, cb, cr, chromaStride)
+        (self.width, self.height, self.fullRange) = (width, height, fullRange)
+    }
+}
+
+extension PixelBuffer where Component == UInt8 {
+    /// The picture averaged down to half its width and height, as RGB (BT.709's matrix,
+    /// full-range output): each pixel from the mean of its 2x2 luma samples and the one
+    /// chroma sample 4:2:0 already keeps for them, so nothing is resampled but the luma.
+    /// What swscale's area filter makes of the same frame, at a fraction of its cost
+    /// (it averages every plane through its general scaler). nil unless the picture's
+    /// sides are even.
+    public static func halvedRGB(_ p: YCbCr420Planes) -> PixelBuffer<UInt8>? {
+        guard p.width >= 2, p.height >= 2, p.width % 2 == 0, p.height % 2 == 0 else { return nil }
+        let w = p.width / 2, h = p.height / 2
+        var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        typealias V = SIMD8<Float>
+        // Levels to 0 ... 255 and ±127.5, folded into the matrix.
+        let lumaScale: Float = p.fullRange ? 1 : 255 / 219, lumaOffset: Float = p.fullRange ? 0 : 16
+        let chromaScale: Float = p.fullRange ? 1 : 255 / 224
+        let (crToR, cbToG, crToG, cbToB) = (1.5748 * chromaScale, -0.187324 * chromaScale, -0.468124 * chromaScale, 1.8556 * chromaScale)
+        let rounder: Float = 12_582_912  // adding 1.5·2²³ rounds to whole in the low bits
+        @inline(__always) func byte(_ v: V) -> SIMD8<UInt32> {
+            let clamped = v.replacing(with: 0, where: v .< 0).replacing(with: 255, where: v .> 255)
+            return unsafeBitCast(clamped + V(repeating: rounder), to: SIMD8<UInt32>.self)
+        }
+        out.components.withUnsafeMutableBufferPointer { buffer in
+            let o = buffer.baseAddress!
+            for y in 0..<h {
+                let above = p.luma + 2 * y * p.lumaStride, below = above + p.lumaStride
+                let cb = p.cb + y * p.chromaStride, cr = p.cr + y * p.chromaStride
+                let row = o + y * w * 3
+                var x = 0
+                while x + 8 <= w {
+                    let a = SIMD16<Float>(UnsafeRawPointer(above + 2 * x).loadUnaligned(as: SIMD16<UInt8>.self))
+                    let b = SIMD16<Float>(UnsafeRawPointer(below + 2 * x).loadUnaligned(as: SIMD16<UInt8>.self))
+                    let sum = a + b
+                    let luma = ((sum.evenHalf + sum.oddHalf) * 0.25 - lumaOffset) * lumaScale
+                    let u = V(UnsafeRawPointer(cb + x).loadUnaligned(as: SIMD8<UInt8>.self)) - 128
+                    let v = V(UnsafeRawPointer(cr + x).loadUnaligned(as: SIMD8<UInt8>.self)) - 128
+                    let r = byte(luma + crToR * v), g = byte(luma + cbToG * u + crToG * v), bl = byte(luma + cbToB * u)
+                    let q = row + x * 3
+                    for k in 0..<8 {
+                        q[k * 3] = UInt8(truncatingIfNeeded: r[k])
+                        q[k * 3 + 1] = UInt8(truncatingIfNeeded: g[k])
+                        q[k * 3 + 2] = UInt8(truncatingIfNeeded: bl[k])
+                    }
+                    x += 8
+                }
+                while x < w {
+                    let sum = Float(above[2 * x]) + Float(above[2 * x + 1]) + Float(below[2 * x]) + Float(below[2 * x + 1])
+                    let luma = V(repeating: (sum * 0.25 - lumaOffset) * lumaScale)
+                    let u = V(repeating: Float(cb[x]) - 128), v = V(repeating: Float(cr[x]) - 128)
+                    let q = row + x * 3
+                    q[0] = UInt8(truncatingIfNeeded: byte(luma + crToR * v)[0])
+                    q[1] = UInt8(truncatingIfNeeded: byte(luma + cbToG * u + crToG * v)[0])
+                    q[2] = UInt8(truncatingIfNeeded: byte(luma + cbToB * u)[0])
+                    x += 1
+                }
+            }
+        }
+        return out
+    }
+}
