@@ -167,6 +167,14 @@ public final class MovieWriter {
         for p in try encoder.encode(pixels, pts: pts) { try mux(p) }
     }
 
+    /// Encodes one frame shown from `pts` that `draw` makes straight into the encoder's
+    /// Y'CbCr 4:2:0 planes (BT.709, the movie's range), with no RGB frame and no
+    /// conversion. Timestamps as for `append(_:pts:)`.
+    public func append(pts: Int64, drawing draw: (YCbCr420Target) -> Void) throws {
+        guard !finished, let encoder else { throw FFmpegError(message: "the movie is already finished", call: "MovieWriter.append") }
+        for p in try encoder.encode(pts: pts, drawing: draw) { try mux(p) }
+    }
+
     /// Flushes the encoder and writes the movie's index. The file is complete after this.
     public func finish() throws {
         guard !finished, let format else { return }

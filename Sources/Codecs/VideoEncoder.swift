@@ -120,6 +120,30 @@ public final class VideoEncoder {
         return try receive()
     }
 
+    /// Encodes one frame shown from `pts` that `draw` writes straight into the frame's
+    /// planes (Y'CbCr 4:2:0, BT.709, the settings' range); returns the packets the encoder
+    /// had ready. Timestamps as for `encode(_:pts:)`.
+    public func encode(pts: Int64, drawing draw: (YCbCr420Target) -> Void) throws -> [Packet] {
+        guard !flushed, let enc = context, let frame else { throw FFmpegError(message: "the encoder is finished", call: "VideoEncoder.encode") }
+        guard pts > lastPTS else { return [] }
+        lastPTS = pts
+        var rc = ff.av_frame_make_writable(frame)
+        guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_frame_make_writable") }
+        let d = frame.pointee.data, l = frame.pointee.linesize
+        guard let y = d.0, let cb = d.1, let cr = d.2, l.1 == l.2 else {
+            throw FFmpegError(message: "the encoder's frame is not 4:2:0 planes", call: "VideoEncoder.encode")
+        }
+        draw(
+            YCbCr420Target(
+                luma: y, lumaStride: Int(l.0), cb: cb, cr: cr, chromaStride: Int(l.1), width: settings.width, height: settings.height,
+                fullRange: settings.fullRange))
+        frame.pointee.pts = pts
+        rc = ff.avcodec_send_frame(enc, frame)
+        guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_send_frame") }
+        framesEncoded += 1
+        return try receive()
+    }
+
     /// Drains the encoder: the packets of the frames it still held.
     public func finish() throws -> [Packet] {
         guard !flushed, let enc = context else { return [] }

@@ -32,6 +32,9 @@ public enum VideoRenderer {
         /// `draw` fills the full-size frame (RGB, as stored, its old content not to be
         /// read) from it. The decoded frame is converted at the small size only.
         case fromAverage(size: (Int, Int) -> (width: Int, height: Int), draw: (PixelBuffer<UInt8>, inout PixelBuffer<UInt8>) -> Void)
+        /// As `fromAverage`, but `draw` fills the encoder's Y'CbCr 4:2:0 planes (as stored,
+        /// BT.709, the movie's range) itself: no RGB frame, no conversion of it.
+        case fromAverageToYCbCr(size: (Int, Int) -> (width: Int, height: Int), draw: (PixelBuffer<UInt8>, YCbCr420Target) -> Void)
     }
 
     /// Renders the first video stream of `input` into a new MOV at `output`, each frame
@@ -77,6 +80,13 @@ public enum VideoRenderer {
             while let frame = try reader.next(averagedTo: averaged.width, averaged.height) {
                 draw(frame.pixels, &drawn)
                 try writer.append(drawn, pts: frame.pts)
+                appended += 1
+                progress?(appended, reader.expectedFrames)
+            }
+        case .fromAverageToYCbCr(let size, let draw):
+            let averaged = size(reader.width, reader.height)
+            while let frame = try reader.next(averagedTo: averaged.width, averaged.height) {
+                try writer.append(pts: frame.pts) { draw(frame.pixels, $0) }
                 appended += 1
                 progress?(appended, reader.expectedFrames)
             }

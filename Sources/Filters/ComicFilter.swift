@@ -20,6 +20,7 @@ public struct ComicFilter: RegionFilter {
     public static let treatsEveryDirectionAlike = true
     public static let name = "comic"
     public static let drawsFromSummaryAlone = true
+    public static let drawsYCbCr = true
     public static let summary = "bold outlines, flat colours and a halftone, like CIComicEffect"
     public static let parameters = [
         FilterParameter(name: "edges", defaultValue: 0.12, range: 0.01...1, help: "edge threshold; lower draws more lines"),
@@ -70,7 +71,7 @@ public struct ComicFilter: RegionFilter {
         return Plan(rows: UpsampledRows([soft.red, soft.green, soft.blue, mask], width: w, height: h), screen: screen, slope: slope, steps: steps, ink: ink)
     }
 
-    struct Plan: RegionPlan {
+    struct Plan: YCbCrRegionPlan {
         /// Every pixel is drawn from the summary: lines, tones, dots.
         var ignoresPixels: Bool { ComicFilter.drawsFromSummaryAlone }
         let rows: UpsampledRows
@@ -81,46 +82,14 @@ public struct ComicFilter: RegionFilter {
 
         func draw(_ pixels: inout PixelBuffer<UInt8>, x left: Int, y top: Int) {
             let w = pixels.width
-            let (ink, slope, screen) = (ink, slope, screen)
-            let (inkR, inkG, inkB) = ComicFilter.inkColour
-            let saturation = ComicFilter.saturation
             // The picture itself is not read: the output goes into its storage.
             rows.forEachRow(of: &pixels, x: left, y: top, extraRows: 3) { y, planes, extra, o in
-                let (r, g, b, m) = (planes[0], planes[1], planes[2], planes[3])
-                let dotted = extra, l = extra + w, tone = extra + 2 * w
-                screen.dots(inRow: y, x: left, count: w, into: dotted)
-                typealias V = FloatVector.V
-                // The fill: luma posterised, the colours' chroma kept and lifted, so grays
-                // stay gray and hues keep their hue. A pass of its own: in one loop with
-                // the composition below, the constants of both leave too few registers.
+                let row = prepare(y, x: left, width: w, planes: planes, extra: extra)
+                // Several pixels at a time in vector registers, written out as bytes.
                 var x = 0
                 while x + FloatVector.lanes <= w {
-                    let lx = 0.2126 * FloatVector.load(r + x) + 0.7152 * FloatVector.load(g + x) + 0.0722 * FloatVector.load(b + x)
-                    FloatVector.store(lx, l + x)
-                    FloatVector.store(ComicFilter.tone(lx, steps: steps), tone + x)
-                    x += FloatVector.lanes
-                }
-                while x < w {
-                    l[x] = 0.2126 * r[x] + 0.7152 * g[x] + 0.0722 * b[x]
-                    tone[x] = ComicFilter.tone(V(repeating: l[x]), steps: steps)[0]
-                    x += 1
-                }
-                // Several pixels at a time in vector registers, written out as bytes.
-                let (zero, one, full, half) = (V(repeating: 0), V(repeating: 1), V(repeating: 255), V(repeating: 0.5))
-                let (inkRV, inkGV, inkBV) = (V(repeating: inkR), V(repeating: inkG), V(repeating: inkB))
-                x = 0
-                while x + FloatVector.lanes <= w {
-                    let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
-                    // A dot darkens the fill by `ink`; a line covers it.
-                    let darken = one - ink * FloatVector.load(dotted + x)
-                    let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
-                    let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, full) * darken
-                    let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, full) * darken
-                    let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, full) * darken
-                    // In 0 ... 255: nearest whole values, as bytes.
-                    let vr = FloatVector.nearestBytes(fr + c * (inkRV - fr))
-                    let vg = FloatVector.nearestBytes(fg + c * (inkGV - fg))
-                    let vb = FloatVector.nearestBytes(fb + c * (inkBV - fb))
+                    let (red, green, blue) = row.colours(x)
+                    let (vr, vg, vb) = (FloatVector.nearestBytes(red), FloatVector.nearestBytes(green), FloatVector.nearestBytes(blue))
                     let p = o + x * 3
                     for k in 0..<FloatVector.lanes {
                         p[k * 3] = UInt8(truncatingIfNeeded: vr[k])
@@ -130,16 +99,142 @@ public struct ComicFilter: RegionFilter {
                     x += FloatVector.lanes
                 }
                 while x < w {
-                    let darken = 1 - ink * dotted[x]
-                    let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
-                    let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
-                    let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
-                    let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
-                    o[x * 3] = FloatVector.nearestByte(fr + c * (inkR - fr))
-                    o[x * 3 + 1] = FloatVector.nearestByte(fg + c * (inkG - fg))
-                    o[x * 3 + 2] = FloatVector.nearestByte(fb + c * (inkB - fb))
+                    let (red, green, blue) = row.colour(x)
+                    (o[x * 3], o[x * 3 + 1], o[x * 3 + 2]) = (FloatVector.nearestByte(red), FloatVector.nearestByte(green), FloatVector.nearestByte(blue))
                     x += 1
                 }
+            }
+        }
+
+        /// The whole picture straight into Y'CbCr 4:2:0 planes (BT.709), as a video
+        /// encoder takes it: each pixel's luma from its colour, each chroma sample from
+        /// the mean colour of its 2x2 pixels. No RGB picture is made, nor converted.
+        func draw(into target: YCbCr420Target) {
+            let (w, half) = (target.width, target.width / 2)
+            typealias Half = SIMD4<Float>
+            // Levels: video's 16 ... 235 and 16 ... 240 unless full range.
+            let lumaScale: Float = target.fullRange ? 1 : 219 / 255, lumaOffset: Float = target.fullRange ? 0 : 16
+            let chromaScale: Float = target.fullRange ? 1 : 224 / 255
+            let (cbScale, crScale) = (chromaScale / BT709.cbSpan, chromaScale / BT709.crSpan)
+            @inline(__always) func luma(_ c: (Float, Float, Float)) -> UInt8 {
+                FloatVector.nearestByte((BT709.kr * c.0 + BT709.kg * c.1 + BT709.kb * c.2) * lumaScale + lumaOffset)
+            }
+            // Three rows of scratch for the row itself, and two for the pair sums of an
+            // even row's red, green and blue, which its odd row completes.
+            rows.forEachRow(x: 0, y: 0, width: w, height: target.height, extraRows: 5, rowsTogether: 2) { r, planes, extra in
+                let row = prepare(r, x: 0, width: w, planes: planes, extra: extra)
+                let lumaRow = target.luma + r * target.lumaStride
+                let (sumR, sumG, sumB) = (extra + 3 * w, extra + 3 * w + half, extra + 3 * w + 2 * half)
+                let completes = r % 2 == 1
+                let (cb, cr) = (target.cb + r / 2 * target.chromaStride, target.cr + r / 2 * target.chromaStride)
+                var x = 0
+                while x + FloatVector.lanes <= w {
+                    let (red, green, blue) = row.colours(x)
+                    let y = (BT709.kr * red + BT709.kg * green + BT709.kb * blue) * lumaScale + lumaOffset
+                    let bytes = SIMD8<UInt8>(truncatingIfNeeded: FloatVector.nearestBytes(y))
+                    UnsafeMutableRawPointer(lumaRow + x).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
+                    var (pr, pg, pb) = (red.evenHalf + red.oddHalf, green.evenHalf + green.oddHalf, blue.evenHalf + blue.oddHalf)
+                    let i = x / 2
+                    if completes {
+                        pr += UnsafeRawPointer(sumR + i).loadUnaligned(as: Half.self)
+                        pg += UnsafeRawPointer(sumG + i).loadUnaligned(as: Half.self)
+                        pb += UnsafeRawPointer(sumB + i).loadUnaligned(as: Half.self)
+                        let (mr, mg, mb) = (pr * 0.25, pg * 0.25, pb * 0.25)
+                        let my = BT709.kr * mr + BT709.kg * mg + BT709.kb * mb
+                        let u = Self.byte((mb - my) * cbScale + 128), v = Self.byte((mr - my) * crScale + 128)
+                        UnsafeMutableRawPointer(cb + i).storeBytes(of: u, as: SIMD4<UInt8>.self)
+                        UnsafeMutableRawPointer(cr + i).storeBytes(of: v, as: SIMD4<UInt8>.self)
+                    } else {
+                        UnsafeMutableRawPointer(sumR + i).storeBytes(of: pr, as: Half.self)
+                        UnsafeMutableRawPointer(sumG + i).storeBytes(of: pg, as: Half.self)
+                        UnsafeMutableRawPointer(sumB + i).storeBytes(of: pb, as: Half.self)
+                    }
+                    x += FloatVector.lanes
+                }
+                // The rest, a pair of pixels at a time (the width is even).
+                while x < w {
+                    let left = row.colour(x), right = row.colour(x + 1)
+                    (lumaRow[x], lumaRow[x + 1]) = (luma(left), luma(right))
+                    let (r0, g0, b0) = left, (r1, g1, b1) = right
+                    let i = x / 2
+                    var (pr, pg, pb) = (r0 + r1, g0 + g1, b0 + b1)
+                    if completes {
+                        (pr, pg, pb) = ((pr + sumR[i]) * 0.25, (pg + sumG[i]) * 0.25, (pb + sumB[i]) * 0.25)
+                        let my = BT709.kr * pr + BT709.kg * pg + BT709.kb * pb
+                        cb[i] = FloatVector.nearestByte(min(255, max(0, (pb - my) * cbScale + 128)))
+                        cr[i] = FloatVector.nearestByte(min(255, max(0, (pr - my) * crScale + 128)))
+                    } else {
+                        (sumR[i], sumG[i], sumB[i]) = (pr, pg, pb)
+                    }
+                    x += 2
+                }
+            }
+        }
+
+        /// Four chroma samples, 0 ... 255, as bytes.
+        @inline(__always) static func byte(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
+            let clamped = v.replacing(with: 0, where: v .< 0).replacing(with: 255, where: v .> 255)
+            return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(clamped + SIMD4<Float>(repeating: FloatVector.rounder), to: SIMD4<UInt32>.self))
+        }
+
+        /// Full-size row `y`'s dots, luma and fill tone, worked out into the scratch rows
+        /// `extra` (three of the region's width), beside the plan's planes read back.
+        @inline(__always) func prepare(_ y: Int, x left: Int, width w: Int, planes: [UnsafeMutablePointer<Float>], extra: UnsafeMutablePointer<Float>) -> Row {
+            let row = Row(
+                r: planes[0], g: planes[1], b: planes[2], m: planes[3], dotted: extra, l: extra + w, tone: extra + 2 * w,
+                ink: ink, slope: slope)
+            screen.dots(inRow: y, x: left, count: w, into: row.dotted)
+            // The fill: luma posterised, the colours' chroma kept and lifted, so grays
+            // stay gray and hues keep their hue. A pass of its own: in one loop with
+            // the composition, the constants of both leave too few registers.
+            var x = 0
+            while x + FloatVector.lanes <= w {
+                let lx = BT709.kr * FloatVector.load(row.r + x) + BT709.kg * FloatVector.load(row.g + x) + BT709.kb * FloatVector.load(row.b + x)
+                FloatVector.store(lx, row.l + x)
+                FloatVector.store(ComicFilter.tone(lx, steps: steps), row.tone + x)
+                x += FloatVector.lanes
+            }
+            while x < w {
+                row.l[x] = BT709.kr * row.r[x] + BT709.kg * row.g[x] + BT709.kb * row.b[x]
+                row.tone[x] = ComicFilter.tone(FloatVector.V(repeating: row.l[x]), steps: steps)[0]
+                x += 1
+            }
+            return row
+        }
+
+        /// One full-size row's makings over the region's columns: the softened colours and
+        /// the line mask read back from the plan, the dots, the luma and the fill's tone.
+        struct Row {
+            let r, g, b, m, dotted, l, tone: UnsafeMutablePointer<Float>
+            let ink: Float, slope: Float
+
+            /// The colours of the pixels from `x` on, a vector's worth, 0 ... 255: the fill,
+            /// darkened by its dot, covered by a line.
+            @inline(__always) func colours(_ x: Int) -> (FloatVector.V, FloatVector.V, FloatVector.V) {
+                typealias V = FloatVector.V
+                let (zero, one, full, half) = (V(repeating: 0), V(repeating: 1), V(repeating: 255), V(repeating: 0.5))
+                let (inkR, inkG, inkB) = ComicFilter.inkColour
+                let saturation = ComicFilter.saturation
+                let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
+                // A dot darkens the fill by `ink`; a line covers it.
+                let darken = one - ink * FloatVector.load(dotted + x)
+                let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
+                let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, full) * darken
+                let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, full) * darken
+                let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, full) * darken
+                return (fr + c * (V(repeating: inkR) - fr), fg + c * (V(repeating: inkG) - fg), fb + c * (V(repeating: inkB) - fb))
+            }
+
+            /// The colour of the pixel at `x`, as `colours` has it.
+            @inline(__always) func colour(_ x: Int) -> (Float, Float, Float) {
+                let (inkR, inkG, inkB) = ComicFilter.inkColour
+                let saturation = ComicFilter.saturation
+                let darken = 1 - ink * dotted[x]
+                let c = min(1, max(0, (m[x] - 0.5) * slope + 0.5))
+                let fr = min(255, max(0, tone[x] + saturation * (r[x] - l[x]))) * darken
+                let fg = min(255, max(0, tone[x] + saturation * (g[x] - l[x]))) * darken
+                let fb = min(255, max(0, tone[x] + saturation * (b[x] - l[x]))) * darken
+                return (fr + c * (inkR - fr), fg + c * (inkG - fg), fb + c * (inkB - fb))
             }
         }
     }

@@ -7,8 +7,8 @@ import Imaging
 
 /// Runs `body` over bands of rows, one band per core (more when there are many rows).
 @inlinable
-func forEachBand(rows: Int, _ body: (Range<Int>) -> Void) {
-    let bands = min(rows, max(1, Cores.online * 4))
+func forEachBand(rows: Int, startingAtMultiplesOf unit: Int = 1, _ body: (Range<Int>) -> Void) {
+    let bands = min(rows / unit, max(1, Cores.online * 4))
     guard bands > 1 else {
         body(0..<rows)
         return
@@ -16,7 +16,9 @@ func forEachBand(rows: Int, _ body: (Range<Int>) -> Void) {
     // Bands write disjoint rows; the callers' buffers outlive this call.
     nonisolated(unsafe) let body = body
     DispatchQueue.concurrentPerform(iterations: bands) { band in
-        body((rows * band / bands)..<(rows * (band + 1) / bands))
+        let start = rows * band / bands / unit * unit
+        let end = band == bands - 1 ? rows : rows * (band + 1) / bands / unit * unit
+        body(start..<end)
     }
 }
 

@@ -14,6 +14,9 @@ public protocol RegionFilter: ImageFilter {
     /// Whether its plans draw every pixel from the summary alone, reading nothing of the
     /// picture (their `ignoresPixels`).
     static var drawsFromSummaryAlone: Bool { get }
+    /// Whether its plans also draw a whole picture straight into Y'CbCr 4:2:0 planes
+    /// (`YCbCrRegionPlan`), as a video encoder takes them.
+    static var drawsYCbCr: Bool { get }
 }
 
 /// A filter ready to draw the regions of one picture.
@@ -30,9 +33,16 @@ extension RegionPlan {
     public var ignoresPixels: Bool { false }
 }
 
+/// A plan that can also draw a whole picture as Y'CbCr 4:2:0 (BT.709, the target's
+/// range), the pixels it would draw as RGB, without an RGB picture in between.
+public protocol YCbCrRegionPlan: RegionPlan {
+    func draw(into target: YCbCr420Target)
+}
+
 extension RegionFilter {
     public var summarySize: (shortSide: Int, blurRadius: Int)? { nil }
     public static var drawsFromSummaryAlone: Bool { false }
+    public static var drawsYCbCr: Bool { false }
 
     /// The whole picture: its summary, then the plan drawn over it, in its own storage.
     func applyByPlan(_ image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
@@ -75,6 +85,9 @@ public final class RegionRendering {
     private let summaryFilter: (any RegionFilter)?
     /// The size of the summary when it is all the recipe needs of the picture.
     public let summaryAloneSize: (width: Int, height: Int)?
+    /// Whether the recipe, drawn from its summary alone, can be drawn straight into
+    /// Y'CbCr 4:2:0 planes (`draw(into:)`): one step, whose plans can.
+    public let drawsYCbCr: Bool
 
     /// nil when the recipe cannot be drawn region by region (two steps that each look at
     /// the whole picture).
@@ -102,6 +115,7 @@ public final class RegionRendering {
         } else {
             summaryAloneSize = nil
         }
+        drawsYCbCr = summaryAloneSize != nil && filters.count == 1 && type(of: filters[0]).drawsYCbCr
     }
 
     /// The first pass at once, when the summary is all the recipe needs of the picture
@@ -144,6 +158,15 @@ public final class RegionRendering {
     public var drawReadsPixels: Bool {
         precondition(!needsSummary, "the summary pass comes first")
         return !plans.contains { $0!.ignoresPixels }
+    }
+
+    /// The whole picture drawn straight into Y'CbCr 4:2:0 planes of its size, when
+    /// `drawsYCbCr`, after `summarize(averaged:)`.
+    public func draw(into target: YCbCr420Target) {
+        precondition(!needsSummary, "the summary pass comes first")
+        guard drawsYCbCr, let plan = plans[0] as? any YCbCrRegionPlan else { preconditionFailure("the recipe draws RGB") }
+        precondition(target.width == width && target.height == height, "planes of the picture's size")
+        plan.draw(into: target)
     }
 
     /// Second pass: every step drawn over a region (RGB, as read, unless

@@ -228,39 +228,55 @@ extension UpsampledRows {
         _ body: (_ y: Int, _ planes: [UnsafeMutablePointer<Float>], _ extra: UnsafeMutablePointer<Float>, _ row: UnsafeMutablePointer<UInt8>) -> Void
     ) {
         let (w, h) = (pixels.width, pixels.height)
-        precondition(x >= 0 && y >= 0 && x + w <= width && y + h <= height && pixels.channels == 3, "a region of the reader's picture")
-        let (count, top, left) = (planes.count, y, x)
+        precondition(pixels.channels == 3, "RGB")
         pixels.components.withUnsafeMutableBufferPointer { all in
             nonisolated(unsafe) let all = all
-            forEachBand(rows: h) { band in
-                // The rows handed out and the extra rows, then the two working rows the
-                // current full-size row lies between, read back across: a working row
-                // serves `scale` full-size rows in turn, and is read across once for them.
-                let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (count + extraRows) * w + 2 * count * w)
-                defer { scratch.deallocate() }
-                let rows = (0..<count).map { scratch + $0 * w }
-                var upper = (row: -1, values: scratch + (count + extraRows) * w), lower = (row: -1, values: upper.values + count * w)
-                for r in band {
-                    let (above, below, t) = verticalTaps(top + r)
-                    if upper.row != above {
-                        if lower.row == above { swap(&upper, &lower) } else { across(above, x: left, columns: w, into: upper.values); upper.row = above }
-                    }
-                    if below != above, lower.row != below { across(below, x: left, columns: w, into: lower.values); lower.row = below }
-                    let (a, b) = (upper.values, below == above ? upper.values : lower.values)
-                    let n = count * w
-                    var i = 0
-                    // Down between them: whole rows of every plane at once, in vector registers.
-                    while i + FloatVector.lanes <= n {
-                        let va = FloatVector.load(a + i)
-                        FloatVector.store(va + t * (FloatVector.load(b + i) - va), scratch + i)
-                        i += FloatVector.lanes
-                    }
-                    while i < n {
-                        scratch[i] = a[i] + t * (b[i] - a[i])
-                        i += 1
-                    }
-                    body(top + r, rows, scratch + count * w, all.baseAddress! + r * w * 3)
+            forEachRow(x: x, y: y, width: w, height: h, extraRows: extraRows) { r, planes, extra in
+                body(y + r, planes, extra, all.baseAddress! + r * w * 3)
+            }
+        }
+    }
+
+    /// Calls `body` for every row of the `width`×`height` region of the reader's picture
+    /// whose top-left pixel is (`x`, `y`), in parallel bands (each starting at a multiple
+    /// of `rowsTogether` rows, so rows drawn together stay in one band): with the row's
+    /// number in the region, that row of every plane read back at full size over the
+    /// region's columns (`planes[p][i]` for column x + i), and `extraRows` more rows of
+    /// the region's width of scratch, the band's own.
+    func forEachRow(
+        x: Int, y: Int, width w: Int, height h: Int, extraRows: Int, rowsTogether: Int = 1,
+        _ body: (_ row: Int, _ planes: [UnsafeMutablePointer<Float>], _ extra: UnsafeMutablePointer<Float>) -> Void
+    ) {
+        precondition(x >= 0 && y >= 0 && x + w <= width && y + h <= height, "a region of the reader's picture")
+        let (count, top, left) = (planes.count, y, x)
+        forEachBand(rows: h, startingAtMultiplesOf: rowsTogether) { band in
+            // The rows handed out and the extra rows, then the two working rows the
+            // current full-size row lies between, read back across: a working row
+            // serves `scale` full-size rows in turn, and is read across once for them.
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: (count + extraRows) * w + 2 * count * w)
+            defer { scratch.deallocate() }
+            let rows = (0..<count).map { scratch + $0 * w }
+            var upper = (row: -1, values: scratch + (count + extraRows) * w), lower = (row: -1, values: upper.values + count * w)
+            for r in band {
+                let (above, below, t) = verticalTaps(top + r)
+                if upper.row != above {
+                    if lower.row == above { swap(&upper, &lower) } else { across(above, x: left, columns: w, into: upper.values); upper.row = above }
                 }
+                if below != above, lower.row != below { across(below, x: left, columns: w, into: lower.values); lower.row = below }
+                let (a, b) = (upper.values, below == above ? upper.values : lower.values)
+                let n = count * w
+                var i = 0
+                // Down between them: whole rows of every plane at once, in vector registers.
+                while i + FloatVector.lanes <= n {
+                    let va = FloatVector.load(a + i)
+                    FloatVector.store(va + t * (FloatVector.load(b + i) - va), scratch + i)
+                    i += FloatVector.lanes
+                }
+                while i < n {
+                    scratch[i] = a[i] + t * (b[i] - a[i])
+                    i += 1
+                }
+                body(r, rows, scratch + count * w)
             }
         }
     }

@@ -1,26 +1,3 @@
-/// One picture of 8-bit Y'CbCr 4:2:0 planes, as a video decoder gives it: luma at full
-/// size, each chroma plane at half the width and half the height.
-public struct YCbCr420Planes {
-    public var luma: UnsafePointer<UInt8>
-    public var lumaStride: Int
-    public var cb: UnsafePointer<UInt8>
-    public var cr: UnsafePointer<UInt8>
-    public var chromaStride: Int
-    /// The luma plane's size.
-    public var width: Int
-    public var height: Int
-    /// Full-range levels (0 ... 255, JPEG's) rather than video's 16 ... 235 and 16 ... 240.
-    public var fullRange: Bool
-
-    public init(
-        luma: UnsafePointer<UInt8>, lumaStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int,
-        width: Int, height: Int, fullRange: Bool
-    ) {
-        (self.luma, self.lumaStride, self.cb, self.cr, self.chromaStride) = (luma, lumaStride, cb, cr, chromaStride)
-        (self.width, self.height, self.fullRange) = (width, height, fullRange)
-    }
-}
-
 extension PixelBuffer where Component == UInt8 {
     /// The picture averaged down to half its width and height, as RGB (BT.709's matrix,
     /// full-range output): each pixel from the mean of its 2x2 luma samples and the one
@@ -36,7 +13,8 @@ extension PixelBuffer where Component == UInt8 {
         // Levels to 0 ... 255 and ±127.5, folded into the matrix.
         let lumaScale: Float = p.fullRange ? 1 : 255 / 219, lumaOffset: Float = p.fullRange ? 0 : 16
         let chromaScale: Float = p.fullRange ? 1 : 255 / 224
-        let (crToR, cbToG, crToG, cbToB) = (1.5748 * chromaScale, -0.187324 * chromaScale, -0.468124 * chromaScale, 1.8556 * chromaScale)
+        let crToR = BT709.crSpan * chromaScale, cbToB = BT709.cbSpan * chromaScale
+        let cbToG = -BT709.kb * BT709.cbSpan / BT709.kg * chromaScale, crToG = -BT709.kr * BT709.crSpan / BT709.kg * chromaScale
         let rounder: Float = 12_582_912  // adding 1.5·2²³ rounds to whole in the low bits
         @inline(__always) func byte(_ v: V) -> SIMD8<UInt32> {
             let clamped = v.replacing(with: 0, where: v .< 0).replacing(with: 255, where: v .> 255)

@@ -1,4 +1,5 @@
 import Imaging
+import Synchronization
 import Testing
 
 @testable import Filters
@@ -90,6 +91,81 @@ struct RegionRenderingTests {
         let mean = Double(total) / Double(whole.components.count)
         // A tone or a line's rim may flip where the average sits on a threshold.
         #expect(mean < 0.25 && Double(far) / Double(whole.components.count) < 0.001, "mean difference \(mean), \(far) samples far off")
+    }
+
+    /// A comic alone is drawn straight into a video encoder's Y'CbCr 4:2:0 planes: the
+    /// pixels it draws as RGB, through BT.709, each chroma sample from its 2x2 pixels'
+    /// mean colour, at video levels or full range. Bands of rows start on even rows, so
+    /// each chroma row is made from both its rows; the width is no multiple of a vector.
+    @Test(arguments: [false, true])
+    func aComicIsDrawnStraightIntoYCbCrPlanes(fullRange: Bool) throws {
+        let (w, h) = (1502, 1098)
+        let recipe = FilterRecipe(steps: [try FilterStep(name: "comic")])
+        let picture = ComicFilterTests.scene(width: w, height: h, noise: 4)
+        let average = AreaAccumulator(width: w, height: h, shortSide: ComicFilter.workingShortSide)
+        average.add(picture, x: 0, y: 0)
+        let averaged = average.averagedPicture()
+        let rgb = try #require(RegionRendering(recipe: recipe, width: w, height: h))
+        rgb.summarize(averaged: averaged)
+        var drawn = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        rgb.draw(&drawn, x: 0, y: 0)
+        let planes = try #require(RegionRendering(recipe: recipe, width: w, height: h))
+        #expect(planes.drawsYCbCr)
+        planes.summarize(averaged: averaged)
+        // Strides wider than the rows, as an encoder's frames have them.
+        let (lumaStride, chromaStride) = (w + 64, w / 2 + 32)
+        var luma = [UInt8](repeating: 0, count: lumaStride * h), cb = [UInt8](repeating: 0, count: chromaStride * h / 2), cr = cb
+        luma.withUnsafeMutableBufferPointer { y in
+            cb.withUnsafeMutableBufferPointer { cb in
+                cr.withUnsafeMutableBufferPointer { cr in
+                    planes.draw(
+                        into: YCbCr420Target(
+                            luma: y.baseAddress!, lumaStride: lumaStride, cb: cb.baseAddress!, cr: cr.baseAddress!, chromaStride: chromaStride,
+                            width: w, height: h, fullRange: fullRange))
+                }
+            }
+        }
+        let (kr, kg, kb) = (0.2126, 0.7152, 0.0722)
+        let (lumaScale, lumaOffset, chromaScale) = fullRange ? (1.0, 0.0, 1.0) : (219.0 / 255, 16.0, 224.0 / 255)
+        func colour(_ x: Int, _ y: Int) -> (Double, Double, Double) {
+            let i = (y * w + x) * 3
+            return (Double(drawn.components[i]), Double(drawn.components[i + 1]), Double(drawn.components[i + 2]))
+        }
+        var worstLuma = 0.0, worstChroma = 0.0
+        for y in 0..<h {
+            for x in 0..<w {
+                let (r, g, b) = colour(x, y)
+                worstLuma = max(worstLuma, abs((kr * r + kg * g + kb * b) * lumaScale + lumaOffset - Double(luma[y * lumaStride + x])))
+            }
+        }
+        for y in 0..<(h / 2) {
+            for x in 0..<(w / 2) {
+                let four = [colour(2 * x, 2 * y), colour(2 * x + 1, 2 * y), colour(2 * x, 2 * y + 1), colour(2 * x + 1, 2 * y + 1)]
+                let (r, g, b) = (four.map(\.0).reduce(0, +) / 4, four.map(\.1).reduce(0, +) / 4, four.map(\.2).reduce(0, +) / 4)
+                let l = kr * r + kg * g + kb * b
+                let expected = [(b - l) / 1.8556 * chromaScale + 128, (r - l) / 1.5748 * chromaScale + 128].map { min(255, max(0, $0)) }
+                worstChroma = max(worstChroma, abs(expected[0] - Double(cb[y * chromaStride + x])), abs(expected[1] - Double(cr[y * chromaStride + x])))
+            }
+        }
+        // The RGB drawing is itself rounded to bytes: half a level, then half again.
+        #expect(worstLuma <= 1.01 && worstChroma <= 1.01, "luma off by \(worstLuma), chroma by \(worstChroma)")
+    }
+
+    /// Rows drawn together (a chroma row's two) are never split between bands.
+    @Test(arguments: [(1098, 2), (1097, 2), (7, 2), (1, 2), (1000, 3), (1000, 1)])
+    func bandsStartAtMultiplesOfTheRowsDrawnTogether(rows: Int, unit: Int) {
+        let seen = Mutex<[Range<Int>]>([])
+        forEachBand(rows: rows, startingAtMultiplesOf: unit) { band in seen.withLock { $0.append(band) } }
+        let bands = seen.withLock { $0 }.sorted { $0.lowerBound < $1.lowerBound }
+        #expect(bands.allSatisfy { $0.lowerBound % unit == 0 }, "\(bands)")
+        #expect(bands.flatMap { Array($0) } == Array(0..<rows), "every row once")
+        if rows >= 8 * unit { #expect(bands.count > 1) }
+    }
+
+    @Test(arguments: ["comic,vignette", "mono,comic", "posterize", "vignette"])
+    func onlyAComicAloneIsDrawnAsYCbCr(recipe text: String) throws {
+        let recipe = FilterRecipe(steps: try text.split(separator: ",").map { try FilterStep(name: String($0)) })
+        #expect(try #require(RegionRendering(recipe: recipe, width: 64, height: 64)).drawsYCbCr == false)
     }
 
     @Test func twoStepsThatLookAtTheWholePictureCannotBeRenderedByRegions() throws {

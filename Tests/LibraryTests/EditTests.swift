@@ -31,16 +31,20 @@ struct EditTests {
     }
 
     /// A comic movie is drawn from each frame averaged down to the working size, never
-    /// converted at full size; a recipe that reads the frame's pixels gets the whole frame.
-    @Test(arguments: [("comic", true), ("comic,vignette", true), ("mono,comic", false), ("posterize", false), ("sepia", false), ("", false)])
-    func aMovieIsDrawnFromItsFramesAverageWhenThatIsAllTheRecipeNeeds(recipe text: String, fromAverage: Bool) throws {
+    /// converted at full size, and a comic alone straight into the encoder's planes; a
+    /// recipe that reads the frame's pixels gets the whole frame.
+    @Test(arguments: [
+        ("comic", "planes"), ("comic,vignette", "average"), ("mono,comic", "whole"), ("posterize", "whole"), ("sepia", "whole"), ("", "whole"),
+    ])
+    func aMovieIsDrawnFromItsFramesAverageWhenThatIsAllTheRecipeNeeds(recipe text: String, drawing: String) throws {
         let recipe = FilterRecipe(steps: try text.split(separator: ",").map { try FilterStep(name: String($0)) })
         switch MovieRenderer.drawing(recipe) {
-        case .fromAverage(let size, _):
-            #expect(fromAverage)
+        case .fromAverage(let size, _), .fromAverageToYCbCr(let size, _):
+            #expect(drawing != "whole")
             // A Live Photo's 1920x1440 frames: the comic's working size, 720 on the short side.
             #expect(size(1920, 1440) == (960, 720))
-        case .whole: #expect(!fromAverage)
+            if case .fromAverageToYCbCr = MovieRenderer.drawing(recipe) { #expect(drawing == "planes") } else { #expect(drawing == "average") }
+        case .whole: #expect(drawing == "whole")
         }
     }
 

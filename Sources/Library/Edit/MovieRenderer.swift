@@ -113,9 +113,16 @@ enum MovieRenderer {
         else {
             return .whole(upright: !recipe.treatsEveryDirectionAlike) { recipe.steps.isEmpty ? $0 : recipe.apply(to: $0) }
         }
-        return .fromAverage { width, height in
-            RegionRendering(recipe: recipe, width: width, height: height)!.summaryAloneSize!
-        } draw: { averaged, frame in
+        let size = { (width: Int, height: Int) in RegionRendering(recipe: recipe, width: width, height: height)!.summaryAloneSize! }
+        // Comic alone: drawn straight into the encoder's planes, no RGB frame made or converted.
+        if RegionRendering(recipe: recipe, width: 16, height: 16)?.drawsYCbCr == true {
+            return .fromAverageToYCbCr(size: size) { averaged, planes in
+                let rendering = RegionRendering(recipe: recipe, width: planes.width, height: planes.height)!
+                rendering.summarize(averaged: averaged)
+                rendering.draw(into: planes)
+            }
+        }
+        return .fromAverage(size: size) { averaged, frame in
             let rendering = RegionRendering(recipe: recipe, width: frame.width, height: frame.height)!
             rendering.summarize(averaged: averaged)
             rendering.draw(&frame, x: 0, y: 0)
