@@ -142,17 +142,7 @@ struct AssetListingTests {
         // Read in the table itself, its rows not looked up in the summary.
         var query = AssetQuery()
         (query.name, query.limit) = ("IMG_35*", 50)
-        let trace = try library.catalog.read { db -> [String] in
-            var statements: [String] = []
-            db.trace { statements.append($0.expandedDescription) }
-            _ = try AssetListing(query: query, threshold: 1_000_000).ids(db)
-            db.trace(options: [], nil)
-            return statements
-        }
-        let listing = try #require(trace.first { $0.contains("FROM asset_file_name s") })
-        let plan = try library.catalog.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + listing).map { $0["detail"] as String }
-        }
+        let plan = try Self.plan(of: AssetListing(query: query, threshold: 1_000_000), reading: "FROM asset_file_name s", in: library)
         #expect(plan.contains { $0.contains("SEARCH s USING PRIMARY KEY (lower_name>? AND lower_name<?)") }, "\(plan)")
         #expect(plan.allSatisfy { !$0.contains("asset_summary") }, "\(plan)")
     }
@@ -221,18 +211,23 @@ struct AssetListingTests {
         query.descending = true
         query.limit = 50
         query.after = AssetCursor(sort: .captured, descending: true, key: .number(2_459_000.5), id: .max)
+        let plan = try Self.plan(of: AssetListing(query: query, threshold: 0), reading: "FROM asset_summary s", in: library)
+        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
+    /// SQLite's plan for the statement of `listing` that holds `marker`, as run.
+    static func plan(of listing: AssetListing, reading marker: String, in library: PhotoLibrary) throws -> [String] {
         let trace = try library.catalog.read { db -> [String] in
             var statements: [String] = []
             db.trace { statements.append($0.expandedDescription) }
-            _ = try AssetListing(query: query, threshold: 0).ids(db)
+            _ = try listing.ids(db)
             db.trace(options: [], nil)
             return statements
         }
-        let listing = try #require(trace.first { $0.contains("FROM asset_summary s") })
-        let plan = try library.catalog.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + listing).map { $0["detail"] as String }
+        let statement = try #require(trace.first { $0.contains(marker) })
+        return try library.catalog.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement).map { $0["detail"] as String }
         }
-        #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
     /// What `camlib query` selected before the summary table: the old statement over the
