@@ -173,3 +173,26 @@ struct RegionRenderingTests {
         #expect(RegionRendering(recipe: recipe, width: 100, height: 100) == nil)
     }
 }
+
+/// Working planes read back at full size: twice the working width has a path of its own.
+struct UpsampledRowsTests {
+    /// The same values as the bilinear reading of any other size gives, for the whole
+    /// width and for regions of it.
+    @Test(arguments: [(37, 74), (960, 1920), (8, 16), (1, 2)])
+    func twiceTheWidthReadsAsBilinearDoes(working: Int, full: Int) {
+        var plane = FloatPlane(width: working, height: 2)
+        for i in plane.values.indices { plane.values[i] = Float((i * 7919) % 256) }
+        let rows = UpsampledRows([plane], width: full, height: 4)
+        let sx = Double(working) / Double(full)
+        for (x, columns) in [(0, full), (2, full - 2), (0, 2), (full - 2, 2), (2 * (working / 3), 2 * (working / 3))] where columns > 0 {
+            var out = [Float](repeating: .nan, count: columns)
+            out.withUnsafeMutableBufferPointer { rows.across(1, x: x, columns: columns, into: $0.baseAddress!) }
+            for i in 0..<columns {
+                let f = max(0, (Double(x + i) + 0.5) * sx - 0.5)
+                let k = min(working - 1, Int(f)), t = f - Double(k)
+                let a = Double(plane.values[working + k]), b = Double(plane.values[working + min(working - 1, k + 1)])
+                #expect(abs(Double(out[i]) - (a + t * (b - a))) < 1e-3, "\(working) to \(full), column \(x + i)")
+            }
+        }
+    }
+}
