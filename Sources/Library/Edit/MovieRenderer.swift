@@ -105,17 +105,17 @@ enum MovieRenderer {
 
     /// How the recipe makes each frame: from the frame averaged down to its working size
     /// alone when that is all it needs of the picture (comic: the decoded frame is never
-    /// converted to RGB at full size, nor averaged from it), else from the whole frame.
+    /// converted to RGB at full size, nor averaged from it), and then, for a comic alone,
+    /// straight into the encoder's planes; else from the whole frame.
     static func drawing(_ recipe: FilterRecipe) -> VideoRenderer.FrameDrawing {
-        // Whether the recipe needs only the summary does not depend on the frame size.
+        // What the recipe needs of a frame does not depend on the frame's size.
         guard !recipe.steps.isEmpty, recipe.treatsEveryDirectionAlike,
-            RegionRendering(recipe: recipe, width: 16, height: 16)?.summaryAloneSize != nil
+            let needs = RegionRendering(recipe: recipe, width: 16, height: 16), needs.summaryAloneSize != nil
         else {
             return .whole(upright: !recipe.treatsEveryDirectionAlike) { recipe.steps.isEmpty ? $0 : recipe.apply(to: $0) }
         }
         let size = { (width: Int, height: Int) in RegionRendering(recipe: recipe, width: width, height: height)!.summaryAloneSize! }
-        // Comic alone: drawn straight into the encoder's planes, no RGB frame made or converted.
-        if RegionRendering(recipe: recipe, width: 16, height: 16)?.drawsYCbCr == true {
+        if needs.drawsYCbCr {
             return .fromAverageToYCbCr(size: size) { averaged, planes in
                 let rendering = RegionRendering(recipe: recipe, width: planes.width, height: planes.height)!
                 rendering.summarize(averaged: averaged)
