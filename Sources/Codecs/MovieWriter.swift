@@ -170,7 +170,7 @@ public final class MovieWriter {
     /// Encodes one frame shown from `pts` that `draw` makes straight into the encoder's
     /// Y'CbCr 4:2:0 planes (BT.709, the movie's range), with no RGB frame and no
     /// conversion. Timestamps as for `append(_:pts:)`.
-    public func append(pts: Int64, drawing draw: (YCbCr420Target) -> Void) throws {
+    public func append(pts: Int64, drawing draw: (YCbCr420Planes) -> Void) throws {
         guard !finished, let encoder else { throw FFmpegError(message: "the movie is already finished", call: "MovieWriter.append") }
         for p in try encoder.encode(pts: pts, drawing: draw) { try mux(p) }
     }

@@ -123,7 +123,7 @@ public final class VideoEncoder {
     /// Encodes one frame shown from `pts` that `draw` writes straight into the frame's
     /// planes (Y'CbCr 4:2:0, BT.709, the settings' range); returns the packets the encoder
     /// had ready. Timestamps as for `encode(_:pts:)`.
-    public func encode(pts: Int64, drawing draw: (YCbCr420Target) -> Void) throws -> [Packet] {
+    public func encode(pts: Int64, drawing draw: (YCbCr420Planes) -> Void) throws -> [Packet] {
         guard !flushed, let enc = context, let frame else { throw FFmpegError(message: "the encoder is finished", call: "VideoEncoder.encode") }
         guard pts > lastPTS else { return [] }
         lastPTS = pts
@@ -134,7 +134,7 @@ public final class VideoEncoder {
             throw FFmpegError(message: "the encoder's frame is not 4:2:0 planes", call: "VideoEncoder.encode")
         }
         draw(
-            YCbCr420Target(
+            YCbCr420Planes(
                 luma: y, lumaStride: Int(l.0), cb: cb, cr: cr, chromaStride: Int(l.1), width: settings.width, height: settings.height,
                 fullRange: settings.fullRange))
         frame.pointee.pts = pts

@@ -34,7 +34,7 @@ public enum VideoRenderer {
         case fromAverage(size: (Int, Int) -> (width: Int, height: Int), draw: (PixelBuffer<UInt8>, inout PixelBuffer<UInt8>) -> Void)
         /// As `fromAverage`, but `draw` fills the encoder's Y'CbCr 4:2:0 planes (as stored,
         /// BT.709, the movie's range) itself: no RGB frame, no conversion of it.
-        case fromAverageToYCbCr(size: (Int, Int) -> (width: Int, height: Int), draw: (PixelBuffer<UInt8>, YCbCr420Target) -> Void)
+        case fromAverageToYCbCr(size: (Int, Int) -> (width: Int, height: Int), draw: (PixelBuffer<UInt8>, YCbCr420Planes) -> Void)
     }
 
     /// Renders the first video stream of `input` into a new MOV at `output`, each frame

@@ -109,7 +109,8 @@ public struct ComicFilter: RegionFilter {
         /// The whole picture straight into Y'CbCr 4:2:0 planes (BT.709), as a video
         /// encoder takes it: each pixel's luma from its colour, each chroma sample from
         /// the mean colour of its 2x2 pixels. No RGB picture is made, nor converted.
-        func draw(into target: YCbCr420Target) {
+        func draw(into target: YCbCr420Planes) {
+            precondition(target.width % 2 == 0 && target.height % 2 == 0, "4:2:0 needs even sides")
             let (w, half) = (target.width, target.width / 2)
             typealias Half = SIMD4<Float>
             // Levels: video's 16 ... 235 and 16 ... 240 unless full range.

@@ -36,7 +36,7 @@ extension RegionPlan {
 /// A plan that can also draw a whole picture as Y'CbCr 4:2:0 (BT.709, the target's
 /// range), the pixels it would draw as RGB, without an RGB picture in between.
 public protocol YCbCrRegionPlan: RegionPlan {
-    func draw(into target: YCbCr420Target)
+    func draw(into target: YCbCr420Planes)
 }
 
 extension RegionFilter {
@@ -162,7 +162,7 @@ public final class RegionRendering {
 
     /// The whole picture drawn straight into Y'CbCr 4:2:0 planes of its size, when
     /// `drawsYCbCr`, after `summarize(averaged:)`.
-    public func draw(into target: YCbCr420Target) {
+    public func draw(into target: YCbCr420Planes) {
         precondition(!needsSummary, "the summary pass comes first")
         guard drawsYCbCr, let plan = plans[0] as? any YCbCrRegionPlan else { preconditionFailure("the recipe draws RGB") }
         precondition(target.width == width && target.height == height, "planes of the picture's size")

@@ -1,12 +1,12 @@
-// 8-bit Y'CbCr 4:2:0 pictures as decoders give them and encoders take them.
-
-/// One picture of 8-bit Y'CbCr 4:2:0 planes, as a video decoder gives it: luma at full
-/// size, each chroma plane at half the width and half the height.
+/// One picture of 8-bit Y'CbCr 4:2:0 planes, as a video decoder gives it and an encoder
+/// takes it: luma at full size, each chroma plane at half the width and half the
+/// height. The planes belong to whoever made them (an FFmpeg frame); a drawer writes
+/// each row once.
 public struct YCbCr420Planes: @unchecked Sendable {
-    public var luma: UnsafePointer<UInt8>
+    public var luma: UnsafeMutablePointer<UInt8>
     public var lumaStride: Int
-    public var cb: UnsafePointer<UInt8>
-    public var cr: UnsafePointer<UInt8>
+    public var cb: UnsafeMutablePointer<UInt8>
+    public var cr: UnsafeMutablePointer<UInt8>
     public var chromaStride: Int
     /// The luma plane's size.
     public var width: Int
@@ -15,33 +15,9 @@ public struct YCbCr420Planes: @unchecked Sendable {
     public var fullRange: Bool
 
     public init(
-        luma: UnsafePointer<UInt8>, lumaStride: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, chromaStride: Int,
-        width: Int, height: Int, fullRange: Bool
-    ) {
-        (self.luma, self.lumaStride, self.cb, self.cr, self.chromaStride) = (luma, lumaStride, cb, cr, chromaStride)
-        (self.width, self.height, self.fullRange) = (width, height, fullRange)
-    }
-}
-
-/// Where a picture is drawn as 8-bit Y'CbCr 4:2:0, as a video encoder takes it: planes
-/// the drawer writes, each row once.
-public struct YCbCr420Target: @unchecked Sendable {
-    public var luma: UnsafeMutablePointer<UInt8>
-    public var lumaStride: Int
-    public var cb: UnsafeMutablePointer<UInt8>
-    public var cr: UnsafeMutablePointer<UInt8>
-    public var chromaStride: Int
-    /// The luma plane's size: even sides.
-    public var width: Int
-    public var height: Int
-    /// Full-range levels (0 ... 255) rather than video's 16 ... 235 and 16 ... 240.
-    public var fullRange: Bool
-
-    public init(
         luma: UnsafeMutablePointer<UInt8>, lumaStride: Int, cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>,
         chromaStride: Int, width: Int, height: Int, fullRange: Bool
     ) {
-        precondition(width > 0 && height > 0 && width % 2 == 0 && height % 2 == 0, "4:2:0 needs even sides")
         (self.luma, self.lumaStride, self.cb, self.cr, self.chromaStride) = (luma, lumaStride, cb, cr, chromaStride)
         (self.width, self.height, self.fullRange) = (width, height, fullRange)
     }

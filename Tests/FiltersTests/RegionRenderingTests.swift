@@ -119,7 +119,7 @@ struct RegionRenderingTests {
             cb.withUnsafeMutableBufferPointer { cb in
                 cr.withUnsafeMutableBufferPointer { cr in
                     planes.draw(
-                        into: YCbCr420Target(
+                        into: YCbCr420Planes(
                             luma: y.baseAddress!, lumaStride: lumaStride, cb: cb.baseAddress!, cr: cr.baseAddress!, chromaStride: chromaStride,
                             width: w, height: h, fullRange: fullRange))
                 }

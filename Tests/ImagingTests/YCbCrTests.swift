@@ -22,9 +22,9 @@ struct YCbCrTests {
                 (cb[row * chromaStride + column], cr[row * chromaStride + column]) = chroma(column, row)
             }
         }
-        return y.withUnsafeBufferPointer { y in
-            cb.withUnsafeBufferPointer { cb in
-                cr.withUnsafeBufferPointer { cr in
+        return y.withUnsafeMutableBufferPointer { y in
+            cb.withUnsafeMutableBufferPointer { cb in
+                cr.withUnsafeMutableBufferPointer { cr in
                     PixelBuffer<UInt8>.halvedRGB(
                         YCbCr420Planes(
                             luma: y.baseAddress!, lumaStride: lumaStride, cb: cb.baseAddress!, cr: cr.baseAddress!, chromaStride: chromaStride,
