@@ -89,7 +89,7 @@ public struct ComicFilter: RegionFilter {
                 var x = 0
                 while x + FloatVector.lanes <= w {
                     let (red, green, blue) = row.colours(x)
-                    let (vr, vg, vb) = (FloatVector.nearestBytes(red), FloatVector.nearestBytes(green), FloatVector.nearestBytes(blue))
+                    let (vr, vg, vb) = (NearestByte.words(red), NearestByte.words(green), NearestByte.words(blue))
                     let p = o + x * 3
                     for k in 0..<FloatVector.lanes {
                         p[k * 3] = UInt8(truncatingIfNeeded: vr[k])
@@ -100,7 +100,7 @@ public struct ComicFilter: RegionFilter {
                 }
                 while x < w {
                     let (red, green, blue) = row.colour(x)
-                    (o[x * 3], o[x * 3 + 1], o[x * 3 + 2]) = (FloatVector.nearestByte(red), FloatVector.nearestByte(green), FloatVector.nearestByte(blue))
+                    (o[x * 3], o[x * 3 + 1], o[x * 3 + 2]) = (NearestByte.byte(red), NearestByte.byte(green), NearestByte.byte(blue))
                     x += 1
                 }
             }
@@ -118,7 +118,7 @@ public struct ComicFilter: RegionFilter {
             let chromaScale: Float = target.fullRange ? 1 : 224 / 255
             let (cbScale, crScale) = (chromaScale / BT709.cbSpan, chromaScale / BT709.crSpan)
             @inline(__always) func luma(_ c: (Float, Float, Float)) -> UInt8 {
-                FloatVector.nearestByte((BT709.kr * c.0 + BT709.kg * c.1 + BT709.kb * c.2) * lumaScale + lumaOffset)
+                NearestByte.byte((BT709.kr * c.0 + BT709.kg * c.1 + BT709.kb * c.2) * lumaScale + lumaOffset)
             }
             // Three rows of scratch for the row itself, and two for the pair sums of an
             // even row's red, green and blue, which its odd row completes.
@@ -132,7 +132,7 @@ public struct ComicFilter: RegionFilter {
                 while x + FloatVector.lanes <= w {
                     let (red, green, blue) = row.colours(x)
                     let y = (BT709.kr * red + BT709.kg * green + BT709.kb * blue) * lumaScale + lumaOffset
-                    let bytes = SIMD8<UInt8>(truncatingIfNeeded: FloatVector.nearestBytes(y))
+                    let bytes = SIMD8<UInt8>(truncatingIfNeeded: NearestByte.words(y))
                     UnsafeMutableRawPointer(lumaRow + x).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
                     var (pr, pg, pb) = (red.evenHalf + red.oddHalf, green.evenHalf + green.oddHalf, blue.evenHalf + blue.oddHalf)
                     let i = x / 2
@@ -142,7 +142,7 @@ public struct ComicFilter: RegionFilter {
                         pb += UnsafeRawPointer(sumB + i).loadUnaligned(as: Half.self)
                         let (mr, mg, mb) = (pr * 0.25, pg * 0.25, pb * 0.25)
                         let my = BT709.kr * mr + BT709.kg * mg + BT709.kb * mb
-                        let u = Self.byte((mb - my) * cbScale + 128), v = Self.byte((mr - my) * crScale + 128)
+                        let u = NearestByte.bytes(clamping: (mb - my) * cbScale + 128), v = NearestByte.bytes(clamping: (mr - my) * crScale + 128)
                         UnsafeMutableRawPointer(cb + i).storeBytes(of: u, as: SIMD4<UInt8>.self)
                         UnsafeMutableRawPointer(cr + i).storeBytes(of: v, as: SIMD4<UInt8>.self)
                     } else {
@@ -162,20 +162,14 @@ public struct ComicFilter: RegionFilter {
                     if completes {
                         (pr, pg, pb) = ((pr + sumR[i]) * 0.25, (pg + sumG[i]) * 0.25, (pb + sumB[i]) * 0.25)
                         let my = BT709.kr * pr + BT709.kg * pg + BT709.kb * pb
-                        cb[i] = FloatVector.nearestByte(min(255, max(0, (pb - my) * cbScale + 128)))
-                        cr[i] = FloatVector.nearestByte(min(255, max(0, (pr - my) * crScale + 128)))
+                        cb[i] = NearestByte.byte(min(255, max(0, (pb - my) * cbScale + 128)))
+                        cr[i] = NearestByte.byte(min(255, max(0, (pr - my) * crScale + 128)))
                     } else {
                         (sumR[i], sumG[i], sumB[i]) = (pr, pg, pb)
                     }
                     x += 2
                 }
             }
-        }
-
-        /// Four chroma samples, 0 ... 255, as bytes.
-        @inline(__always) static func byte(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
-            let clamped = v.replacing(with: 0, where: v .< 0).replacing(with: 255, where: v .> 255)
-            return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(clamped + SIMD4<Float>(repeating: FloatVector.rounder), to: SIMD4<UInt32>.self))
         }
 
         /// Full-size row `y`'s dots, luma and fill tone, worked out into the scratch rows
@@ -247,7 +241,7 @@ public struct ComicFilter: RegionFilter {
     /// rounding cannot tip either way.
     @inline(__always) static func tone(_ l: FloatVector.V, steps: Float) -> FloatVector.V {
         typealias V = FloatVector.V
-        let rounder = V(repeating: FloatVector.rounder)
+        let rounder = V(repeating: NearestByte.rounder)
         let whole = (FloatVector.clamp(l, V(repeating: 0), V(repeating: 255)) + rounder) - rounder
         let level = (whole * (steps / 255) + rounder) - rounder
         return (0.12 + 0.88 * level / steps) * 255

@@ -95,21 +95,6 @@ enum FloatVector {
         UnsafeRawPointer(p).loadUnaligned(as: V.self)
     }
 
-    /// Adding 1.5·2²³ leaves a float of 0 ... 2²² rounded to the nearest whole number
-    /// (ties to even) in the low bits of its mantissa: a conversion without the checks of
-    /// `Int(_:)`, which cost more than the arithmetic around it.
-    static let rounder: Float = 12_582_912
-
-    /// The nearest whole number to each lane (0 ... 255 expected), in its low byte.
-    @inline(__always) static func nearestBytes(_ v: V) -> Bits {
-        unsafeBitCast(v + V(repeating: rounder), to: Bits.self)
-    }
-
-    /// The nearest whole number to `v` (0 ... 255), as a byte.
-    @inline(__always) static func nearestByte(_ v: Float) -> UInt8 {
-        UInt8(truncatingIfNeeded: (v + rounder).bitPattern)
-    }
-
     /// `v` within `low ... high`, lane by lane.
     @inline(__always) static func clamp(_ v: V, _ low: V, _ high: V) -> V {
         let above = v.replacing(with: low, where: v .< low)

@@ -15,11 +15,6 @@ extension PixelBuffer where Component == UInt8 {
         let chromaScale: Float = p.fullRange ? 1 : 255 / 224
         let crToR = BT709.crSpan * chromaScale, cbToB = BT709.cbSpan * chromaScale
         let cbToG = -BT709.kb * BT709.cbSpan / BT709.kg * chromaScale, crToG = -BT709.kr * BT709.crSpan / BT709.kg * chromaScale
-        let rounder: Float = 12_582_912  // adding 1.5·2²³ rounds to whole in the low bits
-        @inline(__always) func byte(_ v: V) -> SIMD8<UInt32> {
-            let clamped = v.replacing(with: 0, where: v .< 0).replacing(with: 255, where: v .> 255)
-            return unsafeBitCast(clamped + V(repeating: rounder), to: SIMD8<UInt32>.self)
-        }
         out.components.withUnsafeMutableBufferPointer { buffer in
             let o = buffer.baseAddress!
             for y in 0..<h {
@@ -34,7 +29,9 @@ extension PixelBuffer where Component == UInt8 {
                     let luma = ((sum.evenHalf + sum.oddHalf) * 0.25 - lumaOffset) * lumaScale
                     let u = V(UnsafeRawPointer(cb + x).loadUnaligned(as: SIMD8<UInt8>.self)) - 128
                     let v = V(UnsafeRawPointer(cr + x).loadUnaligned(as: SIMD8<UInt8>.self)) - 128
-                    let r = byte(luma + crToR * v), g = byte(luma + cbToG * u + crToG * v), bl = byte(luma + cbToB * u)
+                    let r = NearestByte.words(clamping: luma + crToR * v)
+                    let g = NearestByte.words(clamping: luma + cbToG * u + crToG * v)
+                    let bl = NearestByte.words(clamping: luma + cbToB * u)
                     let q = row + x * 3
                     for k in 0..<8 {
                         q[k * 3] = UInt8(truncatingIfNeeded: r[k])
@@ -45,12 +42,12 @@ extension PixelBuffer where Component == UInt8 {
                 }
                 while x < w {
                     let sum = Float(above[2 * x]) + Float(above[2 * x + 1]) + Float(below[2 * x]) + Float(below[2 * x + 1])
-                    let luma = V(repeating: (sum * 0.25 - lumaOffset) * lumaScale)
-                    let u = V(repeating: Float(cb[x]) - 128), v = V(repeating: Float(cr[x]) - 128)
+                    let luma = (sum * 0.25 - lumaOffset) * lumaScale
+                    let u = Float(cb[x]) - 128, v = Float(cr[x]) - 128
                     let q = row + x * 3
-                    q[0] = UInt8(truncatingIfNeeded: byte(luma + crToR * v)[0])
-                    q[1] = UInt8(truncatingIfNeeded: byte(luma + cbToG * u + crToG * v)[0])
-                    q[2] = UInt8(truncatingIfNeeded: byte(luma + cbToB * u)[0])
+                    q[0] = NearestByte.byte(min(255, max(0, luma + crToR * v)))
+                    q[1] = NearestByte.byte(min(255, max(0, luma + cbToG * u + crToG * v)))
+                    q[2] = NearestByte.byte(min(255, max(0, luma + cbToB * u)))
                     x += 1
                 }
             }
