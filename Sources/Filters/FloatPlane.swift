@@ -11,6 +11,19 @@ struct FloatPlane: Sendable {
         values = [Float](repeating: value, count: width * height)
     }
 
+    /// A plane whose every sample `fill` writes, given its storage uninitialised: for
+    /// planes made once per frame, where filling with zeros first would be a pass of its
+    /// own over memory that is about to be written anyway.
+    init(width: Int, height: Int, writingEvery fill: (UnsafeMutablePointer<Float>) -> Void) {
+        self.width = width
+        self.height = height
+        let count = width * height
+        values = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { fill(buffer.baseAddress!) }
+            initialized = count
+        }
+    }
+
     subscript(x: Int, y: Int) -> Float {
         get { values[y * width + x] }
         set { values[y * width + x] = newValue }
@@ -22,12 +35,12 @@ struct FloatPlane: Sendable {
     func boxBlurred(radius r: Int) -> FloatPlane {
         guard r > 0, width > 0, height > 0 else { return self }
         let w = width, h = height
-        var rows = FloatPlane(width: w, height: h)
         let scale = 1 / Float(2 * r + 1)
-        values.withUnsafeBufferPointer { src in
-            rows.values.withUnsafeMutableBufferPointer { dst in
+        // Every sample of both passes' planes is written below.
+        let rows = values.withUnsafeBufferPointer { src in
+            FloatPlane(width: w, height: h) { dst in
                 for y in 0..<h {
-                    let s = src.baseAddress! + y * w, d = dst.baseAddress! + y * w
+                    let s = src.baseAddress! + y * w, d = dst + y * w
                     func clamped(_ x: Int) -> Float {
                         var sum: Float = 0
                         for i in -r...r { sum += s[min(w - 1, max(0, x + i))] }
@@ -51,14 +64,13 @@ struct FloatPlane: Sendable {
                 }
             }
         }
-        var out = FloatPlane(width: w, height: h)
-        rows.values.withUnsafeBufferPointer { src in
-            out.values.withUnsafeMutableBufferPointer { dst in
+        return rows.values.withUnsafeBufferPointer { src in
+            FloatPlane(width: w, height: h) { dst in
                 let taps = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 2 * r + 1)
                 defer { taps.deallocate() }
                 for y in 0..<h {
                     for i in 0...(2 * r) { taps[i] = src.baseAddress! + min(h - 1, max(0, y + i - r)) * w }
-                    let d = dst.baseAddress! + y * w
+                    let d = dst + y * w
                     var x = 0
                     while x + FloatVector.lanes <= w {
                         var sum = FloatVector.load(taps[0] + x)
@@ -75,7 +87,6 @@ struct FloatPlane: Sendable {
                 }
             }
         }
-        return out
     }
 }
 

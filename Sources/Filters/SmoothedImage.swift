@@ -28,18 +28,23 @@ public struct SmoothedImage: Sendable {
         // Two box passes: close to a Gaussian, without its cost.
         for c in 0..<3 { planes[c] = planes[c].boxBlurred(radius: blurRadius).boxBlurred(radius: blurRadius) }
         (red, green, blue) = (planes[0], planes[1], planes[2])
-        var y = FloatPlane(width: w, height: h)
-        for i in y.values.indices { y.values[i] = 0.2126 * planes[0].values[i] + 0.7152 * planes[1].values[i] + 0.0722 * planes[2].values[i] }
-        luma = y
+        luma = planes[0].values.withUnsafeBufferPointer { r in
+            planes[1].values.withUnsafeBufferPointer { g in
+                planes[2].values.withUnsafeBufferPointer { b in
+                    FloatPlane(width: w, height: h) { y in
+                        for i in 0..<(w * h) { y[i] = 0.2126 * r[i] + 0.7152 * g[i] + 0.0722 * b[i] }
+                    }
+                }
+            }
+        }
     }
 
     /// From the picture already averaged down to the working size, as 8-bit RGB.
     init(averagedPicture picture: borrowing PixelBuffer<UInt8>, scale: Double, blurRadius: Int) {
         let (w, h) = (picture.width, picture.height)
-        var planes = [FloatPlane](repeating: FloatPlane(width: w, height: h), count: 3)
-        picture.components.withUnsafeBufferPointer { rgb in
-            for c in 0..<3 {
-                planes[c].values.withUnsafeMutableBufferPointer { plane in
+        let planes = picture.components.withUnsafeBufferPointer { rgb in
+            (0..<3).map { c in
+                FloatPlane(width: w, height: h) { plane in
                     for i in 0..<(w * h) { plane[i] = Float(rgb[i * 3 + c]) }
                 }
             }
@@ -61,7 +66,8 @@ public struct SmoothedImage: Sendable {
     /// rows are made in parallel, each from the source rows it covers.
     static func areaAverage(_ image: PixelBuffer<UInt8>, width w: Int, height h: Int) -> [FloatPlane] {
         let columns = AreaWeights(source: image.width, target: w), rows = AreaWeights(source: image.height, target: h)
-        var red = FloatPlane(width: w, height: h), green = red, blue = red
+        // Three planes of their own: copies of one would each be copied again on first write.
+        var red = FloatPlane(width: w, height: h), green = FloatPlane(width: w, height: h), blue = FloatPlane(width: w, height: h)
         let sw = image.width
         image.components.withUnsafeBufferPointer { src in
             red.values.withUnsafeMutableBufferPointer { r in
