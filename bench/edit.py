@@ -21,7 +21,7 @@ not depend on how the comic looks.
 Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory]   (best of N runs for
 speed, default 3). Needs ./setup.sh's .venv, ffmpeg, heif-enc, heif-dec. Not a test.
 """
-import argparse, glob, json, os, re, shutil, sqlite3, subprocess, sys, tempfile
+import argparse, glob, json, os, re, shutil, sqlite3, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from measure import ROOT, build_camlib, measure  # noqa: E402
@@ -175,6 +175,14 @@ def speed(camlib, tmp, runs):
     floor = best["floor: heif-enc of camlib's still"] + best["floor: x265 of camlib's movie"]
     print(f"camlib / ffmpeg (movie only): {ours / theirs:.2f}x (goal: under 1.0x, {'met' if ours < theirs else 'NOT met'})")
     print(f"camlib / encoder floor ({floor:.2f} s): {ours / floor:.2f}x (goal: at most 1.15x, {'met' if ours <= 1.15 * floor else 'NOT met'})")
+    # The same ratios round by round: the four commands of a round run back to back, so a
+    # machine that speeds up or slows down between rounds moves both sides of a ratio.
+    col = lambda name: [r[0] for r in results[name]]
+    per_ffmpeg = [o / t for o, t in zip(col("camlib edit (still + movie)"), col("ffmpeg comic-like graph (movie)"))]
+    per_floor = [o / (s + m) for o, s, m in zip(
+        col("camlib edit (still + movie)"), col("floor: heif-enc of camlib's still"), col("floor: x265 of camlib's movie"))]
+    print("round by round, camlib / ffmpeg: " + " ".join(f"{r:.2f}x" for r in per_ffmpeg) + f" (median {statistics.median(per_ffmpeg):.2f}x);"
+          " camlib / floor: " + " ".join(f"{r:.2f}x" for r in per_floor) + f" (median {statistics.median(per_floor):.2f}x)")
 
 
 def heic_grid(path, width, height, columns, rows, work):
