@@ -215,6 +215,22 @@ struct AssetListingTests {
         #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
+    /// A date range alone, by name or id, is read in the narrow index of capture time, name
+    /// and id (0012); with another filter, in the wide one that carries every filter column.
+    @Test func aDateRangeAloneIsReadInTheNarrowIndex() throws {
+        let library = try CorpusLibrary.shared().library
+        for sort in [AssetQuery.Sort.name, .id] {
+            var query = AssetQuery()
+            (query.since, query.until, query.sort, query.limit) = ("2019-01-01", "2025-12-31", sort, 50)
+            let alone = try Self.plan(of: AssetListing(query: query, threshold: 1_000_000), reading: "SELECT s.asset_id", in: library)
+            #expect(alone.contains { $0.contains("COVERING INDEX asset_summary_by_captured_name (captured_julian>? AND captured_julian<?)") }, "\(sort): \(alone)")
+            // A filter with no index of its own: the range is still where the listing starts.
+            query.pairedBy = AssetQuery.PairedBy.none
+            let withAnother = try Self.plan(of: AssetListing(query: query, threshold: 1_000_000), reading: "SELECT s.asset_id", in: library)
+            #expect(withAnother.contains { $0.contains("COVERING INDEX asset_summary_by_captured (captured_julian>? AND captured_julian<?)") }, "\(sort): \(withAnother)")
+        }
+    }
+
     /// SQLite's plan for the statement of `listing` that holds `marker`, as run.
     static func plan(of listing: AssetListing, reading marker: String, in library: PhotoLibrary) throws -> [String] {
         let trace = try library.catalog.read { db -> [String] in
