@@ -95,7 +95,6 @@ struct FloatPlane: Sendable {
 /// over several raw pointers that might overlap).
 enum FloatVector {
     typealias V = SIMD8<Float>
-    typealias Bits = SIMD8<UInt32>
     static let lanes = V.scalarCount
 
     @inline(__always) static func load(_ p: UnsafePointer<Float>) -> V {
