@@ -10,10 +10,9 @@ import ArgumentParser
 /// quietly (help, versions, completion scripts, a mistake) goes the whole way from the
 /// root instead, so what is printed is the same either way.
 enum CatalogReads {
-    static let commands: [String: any ParsableCommand.Type] = [
-        QueryCommand.configuration.commandName!: QueryCommand.self,
-        ShowCommand.configuration.commandName!: ShowCommand.self,
-    ]
+    /// By name, not by `configuration.commandName`: a configuration's help text is
+    /// reflowed when it is built, 1.5 M instructions that a listing never prints.
+    static let commands: [String: any ParsableCommand.Type] = [QueryCommand.name: QueryCommand.self, ShowCommand.name: ShowCommand.self]
 
     /// Arguments the root answers (wherever they appear, even as an option's value).
     static let forTheRoot: Set<String> = ["-h", "--help", "-help", "help", "--version", "--generate-completion-script", "--experimental-dump-help"]

@@ -3,8 +3,12 @@ import Foundation
 import Library
 
 struct QueryCommand: ParsableCommand {
+    /// The command's name, apart from its configuration: building that reflows its help
+    /// text, which a listing does not need (``CatalogReads``).
+    static let name = "query"
+
     static let configuration = CommandConfiguration(
-        commandName: "query",
+        commandName: name,
         abstract: "List the assets in the library.",
         discussion: Help.reflow(
             """

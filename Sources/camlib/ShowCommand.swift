@@ -3,8 +3,11 @@ import Foundation
 import Library
 
 struct ShowCommand: ParsableCommand {
+    /// The command's name, apart from its configuration (see ``QueryCommand/name``).
+    static let name = "show"
+
     static let configuration = CommandConfiguration(
-        commandName: "show",
+        commandName: name,
         abstract: "Everything about one asset.",
         discussion: Help.reflow(
             """

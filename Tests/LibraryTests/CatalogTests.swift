@@ -93,3 +93,33 @@ import TestSupport
     #expect(!FileManager.default.fileExists(atPath: stale.path))
     #expect(FileManager.default.fileExists(atPath: live.path))
 }
+
+/// `AssetOverviewRecord` reads its columns by position: on the real corpus, every field
+/// it reads is the view's column of that name.
+@Test func theOverviewRecordReadsEachColumnWhereItIs() throws {
+    let library = try CorpusLibrary.shared().library
+    try library.catalog.read { db in
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM asset_overview ORDER BY id")
+        #expect(rows.count > 20)
+        let records = try AssetOverviewRecord.fetchAll(ids: IDList(rows.prefix(512).map { $0["id"] }), db)
+        #expect(records.count == min(rows.count, 512))
+        for record in records {
+            let row = try #require(rows.first { ($0["id"] as Int64) == record.id })
+            let fields: [(String, DatabaseValue)] = [
+                ("kind", record.kind.databaseValue), ("captured_at", record.capturedAt.databaseValue),
+                ("make", record.make.databaseValue), ("model", record.model.databaseValue),
+                ("lens_model", record.lensModel.databaseValue), ("width", record.width.databaseValue),
+                ("height", record.height.databaseValue), ("orientation", record.orientation.databaseValue),
+                ("duration", record.duration.databaseValue), ("video_codec", record.videoCodec.databaseValue),
+                ("audio_codec", record.audioCodec.databaseValue), ("latitude", record.latitude.databaseValue),
+                ("longitude", record.longitude.databaseValue), ("altitude", record.altitude.databaseValue),
+                ("content_identifier", record.contentIdentifier.databaseValue), ("paired_by", record.pairedBy.databaseValue),
+                ("pairing_confidence", record.pairingConfidence.databaseValue), ("original_name", record.originalName.databaseValue),
+                ("photo_path", record.photoPath.databaseValue), ("video_path", record.videoPath.databaseValue),
+                ("imported_at", record.importedAt.databaseValue),
+            ]
+            #expect(fields.count + 1 == AssetOverviewRecord.CodingKeys.allCases.count)
+            for (column, value) in fields { #expect(value == row[column] as DatabaseValue, "asset \(record.id): \(column)") }
+        }
+    }
+}
