@@ -123,3 +123,31 @@ import TestSupport
         }
     }
 }
+
+/// `ResourceRecord` reads its columns by position, through requests and through SQL
+/// written out alike: every field is the table's column of that name.
+@Test func theResourceRecordReadsEachColumnWhereItIs() throws {
+    let library = try CorpusLibrary.shared().library
+    try library.catalog.read { db in
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM resource ORDER BY id")
+        let viaRequest = try ResourceRecord.all().order(ResourceRecord.Columns.id).fetchAll(db)
+        let assets = Array(Set(rows.map { $0["asset_id"] as Int64 })).sorted()
+        let viaSQL = try stride(from: 0, to: assets.count, by: 512).flatMap {
+            try ResourceRecord.fetchAll(assets: IDList(Array(assets[$0..<min($0 + 512, assets.count)])), db)
+        }.sorted { $0.id! < $1.id! }
+        #expect(rows.count > 20 && viaRequest.count == rows.count && viaSQL.count == rows.count)
+        for (row, records) in zip(rows, zip(viaRequest, viaSQL)) {
+            for record in [records.0, records.1] {
+                let fields: [(String, DatabaseValue)] = [
+                    ("id", record.id.databaseValue), ("asset_id", record.assetId.databaseValue), ("role", record.role.databaseValue),
+                    ("path", record.path.databaseValue), ("sha256", record.sha256.databaseValue), ("bytes", record.bytes.databaseValue),
+                    ("mime", record.mime.databaseValue), ("derived_from", record.derivedFrom.databaseValue),
+                    ("original_name", record.originalName.databaseValue), ("source_dir", record.sourceDir.databaseValue),
+                    ("added_at", record.addedAt.databaseValue),
+                ]
+                #expect(fields.count == ResourceRecord.CodingKeys.allCases.count)
+                for (column, value) in fields { #expect(value == row[column] as DatabaseValue, "resource \(record.id ?? 0): \(column)") }
+            }
+        }
+    }
+}

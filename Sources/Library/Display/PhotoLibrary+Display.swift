@@ -134,7 +134,7 @@ extension ResourceRecord {
     /// The stills and movies these assets' current versions show (originals and renders).
     static func fetchCurrentShown(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
         try assets.fetchAll(Self.self, db) {
-            "SELECT * FROM current_resource WHERE asset_id IN \($0) AND role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY id"
+            "SELECT \(selection(of: "r")) FROM current_resource r WHERE r.asset_id IN \($0) AND r.role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY r.id"
         }
     }
 

@@ -120,7 +120,7 @@ extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
     static func currentRender(of asset: Int64, role: ResourceRole, _ db: Database) throws -> ResourceRecord? {
         try SQLRequest<ResourceRecord>(
             """
-            SELECT r.* FROM resource r
+            SELECT \(sql: ResourceRecord.selection(of: "r")) FROM resource r
             JOIN adjustment_render ar ON ar.resource_id = r.id
             JOIN asset_version v ON v.current_adjustment_id = ar.adjustment_id AND v.asset_id = r.asset_id
             WHERE r.asset_id = \(asset) AND r.role = \(role)

@@ -32,7 +32,8 @@ struct ResourceRecord: Codable, Sendable {
     var sourceDir: String?
     var addedAt: String
 
-    enum CodingKeys: String, CodingKey {
+    /// The table's columns this record reads, in the order it reads them.
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, assetId = "asset_id", role, path, sha256, bytes, mime, derivedFrom = "derived_from"
         case originalName = "original_name", sourceDir = "source_dir", addedAt = "added_at"
     }
@@ -41,20 +42,31 @@ struct ResourceRecord: Codable, Sendable {
 extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "resource"
 
-    /// Read column by column: GRDB's fast path, far cheaper than `Decodable` for the
-    /// hundreds of rows a page of assets reads.
+    /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
+    /// that `init(row:)` reads by position. SQL written out selects ``selection(of:)``.
+    static var databaseSelection: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.rawValue) } }
+
+    /// The record's columns, in ``CodingKeys`` order, of the table or view aliased `alias`.
+    static func selection(of alias: String) -> String {
+        CodingKeys.allCases.map { "\(alias).\($0.rawValue)" }.joined(separator: ", ")
+    }
+
+    /// Read by position, from a row of ``databaseSelection``: by name, GRDB finds each
+    /// column again for every row (the name lower-cased and hashed), for the hundreds of
+    /// rows a page of assets reads.
     init(row: Row) throws {
-        id = row[CodingKeys.id.rawValue]
-        assetId = row[CodingKeys.assetId.rawValue]
-        role = row[CodingKeys.role.rawValue]
-        path = row[CodingKeys.path.rawValue]
-        sha256 = row[CodingKeys.sha256.rawValue]
-        bytes = row[CodingKeys.bytes.rawValue]
-        mime = row[CodingKeys.mime.rawValue]
-        derivedFrom = row[CodingKeys.derivedFrom.rawValue]
-        originalName = row[CodingKeys.originalName.rawValue]
-        sourceDir = row[CodingKeys.sourceDir.rawValue]
-        addedAt = row[CodingKeys.addedAt.rawValue]
+        assert(Array(row.columnNames) == CodingKeys.allCases.map(\.rawValue), "a resource row not selected with `databaseSelection`")
+        id = row[0]
+        assetId = row[1]
+        role = row[2]
+        path = row[3]
+        sha256 = row[4]
+        bytes = row[5]
+        mime = row[6]
+        derivedFrom = row[7]
+        originalName = row[8]
+        sourceDir = row[9]
+        addedAt = row[10]
     }
 
     enum Columns {
@@ -82,12 +94,12 @@ extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
 extension ResourceRecord {
     /// Every file of these assets.
     static func fetchAll(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
-        try assets.fetchAll(Self.self, db) { "SELECT * FROM resource WHERE asset_id IN \($0)" }
+        try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "r")) FROM resource r WHERE r.asset_id IN \($0)" }
     }
 
     /// The still and movie of these assets.
     static func fetchPrimaries(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
-        try assets.fetchAll(Self.self, db) { "SELECT * FROM resource WHERE asset_id IN \($0) AND role IN \(ResourceRole.primarySQL)" }
+        try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "r")) FROM resource r WHERE r.asset_id IN \($0) AND r.role IN \(ResourceRole.primarySQL)" }
     }
 
     /// The ids of these assets' files as they are now (`current_resource`).
