@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Imaging
 
 /// An AVFrame's planes and line sizes as the arrays sws_scale takes (AVFrame holds them
 /// as fixed-size C arrays, which Swift sees as tuples).
@@ -14,4 +15,16 @@ struct FramePlanes {
 
     /// The planes read-only, for sws_scale's source.
     var sources: [UnsafePointer<UInt8>?] { planes.map { $0.map { UnsafePointer($0) } } }
+}
+
+extension YCbCr420Planes {
+    /// A 4:2:0 frame's three planes (its format checked by the caller), at `fullRange`
+    /// levels or video's; nil when the frame does not hold them as such.
+    init?(_ frame: UnsafeMutablePointer<AVFrame>, fullRange: Bool) {
+        let d = frame.pointee.data, l = frame.pointee.linesize
+        guard let y = d.0, let cb = d.1, let cr = d.2, l.1 == l.2, l.0 > 0, l.1 > 0 else { return nil }
+        self.init(
+            luma: y, lumaStride: Int(l.0), cb: cb, cr: cr, chromaStride: Int(l.1),
+            width: Int(frame.pointee.width), height: Int(frame.pointee.height), fullRange: fullRange)
+    }
 }

@@ -177,8 +177,11 @@ public final class MovieFrameReader {
         guard fw == width, fh == height else { throw FFmpegError(message: "the video changes size mid-stream", call: "decode") }
         let full = ow == fw && oh == fh
         let pixelFormat = AVPixelFormat(frame.pointee.format)
+        // An 8-bit 4:2:0 frame halved: a 2x2 average of luma beside the chroma it already
+        // has, converted as swscale would (BT.709, full-range RGB).
         if ow * 2 == fw, oh * 2 == fh, pixelFormat == AV_PIX_FMT_YUV420P || pixelFormat == AV_PIX_FMT_YUVJ420P,
-            let halved = halvedRGB(frame, fullRange: fullRange || pixelFormat == AV_PIX_FMT_YUVJ420P)
+            let planes = YCbCr420Planes(frame, fullRange: fullRange || pixelFormat == AV_PIX_FMT_YUVJ420P),
+            let halved = PixelBuffer.halvedRGB(planes)
         {
             return stamped(halved, frame)
         }
@@ -204,17 +207,6 @@ public final class MovieFrameReader {
             _ = ff.sws_scale(full ? toRGB : toAveragedRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)
         }
         return stamped(rgb, frame)
-    }
-
-    /// An 8-bit 4:2:0 frame halved (a 2x2 average of luma beside the chroma it already
-    /// has), converted as swscale would (BT.709, full-range RGB).
-    private func halvedRGB(_ frame: UnsafeMutablePointer<AVFrame>, fullRange: Bool) -> PixelBuffer<UInt8>? {
-        let d = frame.pointee.data, l = frame.pointee.linesize
-        guard let y = d.0, let cb = d.1, let cr = d.2, l.1 == l.2, l.0 > 0, l.1 > 0 else { return nil }
-        return .halvedRGB(
-            YCbCr420Planes(
-                luma: y, lumaStride: Int(l.0), cb: cb, cr: cr, chromaStride: Int(l.1),
-                width: Int(frame.pointee.width), height: Int(frame.pointee.height), fullRange: fullRange))
     }
 
     /// `pixels` with the frame's presentation time.

@@ -99,44 +99,40 @@ public final class VideoEncoder {
     /// the encoder had ready. Timestamps must increase; a frame at or before the previous
     /// one is dropped.
     public func encode(_ pixels: PixelBuffer<UInt8>, pts: Int64) throws -> [Packet] {
-        guard !flushed, let enc = context, let frame else { throw FFmpegError(message: "the encoder is finished", call: "VideoEncoder.encode") }
         guard pixels.width == settings.width, pixels.height == settings.height, pixels.channels == 3 else {
             throw FFmpegError(message: "a \(pixels.width)x\(pixels.height) frame in a \(settings.width)x\(settings.height) movie", call: "VideoEncoder.encode")
         }
-        guard pts > lastPTS else { return [] }
-        lastPTS = pts
-        var rc = ff.av_frame_make_writable(frame)
-        guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_frame_make_writable") }
-        let planes = FramePlanes(frame)
-        pixels.components.withUnsafeBufferPointer { src in
-            var input: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
-            var strides: [Int32] = [Int32(pixels.width * 3), 0, 0, 0]
-            _ = ff.sws_scale(fromRGB, &input, &strides, 0, Int32(pixels.height), planes.planes, planes.strides)
+        return try send(pts: pts) { frame in
+            let planes = FramePlanes(frame)
+            pixels.components.withUnsafeBufferPointer { src in
+                var input: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
+                var strides: [Int32] = [Int32(pixels.width * 3), 0, 0, 0]
+                _ = ff.sws_scale(fromRGB, &input, &strides, 0, Int32(pixels.height), planes.planes, planes.strides)
+            }
         }
-        frame.pointee.pts = pts
-        rc = ff.avcodec_send_frame(enc, frame)
-        guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_send_frame") }
-        framesEncoded += 1
-        return try receive()
     }
 
     /// Encodes one frame shown from `pts` that `draw` writes straight into the frame's
     /// planes (Y'CbCr 4:2:0, BT.709, the settings' range); returns the packets the encoder
     /// had ready. Timestamps as for `encode(_:pts:)`.
     public func encode(pts: Int64, drawing draw: (YCbCr420Planes) -> Void) throws -> [Packet] {
+        try send(pts: pts) { frame in
+            guard let planes = YCbCr420Planes(frame, fullRange: settings.fullRange) else {
+                throw FFmpegError(message: "the encoder's frame is not 4:2:0 planes", call: "VideoEncoder.encode")
+            }
+            draw(planes)
+        }
+    }
+
+    /// The encoder's frame, made writable and filled by `fill`, sent at `pts`; the packets
+    /// the encoder had ready. A frame at or before the previous one is dropped unfilled.
+    private func send(pts: Int64, fill: (UnsafeMutablePointer<AVFrame>) throws -> Void) throws -> [Packet] {
         guard !flushed, let enc = context, let frame else { throw FFmpegError(message: "the encoder is finished", call: "VideoEncoder.encode") }
         guard pts > lastPTS else { return [] }
         lastPTS = pts
         var rc = ff.av_frame_make_writable(frame)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_frame_make_writable") }
-        let d = frame.pointee.data, l = frame.pointee.linesize
-        guard let y = d.0, let cb = d.1, let cr = d.2, l.1 == l.2 else {
-            throw FFmpegError(message: "the encoder's frame is not 4:2:0 planes", call: "VideoEncoder.encode")
-        }
-        draw(
-            YCbCr420Planes(
-                luma: y, lumaStride: Int(l.0), cb: cb, cr: cr, chromaStride: Int(l.1), width: settings.width, height: settings.height,
-                fullRange: settings.fullRange))
+        try fill(frame)
         frame.pointee.pts = pts
         rc = ff.avcodec_send_frame(enc, frame)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_send_frame") }
