@@ -293,6 +293,25 @@ struct GalleryAPITests {
         }
     }
 
+    @Test func aTrashedAssetLeavesThePagesUntilRestored() async throws {
+        let own = try GalleryLibrary(folders: ["orientation"])
+        let asset = try own.asset("orientation/Landscape_3.jpg")
+        func listed() async throws -> [Int64] {
+            try await own.test { client in
+                try await client.execute(uri: "/api/assets?limit=500", method: .get) { response in
+                    let assets = try response.object()["assets"] as? [[String: Any]] ?? []
+                    return assets.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+                }
+            }
+        }
+        let all = try await listed()
+        #expect(all.contains(asset.id))
+        _ = try own.library.trash([asset.id])
+        #expect(try await listed() == all.filter { $0 != asset.id })
+        _ = try own.library.restore([asset.id])
+        #expect(try await listed() == all)
+    }
+
     @Test func editsStartedFromThePageRunAsJobs() async throws {
         let own = try GalleryLibrary(folders: ["orientation"])
         let asset = try own.asset("orientation/Landscape_5.jpg")

@@ -67,6 +67,44 @@ struct AssetListingTests {
         }
     }
 
+    /// With a third of the assets in the trash (for the length of a transaction that is
+    /// then rolled back): every listing leaves them out, whichever plan, and `--trashed`
+    /// lists exactly them, under every filter and order.
+    @Test func listingsLeaveTheTrashOutAndTrashedListsIt() throws {
+        let library = try CorpusLibrary.shared().library
+        struct RolledBack: Error {}
+        #expect(throws: RolledBack.self) {
+            try library.catalog.write { db in
+                try db.execute(sql: "INSERT INTO trashed_asset SELECT id, '2026-01-01T00:00:00.000Z' FROM asset WHERE id % 3 = 0")
+                let trashed = try Int.fetchOne(db, sql: "SELECT count(*) FROM trashed_asset")!
+                #expect(trashed > 10)
+                let trashedSummaries = try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_summary WHERE asset_id % 3 = 0")
+                #expect(trashedSummaries == 0, "trashed assets are out of the summary")
+                for (name, filter) in Self.filters {
+                    for (sort, descending) in Self.orders {
+                        for inTrash in [false, true] {
+                            var query = AssetQuery()
+                            filter(&query)
+                            (query.sort, query.descending, query.trashed) = (sort, descending, inTrash)
+                            let expected = try Self.overviewIDs(query, db)
+                            for threshold in [0, 1_000_000, nil] {
+                                let listed = try AssetListing(query: query, threshold: threshold).ids(db)
+                                #expect(listed == expected, "\(name), \(sort) \(descending ? "desc" : "asc"), trashed \(inTrash), threshold \(threshold.map(String.init) ?? "auto")")
+                            }
+                        }
+                    }
+                }
+                // Restored, each is back as it was.
+                try db.execute(sql: "DELETE FROM trashed_asset")
+                let stale = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary_source EXCEPT SELECT * FROM asset_summary)")
+                let summaries = try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_summary")
+                let assets = try Int.fetchOne(db, sql: "SELECT count(*) FROM asset")
+                #expect(stale == 0 && summaries == assets)
+                throw RolledBack()
+            }
+        }
+    }
+
     @Test func limitsAgreeWithTheOverviewView() throws {
         let library = try CorpusLibrary.shared().library
         for (sort, descending) in Self.orders {
@@ -300,10 +338,9 @@ struct AssetListingTests {
             case .name: "lower(original_name) \(dir), id \(dir)"
             case .id: "id \(dir)"
             }
-        var sql = "SELECT id FROM asset_overview"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY " + order
-        if let limit = q.limit { sql += " LIMIT \(limit)" }
+        conditions.append("id \(q.trashed ? "IN" : "NOT IN") (SELECT asset_id FROM trashed_asset)")
+        let sql = "SELECT id FROM asset_overview WHERE " + conditions.joined(separator: " AND ")
+            + " ORDER BY " + order + (q.limit.map { " LIMIT \($0)" } ?? "")
         return try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(args.map { $0?.databaseValue ?? .null }))
     }
 }
@@ -316,7 +353,8 @@ enum CatalogChecks {
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary EXCEPT SELECT * FROM asset_summary_source)")!,
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary_source EXCEPT SELECT * FROM asset_summary)")!,
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM asset")!,
+                // Trashed assets are left out of the summary (0013).
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM asset WHERE id NOT IN (SELECT asset_id FROM trashed_asset)")!,
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_summary")!
             )
         }

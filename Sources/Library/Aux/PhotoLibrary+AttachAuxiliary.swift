@@ -21,7 +21,10 @@ extension PhotoLibrary {
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
         guard let description = try describe([asset]).first, let original = description.resources.first(where: { $0.role == .photo })
         else { throw LibraryError.assetNotFound("\(asset) with a still") }
-        let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
+        let current = try catalog.read { db in
+            try requireNotTrashed(asset, db)
+            return try AdjustmentRecord.current(of: asset, db)
+        }
         var recipe = CamlibRecipe(steps: [])
         if let current {
             guard let currentRecipe = CamlibAdjustment.recipe(current) else {

@@ -5,8 +5,11 @@ import GRDB
 extension AssetDescription {
     /// The given assets as `--json` describes them, in the given order; ids the catalog
     /// does not hold are left out. Paths come out absolute, under `layout.root`. With
-    /// `.originals`, only the asset's facts and its still and movie are read.
-    static func fetchAll(_ ids: [Int64], detail: AssetDetail = .full, layout: LibraryLayout, _ db: Database) throws -> [AssetDescription] {
+    /// `.originals`, only the asset's facts and its still and movie are read. `trash`:
+    /// whether to look for the assets in the trash (a listing of the others need not).
+    static func fetchAll(
+        _ ids: [Int64], detail: AssetDetail = .full, layout: LibraryLayout, trash: Bool = true, _ db: Database
+    ) throws -> [AssetDescription] {
         var out: [Int64: AssetDescription] = [:]
         // Joined as text: URL's path parsing, for hundreds of paths a page, costs more than the SQL.
         let root = layout.root.path.hasSuffix("/") ? layout.root.path : layout.root.path + "/"
@@ -15,6 +18,9 @@ extension AssetDescription {
             let chunk = IDList(Array(ids[start..<min(start + 256, ids.count)]))
             for overview in try AssetOverviewRecord.fetchAll(ids: chunk, db) {
                 out[overview.id] = AssetDescription(overview)
+            }
+            if trash {
+                for (id, since) in try TrashedAssetRecord.trashedAt(assets: chunk, db) { out[id]?.trashedAt = since }
             }
             if detail == .originals {
                 for r in try ResourceRecord.fetchPrimaries(assets: chunk, db).sorted(by: { Self.listingOrder($0, $1, [:]) })

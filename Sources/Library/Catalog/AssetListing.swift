@@ -64,10 +64,13 @@ struct AssetListing {
         let wanted = Double(min(remaining, total))
         let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
         var driver: (cost: Int, candidate: Filters.Candidate, conditions: [SQL])?
+        // The trash is read whole from its view (`trashed_summary`, 0013): it holds the
+        // few assets a user has put there, none of them in the summary's indexes.
+        let candidates = query.trashed ? [] : filters.drivers(sort: query.sort)
         // An inexact candidate (weight over 1) is not counted once one that tests its filter
         // exactly (`replaces` it) is few enough: `IMG_35*` at a million assets spent 4 ms
         // counting 3,571 assets holding `_35` and `g_3` after its names' range was found small.
-        for (candidate, conditions) in filters.drivers(sort: query.sort) where !(candidate.weight > 1 && driver?.candidate.replaces != nil) {
+        for (candidate, conditions) in candidates where !(candidate.weight > 1 && driver?.candidate.replaces != nil) {
             let limit = candidate.covering == nil ? threshold / candidate.weight : threshold * Self.coveredRangeFactor
             let count = try SQLRequest<Int>(literal: "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1))", cached: true).fetchOne(db) ?? 0
             // Compared by their cost: a covered range's candidates count for less.
@@ -81,7 +84,7 @@ struct AssetListing {
             // Started from a filter, the assets without the key are its candidates read
             // again; the order's index tells at once whether there are any at all (a month
             // by name, at a million assets: 2.7 ms to find none of its 10,572).
-            if segment.withoutKey, driver != nil,
+            if segment.withoutKey, driver != nil, !query.trashed,
                 try SQLRequest<Bool>(literal: "SELECT EXISTS (SELECT 1 FROM asset_summary s \(order.index) WHERE \(order.key) IS NULL)", cached: true)
                     .fetchOne(db) != true
             {
@@ -90,6 +93,7 @@ struct AssetListing {
             let covering = driver?.candidate.covering
             let source: SQL =
                 switch (driver, covering) {
+                case _ where query.trashed: "trashed_summary s WHERE"
                 case (_, let covering?): "\(covering.table) WHERE" + (covering.condition.map { " \($0) AND" } ?? "")
                 case (let driver?, nil): "asset_summary s NOT INDEXED WHERE s.asset_id IN (\(driver.candidate.sql)) AND"
                 case (nil, _): "asset_summary s \(order.index) WHERE"
@@ -314,6 +318,8 @@ struct AssetListing {
                     // carry their asset's summary (0011).
                     var names: SQL = "lower_name >= \(range.low) AND lower_name < \(range.high)"
                     if !range.whole { names += " AND lower_name GLOB lower(\(name))" }
+                    // A trashed asset's names stay, without its summary (0013).
+                    names += " AND kind IS NOT NULL"
                     candidates.append(
                         Candidate(
                             sql: "SELECT asset_id FROM asset_file_name WHERE \(names)", replaces: conditions.count - 1,

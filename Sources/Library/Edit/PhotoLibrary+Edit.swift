@@ -34,7 +34,10 @@ extension PhotoLibrary {
         let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
         // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
         let motionMovie = description.kind == .motion ? description.resources.first { $0.role == .pairedVideo } : nil
-        let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
+        let current = try catalog.read { db in
+            try requireNotTrashed(asset, db)
+            return try AdjustmentRecord.current(of: asset, db)
+        }
         let currentRecipe = current.flatMap(CamlibAdjustment.recipe)
         if extending {
             guard let current else {
@@ -184,6 +187,7 @@ extension PhotoLibrary {
     public func revert(asset: Int64) throws -> Bool {
         guard try describe([asset]).first != nil else { throw LibraryError.assetNotFound("with id \(asset)") }
         return try catalog.write { db in
+            try requireNotTrashed(asset, db)
             guard try AdjustmentRecord.current(of: asset, db) != nil else { return false }
             try AssetVersionRecord.setCurrent(asset: asset, adjustment: nil, db)
             return true

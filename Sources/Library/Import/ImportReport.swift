@@ -26,6 +26,9 @@ public struct ImportReport: Codable, Sendable {
     public var attached = 0
     /// Assets created or changed by this import.
     public var assetIDs: [Int64] = []
+    /// Assets in the trash that files of this import are in (a duplicate of a trashed
+    /// photo, a movie that joined its trashed still): hidden until restored.
+    public var assetsInTrash: [Int64] = []
     public var interrupted = false
     public var seconds = 0.0
 

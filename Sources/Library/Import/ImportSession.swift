@@ -14,6 +14,8 @@ struct ImportSession {
     /// went to in this import (new or already there). Stills win over movies.
     private var stems: [String: [String: (asset: Int64, still: Bool)]] = [:]
     var touchedAssets = Set<Int64>()
+    /// Every asset a file of this import went to or was found in (duplicates too).
+    private(set) var assetsMet = Set<Int64>()
 
     init(library: PhotoLibrary) {
         self.library = library
@@ -47,6 +49,7 @@ struct ImportSession {
     }
 
     private mutating func remember(path: String, asset: Int64, isStill: Bool) {
+        assetsMet.insert(asset)
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
         let stem = PairingRules.stem(url.lastPathComponent)

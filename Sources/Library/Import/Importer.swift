@@ -99,6 +99,7 @@ public final class Importer: Sendable {
         library.removeAbandonedTemporaries()
         report.interrupted = isCancelled
         report.assetIDs = session.touchedAssets.sorted()
+        report.assetsInTrash = (try? library.trashed(among: session.assetsMet)) ?? []
         report.seconds = Date().timeIntervalSince(started)
         return report
     }

@@ -286,6 +286,7 @@ struct PrettyJSON {
                 }
             }
             j.key("stillImageTime"); j.value(a.stillImageTime)
+            if let trashedAt = a.trashedAt { j.key("trashedAt"); j.value(trashedAt) }
             j.key("videoCodec"); j.value(a.videoCodec)
             j.key("width"); j.value(a.width)
         }

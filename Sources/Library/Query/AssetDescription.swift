@@ -139,10 +139,13 @@ public struct AssetDescription: Codable, Sendable, Equatable {
     /// In a listing (`camlib query --json`): where the next page starts, for `--after`.
     /// Absent elsewhere.
     public var cursor: String?
+    /// When the asset went into the trash (UTC); absent for an asset that is not there.
+    public var trashedAt: String?
 
     enum CodingKeys: String, CodingKey {
         case id, kind, capturedAt, make, model, width, height, orientation, contentIdentifier, pairing, resources
         case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux, adjustments, stillImageTime, cursor
+        case trashedAt
     }
 
     /// Contract fields are always present, as null when unknown.
@@ -169,6 +172,7 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         try c.encode(adjustments, forKey: .adjustments)
         try c.encode(stillImageTime, forKey: .stillImageTime)
         try c.encodeIfPresent(cursor, forKey: .cursor)
+        try c.encodeIfPresent(trashedAt, forKey: .trashedAt)
     }
 
     /// The original the asset is named after: its still, else its movie.

@@ -47,6 +47,8 @@ public struct AssetQuery: Sendable, Equatable {
     public var edited: Bool?
     /// Shell-style pattern on any of the asset's original file names, case-insensitive.
     public var name: String?
+    /// The assets in the trash instead of the others (`--trashed`).
+    public var trashed = false
     public var sort: Sort = .captured
     public var descending = false
     public var limit: Int?

@@ -27,7 +27,7 @@ extension PhotoLibrary {
             var last: AssetCursor?
             var more = false
             func flush() throws {
-                var described = try AssetDescription.fetchAll(page.map(\.id), detail: detail, layout: layout, db)
+                var described = try AssetDescription.fetchAll(page.map(\.id), detail: detail, layout: layout, trash: query.trashed, db)
                 let cursors = Dictionary(page.map { ($0.id, $0.cursor) }, uniquingKeysWith: { a, _ in a })
                 for i in described.indices { described[i].cursor = cursors[described[i].id]?.description }
                 last = page.last?.cursor

@@ -101,14 +101,13 @@ enum AtomicFile {
     /// that name is taken. Never replaces an existing file. Returns where it landed.
     static func publish(_ temporary: URL, to destination: URL) throws -> URL {
         let folder = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let ext = destination.pathExtension
         let stem = destination.deletingPathExtension().lastPathComponent
         var candidate = destination
         var n = 1
         while true {
             // link() fails with EEXIST instead of replacing, unlike rename().
-            if link(temporary.path, candidate.path) == 0 { break }
+            if try placing(in: folder, { link(temporary.path, candidate.path) }) == 0 { break }
             guard errno == EEXIST else { throw LibraryError.io(path: candidate.path, operation: "link", errno: errno) }
             n += 1
             candidate = folder.appendingPathComponent(ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)")
@@ -124,9 +123,8 @@ enum AtomicFile {
     @discardableResult
     static func publishIfAbsent(_ temporary: URL, to destination: URL) throws -> URL {
         let folder = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { unlink(temporary.path) }
-        if link(temporary.path, destination.path) != 0 {
+        if try placing(in: folder, { link(temporary.path, destination.path) }) != 0 {
             guard errno == EEXIST else { throw LibraryError.io(path: destination.path, operation: "link", errno: errno) }
             return destination
         }
@@ -150,6 +148,19 @@ enum AtomicFile {
             throw LibraryError.io(path: destination.path, operation: "link", errno: errno)
         }
         try syncDirectory(folder)
+    }
+
+    /// Runs `place`, a link or rename into `folder` returning 0 or -1 with errno set,
+    /// making the folder first. Emptying the trash removes the folders it empties: should
+    /// that happen between the two, the folder is made again and `place` tried again.
+    static func placing(in folder: URL, _ place: () -> Int32) throws -> Int32 {
+        var result: Int32 = -1
+        for _ in 0..<3 {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            result = place()
+            if result == 0 || errno != ENOENT { break }
+        }
+        return result
     }
 
     /// Makes a directory entry change durable.

@@ -15,6 +15,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case readOnlyNeedsMigration(path: String, migrations: [String])
     /// A listing continued from a cursor of a listing in another order.
     case cursorOfAnotherOrder(sort: String, descending: Bool)
+    /// The asset is in the trash: it has to be restored before it can be changed.
+    case inTrash(asset: Int64, trashedAt: String)
 
     public var description: String {
         switch self {
@@ -36,6 +38,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "the library at \(path) is read-only (read-only storage, or no permission to write): this command changes it, so it cannot run there; query, show, aux list, aux extract and export work on a read-only library"
         case .cursorOfAnotherOrder(let sort, let descending):
             "that cursor belongs to a listing in another order; give --sort \(sort)\(descending ? " --reverse" : "") with it"
+        case .inTrash(let asset, let since):
+            "asset \(asset) is in the trash (since \(since)); `camlib restore \(asset)` brings it back first"
         case .readOnlyNeedsMigration(let path, let migrations):
             "the catalog \(path) was written by an older camlib and needs upgrading (\(migrations.joined(separator: ", "))), which needs writing, but it is read-only; open it once where it is writable"
         }

@@ -68,6 +68,15 @@ public struct LibraryLayout: Sendable {
         derived.appendingPathComponent("proxies/\(sha256.prefix(2))/\(sha256).mov")
     }
 
+    /// Where a catalog path points, when it stays inside the library folder: relative,
+    /// without `..`, and not the folder itself. nil for anything else (an edited catalog
+    /// must not make camlib touch files elsewhere).
+    func confined(_ path: String) -> URL? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !path.isEmpty, !path.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
+        return root.appendingPathComponent(path)
+    }
+
     /// A path relative to the library folder, as the catalog stores it.
     func relative(_ url: URL) -> String {
         let base = root.standardizedFileURL.path

@@ -13,8 +13,7 @@ extension PhotoLibrary {
     /// fsyncs the folder.
     func publishDerived(_ temporary: URL, to destination: URL) throws -> URL {
         let folder = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        guard rename(temporary.path, destination.path) == 0 else {
+        guard try AtomicFile.placing(in: folder, { rename(temporary.path, destination.path) }) == 0 else {
             throw LibraryError.io(path: destination.path, operation: "rename", errno: errno)
         }
         try AtomicFile.syncDirectory(folder)

@@ -1,0 +1,39 @@
+import GRDB
+
+/// A row of `trashed_asset` (0013): an asset in the trash, and since when.
+struct TrashedAssetRecord: Codable, Sendable {
+    var assetId: Int64
+    /// UTC, as ``utcNow()`` writes it.
+    var trashedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case assetId = "asset_id", trashedAt = "trashed_at"
+    }
+}
+
+extension TrashedAssetRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "trashed_asset"
+
+    enum Columns {
+        static let assetID = Column(CodingKeys.assetId)
+        static let trashedAt = Column(CodingKeys.trashedAt)
+    }
+
+    /// When each of these assets that is in the trash went there.
+    static func trashedAt(assets: IDList, _ db: Database) throws -> [Int64: String] {
+        let rows = try assets.fetchAll(Self.self, db) { "SELECT asset_id, trashed_at FROM trashed_asset WHERE asset_id IN \($0)" }
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0.assetId, $0.trashedAt) })
+    }
+
+    /// When the asset went into the trash; nil when it is not there.
+    static func trashedAt(_ asset: Int64, _ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT trashed_at FROM trashed_asset WHERE asset_id = ?", arguments: [asset])
+    }
+
+    /// The trash, oldest first; with `before`, only what went there before that time.
+    static func fetchAll(before: String?, _ db: Database) throws -> [TrashedAssetRecord] {
+        var request = TrashedAssetRecord.order(Columns.trashedAt, Columns.assetID)
+        if let before { request = request.filter(Columns.trashedAt < before) }
+        return try request.fetchAll(db)
+    }
+}
