@@ -9,13 +9,15 @@ final class AssetListPrinter {
     enum Format { case table, csv, json }
 
     private let format: Format
+    /// A listing of the trash: with when each asset went there.
+    private let trashed: Bool
     private var widths: [Int]?
     private(set) var count = 0
 
-    init(format: Format) {
-        self.format = format
+    init(format: Format, trashed: Bool = false) {
+        (self.format, self.trashed) = (format, trashed)
         switch format {
-        case .csv: write(AssetTable.csvColumns.joined(separator: ",") + "\n")
+        case .csv: write((trashed ? AssetTable.trashCSVColumns : AssetTable.csvColumns).joined(separator: ",") + "\n")
         case .json: write("[")
         case .table: break
         }
@@ -25,16 +27,17 @@ final class AssetListPrinter {
         var out = ""
         switch format {
         case .table:
-            let rows = assets.map(AssetTable.row)
+            let rows = assets.map { AssetTable.row($0, trashed: trashed) }
+            let header = trashed ? AssetTable.trashHeader : AssetTable.header
             if widths == nil {
-                var widths = AssetTable.header.map(\.count)
+                var widths = header.map(\.count)
                 for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
                 self.widths = widths
-                if !rows.isEmpty { out += AssetTable.line(AssetTable.header, widths: widths) + "\n" }
+                if !rows.isEmpty { out += AssetTable.line(header, widths: widths) + "\n" }
             }
             for row in rows { out += AssetTable.line(row, widths: widths!) + "\n" }
         case .csv:
-            for asset in assets { out += AssetTable.csvLine(asset) }
+            for asset in assets { out += AssetTable.csvLine(asset, trashed: trashed) }
         case .json:
             if !assets.isEmpty {
                 write(count == 0 ? "\n" : ",\n")
@@ -50,9 +53,9 @@ final class AssetListPrinter {
         switch format {
         case .table:
             if count == 0 {
-                write("No assets.\n")
+                write(trashed ? "No assets in the trash.\n" : "No assets.\n")
             } else {
-                write("\(count) assets" + (next.map { "; more: --after \($0)" } ?? "") + "\n")
+                write("\(count) asset\(count == 1 ? "" : "s")" + (next.map { "; more: --after \($0)" } ?? "") + "\n")
             }
         case .csv: break
         case .json: write(count == 0 ? "]\n" : "\n]\n")

@@ -5,11 +5,15 @@ import Library
 /// Text renderings of assets: a table, CSV, and one asset in detail.
 enum AssetTable {
     static let header = ["ID", "KIND", "CAPTURED", "CAMERA", "SIZE", "PAIRED", "NAME"]
+    /// A listing of the trash: when each asset went there, after its id.
+    static let trashHeader = ["ID", "TRASHED"] + header.dropFirst()
 
-    /// The cells of an asset's table row, under ``header``.
-    static func row(_ a: AssetDescription) -> [String] {
-        [
-            String(a.id), a.kind.rawValue, a.capturedAt ?? "-",
+    /// The cells of an asset's table row, under ``header`` (``trashHeader`` when `trashed`).
+    static func row(_ a: AssetDescription, trashed: Bool = false) -> [String] {
+        var cells: [String] = [String(a.id)]
+        if trashed { cells.append(a.trashedAt.map { String($0.prefix(10)) } ?? "-") }
+        return cells + [
+            a.kind.rawValue, a.capturedAt ?? "-",
             [a.make, a.model].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-",
             a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
             a.pairing.map { "\($0.rule.rawValue) \(oneDecimal($0.confidence))" } ?? "-",
@@ -33,15 +37,18 @@ enum AssetTable {
         "id", "kind", "capturedAt", "make", "model", "width", "height", "orientation", "contentIdentifier", "pairedBy",
         "pairingConfidence", "duration", "originalName", "path",
     ]
+    /// A listing of the trash: ``csvColumns`` and when each asset went there.
+    static let trashCSVColumns = csvColumns + ["trashedAt"]
 
-    /// An asset's CSV line, under ``csvColumns``.
-    static func csvLine(_ a: AssetDescription) -> String {
-        let fields: [String?] = [
+    /// An asset's CSV line, under ``csvColumns`` (``trashCSVColumns`` when `trashed`).
+    static func csvLine(_ a: AssetDescription, trashed: Bool = false) -> String {
+        var fields: [String?] = [
             String(a.id), a.kind.rawValue, a.capturedAt, a.make, a.model, a.width.map(String.init), a.height.map(String.init),
             a.orientation.map(String.init), a.contentIdentifier, a.pairing?.rule.rawValue,
             a.pairing.map { String($0.confidence) }, a.duration.map { String($0) }, a.primaryOriginal?.originalName,
             a.primaryOriginal?.path,
         ]
+        if trashed { fields.append(a.trashedAt) }
         return fields.map { escape($0 ?? "") }.joined(separator: ",") + "\n"
     }
 
@@ -70,6 +77,7 @@ enum AssetTable {
         if let p = a.pairing { lines.append(("Paired by", "\(p.rule.rawValue) (confidence \(p.confidence))")) }
         if let t = a.stillImageTime { lines.append(("Still at", String(format: "%.3f s into the movie", t))) }
         lines.append(("Imported", a.importedAt))
+        if let t = a.trashedAt { lines.append(("Trashed", "\(t); in the trash (`camlib restore \(a.id)` brings it back)")) }
         var out = lines.map { "\($0.0.padded(to: 11)) \($0.1)" }.joined(separator: "\n") + "\n"
         out += "Files:\n"
         for r in a.resources {

@@ -82,6 +82,10 @@ struct ImportCommand: ParsableCommand {
             if !r.errors.isEmpty { rest.append("\(r.errors.count) could not be imported") }
             if !rest.isEmpty { lines.append(rest.joined(separator: ", ") + ".") }
         }
+        if !r.assetsInTrash.isEmpty {
+            let ids = r.assetsInTrash.map(String.init).joined(separator: " ")
+            lines.append("In the trash, so not listed until restored: \(TrashCommand.count(r.assetsInTrash.count, "asset")) (`camlib restore \(ids)`).")
+        }
         if r.interrupted { lines.append("Interrupted: the files not listed above were not looked at; run the import again to finish.") }
         print(lines.joined(separator: "\n"))
         if !r.skippedFiles.isEmpty {

@@ -45,7 +45,7 @@ struct QueryCommand: ParsableCommand {
     /// ``QuickArguments``).
     static func list(_ location: URL, _ query: AssetQuery, _ format: AssetListPrinter.Format) throws {
         let library = try LibraryOptions.open(location, .read)
-        let printer = AssetListPrinter(format: format)
+        let printer = AssetListPrinter(format: format, trashed: query.trashed)
         // A table and CSV print an asset's facts and its original's name and path only.
         let detail: AssetDetail = format == .json ? .full : .originals
         let next = try library.assets(matching: query, detail: detail) { printer.print($0) }

@@ -37,6 +37,9 @@ struct QueryFilters: ParsableArguments {
     @Option(name: .long, help: "An original file name matches this pattern (* and ?, case-insensitive).")
     var name: String?
 
+    @Flag(name: .long, help: "The assets in the trash instead (`camlib trash` put them there).")
+    var trashed = false
+
     @Option(name: .long, help: "Order by captured, imported, name or id.")
     var sort: AssetQuery.Sort = .captured
 
@@ -76,6 +79,7 @@ struct QueryFilters: ParsableArguments {
         query.until = until
         query.pairedBy = pairedBy
         query.name = name
+        query.trashed = trashed
         query.sort = sort
         query.descending = reverse
         query.limit = limit

@@ -16,7 +16,7 @@ enum QuickArguments {
     static let queryOptions: Set<String> = [
         "--library", "--kind", "--has", "--make", "--model", "--since", "--until", "--paired-by", "--name", "--sort", "--limit", "--after",
     ]
-    static let queryFlags: Set<String> = ["--reverse", "--json", "--csv"]
+    static let queryFlags: Set<String> = ["--reverse", "--trashed", "--json", "--csv"]
     static let repeatable: Set<String> = ["--kind", "--has"]
     /// `camlib show`'s.
     static let showOptions: Set<String> = ["--library"]
@@ -75,6 +75,7 @@ enum QuickArguments {
             query.sort = sort
         }
         query.descending = flags.contains("--reverse")
+        query.trashed = flags.contains("--trashed")
         if let limit = one("--limit") {
             guard let limit = Int(limit) else { return nil }
             query.limit = limit

@@ -28,6 +28,7 @@ import TestSupport
         ["--sort", "name", "--after", nameCursor], ["--library", "/tmp/some library", "--json"], ["--library"],
         ["--limit=50"], ["--kind", "live", "extra"], ["--unknown"], ["-h"], ["--name", "-x"],
         ["--kind", "live", "--make", "Apple", "--since", "2020", "--limit", "50", "--json"],
+        ["--trashed"], ["--trashed", "--json", "--kind", "live"], ["--trashed", "--trashed"],
     ]
 
     @Test(arguments: queries)
