@@ -51,6 +51,14 @@ struct TrashCommandTests {
         #expect(try ids() == [2] && ids(["--trashed"]) == [])
         #expect(try Camlib.run(["trash", "--library", lib, "--empty"]).stdout.contains("The trash is empty."))
         #expect(try Camlib.run(["trash", "--library", lib, "--list"]).stdout == "No assets in the trash.\n")
+        // Nothing left behind that verify would find; a stray file it does find.
+        let sound = try Camlib.run(["verify", "--library", lib])
+        #expect(sound.status == 0 && sound.stdout.hasPrefix("The library is sound"), "\(sound.stdout)\(sound.stderr)")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: lib + "/originals/stray.jpg"))
+        let found = try Camlib.run(["verify", "--library", lib, "--quick", "--json"])
+        let verdict = try #require(try JSONSerialization.jsonObject(with: Data(found.stdout.utf8)) as? [String: Any])
+        #expect(found.status == 2 && verdict["sound"] as? Bool == false, "\(found.stdout)")
+        #expect((verdict["problems"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["unknown"])
     }
 
     @Test func mistakesAreExplained() throws {

@@ -148,6 +148,8 @@ struct TrashTests {
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM file_removal") == 0)
         }
         try CatalogChecks.expectSummaryAgrees(f.library)
+        let verified = try f.library.verify(quick: false)
+        #expect(verified.sound, "\(verified.problems)")
         #expect(try f.library.emptyTrash().assets.isEmpty)
         // The originals can come in again, as new assets.
         let again = try Importer(library: f.library).run(paths: [Media.path("orientation/Landscape_1.jpg")])

@@ -38,17 +38,11 @@ extension FileRemovalRecord: FetchableRecord, PersistableRecord {
     /// or, for files named by a sha256 (previews, proxies, thumbnails made on demand), a
     /// file with those bytes.
     static func named(_ paths: [String], shas: [String: String], _ db: Database) throws -> Set<String> {
-        var named: Set<String> = []
-        let byPath = try db.cachedStatement(
-            sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?1) OR EXISTS (SELECT 1 FROM aux_image WHERE path = ?1)")
-        let bySHA = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE sha256 = ?)")
-        for path in paths {
-            if try Bool.fetchOne(byPath, arguments: [path]) == true {
-                named.insert(path)
-            } else if let sha = shas[path], try Bool.fetchOne(bySHA, arguments: [sha]) == true {
-                named.insert(path)
-            }
-        }
-        return named
+        try Set(paths.filter { path in try CatalogFile.isNamed(path, db) || (try shas[path].map { try CatalogFile.hasBytes($0, db) } ?? false) })
+    }
+
+    /// Whether `path` is listed for removal.
+    static func isQueued(_ path: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM file_removal WHERE path = ?)"), arguments: [path]) ?? false
     }
 }

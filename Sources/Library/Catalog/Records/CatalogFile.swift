@@ -1,0 +1,62 @@
+import GRDB
+
+/// A file the catalog names, from `resource` or `aux_image`, with what was recorded of it
+/// when it was written: what `camlib verify` checks the library folder against.
+struct CatalogFile: Sendable {
+    enum Source: String, Sendable { case resource, auxImage }
+
+    var source: Source
+    /// The row's id in its table.
+    var id: Int64
+    var assetId: Int64
+    /// `resource.role`, or `aux:TYPE` for an auxiliary image.
+    var role: String
+    /// Relative to the library folder, as the catalog holds it.
+    var path: String
+    var sha256: String
+    var bytes: Int64
+    /// An original, copied in byte for byte (not made by camlib from another file).
+    var isOriginal: Bool
+    var addedAt: String
+    var originalName: String?
+
+    /// Up to `limit` files of `source` with ids above `after`, in id order: a catalog of
+    /// any size is read a page at a time, each page in a read of its own.
+    static func page(_ source: Source, after: Int64, limit: Int, _ db: Database) throws -> [CatalogFile] {
+        let sql: String
+        switch source {
+        case .resource:
+            // Originals: the still and movie imported (not cut out of a still), and the
+            // sidecars and renders Apple made, copied in as they were.
+            sql = """
+                SELECT id, asset_id, role, path, sha256, bytes,
+                       (role IN \(ResourceRole.primarySQL) AND derived_from IS NULL) OR (role IN ('adjustmentSidecar', 'renderedPhoto', 'renderedVideo') AND original_name IS NOT NULL),
+                       added_at, original_name
+                FROM resource WHERE id > ? ORDER BY id LIMIT ?
+                """
+        case .auxImage:
+            sql = """
+                SELECT id, asset_id, 'aux:' || type, path, sha256, bytes, 0, added_at, NULL
+                FROM aux_image WHERE id > ? AND path IS NOT NULL ORDER BY id LIMIT ?
+                """
+        }
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [after, limit]).map { row in
+            CatalogFile(
+                source: source, id: row[0], assetId: row[1], role: row[2], path: row[3], sha256: row[4], bytes: row[5],
+                isOriginal: row[6], addedAt: row[7], originalName: row[8])
+        }
+    }
+
+    /// Whether a catalog row names `path`: a file, or an auxiliary image's PNG.
+    static func isNamed(_ path: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?1) OR EXISTS (SELECT 1 FROM aux_image WHERE path = ?1)"),
+            arguments: [path]) ?? false
+    }
+
+    /// Whether some file of the library has these bytes (what previews, proxies and
+    /// thumbnails are named after).
+    static func hasBytes(_ sha256: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE sha256 = ?)"), arguments: [sha256]) ?? false
+    }
+}
