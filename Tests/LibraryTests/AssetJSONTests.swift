@@ -47,6 +47,8 @@ struct AssetJSONTests {
             importedAt: "2026-11-22T10:15:30.123Z", aux: [aux, aux], adjustments: [], stillImageTime: 1.3316666666666668)
         asset.cursor = "abc-_"
         #expect(asset.prettyJSON == (try Self.reference(asset)))
+        asset.trashedAt = "2026-11-23T22:25:26.714Z"
+        #expect(asset.prettyJSON == (try Self.reference(asset)))
         // The catalog's compact JSON, re-indented, is what encoding the decoded value gives.
         var stored = aux
         stored.storedEncoding = .json(encoding.json)
