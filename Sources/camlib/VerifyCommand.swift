@@ -14,7 +14,8 @@ struct VerifyCommand: ParsableCommand {
             must be named by the catalog (previews and proxies made for browsers: from
             bytes a file of the library has). --quick compares sizes, and checks that no
             file was written after it entered the library, instead of reading every byte.
-            Nothing is changed. Works on a read-only library.
+            Nothing is changed. Works on a read-only library. `camlib repair` mends what
+            can be mended from the library itself.
 
             Exit status: 0 when the library is sound, 2 when something was found (each
             problem is listed, naming the asset, the file and what is wrong), 1 when the
@@ -47,6 +48,12 @@ struct VerifyCommand: ParsableCommand {
                 var line = "Found \(TrashCommand.count(report.problems.count, "problem")) (\(how) \(TrashCommand.count(report.files, "file")) checked)"
                 if originals > 0 { line += "; \(originals) concern originals, which only a backup can bring back" }
                 print(line + ".")
+                let renders: Set<String> = ["renderedPhoto", "renderedVideo"]
+                let mendable = report.problems.filter { p in
+                    [.unknown, .pendingRemoval].contains(p.kind)
+                        || (!p.original && [.missing, .damaged].contains(p.kind) && !renders.contains(p.role ?? ""))
+                }.count
+                if mendable > 0 { print("`camlib repair` mends \(mendable) of them (derived files made again, unknown files cleared).") }
             }
         }
         if !report.sound { throw ExitCode(ExitStatus.partialFailure) }

@@ -115,6 +115,12 @@ struct ImportCommandTests {
         }
         let afterKill = try check()
         #expect(afterKill >= 6)
+        // What the kill left (a file published, its rows never committed) repair clears,
+        // and verify then finds the library sound.
+        let repaired = try Camlib.run(["repair", "--library", library])
+        #expect(repaired.status == 0, "\(repaired.stdout)\(repaired.stderr)")
+        let verified = try Camlib.run(["verify", "--library", library])
+        #expect(verified.status == 0, "\(verified.stdout)")
         // Running the import again finishes the job.
         let resumed = try Camlib.run(["import", "--library", library] + folders.map { Media.path($0) })
         #expect(resumed.status == 0, "\(resumed.stderr)")
@@ -124,6 +130,11 @@ struct ImportCommandTests {
         #expect(complete == expected.assetsCreated)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: library + "/tmp")
         #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
+        // No original was renamed aside a stray copy of itself (IMG_1234-2.HEIC): the
+        // originals are named as a fresh import names them.
+        let names = { (lib: String) in try FileManager.default.subpathsOfDirectory(atPath: lib + "/originals").sorted() }
+        #expect(try names(library) == names(scratch.file("fresh")))
+        #expect(try Camlib.run(["verify", "--library", library]).status == 0)
     }
 
     @Test func importingNothingIsAUsageError() throws {

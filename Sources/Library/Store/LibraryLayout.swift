@@ -15,6 +15,7 @@ import Foundation
 /// derived/proxies/ab/SHA.mov        a movie re-encoded as H.264 for browsers
 /// incoming/PID-TAG/                 captures waiting to be imported
 /// tmp/                              files being written
+/// lost+found/TIME/originals/…       files no row named, moved aside by `camlib repair`
 /// ```
 /// `ab` is the first two characters of the sha256, so no folder grows past 256 entries.
 public struct LibraryLayout: Sendable {
@@ -28,6 +29,7 @@ public struct LibraryLayout: Sendable {
     public var thumbnails: URL { derived.appendingPathComponent("thumbnails") }
     public var captureStaging: URL { root.appendingPathComponent("incoming") }
     public var temporary: URL { root.appendingPathComponent("tmp") }
+    public var lostAndFound: URL { root.appendingPathComponent("lost+found") }
 
     /// The folders a writable library always has.
     var folders: [URL] { [root, originals, thumbnails, temporary] }

@@ -78,7 +78,7 @@ extension PhotoLibrary {
     }
 
     /// Each file's problem, if any, and the bytes read to find out; in `files`' order.
-    private func check(_ files: [CatalogFile], quick: Bool) -> [(VerifyReport.Problem?, Int64)] {
+    func check(_ files: [CatalogFile], quick: Bool) -> [(VerifyReport.Problem?, Int64)] {
         let results = Mutex<[Int: (VerifyReport.Problem?, Int64)]>([:])
         let layout = self.layout
         DispatchQueue.concurrentPerform(iterations: files.count) { i in
@@ -88,7 +88,7 @@ extension PhotoLibrary {
         return results.withLock { r in files.indices.map { r[$0]! } }
     }
 
-    private static func check(_ file: CatalogFile, layout: LibraryLayout, quick: Bool) -> (VerifyReport.Problem?, Int64) {
+    static func check(_ file: CatalogFile, layout: LibraryLayout, quick: Bool) -> (VerifyReport.Problem?, Int64) {
         let name = file.originalName.map { " (\($0))" } ?? ""
         func problem(_ kind: VerifyReport.Problem.Kind, _ path: String, _ detail: String) -> VerifyReport.Problem {
             let what = "asset \(file.assetId)\(name), \(file.role)"
@@ -131,7 +131,29 @@ extension PhotoLibrary {
     /// Files under `originals/` and `derived/` that no row names, and those waiting to be
     /// removed.
     private func unknownFiles() throws -> [VerifyReport.Problem] {
-        var problems: [VerifyReport.Problem] = []
+        try strayFiles().map { stray in
+            stray.queued
+                ? .init(kind: .pendingRemoval, asset: nil, role: nil, path: stray.url.path, original: false,
+                        detail: "\(stray.url.path): listed for deletion by an emptying of the trash that did not finish; `camlib trash --empty` or `camlib repair` finishes it")
+                : .init(kind: .unknown, asset: nil, role: nil, path: stray.url.path, original: stray.path.hasPrefix("originals/"),
+                        detail: "\(stray.url.path): no catalog row names it")
+        }
+    }
+
+    /// A file of the library folder that no catalog row names.
+    struct StrayFile {
+        /// Relative to the library folder.
+        var path: String
+        var url: URL
+        /// Listed in `file_removal`: an emptying of the trash that did not finish.
+        var queued: Bool
+    }
+
+    /// The files under `originals/` and `derived/` that no row names, in path order: not
+    /// a resource or an aux image's PNG, nor a preview, proxy or thumbnail made from bytes
+    /// a file of the library has. The folder is walked and looked up 512 files at a time.
+    func strayFiles() throws -> [StrayFile] {
+        var strays: [StrayFile] = []
         let cachesOfBytes = ["derived/previews/", "derived/proxies/", "derived/thumbnails/"]
         for top in [layout.originals, layout.derived] {
             guard let walker = FileManager.default.enumerator(at: top, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
@@ -141,15 +163,7 @@ extension PhotoLibrary {
                     for (path, url) in batch where try !CatalogFile.isNamed(path, db) {
                         let sha = url.deletingPathExtension().lastPathComponent
                         if cachesOfBytes.contains(where: path.hasPrefix), sha.count == 64, try CatalogFile.hasBytes(sha, db) { continue }
-                        if try FileRemovalRecord.isQueued(path, db) {
-                            problems.append(
-                                .init(kind: .pendingRemoval, asset: nil, role: nil, path: url.path, original: false,
-                                      detail: "\(url.path): listed for deletion by an emptying of the trash that did not finish; `camlib trash --empty` finishes it"))
-                        } else {
-                            problems.append(
-                                .init(kind: .unknown, asset: nil, role: nil, path: url.path, original: path.hasPrefix("originals/"),
-                                      detail: "\(url.path): no catalog row names it"))
-                        }
+                        strays.append(StrayFile(path: path, url: url, queued: try FileRemovalRecord.isQueued(path, db)))
                     }
                 }
                 batch.removeAll(keepingCapacity: true)
@@ -161,7 +175,7 @@ extension PhotoLibrary {
             }
             try flush()
         }
-        return problems.sorted { $0.path < $1.path }
+        return strays.sorted { $0.path < $1.path }
     }
 
     private static func date(_ text: String) -> Date? {

@@ -19,6 +19,12 @@ struct CatalogFile: Sendable {
     var isOriginal: Bool
     var addedAt: String
     var originalName: String?
+    /// What camlib made it from: the file a thumbnail shows, the still a Motion Photo's
+    /// movie was cut out of (`resource.derived_from`), the still holding an auxiliary
+    /// image (`aux_image.resource_id`). nil for an original.
+    var madeFrom: Int64?
+    /// An auxiliary image's place in its still (`heif:item/49`).
+    var auxSource: String?
 
     /// Up to `limit` files of `source` with ids above `after`, in id order: a catalog of
     /// any size is read a page at a time, each page in a read of its own.
@@ -31,20 +37,27 @@ struct CatalogFile: Sendable {
             sql = """
                 SELECT id, asset_id, role, path, sha256, bytes,
                        (role IN \(ResourceRole.primarySQL) AND derived_from IS NULL) OR (role IN ('adjustmentSidecar', 'renderedPhoto', 'renderedVideo') AND original_name IS NOT NULL),
-                       added_at, original_name
+                       added_at, original_name, derived_from, NULL
                 FROM resource WHERE id > ? ORDER BY id LIMIT ?
                 """
         case .auxImage:
             sql = """
-                SELECT id, asset_id, 'aux:' || type, path, sha256, bytes, 0, added_at, NULL
+                SELECT id, asset_id, 'aux:' || type, path, sha256, bytes, 0, added_at, NULL, resource_id, source
                 FROM aux_image WHERE id > ? AND path IS NOT NULL ORDER BY id LIMIT ?
                 """
         }
         return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [after, limit]).map { row in
             CatalogFile(
                 source: source, id: row[0], assetId: row[1], role: row[2], path: row[3], sha256: row[4], bytes: row[5],
-                isOriginal: row[6], addedAt: row[7], originalName: row[8])
+                isOriginal: row[6], addedAt: row[7], originalName: row[8], madeFrom: row[9], auxSource: row[10])
         }
+    }
+
+    /// A file camlib made (`source`: a resource or an auxiliary image) has new bytes,
+    /// made again from what it was made from.
+    static func setBytes(_ source: Source, id: Int64, sha256: String, bytes: Int64, _ db: Database) throws {
+        let table = source == .resource ? "resource" : "aux_image"
+        try db.execute(sql: "UPDATE \(table) SET sha256 = ?, bytes = ? WHERE id = ?", arguments: [sha256, bytes, id])
     }
 
     /// Whether a catalog row names `path`: a file, or an auxiliary image's PNG.

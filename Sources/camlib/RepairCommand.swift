@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Library
+
+struct RepairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "repair",
+        abstract: "Mend what verify finds that the library itself can mend.",
+        discussion: Help.reflow(
+            """
+            Makes every missing or damaged derived file again from the file it was made
+            from (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters):
+            deleting derived/ loses nothing. Deletes files under derived/ that no catalog
+            row names (what an import or edit killed half-way left), and moves such files
+            under originals/ to lost+found/TIME/ in the library, where you can look at
+            them: nothing of yours is deleted. Finishes an emptying of the trash that did
+            not finish. Damaged originals, and edits' renders, are reported, not mended:
+            originals come back only from a backup; an edit is made again by `camlib
+            revert` and `camlib edit`.
+            Run `camlib verify` afterwards to see that the library is sound.
+            """))
+
+    @OptionGroup var libraryOptions: LibraryOptions
+
+    @Flag(name: .customLong("dry-run"), help: "Say what would be done, and change nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Print JSON: {dryRun, lostAndFound, actions: [{kind, asset, path, detail}]}.")
+    var json = false
+
+    func run() throws {
+        let library = try libraryOptions.open(.write)
+        let progress = ProgressBar()
+        let report = try library.repair(dryRun: dryRun) { done, total in progress.update(done: done, total: total, item: "") }
+        progress.finish()
+        if json {
+            print(try Terminal.json(report))
+        } else if report.actions.isEmpty {
+            print("Nothing to repair.")
+        } else {
+            for action in report.actions { print("\(action.kind.rawValue): \(action.detail)") }
+            let mended = report.actions.filter { $0.kind != .notRepaired }.count
+            let left = report.actions.count - mended
+            var line = dryRun ? "Would mend \(TrashCommand.count(mended, "thing"))" : "Mended \(TrashCommand.count(mended, "thing"))"
+            if left > 0 { line += "; \(left) cannot be mended here (see above)" }
+            print(line + ".")
+            if let aside = report.lostAndFound { print("Files no row named are in \(aside).") }
+        }
+        if report.actions.contains(where: { $0.kind == .notRepaired }) { throw ExitCode(ExitStatus.partialFailure) }
+    }
+}

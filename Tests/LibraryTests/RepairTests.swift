@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// `repair`: deleting derived/ loses nothing, and what a killed command leaves is cleared.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct RepairTests {
+    @Test func deletingDerivedLosesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        let files = [
+            "apple-portrait-heic/pug.heic", "android-depth-motion/motion_photo.jpeg", "orientation/Landscape_1.jpg",
+            "apple-live-photo/IMG_4394.HEIC", "apple-live-photo/IMG_4394.mov", "apple-portrait-jpeg/jpeg_depth_data.jpg",
+        ]
+        let imported = try Importer(library: library).run(paths: files.map { Media.path($0) })
+        #expect(imported.errors.isEmpty)
+        let recorded = try Self.derivedFiles(library)
+        #expect(recorded.count >= 10 && recorded.keys.contains { $0.hasPrefix("derived/motion/") } && recorded.keys.contains { $0.hasPrefix("derived/aux/") })
+        try FileManager.default.removeItem(at: library.layout.derived)
+        #expect(try library.verify(quick: true).problems.count == recorded.count)
+
+        let dry = try library.repair(dryRun: true)
+        #expect(dry.actions.filter { $0.kind == .rebuilt }.count == recorded.count && !FileManager.default.fileExists(atPath: library.layout.derived.path))
+        let report = try library.repair()
+        #expect(report.actions.map(\.kind) == Array(repeating: .rebuilt, count: recorded.count), "\(report.actions)")
+        // Every file back, with the bytes it had: thumbnails, PNGs and cut-out movies are
+        // made the same way every time.
+        #expect(try Self.derivedFiles(library) == recorded)
+        for path in recorded.keys { #expect(try FileReading.sha256(of: library.absolute(path).path) == recorded[path], "\(path)") }
+        #expect(try library.verify(quick: false).sound)
+        #expect(try library.repair().actions.isEmpty, "a sound library has nothing to repair")
+    }
+
+    @Test func strayFilesAreClearedAndOriginalsMovedAsideNotDeleted() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        _ = try Importer(library: library).run(paths: [Media.path("orientation/Landscape_1.jpg")])
+        // What an import killed after publishing, and an edit killed as its render landed, leave.
+        let original = library.absolute("originals/2020/01/IMG_9999.HEIC")
+        try FileManager.default.createDirectory(at: original.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("an original".utf8).write(to: original)
+        let render = library.absolute("derived/renders/ab/" + String(repeating: "ab", count: 32) + ".jpg")
+        try FileManager.default.createDirectory(at: render.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("a render".utf8).write(to: render)
+        // A damaged thumbnail, made again.
+        let thumbnail = try #require(try Self.derivedFiles(library).keys.first { $0.hasPrefix("derived/thumbnails/") })
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: library.absolute(thumbnail).path)
+        try Data("not a jpeg".utf8).write(to: library.absolute(thumbnail))
+
+        let report = try library.repair()
+        #expect(Set(report.actions.map(\.kind)) == [.rebuilt, .removed, .movedAside], "\(report.actions)")
+        #expect(!FileManager.default.fileExists(atPath: render.path) && !FileManager.default.fileExists(atPath: original.path))
+        let aside = try #require(report.lostAndFound)
+        #expect(try String(contentsOfFile: aside + "/originals/2020/01/IMG_9999.HEIC", encoding: .utf8) == "an original")
+        let verified = try library.verify(quick: false)
+        #expect(verified.sound, "\(verified.problems)")
+    }
+
+    /// Every derived file the catalog names, with its recorded sha256.
+    static func derivedFiles(_ library: PhotoLibrary) throws -> [String: String] {
+        try library.catalog.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT path, sha256 FROM resource WHERE path LIKE 'derived/%'
+                    UNION ALL SELECT path, sha256 FROM aux_image WHERE path IS NOT NULL
+                    """)
+            return Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as String, $0[1] as String) })
+        }
+    }
+}
