@@ -7,7 +7,7 @@ extension PhotoLibrary {
     /// The absolute path of the current version's render in `role`; nil when the original
     /// is current or the current adjustment rendered no such file.
     func currentRender(of asset: Int64, role: ResourceRole) throws -> String? {
-        try catalog.read { db in try AdjustmentRenderRecord.currentRender(of: asset, role: role, db) }.map { absolute($0.path).path }
+        try catalog.read { db in try AdjustmentRenderRecord.currentRender(of: asset, role: role, db) }.map { try file($0.path, of: asset).path }
     }
 
     /// Attaches an auxiliary image to a library asset's current version, as a new

@@ -25,6 +25,7 @@ extension AssetDescription {
             if detail == .originals {
                 for r in try ResourceRecord.fetchPrimaries(assets: chunk, db).sorted(by: { Self.listingOrder($0, $1, [:]) })
                 {
+                    try confine(r.path, of: r.assetId)
                     out[r.assetId]?.resources.append(
                         Resource(role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes, mime: r.mime, of: nil, originalName: r.originalName))
                 }
@@ -35,6 +36,7 @@ extension AssetDescription {
             let current = try ResourceRecord.fetchCurrentIDs(assets: chunk, db)
             let roles = Dictionary(uniqueKeysWithValues: resources.map { ($0.id!, $0.role) })
             for r in resources.filter({ current.contains($0.id!) }).sorted(by: { Self.listingOrder($0, $1, roles) }) {
+                try confine(r.path, of: r.assetId)
                 out[r.assetId]?.resources.append(
                     Resource(
                         role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes,
@@ -54,6 +56,7 @@ extension AssetDescription {
                 if let time = m.stillImageTime, let asset = assetOfMovie[m.resourceId] { out[asset]?.stillImageTime = time }
             }
             for x in try AuxImageRecord.fetchAll(assets: chunk, db) where current.contains(x.resourceId) {
+                if let path = x.path { try confine(path, of: x.assetId) }
                 var aux = Aux(
                     type: x.type, urn: x.urn, width: x.width, height: x.height, bitDepth: x.bitDepth, path: x.path.map { root + $0 },
                     source: x.source, channels: x.channels, encoding: nil, problem: x.problem)
@@ -62,6 +65,13 @@ extension AssetDescription {
             }
         }
         return ids.compactMap { out[$0] }
+    }
+
+    /// A path the catalog gives for a file of `asset` must stay inside the library: one
+    /// that does not (an edited catalog) is refused, never followed or printed as a place
+    /// to read.
+    private static func confine(_ path: String, of asset: Int64) throws {
+        guard LibraryLayout.isConfined(path) else { throw LibraryError.outsideLibrary(asset: asset, path: path) }
     }
 
     /// Files in the order `resources` lists them: the still, the movie, thumbnails, then

@@ -42,7 +42,7 @@ extension PhotoLibrary {
             return (source, kind == .thumbnail && source != nil ? try ResourceRecord.fetchThumbnail(of: resource, db) : nil)
         }
         guard let source = found else { throw DisplayError.notFound("asset \(asset) has no photo or movie \(resource)") }
-        let path = absolute(source.path)
+        let path = try file(source.path, of: asset)
         let isMovie = [.pairedVideo, .video, .renderedVideo].contains(source.role)
         // Where made files go (derived/, or the user's cache for a read-only library).
         let store = try displayLayout()
@@ -77,7 +77,7 @@ extension PhotoLibrary {
         case .thumbnail:
             // Import made one of every original; an edit's render gets its own here.
             if let thumb = imported {
-                return DisplayFile(url: absolute(thumb.path), mime: thumb.mime, tag: thumb.sha256)
+                return DisplayFile(url: try file(thumb.path, of: asset), mime: thumb.mime, tag: thumb.sha256)
             }
             return try made(store.thumbnail(of: source.sha256), "image/jpeg", "thumbnail") {
                 try JPEGCodec.encode(picture(maxSide: MediaAnalyzer.thumbnailSide), quality: MediaAnalyzer.thumbnailQuality)
@@ -109,7 +109,7 @@ extension PhotoLibrary {
         guard let found, let path = found.path else {
             throw DisplayError.notFound("asset \(asset) has no extracted \(type.rawValue) image of file \(resource)")
         }
-        return DisplayFile(url: absolute(path), mime: "image/png", tag: found.sha256 ?? "\(asset)-\(resource)-\(type.rawValue)")
+        return DisplayFile(url: try file(path, of: asset), mime: "image/png", tag: found.sha256 ?? "\(asset)-\(resource)-\(type.rawValue)")
     }
 
     /// Where the files browsers are given go: the library's own derived/, or, for a

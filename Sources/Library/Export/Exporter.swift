@@ -47,21 +47,22 @@ public enum Exporter {
         guard let primary = asset.primaryOriginal else { throw LibraryError.assetNotFound("\(asset.id) with an original") }
         let stem = URL(fileURLWithPath: primary.originalName ?? primary.path).deletingPathExtension().lastPathComponent
         // Originals, the Live Photo movie under the still's stem.
-        var plan: [(source: String, name: String)] = []
+        var plan: [(source: AssetDescription.Resource, name: String)] = []
         func ext(_ r: AssetDescription.Resource) -> String { URL(fileURLWithPath: r.originalName ?? r.path).pathExtension }
         for r in asset.resources where r.role == .photo || r.role == .video || (r.role == .pairedVideo && asset.kind == .live) {
-            plan.append((r.path, "\(stem).\(ext(r))"))
+            plan.append((r, "\(stem).\(ext(r))"))
         }
         let current = asset.adjustments.last(where: \.current)
         if !originalOnly, let current {
             let renders = asset.resources.filter { $0.role == .renderedPhoto || $0.role == .renderedVideo }
             for r in renders {
                 let renderExt = URL(fileURLWithPath: r.path).pathExtension
-                plan.append((r.path, "\(renderStem(for: stem)).\(renderExt)"))
+                plan.append((r, "\(renderStem(for: stem)).\(renderExt)"))
             }
             if current.formatIdentifier == "com.apple.photo" {
                 for r in asset.resources where r.role == .adjustmentSidecar {
-                    plan.append((r.path, r.originalName ?? URL(fileURLWithPath: r.path).lastPathComponent))
+                    // Its own name, as a name only: never a path out of the folder.
+                    plan.append((r, URL(fileURLWithPath: r.originalName ?? r.path).lastPathComponent))
                 }
             }
         }
@@ -78,7 +79,7 @@ public enum Exporter {
         do {
             for (source, name) in plan {
                 let destination = folder.appendingPathComponent(rename(name, stem: stem, suffix: suffix))
-                try copy(source, to: destination)
+                try copy(source, of: asset.id, to: destination)
                 written.append(destination.path)
             }
             if writesHistory, let photo = asset.resources.first(where: { $0.role == .photo }) {
@@ -107,10 +108,16 @@ public enum Exporter {
     }
 
     /// A byte-for-byte copy through a temporary file beside the destination, never
-    /// replacing an existing file.
-    static func copy(_ source: String, to destination: URL) throws {
-        let temporary = try AtomicFile.copyToTemporary(from: URL(fileURLWithPath: source), in: destination.deletingLastPathComponent(), readOnly: false)
+    /// replacing an existing file, and only of the bytes the catalog recorded: a file
+    /// changed or damaged in the library is refused, not handed on.
+    static func copy(_ source: AssetDescription.Resource, of asset: Int64, to destination: URL) throws {
+        let temporary = try AtomicFile.copyToTemporary(from: URL(fileURLWithPath: source.path), in: destination.deletingLastPathComponent(), readOnly: false)
         defer { unlink(temporary.url.path) }
+        guard temporary.bytes == source.bytes, temporary.sha256 == source.sha256 else {
+            throw LibraryError.damaged(
+                asset: asset, path: source.path,
+                detail: "its bytes are not the ones recorded (\(temporary.bytes) bytes, sha256 \(temporary.sha256.prefix(12))…; recorded \(source.bytes) bytes, \(source.sha256.prefix(12))…), so it is not exported")
+        }
         guard link(temporary.url.path, destination.path) == 0 else {
             if errno == EEXIST { throw LibraryError.exists(path: destination.path) }
             throw LibraryError.io(path: destination.path, operation: "link", errno: errno)

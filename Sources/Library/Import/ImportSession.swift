@@ -236,7 +236,7 @@ struct ImportSession {
                     guard let primary = try resources.filter(roles: ResourceRole.primary).stillFirst().fetchOne(db) else {
                         throw LibraryError.assetNotFound("\(asset) with a still or movie to attach \(source.lastPathComponent) to")
                     }
-                    let folder = library.absolute(primary.path).deletingLastPathComponent()
+                    let folder = try library.file(primary.path, of: asset).deletingLastPathComponent()
                     let url = try AtomicFile.publish(copy.url, to: folder.appendingPathComponent(source.lastPathComponent))
                     published = url
                     var record = ResourceRecord(

@@ -17,6 +17,10 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case cursorOfAnotherOrder(sort: String, descending: Bool)
     /// The asset is in the trash: it has to be restored before it can be changed.
     case inTrash(asset: Int64, trashedAt: String)
+    /// A catalog path that points outside the library folder (an edited or damaged catalog).
+    case outsideLibrary(asset: Int64, path: String)
+    /// A file of the library whose bytes are not the ones the catalog recorded.
+    case damaged(asset: Int64, path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -38,6 +42,10 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "the library at \(path) is read-only (read-only storage, or no permission to write): this command changes it, so it cannot run there; query, show, aux list, aux extract and export work on a read-only library"
         case .cursorOfAnotherOrder(let sort, let descending):
             "that cursor belongs to a listing in another order; give --sort \(sort)\(descending ? " --reverse" : "") with it"
+        case .outsideLibrary(let asset, let path):
+            "asset \(asset): the catalog names the file \(path), which is outside the library; camlib does not follow it (`camlib verify` lists every such path; `camlib trash \(asset)` and `camlib trash --empty` remove the asset's rows without touching it)"
+        case .damaged(let asset, let path, let detail):
+            "asset \(asset): \(path): \(detail); `camlib verify` checks the whole library"
         case .inTrash(let asset, let since):
             "asset \(asset) is in the trash (since \(since)); `camlib restore \(asset)` brings it back first"
         case .readOnlyNeedsMigration(let path, let migrations):

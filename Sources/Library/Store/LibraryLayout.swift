@@ -74,9 +74,24 @@ public struct LibraryLayout: Sendable {
     /// without `..`, and not the folder itself. nil for anything else (an edited catalog
     /// must not make camlib touch files elsewhere).
     func confined(_ path: String) -> URL? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !path.isEmpty, !path.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
-        return root.appendingPathComponent(path)
+        Self.isConfined(path) ? root.appendingPathComponent(path) : nil
+    }
+
+    /// Whether a catalog path stays inside the library folder: relative, and no part of
+    /// it empty, `.` or `..`. Read byte by byte, without splitting: every resource of
+    /// every listed asset is checked.
+    static func isConfined(_ path: String) -> Bool {
+        var length = 0, dots = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if length == 0 || (dots == length && dots <= 2) { return false }  // empty (or absolute), `.` or `..`
+                (length, dots) = (0, 0)
+            } else {
+                length += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return length > 0 && !(dots == length && dots <= 2)
     }
 
     /// A path relative to the library folder, as the catalog stores it.

@@ -61,6 +61,14 @@ public final class PhotoLibrary: Sendable {
     /// Absolute location of a catalog path.
     public func absolute(_ relative: String) -> URL { root.appendingPathComponent(relative) }
 
+    /// Where a file of `asset` that the catalog names is, refusing a path that leads out
+    /// of the library (an edited or damaged catalog): what reads or writes a file a row
+    /// names goes through here.
+    func file(_ relative: String, of asset: Int64) throws -> URL {
+        guard let url = layout.confined(relative) else { throw LibraryError.outsideLibrary(asset: asset, path: relative) }
+        return url
+    }
+
     /// A path relative to the library root, as stored in the catalog.
     func relative(_ url: URL) -> String { layout.relative(url) }
 
