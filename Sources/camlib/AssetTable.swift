@@ -8,7 +8,8 @@ enum AssetTable {
     /// A listing of the trash: when each asset went there, after its id.
     static let trashHeader = ["ID", "TRASHED"] + header.dropFirst()
 
-    /// The cells of an asset's table row, under ``header`` (``trashHeader`` when `trashed`).
+    /// The cells of an asset's table row, under ``header`` (``trashHeader`` when `trashed`),
+    /// safe to print on a terminal.
     static func row(_ a: AssetDescription, trashed: Bool = false) -> [String] {
         var cells: [String] = [String(a.id)]
         if trashed { cells.append(a.trashedAt.map { String($0.prefix(10)) } ?? "-") }
@@ -18,7 +19,7 @@ enum AssetTable {
             a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
             a.pairing.map { "\($0.rule.rawValue) \(oneDecimal($0.confidence))" } ?? "-",
             a.primaryOriginal?.originalName ?? "-",
-        ]
+        ].map { $0.terminalSafe() }
     }
 
     /// Columns padded to their widest cell, two spaces apart; the last column unpadded.
@@ -58,7 +59,8 @@ enum AssetTable {
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    static func detail(_ a: AssetDescription) -> String {
+    static func detail(_ asset: AssetDescription) -> String {
+        let a = asset.terminalSafe
         var lines: [(String, String)] = [("Asset", "\(a.id) (\(a.kind.rawValue))")]
         if let t = a.capturedAt { lines.append(("Captured", t)) }
         let camera = [a.make, a.model].compactMap { $0 }.joined(separator: " ")

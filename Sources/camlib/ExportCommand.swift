@@ -14,7 +14,10 @@ struct ExportCommand: ParsableCommand {
             (Apple's naming, or NAME_E.* for other names) with NAME.camlib.json, camlib's
             edit history; an Apple Photos edit takes its .AAE along. Importing the folder
             restores the assets with their history. --original copies the originals only.
-            Existing files are never replaced: an asset whose names are taken gets NAME-2.*.
+            Existing files are never replaced. Files already there with the same bytes (an
+            earlier export of the asset, even one cut short) count as exported, so exporting
+            again writes only what is missing; an asset whose names are taken by other
+            bytes gets NAME-2.*.
             Examples:
               camlib export 12 14 --to ~/Desktop/out
               camlib export --query --kind live --since 2025-01-01 --to /media/usb/photos
@@ -49,6 +52,8 @@ struct ExportCommand: ParsableCommand {
         let ids = query ? try library.assetIDs(matching: filters.makeQuery()) : try assets.map { try library.findAsset($0) }
         let folder = URL(fileURLWithPath: to)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // What an export killed here before left half-written.
+        Exporter.removeAbandonedTemporaries(in: folder)
         let progress = ProgressBar()
         var results: [Exporter.Exported] = []
         for (i, id) in ids.enumerated() {

@@ -41,6 +41,15 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a worker that dies mid-write must not kill the import
+        // A mistyped path (or --library) must not leave an empty library behind.
+        let fm = FileManager.default
+        if !fm.fileExists(atPath: libraryOptions.location.appendingPathComponent(PhotoLibrary.catalogName).path),
+            !paths.contains(where: { fm.fileExists(atPath: LibraryLocation.absolute($0).path) })
+        {
+            for path in paths { Terminal.error("camlib: \(LibraryLocation.absolute(path).path): no such file or folder") }
+            Terminal.error("camlib: nothing to import, so no library was made at \(libraryOptions.location.path)")
+            throw ExitCode.failure
+        }
         let library = try libraryOptions.open(.create)
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var options = ImportOptions(isolation: .workerProcesses(executable: executable))
@@ -72,7 +81,7 @@ struct ImportCommand: ParsableCommand {
         if r.imported == 0 && r.errors.isEmpty && r.duplicates > 0 && !r.interrupted {
             lines.append("Nothing new: all \(r.duplicates) photo and movie files are already in \(r.library) (\(time)).")
         } else {
-            var parts = ["\(r.assetsCreated) new assets"]
+            var parts = [counted(r.assetsCreated, "new asset")]
             if r.livePhotosPaired > 0 { parts.append("\(r.livePhotosPaired) Live Photos paired") }
             if r.attached > 0 { parts.append("\(r.attached) sidecars and edits attached") }
             lines.append("Imported \(r.imported) of \(r.files) files into \(r.library): \(parts.joined(separator: ", ")) (\(time)).")
@@ -84,17 +93,17 @@ struct ImportCommand: ParsableCommand {
         }
         if !r.assetsInTrash.isEmpty {
             let ids = r.assetsInTrash.map(String.init).joined(separator: " ")
-            lines.append("In the trash, so not listed until restored: \(TrashCommand.count(r.assetsInTrash.count, "asset")) (`camlib restore \(ids)`).")
+            lines.append("In the trash, so not listed until restored: \(counted(r.assetsInTrash.count, "asset")) (`camlib restore \(ids)`).")
         }
         if r.interrupted { lines.append("Interrupted: the files not listed above were not looked at; run the import again to finish.") }
         print(lines.joined(separator: "\n"))
         if !r.skippedFiles.isEmpty {
             print("Skipped:")
-            for s in r.skippedFiles { print("  \(s.path): \(s.message)") }
+            for s in r.skippedFiles { print("  \(s.path): \(s.message)".terminalSafe()) }
         }
         if !r.warnings.isEmpty {
             print("Imported with warnings:")
-            for w in r.warnings { print("  \(w.path): \(w.message)") }
+            for w in r.warnings { print("  \(w.path): \(w.message)".terminalSafe()) }
         }
     }
 }

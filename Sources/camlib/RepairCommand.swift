@@ -38,10 +38,10 @@ struct RepairCommand: ParsableCommand {
         } else if report.actions.isEmpty {
             print("Nothing to repair.")
         } else {
-            for action in report.actions { print("\(action.kind.rawValue): \(action.detail)") }
+            for action in report.actions { print("\(action.kind.rawValue): \(action.detail.terminalSafe())") }
             let mended = report.actions.filter { $0.kind != .notRepaired }.count
             let left = report.actions.count - mended
-            var line = dryRun ? "Would mend \(TrashCommand.count(mended, "thing"))" : "Mended \(TrashCommand.count(mended, "thing"))"
+            var line = dryRun ? "Would mend \(counted(mended, "thing"))" : "Mended \(counted(mended, "thing"))"
             if left > 0 { line += "; \(left) cannot be mended here (see above)" }
             print(line + ".")
             if let aside = report.lostAndFound { print("Files no row named are in \(aside).") }

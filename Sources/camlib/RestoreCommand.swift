@@ -38,8 +38,8 @@ struct RestoreCommand: ParsableCommand {
         } else {
             let restored = changes.filter { $0.outcome == .restored }.count
             let absent = changes.count - restored
-            var line = "Restored \(TrashCommand.count(restored, "asset"))"
-            if absent > 0 { line += " (\(TrashCommand.count(absent, "was", plural: "were")) not in the trash)" }
+            var line = "Restored \(counted(restored, "asset"))"
+            if absent > 0 { line += " (\(counted(absent, "was", plural: "were")) not in the trash)" }
             print(line + ".")
         }
         if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }

@@ -10,3 +10,34 @@ extension String {
         return missing > 0 ? self + String(repeating: " ", count: missing) : self
     }
 }
+
+extension String {
+    /// As a terminal shows it safely: control characters (C0, DEL, C1) written out as
+    /// `\n`, `\t`, `\e`, `\x7F`, `\u{9B}`, so a file name cannot recolour the terminal,
+    /// move its cursor or break a table's line; a backslash stays as it is. `keeping`:
+    /// controls to leave alone (a message's own line breaks). Fast when there is none.
+    func terminalSafe(keeping: Set<Unicode.Scalar> = []) -> String {
+        func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...0x9F).contains(s.value) }
+        guard unicodeScalars.contains(where: { isControl($0) && !keeping.contains($0) }) else { return self }
+        var out = ""
+        for s in unicodeScalars {
+            guard isControl(s), !keeping.contains(s) else {
+                out.unicodeScalars.append(s)
+                continue
+            }
+            switch s {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{1B}": out += "\\e"
+            default: out += s.value < 0x80 ? "\\x" + String(format: "%02X", s.value) : "\\u{" + String(s.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return out
+    }
+}
+
+/// "1 asset", "3 assets" (`plural` when not just an s more: "1 was", "2 were").
+func counted(_ n: Int, _ singular: String, plural: String? = nil) -> String {
+    "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
+}

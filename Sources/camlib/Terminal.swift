@@ -4,8 +4,10 @@ import Foundation
 enum Terminal {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
+    /// A message on stderr; control characters in it (from a file's name) written out,
+    /// but its own line breaks kept.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((text.terminalSafe(keeping: ["\n"]) + "\n").utf8))
     }
 
     static func json<T: Encodable>(_ value: T) throws -> String {

@@ -89,8 +89,8 @@ struct TrashCommand: ParsableCommand {
     private func report(_ changes: [TrashChange]) {
         let moved = changes.filter { $0.outcome == .trashed }.count
         let already = changes.count - moved
-        var line = "Moved \(Self.count(moved, "asset")) to the trash"
-        if already > 0 { line += " (\(Self.count(already, "was", plural: "were")) there already)" }
+        var line = "Moved \(counted(moved, "asset")) to the trash"
+        if already > 0 { line += " (\(counted(already, "was", plural: "were")) there already)" }
         print(line + ".")
         if moved > 0 {
             let ids = changes.filter { $0.outcome == .trashed }.map { String($0.asset) }
@@ -104,7 +104,7 @@ struct TrashCommand: ParsableCommand {
         if !dryRun && !yes && !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let plan = try library.emptyTrash(before: before, dryRun: true)
             guard !plan.assets.isEmpty else { return print(Self.nothing(olderThan)) }
-            print("Delete \(Self.count(plan.assets.count, "asset")) in the trash for good: \(Self.count(plan.files, "file")), \(Self.size(plan.bytes))? This cannot be undone. [y/N] ", terminator: "")
+            print("Delete \(counted(plan.assets.count, "asset")) in the trash for good: \(counted(plan.files, "file")), \(Self.size(plan.bytes))? This cannot be undone. [y/N] ", terminator: "")
             fflush(nil)  // the question, before waiting for its answer
             guard let answer = readLine(), ["y", "yes"].contains(answer.lowercased().trimmingCharacters(in: .whitespaces)) else {
                 return print("Nothing deleted.")
@@ -121,11 +121,11 @@ struct TrashCommand: ParsableCommand {
         } else if report.assets.isEmpty {
             print(Self.nothing(olderThan))
         } else {
-            let what = "\(Self.count(report.assets.count, "asset")): \(Self.count(report.files, "file")), \(Self.size(report.bytes))"
+            let what = "\(counted(report.assets.count, "asset")): \(counted(report.files, "file")), \(Self.size(report.bytes))"
             print(dryRun ? "Would delete \(what). Nothing was deleted (--dry-run)." : "Deleted \(what), for good.")
         }
         if !report.problems.isEmpty {
-            Terminal.error("camlib: \(Self.count(report.problems.count, "file")) could not be deleted; `camlib trash --empty` tries again")
+            Terminal.error("camlib: \(counted(report.problems.count, "file")) could not be deleted; `camlib trash --empty` tries again")
             throw ExitCode(ExitStatus.partialFailure)
         }
     }
@@ -159,10 +159,6 @@ struct TrashCommand: ParsableCommand {
         case "w": return number * 7 * 86400
         default: return nil
         }
-    }
-
-    static func count(_ n: Int, _ singular: String, plural: String? = nil) -> String {
-        "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
     }
 
     static func size(_ bytes: Int64) -> String {

@@ -38,14 +38,14 @@ struct VerifyCommand: ParsableCommand {
         if json {
             print(try Terminal.json(Output(report)))
         } else {
-            for p in report.problems { print("\(p.kind.rawValue): \(p.detail)") }
+            for p in report.problems { print("\(p.kind.rawValue): \(p.detail.terminalSafe())") }
             let how = quick ? "sizes and times of" : "\(ByteCountFormatter.string(fromByteCount: report.bytesRead, countStyle: .file)) read, every byte of"
             if report.sound {
-                print("The library is sound: \(how) \(TrashCommand.count(report.files, "file")) checked, and no file unknown.")
+                print("The library is sound: \(how) \(counted(report.files, "file")) checked, and no file unknown.")
             } else {
                 let lost: Set<VerifyReport.Problem.Kind> = [.missing, .damaged, .modified]
                 let originals = report.problems.filter { $0.original && lost.contains($0.kind) }.count
-                var line = "Found \(TrashCommand.count(report.problems.count, "problem")) (\(how) \(TrashCommand.count(report.files, "file")) checked)"
+                var line = "Found \(counted(report.problems.count, "problem")) (\(how) \(counted(report.files, "file")) checked)"
                 if originals > 0 { line += "; \(originals) concern originals, which only a backup can bring back" }
                 print(line + ".")
                 let renders: Set<String> = ["renderedPhoto", "renderedVideo"]

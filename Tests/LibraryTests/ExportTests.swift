@@ -28,11 +28,30 @@ struct ExportTests {
         let liveFiles = try Exporter.export(try library.describe([live])[0], from: library, to: out, originalOnly: false)
         #expect(liveFiles.map { URL(fileURLWithPath: $0).lastPathComponent }
             == ["51F2BEF7-431A-4D31-8AC1-3284A57826AE.jpeg", "51F2BEF7-431A-4D31-8AC1-3284A57826AE.mov"])
-        // Names taken: the next stem, never an overwrite.
-        let again = try Exporter.export(try library.describe([live])[0], from: library, to: out, originalOnly: true)
-        #expect(again.map { URL(fileURLWithPath: $0).lastPathComponent }
+        // Exported again: the files there already are its own, not copied again as -2.
+        let liveAsset = try library.describe([live])[0]
+        let inode = { (path: String) in (try FileManager.default.attributesOfItem(atPath: path))[.systemFileNumber] as? Int }
+        let inodes = try liveFiles.map(inode)
+        #expect(try Exporter.export(liveAsset, from: library, to: out, originalOnly: true) == liveFiles)
+        #expect(try liveFiles.map(inode) == inodes && FileManager.default.contentsOfDirectory(atPath: out.path).count == 5)
+        // Names taken by other bytes: the next stem, never an overwrite.
+        let taken = try scratch.subdirectory("taken")
+        try Data("other".utf8).write(to: taken.appendingPathComponent("51F2BEF7-431A-4D31-8AC1-3284A57826AE.mov"))
+        #expect(try Exporter.export(liveAsset, from: library, to: taken, originalOnly: true).map { URL(fileURLWithPath: $0).lastPathComponent }
             == ["51F2BEF7-431A-4D31-8AC1-3284A57826AE-2.jpeg", "51F2BEF7-431A-4D31-8AC1-3284A57826AE-2.mov"])
-        for file in again { try FileManager.default.removeItem(atPath: file) }
+        #expect(try String(contentsOf: taken.appendingPathComponent("51F2BEF7-431A-4D31-8AC1-3284A57826AE.mov"), encoding: .utf8) == "other")
+        // An export cut short (the still written, the movie not, a temporary left): the
+        // next one completes it under the same stem and clears the temporary.
+        let half = try scratch.subdirectory("half")
+        try FileManager.default.copyItem(atPath: liveFiles[0], toPath: half.appendingPathComponent("51F2BEF7-431A-4D31-8AC1-3284A57826AE.jpeg").path)
+        let abandoned = half.appendingPathComponent("2147483646-\(UUID().uuidString).part")
+        let notOurs = half.appendingPathComponent("12-notes.part")
+        for file in [abandoned, notOurs] { try Data("x".utf8).write(to: file) }
+        Exporter.removeAbandonedTemporaries(in: half)
+        let completed = try Exporter.export(liveAsset, from: library, to: half, originalOnly: true)
+        #expect(completed.map { URL(fileURLWithPath: $0).lastPathComponent } == liveFiles.map { URL(fileURLWithPath: $0).lastPathComponent })
+        #expect(try FileReading.sha256(of: completed[1]) == (try FileReading.sha256(of: liveFiles[1])))
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path) && FileManager.default.fileExists(atPath: notOurs.path))
 
         // Import the export into a new library: the same assets, history and current edit.
         let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), mode: .create)

@@ -66,36 +66,72 @@ public enum Exporter {
                 }
             }
         }
-        let writesHistory = !originalOnly && asset.adjustments.contains { $0.formatIdentifier == CamlibAdjustment.formatIdentifier }
-        // One stem for every file: the first free of stem, stem-2, … (never overwrite).
+        var history: [UInt8]?
+        if !originalOnly, let photo = asset.resources.first(where: { $0.role == .photo }) {
+            let adjustments = asset.adjustments.filter { $0.formatIdentifier == CamlibAdjustment.formatIdentifier }
+            if !adjustments.isEmpty {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                history = [UInt8](try encoder.encode(HistorySidecar(original: photo.sha256, adjustments: adjustments)))
+            }
+        }
+        // One stem for every file: the first of stem, stem-2, … whose names are free or
+        // hold these very bytes already (an earlier export of the asset, whole or cut
+        // short): that is completed, never copied again as -2, and nothing is overwritten.
         let fm = FileManager.default
+        func holds(_ url: URL, bytes: Int64, sha256: @autoclosure () -> String) -> Bool {
+            guard let size = (try? fm.attributesOfItem(atPath: url.path))?[.size] as? Int64, size == bytes else { return false }
+            return (try? FileReading.sha256(of: url.path)) == sha256()
+        }
         var suffix = ""
+        var present: Set<String> = []
         for n in 1...10_000 {
             suffix = n == 1 ? "" : "-\(n)"
-            let names = plan.map { rename($0.name, stem: stem, suffix: suffix) } + (writesHistory ? ["\(stem)\(suffix)\(HistorySidecar.suffix)"] : [])
-            if names.allSatisfy({ !fm.fileExists(atPath: folder.appendingPathComponent($0).path) }) { break }
+            present = []
+            var usable = true
+            for (source, name) in plan {
+                let url = folder.appendingPathComponent(rename(name, stem: stem, suffix: suffix))
+                guard fm.fileExists(atPath: url.path) else { continue }
+                if holds(url, bytes: source.bytes, sha256: source.sha256) { present.insert(url.path) } else { usable = false; break }
+            }
+            if usable, let history {
+                let url = folder.appendingPathComponent("\(stem)\(suffix)\(HistorySidecar.suffix)")
+                if fm.fileExists(atPath: url.path) {
+                    if (try? Data(contentsOf: url)).map({ [UInt8]($0) == history }) == true { present.insert(url.path) } else { usable = false }
+                }
+            }
+            if usable { break }
         }
+        var files: [String] = []
         var written: [String] = []
         do {
             for (source, name) in plan {
                 let destination = folder.appendingPathComponent(rename(name, stem: stem, suffix: suffix))
+                files.append(destination.path)
+                guard !present.contains(destination.path) else { continue }
                 try copy(source, of: asset.id, to: destination)
                 written.append(destination.path)
             }
-            if writesHistory, let photo = asset.resources.first(where: { $0.role == .photo }) {
-                let history = HistorySidecar(original: photo.sha256, adjustments: asset.adjustments.filter { $0.formatIdentifier == CamlibAdjustment.formatIdentifier })
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            if let history {
                 let destination = folder.appendingPathComponent("\(stem)\(suffix)\(HistorySidecar.suffix)")
-                try AtomicFile.write([UInt8](try encoder.encode(history)), to: destination, overwrite: false)
-                written.append(destination.path)
+                files.append(destination.path)
+                if !present.contains(destination.path) {
+                    try AtomicFile.write(history, to: destination, overwrite: false)
+                    written.append(destination.path)
+                }
             }
         } catch {
-            // An asset is exported whole or not at all.
+            // An asset is exported whole or not at all: what this run wrote goes.
             for path in written { unlink(path) }
             throw error
         }
-        return written
+        return files
+    }
+
+    /// Temporary files an export killed half-way left in `folder` (`PID-UUID.part`, the
+    /// process gone): deleted before exporting there again.
+    public static func removeAbandonedTemporaries(in folder: URL) {
+        AtomicFile.removeAbandonedTemporaries(in: folder)
     }
 
     /// `IMG_1234.HEIC` with suffix "-2" → `IMG_1234-2.HEIC`; render names keep their E.

@@ -34,7 +34,16 @@ struct ImportInputs {
                 errors.append(FileProblem(path: url.path, message: "is inside the library itself; import from elsewhere"))
                 continue
             }
-            guard let walker = fm.enumerator(at: url, includingPropertiesForKeys: [.isDirectoryKey], options: []) else {
+            // A folder inside that cannot be read is an error naming it, not a silent gap.
+            let unreadable = Unreadable()
+            guard
+                let walker = fm.enumerator(
+                    at: url, includingPropertiesForKeys: [.isDirectoryKey], options: [],
+                    errorHandler: { folder, error in
+                        unreadable.problems.append(FileProblem(path: folder.path, message: "cannot read the folder: \(Self.describe(error))"))
+                        return true
+                    })
+            else {
                 errors.append(FileProblem(path: url.path, message: "cannot read the folder"))
                 continue
             }
@@ -48,7 +57,25 @@ struct ImportInputs {
                 found.append(item)
             }
             for item in found.sorted(by: { $0.path < $1.path }) { add(item, &seen) }
+            errors += unreadable.problems
         }
+    }
+
+    /// What the folder walk could not read.
+    private final class Unreadable: @unchecked Sendable {
+        // Only the walk, on this thread, appends.
+        var problems: [FileProblem] = []
+    }
+
+    /// An error from walking a folder, in words (the system's, without Foundation's wrapping).
+    static func describe(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
+        if ns.domain == NSCocoaErrorDomain && ns.code == NSFileReadNoPermissionError { return String(cString: strerror(EACCES)) }
+        return ns.localizedDescription
     }
 
     private mutating func add(_ url: URL, _ seen: inout Set<String>) {

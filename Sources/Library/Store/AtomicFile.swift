@@ -163,6 +163,19 @@ enum AtomicFile {
         return result
     }
 
+    /// Deletes the temporary files (`PID-UUID.part`) in `folder` of processes that no
+    /// longer run: a crash or a kill left them. Other files, even ending in `.part`, stay.
+    static func removeAbandonedTemporaries(in folder: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasSuffix(".part") {
+            let parts = name.dropLast(5).split(separator: "-", maxSplits: 1)
+            guard parts.count == 2, let pid = Int32(parts[0]), UUID(uuidString: String(parts[1])) != nil else { continue }
+            if pid != getpid(), !PhotoLibrary.isRunning(pid) {
+                unlink(folder.appendingPathComponent(name).path)
+            }
+        }
+    }
+
     /// Makes a directory entry change durable.
     static func syncDirectory(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

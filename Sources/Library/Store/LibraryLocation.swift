@@ -13,7 +13,7 @@ public enum LibraryLocation {
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/camlib")
     }
 
-    static func absolute(_ path: String) -> URL {
+    public static func absolute(_ path: String) -> URL {
         let expanded = (path as NSString).expandingTildeInPath
         return URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             .standardizedFileURL
