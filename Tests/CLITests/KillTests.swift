@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Commands killed (SIGKILL: no cleanup) at any moment leave a library that `repair`
+/// brings back to sound, and an export that running it again completes.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct KillTests {
+    /// Runs camlib, kills it after `delay` seconds if it still runs; whether it did.
+    static func runKilled(_ arguments: [String], after delay: TimeInterval) throws -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Camlib.path)
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date(timeIntervalSinceNow: delay)
+        while p.isRunning && Date() < deadline { usleep(10_000) }
+        let killed = p.isRunning
+        if killed { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        return killed
+    }
+
+    @Test func aKilledEditIsRepairedToSound() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        #expect(try Camlib.run(["import", "--library", lib, Media.path("apple-live-photo/IMG_4394.HEIC"), Media.path("apple-live-photo/IMG_4394.mov")]).status == 0)
+        var kills = 0
+        for delay in [0.5, 1.5, 3.0, 6.0] {
+            if try Self.runKilled(["edit", "--library", lib, "1", "--filter", "mono"], after: delay) { kills += 1 }
+            let repaired = try Camlib.run(["repair", "--library", lib])
+            #expect(repaired.status == 0, "after \(delay) s: \(repaired.stdout)\(repaired.stderr)")
+            let verified = try Camlib.run(["verify", "--library", lib])
+            #expect(verified.status == 0, "after \(delay) s: \(verified.stdout)")
+        }
+        #expect(kills > 0, "every edit finished before it could be killed")
+        let edit = try Camlib.run(["edit", "--library", lib, "1", "--filter", "mono"])
+        #expect(edit.status == 0, "\(edit.stderr)")
+        #expect(try Camlib.run(["verify", "--library", lib]).status == 0)
+    }
+
+    @Test func aKilledExportIsCompletedByRunningItAgain() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let folders = ["apple-live-photo", "apple-misc", "orientation"]
+        #expect(try Camlib.run(["import", "--library", lib] + folders.map { Media.path($0) }).status == 0)
+        let whole = scratch.file("whole")
+        #expect(try Camlib.run(["export", "--library", lib, "--query", "--to", whole]).status == 0)
+        let expected = try FileManager.default.contentsOfDirectory(atPath: whole).sorted()
+        var kills = 0
+        for (i, delay) in [0.2, 0.4, 0.8].enumerated() {
+            let out = scratch.file("out\(i)")
+            if try Self.runKilled(["export", "--library", lib, "--query", "--to", out], after: delay) { kills += 1 }
+            let again = try Camlib.run(["export", "--library", lib, "--query", "--to", out])
+            #expect(again.status == 0, "\(again.stderr)")
+            // The same files as an export never killed: none left half-written, none twice.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == expected, "killed after \(delay) s")
+        }
+        #expect(kills > 0, "every export finished before it could be killed")
+    }
+}
