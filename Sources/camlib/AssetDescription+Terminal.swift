@@ -12,6 +12,8 @@ extension AssetDescription {
         a.model = a.model?.terminalSafe()
         a.lensModel = a.lensModel?.terminalSafe()
         a.contentIdentifier = a.contentIdentifier?.terminalSafe()
+        a.albums = a.albums.map { $0.terminalSafe() }
+        a.keywords = a.keywords.map { $0.terminalSafe() }
         for i in a.resources.indices {
             a.resources[i].path = a.resources[i].path.terminalSafe()
             a.resources[i].originalName = a.resources[i].originalName?.terminalSafe()

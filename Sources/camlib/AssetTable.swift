@@ -79,6 +79,9 @@ enum AssetTable {
         if let p = a.pairing { lines.append(("Paired by", "\(p.rule.rawValue) (confidence \(p.confidence))")) }
         if let t = a.stillImageTime { lines.append(("Still at", String(format: "%.3f s into the movie", t))) }
         lines.append(("Imported", a.importedAt))
+        if a.favorite { lines.append(("Favorite", "yes")) }
+        if !a.albums.isEmpty { lines.append(("Albums", a.albums.joined(separator: ", "))) }
+        if !a.keywords.isEmpty { lines.append(("Keywords", a.keywords.joined(separator: ", "))) }
         if let t = a.trashedAt { lines.append(("Trashed", "\(t); in the trash (`camlib restore \(a.id)` brings it back)")) }
         var out = lines.map { "\($0.0.padded(to: 11)) \($0.1)" }.joined(separator: "\n") + "\n"
         out += "Files:\n"

@@ -18,7 +18,8 @@ struct Camlib: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
-            ExportCommand.self, TrashCommand.self, RestoreCommand.self, VerifyCommand.self, RepairCommand.self, ServeCommand.self,
+            ExportCommand.self, TrashCommand.self, RestoreCommand.self, VerifyCommand.self, RepairCommand.self,
+            FavoriteCommand.self, AlbumCommand.self, KeywordCommand.self, ServeCommand.self,
             AnalyzeWorkerCommand.self, RenderReferenceCommand.self,
         ])
 

@@ -40,6 +40,25 @@ struct QueryFilters: ParsableArguments {
     @Flag(name: .long, help: "The assets in the trash instead (`camlib trash` put them there).")
     var trashed = false
 
+    @Flag(name: .long, help: "Only favourites (`camlib favorite`).")
+    var favorite = false
+
+    @Option(name: .long, help: ArgumentHelp("Only assets in this album.", valueName: "name"))
+    var album: String?
+
+    @Option(name: .long, help: ArgumentHelp("Only assets with this keyword; repeatable (all must be there).", valueName: "keyword"))
+    var keyword: [String] = []
+
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "Only assets taken near this place: latitude,longitude in degrees (48.8584,2.2945).", discussion: "Within --within of it.",
+            valueName: "lat,lon"))
+    var near: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --near: how far from the place (5km, 300m; default 1km).", valueName: "distance"))
+    var within: String?
+
     @Option(name: .long, help: "Order by captured, imported, name or id.")
     var sort: AssetQuery.Sort = .captured
 
@@ -67,6 +86,7 @@ struct QueryFilters: ParsableArguments {
             throw ValidationError("--after \(after): not a cursor (use the \"cursor\" of an asset that `camlib query --json` printed)")
         }
         if let problem = query.cursorProblem { throw ValidationError(problem) }
+        if let problem = AssetQuery.placeProblem(near: near, within: within) { throw ValidationError(problem) }
     }
 
     func makeQuery() -> AssetQuery {
@@ -80,6 +100,10 @@ struct QueryFilters: ParsableArguments {
         query.pairedBy = pairedBy
         query.name = name
         query.trashed = trashed
+        query.favorite = favorite
+        query.album = album
+        query.keywords = keyword
+        query.near = AssetQuery.place(near: near, within: within)
         query.sort = sort
         query.descending = reverse
         query.limit = limit
@@ -98,6 +122,22 @@ extension AssetQuery {
             if let value, !Self.isValidDate(value) { return "\(label) \(value): not a date; use 2025-05-26 or 2025-05-26T09:27:06" }
         }
         if let limit, limit < 0 { return "--limit must not be negative" }
+        return nil
+    }
+
+    /// `--near LAT,LON [--within DISTANCE]` as a place, when both read.
+    static func place(near: String?, within: String?) -> Place? {
+        guard let near, let radius = within.map(Place.distance) ?? 1000 else { return nil }
+        return Place(parsing: near, radius: radius)
+    }
+
+    /// What is wrong with `--near` and `--within`, if anything.
+    static func placeProblem(near: String?, within: String?) -> String? {
+        if near == nil { return within == nil ? nil : "--within goes with --near" }
+        if let within, Place.distance(within) == nil { return "--within \(within): not a distance; use 5km or 300m" }
+        if place(near: near, within: within) == nil {
+            return "--near \(near!): not a place; use latitude,longitude in degrees, such as 48.8584,2.2945"
+        }
         return nil
     }
 

@@ -15,9 +15,10 @@ enum QuickArguments {
     /// `camlib query`'s options that take a value, by name, and its flags.
     static let queryOptions: Set<String> = [
         "--library", "--kind", "--has", "--make", "--model", "--since", "--until", "--paired-by", "--name", "--sort", "--limit", "--after",
+        "--album", "--keyword", "--near", "--within",
     ]
-    static let queryFlags: Set<String> = ["--reverse", "--trashed", "--json", "--csv"]
-    static let repeatable: Set<String> = ["--kind", "--has"]
+    static let queryFlags: Set<String> = ["--reverse", "--trashed", "--favorite", "--json", "--csv"]
+    static let repeatable: Set<String> = ["--kind", "--has", "--keyword"]
     /// `camlib show`'s.
     static let showOptions: Set<String> = ["--library"]
     static let showFlags: Set<String> = ["--json"]
@@ -32,7 +33,10 @@ enum QuickArguments {
         while i < arguments.count {
             let argument = arguments[i]
             if options.contains(argument) {
-                guard i + 1 < arguments.count, !arguments[i + 1].hasPrefix("-"), values[argument] == nil || repeatable.contains(argument) else { return nil }
+                // A value starts with "-" only as a southern or western place (--near -33.86,151.21).
+                guard i + 1 < arguments.count, !arguments[i + 1].hasPrefix("-") || (argument == "--near" && arguments[i + 1].dropFirst().first?.isNumber == true),
+                    values[argument] == nil || repeatable.contains(argument)
+                else { return nil }
                 values[argument, default: []].append(arguments[i + 1])
                 i += 2
             } else if flags.contains(argument), !given.contains(argument) {
@@ -76,6 +80,11 @@ enum QuickArguments {
         }
         query.descending = flags.contains("--reverse")
         query.trashed = flags.contains("--trashed")
+        query.favorite = flags.contains("--favorite")
+        query.album = one("--album")
+        query.keywords = values["--keyword"] ?? []
+        guard AssetQuery.placeProblem(near: one("--near"), within: one("--within")) == nil else { return nil }
+        query.near = AssetQuery.place(near: one("--near"), within: one("--within"))
         if let limit = one("--limit") {
             guard let limit = Int(limit) else { return nil }
             query.limit = limit

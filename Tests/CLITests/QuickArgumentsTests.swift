@@ -29,6 +29,9 @@ import TestSupport
         ["--limit=50"], ["--kind", "live", "extra"], ["--unknown"], ["-h"], ["--name", "-x"],
         ["--kind", "live", "--make", "Apple", "--since", "2020", "--limit", "50", "--json"],
         ["--trashed"], ["--trashed", "--json", "--kind", "live"], ["--trashed", "--trashed"],
+        ["--favorite"], ["--album", "Summer 2025"], ["--keyword", "cat", "--keyword", "dog"], ["--near", "48.8584,2.2945"],
+        ["--near", "-33.8568,151.2153", "--within", "300m"], ["--near", "48.8,2.2", "--within", "2.5km", "--favorite"],
+        ["--near", "91,0"], ["--near", "paris"], ["--within", "5km"], ["--near", "48.8,2.2", "--within", "far"],
     ]
 
     @Test(arguments: queries)

@@ -105,6 +105,62 @@ struct AssetListingTests {
         }
     }
 
+    /// Favourites, albums, keywords and places (for the length of a transaction that is
+    /// rolled back): every filter, alone and with others, in every order and plan.
+    @Test func listingsAgreeForFavouritesAlbumsKeywordsAndPlaces() throws {
+        let library = try CorpusLibrary.shared().library
+        struct RolledBack: Error {}
+        #expect(throws: RolledBack.self) {
+            try library.catalog.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO favorite SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 2 = 0;
+                        INSERT INTO album (name, created_at) VALUES ('A', '2026-01-01T00:00:00Z'), ('empty', '2026-01-01T00:00:00Z');
+                        INSERT INTO album_asset SELECT 1, id, 100 - id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 3 = 0;
+                        INSERT INTO keyword (name) VALUES ('k1'), ('k2');
+                        INSERT INTO asset_keyword SELECT 1, id FROM asset WHERE id % 5 = 0;
+                        INSERT INTO asset_keyword SELECT 2, id FROM asset WHERE id % 7 = 0 OR (id % 5 = 0 AND id % 2 = 0);
+                        INSERT INTO trashed_asset SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 11 = 0;
+                        """)
+                // Around a place the corpus has, wide and narrow, and where it has nothing.
+                let here = try #require(try Row.fetchOne(db, sql: "SELECT latitude, longitude FROM metadata WHERE latitude IS NOT NULL ORDER BY resource_id LIMIT 1"))
+                let (lat, lon): (Double, Double) = (here[0], here[1])
+                let filters: [(String, (inout AssetQuery) -> Void)] = [
+                    ("favorite", { $0.favorite = true }),
+                    ("album A", { $0.album = "A" }), ("album empty", { $0.album = "empty" }), ("album none such", { $0.album = "B" }),
+                    ("keyword k1", { $0.keywords = ["k1"] }), ("keywords k1 k2", { $0.keywords = ["k1", "k2"] }), ("keyword none such", { $0.keywords = ["k3"] }),
+                    ("near 5 km", { $0.near = .init(latitude: lat, longitude: lon, radius: 5000) }),
+                    ("near 20,000 km", { $0.near = .init(latitude: lat, longitude: lon, radius: 2e7) }),
+                    ("near the south pole", { $0.near = .init(latitude: -89.99, longitude: 0, radius: 100_000) }),
+                    ("near the antimeridian", { $0.near = .init(latitude: 0, longitude: 179.99, radius: 50_000) }),
+                    ("favorite + live + album", { $0.favorite = true; $0.kinds = [.live]; $0.album = "A" }),
+                    ("keyword + since + near", { $0.keywords = ["k2"]; $0.since = "2019-01-01"; $0.near = .init(latitude: lat, longitude: lon, radius: 1e6) }),
+                ]
+                for (name, filter) in filters {
+                    for (sort, descending) in Self.orders {
+                        for inTrash in [false, true] {
+                            var query = AssetQuery()
+                            filter(&query)
+                            (query.sort, query.descending, query.trashed) = (sort, descending, inTrash)
+                            let expected = try Self.overviewIDs(query, db)
+                            for threshold in [0, 1_000_000, nil] {
+                                let listed = try AssetListing(query: query, threshold: threshold).ids(db)
+                                #expect(listed == expected, "\(name), \(sort) \(descending ? "desc" : "asc"), trashed \(inTrash), threshold \(threshold.map(String.init) ?? "auto")")
+                            }
+                        }
+                    }
+                }
+                // The filters found something where they should.
+                for name in ["favorite", "album A", "keyword k1", "near 5 km"] {
+                    var query = AssetQuery()
+                    filters.first { $0.0 == name }!.1(&query)
+                    #expect(try !AssetListing(query: query).ids(db).isEmpty, "\(name)")
+                }
+                throw RolledBack()
+            }
+        }
+    }
+
     @Test func limitsAgreeWithTheOverviewView() throws {
         let library = try CorpusLibrary.shared().library
         for (sort, descending) in Self.orders {
@@ -286,6 +342,25 @@ struct AssetListingTests {
 
     /// What `camlib query` selected before the summary table: the old statement over the
     /// `asset_overview` view, the oracle for every listing.
+    /// Assets whose still or movie was taken within the place's radius (haversine on
+    /// the mean-radius sphere).
+    static func assetsNear(_ place: AssetQuery.Place, _ db: Database) throws -> Set<Int64> {
+        let rows = try Row.fetchAll(
+            db, sql: """
+                SELECT r.asset_id, m.latitude, m.longitude FROM resource r JOIN metadata m ON m.resource_id = r.id
+                WHERE r.role IN ('photo', 'pairedVideo', 'video') AND m.latitude IS NOT NULL AND m.longitude IS NOT NULL
+                """)
+        func radians(_ d: Double) -> Double { d * .pi / 180 }
+        var near: Set<Int64> = []
+        for row in rows {
+            let (lat, lon): (Double, Double) = (row[1], row[2])
+            let a = pow(sin(radians(lat - place.latitude) / 2), 2)
+                + cos(radians(place.latitude)) * cos(radians(lat)) * pow(sin(radians(lon - place.longitude) / 2), 2)
+            if 6_371_008.8 * 2 * asin(min(1, a.squareRoot())) <= place.radius { near.insert(row[0]) }
+        }
+        return near
+    }
+
     static func overviewIDs(_ q: AssetQuery, _ db: Database) throws -> [Int64] {
         var conditions: [String] = []
         var args: [DatabaseValueConvertible?] = []
@@ -339,6 +414,20 @@ struct AssetListingTests {
             case .id: "id \(dir)"
             }
         conditions.append("id \(q.trashed ? "IN" : "NOT IN") (SELECT asset_id FROM trashed_asset)")
+        if q.favorite { conditions.append("id IN (SELECT asset_id FROM favorite)") }
+        if let album = q.album {
+            conditions.append("id IN (SELECT x.asset_id FROM album_asset x JOIN album a ON a.id = x.album_id WHERE a.name = ?)")
+            args.append(album)
+        }
+        for keyword in q.keywords {
+            conditions.append("id IN (SELECT x.asset_id FROM asset_keyword x JOIN keyword k ON k.id = x.keyword_id WHERE k.name = ?)")
+            args.append(keyword)
+        }
+        if let place = q.near {
+            // Distances worked out here, not in SQL: the still's or the movie's place.
+            let near = try Self.assetsNear(place, db)
+            conditions.append(near.isEmpty ? "0" : "id IN (\(near.map(String.init).joined(separator: ",")))")
+        }
         let sql = "SELECT id FROM asset_overview WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY " + order + (q.limit.map { " LIMIT \($0)" } ?? "")
         return try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(args.map { $0?.databaseValue ?? .null }))

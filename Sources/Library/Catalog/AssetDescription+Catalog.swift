@@ -42,6 +42,10 @@ extension AssetDescription {
                         role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes,
                         mime: r.mime, of: r.derivedFrom.flatMap { roles[$0] }, originalName: r.originalName))
             }
+            // What the user said about them (0014).
+            for id in try FavoriteRecord.favorites(among: chunk, db) { out[id]?.favorite = true }
+            for (id, names) in try AlbumRecord.names(of: chunk, db) { out[id]?.albums = names }
+            for (id, names) in try KeywordRecord.names(of: chunk, db) { out[id]?.keywords = names }
             let versions = try AssetVersionRecord.fetchAll(assets: chunk, db)
             let currentAdjustment = Dictionary(uniqueKeysWithValues: versions.map { ($0.assetId, $0.currentAdjustmentId) })
             for d in try AdjustmentRecord.fetchAll(assets: chunk, db) {

@@ -336,6 +336,43 @@ struct AssetListing {
                             sql: "SELECT rowid FROM asset_summary_names WHERE asset_summary_names MATCH \(match)", weight: 2))
                 }
             }
+            if query.favorite {
+                conditions.append("EXISTS (SELECT 1 FROM favorite f WHERE f.asset_id = s.asset_id)")
+                candidates.append(Candidate(sql: "SELECT asset_id FROM favorite"))
+            }
+            if let name = query.album {
+                guard let album = try AlbumRecord.named(name, db)?.id else { return nil }
+                conditions.append("EXISTS (SELECT 1 FROM album_asset x WHERE x.album_id = \(album) AND x.asset_id = s.asset_id)")
+                candidates.append(Candidate(sql: "SELECT asset_id FROM album_asset WHERE album_id = \(album)"))
+            }
+            for name in query.keywords {
+                guard let keyword = try KeywordRecord.named(name, db)?.id else { return nil }
+                conditions.append("EXISTS (SELECT 1 FROM asset_keyword x WHERE x.keyword_id = \(keyword) AND x.asset_id = s.asset_id)")
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_keyword WHERE keyword_id = \(keyword)"))
+            }
+            if let place = query.near {
+                // The band of latitudes (and, away from the poles and the antimeridian, of
+                // longitudes) the circle spans, from the index; then the great-circle
+                // distance (haversine, mean earth radius) of the still's or movie's place.
+                let box = Self.boundingBox(place)
+                var within: SQL = "m.latitude BETWEEN \(box.south) AND \(box.north)"
+                if let west = box.west, let east = box.east { within += " AND m.longitude BETWEEN \(west) AND \(east)" }
+                let distance: SQL = """
+                    6371008.8 * 2 * asin(min(1, sqrt(pow(sin(radians(m.latitude - \(place.latitude)) / 2), 2) \
+                    + cos(radians(\(place.latitude))) * cos(radians(m.latitude)) * pow(sin(radians(m.longitude - \(place.longitude)) / 2), 2))))
+                    """
+                conditions.append(
+                    """
+                    EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id \
+                    WHERE r.asset_id = s.asset_id AND r.role IN ('photo', 'pairedVideo', 'video') AND \(within) AND \(distance) <= \(place.radius))
+                    """)
+                candidates.append(
+                    Candidate(
+                        sql: """
+                            SELECT r.asset_id FROM metadata m INDEXED BY metadata_by_place JOIN resource r ON r.id = m.resource_id \
+                            WHERE \(within) AND r.role IN ('photo', 'pairedVideo', 'video')
+                            """))
+            }
             // A date range alone, sorted by name or id: everything the listing reads is in
             // the narrow index, a third of the wide one's pages (0012).
             if !range.isEmpty, conditions.count == range.count, query.sort == .name || query.sort == .id,
@@ -343,6 +380,20 @@ struct AssetListing {
             {
                 candidates[dates].covering = Covering(table: "asset_summary s INDEXED BY asset_summary_by_captured_name")
             }
+        }
+
+        /// The latitudes and longitudes a circle spans; no longitudes when it reaches a pole
+        /// or crosses the antimeridian (then the band of latitudes alone is read).
+        static func boundingBox(_ place: AssetQuery.Place) -> (south: Double, north: Double, west: Double?, east: Double?) {
+            let metresPerDegree = 111_194.9  // of latitude, on the mean-radius sphere
+            let dLat = place.radius / metresPerDegree
+            let south = max(-90, place.latitude - dLat), north = min(90, place.latitude + dLat)
+            let widest = max(abs(south), abs(north))
+            guard widest < 89.9 else { return (south, north, nil, nil) }
+            let dLon = place.radius / (metresPerDegree * cos(widest * .pi / 180))
+            let west = place.longitude - dLon, east = place.longitude + dLon
+            guard west >= -180, east <= 180 else { return (south, north, nil, nil) }
+            return (south, north, west, east)
         }
 
         /// The candidates worth counting for a listing in `sort` order, with the conditions

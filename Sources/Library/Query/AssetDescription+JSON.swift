@@ -239,6 +239,8 @@ struct PrettyJSON {
                     j.key("formatVersion"); j.value(d.formatVersion)
                 }
             }
+            j.key("albums")
+            j.array(a.albums) { j, name in j.value(name) }
             j.key("audioCodec"); j.value(a.audioCodec)
             j.key("aux")
             j.array(a.aux) { j, x in j.write(x) }
@@ -246,9 +248,12 @@ struct PrettyJSON {
             j.key("contentIdentifier"); j.value(a.contentIdentifier)
             if let cursor = a.cursor { j.key("cursor"); j.value(cursor) }
             j.key("duration"); j.value(a.duration)
+            j.key("favorite"); j.value(a.favorite)
             j.key("height"); j.value(a.height)
             j.key("id"); j.value(a.id)
             j.key("importedAt"); j.value(a.importedAt)
+            j.key("keywords")
+            j.array(a.keywords) { j, name in j.value(name) }
             j.key("kind"); j.value(a.kind.rawValue)
             j.key("lensModel"); j.value(a.lensModel)
             j.key("location")

@@ -141,11 +141,16 @@ public struct AssetDescription: Codable, Sendable, Equatable {
     public var cursor: String?
     /// When the asset went into the trash (UTC); absent for an asset that is not there.
     public var trashedAt: String?
+    /// Marked as a favourite.
+    public var favorite = false
+    /// The albums it is in, and its keywords, by name.
+    public var albums: [String] = []
+    public var keywords: [String] = []
 
     enum CodingKeys: String, CodingKey {
         case id, kind, capturedAt, make, model, width, height, orientation, contentIdentifier, pairing, resources
         case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux, adjustments, stillImageTime, cursor
-        case trashedAt
+        case trashedAt, favorite, albums, keywords
     }
 
     /// Contract fields are always present, as null when unknown.
@@ -173,6 +178,9 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         try c.encode(stillImageTime, forKey: .stillImageTime)
         try c.encodeIfPresent(cursor, forKey: .cursor)
         try c.encodeIfPresent(trashedAt, forKey: .trashedAt)
+        try c.encode(favorite, forKey: .favorite)
+        try c.encode(albums, forKey: .albums)
+        try c.encode(keywords, forKey: .keywords)
     }
 
     /// The original the asset is named after: its still, else its movie.

@@ -49,6 +49,42 @@ public struct AssetQuery: Sendable, Equatable {
     public var name: String?
     /// The assets in the trash instead of the others (`--trashed`).
     public var trashed = false
+    /// Favourites only (`--favorite`).
+    public var favorite = false
+    /// In the album of this name (`--album`).
+    public var album: String?
+    /// Carrying every one of these keywords (`--keyword`, repeatable).
+    public var keywords: [String] = []
+    /// Taken within a distance of a place (`--near LAT,LON --within 5km`).
+    public var near: Place?
+
+    /// A circle on the earth: its centre (WGS 84 degrees) and radius in metres.
+    public struct Place: Sendable, Equatable {
+        public var latitude: Double
+        public var longitude: Double
+        public var radius: Double
+
+        public init(latitude: Double, longitude: Double, radius: Double) {
+            (self.latitude, self.longitude, self.radius) = (latitude, longitude, radius)
+        }
+
+        /// `48.8584,2.2945`: a latitude and a longitude, in range.
+        public init?(parsing text: String, radius: Double) {
+            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let lat = Double(parts[0]), let lon = Double(parts[1]), (-90...90).contains(lat), (-180...180).contains(lon),
+                radius.isFinite, radius > 0
+            else { return nil }
+            self.init(latitude: lat, longitude: lon, radius: radius)
+        }
+
+        /// `5km`, `300m`, `2.5 km` in metres.
+        public static func distance(_ text: String) -> Double? {
+            let t = text.lowercased().replacingOccurrences(of: " ", with: "")
+            let (number, scale): (Substring, Double) = t.hasSuffix("km") ? (t.dropLast(2), 1000) : t.hasSuffix("m") ? (t.dropLast(1), 1) : (Substring(t), 1000)
+            guard let value = Double(number), value.isFinite, value > 0 else { return nil }
+            return value * scale
+        }
+    }
     public var sort: Sort = .captured
     public var descending = false
     public var limit: Int?

@@ -25,6 +25,11 @@ struct IDList {
         try Record.fetchAll(db.cachedStatement(sql: sql(placeholders)), arguments: arguments)
     }
 
+    /// Rows of a cached statement of `sql(placeholders)`.
+    func fetchRows(_ db: Database, sql: (String) -> String) throws -> [Row] {
+        try Row.fetchAll(db.cachedStatement(sql: sql(placeholders)), arguments: arguments)
+    }
+
     func fetchSet<Value: DatabaseValueConvertible & StatementColumnConvertible & Hashable>(
         _ type: Value.Type, _ db: Database, sql: (String) -> String
     ) throws -> Set<Value> {

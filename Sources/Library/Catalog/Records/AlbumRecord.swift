@@ -1,0 +1,67 @@
+import GRDB
+
+/// A row of `album` (0014).
+struct AlbumRecord: Codable, Sendable {
+    var id: Int64?
+    var name: String
+    /// The asset shown for the album; nil: its first.
+    var coverAssetId: Int64?
+    var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, coverAssetId = "cover_asset_id", createdAt = "created_at"
+    }
+}
+
+extension AlbumRecord: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "album"
+
+    enum Columns {
+        static let name = Column(CodingKeys.name)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    static func named(_ name: String, _ db: Database) throws -> AlbumRecord? {
+        try AlbumRecord.filter(Columns.name == name).fetchOne(db)
+    }
+
+    /// Every album with its size and cover, by name (`album_overview`).
+    static func overview(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: "SELECT id, name, assets, cover_asset_id, created_at FROM album_overview ORDER BY name, id")
+    }
+
+    /// The names of the albums each of these assets is in, each list by album name.
+    static func names(of assets: IDList, _ db: Database) throws -> [Int64: [String]] {
+        let rows = try assets.fetchRows(db) {
+            "SELECT x.asset_id, a.name FROM album_asset x JOIN album a ON a.id = x.album_id WHERE x.asset_id IN \($0) ORDER BY a.name"
+        }
+        return Dictionary(grouping: rows, by: { $0[0] as Int64 }).mapValues { $0.map { $0[1] as String } }
+    }
+}
+
+/// A row of `album_asset` (0014): an asset's place in an album.
+struct AlbumAssetRecord: Codable, Sendable {
+    var albumId: Int64
+    var assetId: Int64
+    var position: Int64
+    var addedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case albumId = "album_id", assetId = "asset_id", position, addedAt = "added_at"
+    }
+}
+
+extension AlbumAssetRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "album_asset"
+
+    /// The album's assets in its order.
+    static func assets(of album: Int64, _ db: Database) throws -> [Int64] {
+        try Int64.fetchAll(db, sql: "SELECT asset_id FROM album_asset WHERE album_id = ? ORDER BY position", arguments: [album])
+    }
+
+    /// The position after the album's last.
+    static func nextPosition(in album: Int64, _ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT coalesce(max(position), 0) + 1 FROM album_asset WHERE album_id = ?", arguments: [album]) ?? 1
+    }
+}

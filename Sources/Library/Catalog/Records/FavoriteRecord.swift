@@ -1,0 +1,20 @@
+import GRDB
+
+/// A row of `favorite` (0014): an asset marked as a favourite.
+struct FavoriteRecord: Codable, Sendable {
+    var assetId: Int64
+    var addedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case assetId = "asset_id", addedAt = "added_at"
+    }
+}
+
+extension FavoriteRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "favorite"
+
+    /// Which of these assets are favourites.
+    static func favorites(among assets: IDList, _ db: Database) throws -> Set<Int64> {
+        try assets.fetchSet(Int64.self, db) { "SELECT asset_id FROM favorite WHERE asset_id IN \($0)" }
+    }
+}

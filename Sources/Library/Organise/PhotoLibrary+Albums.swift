@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+
+/// An album, as `camlib album list` shows it.
+public struct Album: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    /// How many assets it holds.
+    public var assets: Int
+    /// The asset shown for it: the one chosen, else its first; nil when it is empty.
+    public var cover: Int64?
+    public var createdAt: String
+}
+
+/// Why an album could not be changed.
+public enum AlbumError: Error, CustomStringConvertible, Equatable {
+    case noAlbum(String)
+    case exists(String)
+    case badName(String)
+    case notEmpty(String, assets: Int)
+    case notInAlbum(asset: Int64, album: String)
+
+    public var description: String {
+        switch self {
+        case .noAlbum(let name): "no album named \"\(name)\" (`camlib album list` lists them; `camlib album create` makes one)"
+        case .exists(let name): "an album named \"\(name)\" exists already"
+        case .badName(let name): "\"\(name)\" cannot name an album: give some text, without line breaks"
+        case .notEmpty(let name, let n): "the album \"\(name)\" holds \(n) asset\(n == 1 ? "" : "s"); `camlib album remove` them first (the assets themselves stay in the library)"
+        case .notInAlbum(let asset, let name): "asset \(asset) is not in the album \"\(name)\""
+        }
+    }
+}
+
+extension PhotoLibrary {
+    /// Every album, by name.
+    public func albums() throws -> [Album] {
+        try catalog.read { db in
+            try AlbumRecord.overview(db).map { Album(id: $0[0], name: $0[1], assets: $0[2], cover: $0[3], createdAt: $0[4]) }
+        }
+    }
+
+    /// The album named `name`, with its assets in its order.
+    public func album(named name: String) throws -> (album: Album, assets: [Int64]) {
+        let album = try albums().first { $0.name == name }
+        guard let album else { throw AlbumError.noAlbum(name) }
+        return (album, try catalog.read { db in try AlbumAssetRecord.assets(of: album.id, db) })
+    }
+
+    /// A new, empty album.
+    @discardableResult
+    public func createAlbum(_ name: String) throws -> Album {
+        let name = try Self.checkedName(name)
+        var record = AlbumRecord(id: nil, name: name, coverAssetId: nil, createdAt: utcNow())
+        try catalog.write { db in
+            guard try AlbumRecord.named(name, db) == nil else { throw AlbumError.exists(name) }
+            try record.insert(db)
+        }
+        return Album(id: record.id!, name: name, assets: 0, cover: nil, createdAt: record.createdAt)
+    }
+
+    /// Appends the assets to the album, in the order given; those in it already keep
+    /// their place. Returns the assets added.
+    public func addToAlbum(_ name: String, _ ids: [Int64]) throws -> [Int64] {
+        try catalog.write { db in
+            let album = try Self.album(name, db)
+            var position = try AlbumAssetRecord.nextPosition(in: album, db)
+            let now = utcNow()
+            var added: [Int64] = []
+            for id in ids {
+                guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
+                guard try AlbumAssetRecord.fetchOne(db, key: ["album_id": album, "asset_id": id]) == nil else { continue }
+                try AlbumAssetRecord(albumId: album, assetId: id, position: position, addedAt: now).insert(db)
+                position += 1
+                added.append(id)
+            }
+            return added
+        }
+    }
+
+    /// Takes the assets out of the album (not out of the library). Returns those removed.
+    public func removeFromAlbum(_ name: String, _ ids: [Int64]) throws -> [Int64] {
+        try catalog.write { db in
+            let album = try Self.album(name, db)
+            return try ids.filter { id in try AlbumAssetRecord.deleteOne(db, key: ["album_id": album, "asset_id": id]) }
+        }
+    }
+
+    /// Gives the album another name.
+    public func renameAlbum(_ name: String, to newName: String) throws {
+        let newName = try Self.checkedName(newName)
+        try catalog.write { db in
+            guard var record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
+            let taken = try AlbumRecord.named(newName, db)
+            guard taken == nil || taken?.id == record.id else { throw AlbumError.exists(newName) }
+            record.name = newName
+            try record.update(db)
+        }
+    }
+
+    /// Shows `asset`, which must be in the album, for it.
+    public func setAlbumCover(_ name: String, _ asset: Int64) throws {
+        try catalog.write { db in
+            guard var record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
+            guard try AlbumAssetRecord.fetchOne(db, key: ["album_id": record.id!, "asset_id": asset]) != nil else {
+                throw AlbumError.notInAlbum(asset: asset, album: name)
+            }
+            record.coverAssetId = asset
+            try record.update(db)
+        }
+    }
+
+    /// Deletes an empty album (its assets would have to be removed first: deleting an
+    /// album never takes an asset anywhere).
+    public func deleteAlbum(_ name: String) throws {
+        try catalog.write { db in
+            guard let record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
+            let count = try AlbumAssetRecord.assets(of: record.id!, db).count
+            guard count == 0 else { throw AlbumError.notEmpty(name, assets: count) }
+            _ = try AlbumRecord.deleteOne(db, key: record.id)
+        }
+    }
+
+    private static func album(_ name: String, _ db: Database) throws -> Int64 {
+        guard let id = try AlbumRecord.named(name, db)?.id else { throw AlbumError.noAlbum(name) }
+        return id
+    }
+
+    /// An album's or keyword's name: trimmed, not empty, on one line.
+    static func checkedName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw AlbumError.badName(name)
+        }
+        return trimmed
+    }
+}
