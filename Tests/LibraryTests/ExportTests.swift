@@ -68,6 +68,22 @@ struct ExportTests {
         #expect(resumed.recipe.steps.map(\.name) == ["noir", "vignette", "sepia"])
     }
 
+    /// Apple's sidecars go with their asset whatever edit is current, and come back with it.
+    @Test func appleSidecarsTravelWithTheirAssetUnderACamlibEdit() throws {
+        let scratch = try ScratchDirectory()
+        let library = try EditTests.library(["apple-misc/IMG_4120.JPG", "apple-misc/IMG_4120.AAE", "apple-misc/IMG_E4120.JPG"], in: scratch)
+        let id = try library.findAsset(Media.path("apple-misc/IMG_4120.JPG"))
+        _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        let out = try scratch.subdirectory("out")
+        let files = try Exporter.export(try library.describe([id])[0], from: library, to: out, originalOnly: false)
+        #expect(files.map { URL(fileURLWithPath: $0).lastPathComponent } == ["IMG_4120.JPG", "IMG_E4120.jpg", "IMG_4120.AAE", "IMG_4120.camlib.json"])
+        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), mode: .create)
+        #expect(try Importer(library: other).run(paths: [out.path]).errors.isEmpty)
+        let restored = try other.describe([try other.findAsset(files[0])])[0]
+        #expect(restored.adjustments.map(\.formatIdentifier) == ["com.apple.photo", "org.camlib.filters"])
+        #expect(restored.adjustments.last?.current == true)
+    }
+
     @Test func revertThenExportGivesTheOriginalsOnly() throws {
         let scratch = try ScratchDirectory()
         let library = try EditTests.library(["orientation/Landscape_1.jpg"], in: scratch)

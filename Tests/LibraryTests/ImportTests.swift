@@ -8,13 +8,12 @@ import TestSupport
 
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
 struct CorpusImportTests {
-    @Test func allFourLivePhotoPairsArePairedByContentIdentifier() throws {
+    @Test func theLivePhotoPairsArePairedByContentIdentifier() throws {
         let corpus = try CorpusLibrary.shared()
         let pairs = [
             ("apple-live-photo/IMG_3582.HEIC", "602FEBB7-6B59-4799-96E6-9C8484D873C7"),
             ("apple-live-photo/IMG_4394.HEIC", "ED2A2552-C906-486E-9DA5-17DABDF672A7"),
             ("apple-live-photo/51F2BEF7-431A-4D31-8AC1-3284A57826AE.jpeg", "C3754624-A05F-474D-9F16-E9C47B5F892D"),
-            ("apple-live-photo/IMG_3582_edited.heic", "87D06EAA-DAEF-4498-ABC5-27FE5C8CE710"),
         ]
         for (still, identifier) in pairs {
             let asset = try corpus.asset(still)
@@ -32,7 +31,8 @@ struct CorpusImportTests {
         #expect(videos.allSatisfy { !$0.resources.contains { $0.path.hasSuffix(".mov") && $0.originalName?.hasPrefix("IMG_3582") == true } })
         #expect(videos.map { $0.primaryOriginal?.originalName } == ["quicktime-hvc1.mov"])
         let live = try corpus.library.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM live_photo") }
-        #expect(live == 4)
+        // IMG_3582_edited.heic and .mov (osxphotos' naming) are IMG_3582's rendered edit.
+        #expect(live == 3)
     }
 
     @Test func appleSidecarsAndRenderedEditsAttachToTheirAsset() throws {
@@ -40,6 +40,12 @@ struct CorpusImportTests {
         let asset = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
         let sidecars = asset.resources.filter { $0.role == .adjustmentSidecar }.compactMap(\.originalName).sorted()
         #expect(sidecars == ["IMG_3582.AAE", "IMG_O3582.aae"])
+        // osxphotos' IMG_3582_edited.* are its rendered edit, Apple's current version.
+        #expect(asset.resources.filter { ResourceRole.renders.contains($0.role) }.compactMap(\.originalName).sorted()
+            == ["IMG_3582_edited.heic", "IMG_3582_edited.mov"])
+        #expect(asset.adjustments.last(where: \.current)?.formatIdentifier == "com.apple.photo")
+        // Dated when Apple made them (the sidecars' adjustmentTimestamp), not when imported.
+        #expect(Set(asset.adjustments.map(\.createdAt)) == ["2025-12-29T04:07:22.000Z", "2025-05-26T14:27:06.000Z"])
         let misc = try corpus.asset("apple-misc/IMG_4120.JPG")
         #expect(misc.resources.filter { $0.role == .adjustmentSidecar }.compactMap(\.originalName) == ["IMG_4120.AAE"])
         #expect(misc.resources.filter { $0.role == .renderedPhoto }.compactMap(\.originalName) == ["IMG_E4120.JPG"])
@@ -47,7 +53,7 @@ struct CorpusImportTests {
         var query = AssetQuery()
         query.name = "IMG_E4120*"
         #expect(try corpus.library.assetIDs(matching: query) == [misc.id])
-        #expect(corpus.report.attached == 4)
+        #expect(corpus.report.attached == 6)
     }
 
     @Test func everyFileIsAccountedForAndNothingFailed() throws {
@@ -56,7 +62,7 @@ struct CorpusImportTests {
         #expect(report.imported + report.duplicates + report.skipped == report.files)
         let expectedFiles = try CorpusLibrary.folders.reduce(0) { $0 + (try Media.files(in: $1).count) }
         #expect(report.files == expectedFiles)
-        #expect(report.livePhotosPaired == 4)
+        #expect(report.livePhotosPaired == 3)
     }
 
     @Test func originalsAreByteIdenticalAndReadOnly() throws {
@@ -85,6 +91,8 @@ struct CorpusImportTests {
         var checked = 0
         for (file, entry) in manifest where !file.hasPrefix("malformed/") && !entry.verified.isEmpty {
             guard let expected = Self.expectedDisplay(entry.verified) else { continue }
+            // Rendered edits (IMG_E1234.*, IMG_1234_edited.*) join their asset without facts of their own.
+            if AppleSidecarName.renderTarget(stem: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent) != nil { continue }
             let m = try corpus.metadata(file)
             #expect(m["width"] as Int? == expected.width && m["height"] as Int? == expected.height,
                     "\(file): \(m["width"] as Int? ?? -1)x\(m["height"] as Int? ?? -1), expected \(expected.width)x\(expected.height)")
@@ -159,6 +167,7 @@ struct CorpusImportTests {
         let files = try CorpusLibrary.folders.flatMap { try Media.files(in: $0) }
             .filter { ["heic", "jpg", "jpeg", "mov", "png", "avif"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
             .filter { !URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("IMG_E") }
+            .filter { !URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent.hasSuffix("_edited") }
         let result = try run("exiftool", ["-j", "-n", "-G1", "-a", "-api", "LargeFileSupport=1"] + files)
         let tags = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [[String: Any]]
         var compared = 0
@@ -205,8 +214,9 @@ struct CorpusImportTests {
         }
         #expect((cameras.first?["assets"] as Int?) ?? 0 >= 4)
         let roles = Dictionary(uniqueKeysWithValues: roleRows.map { ($0["role"] as String, $0["files"] as Int) })
-        // Four Live Photo movies and four Motion Photo movies.
-        #expect(roles["pairedVideo"] == 8 && roles["adjustmentSidecar"] == 3 && roles["renderedPhoto"] == 1)
+        // Three Live Photo movies and four Motion Photo movies; Apple's renders of two edits
+        // (IMG_E4120.JPG, and IMG_3582_edited.heic with its movie).
+        #expect(roles["pairedVideo"] == 7 && roles["adjustmentSidecar"] == 3 && roles["renderedPhoto"] == 2 && roles["renderedVideo"] == 1)
         // IMG_4076 (a spatial photo) names a Live Photo movie that is not in the corpus.
         #expect(halves.map { URL(fileURLWithPath: $0).lastPathComponent } == ["IMG_4076.HEIC"])
     }

@@ -52,6 +52,8 @@ private func t(_ iso: String) -> CaptureTime { CaptureTime(iso8601: iso)! }
     #expect(AppleSidecarName.renderTarget(stem: "IMG_E4120") == "IMG_4120")
     #expect(AppleSidecarName.renderTarget(stem: "IMG_4120") == nil)
     #expect(AppleSidecarName.renderTarget(stem: "IMG_Edit") == nil)
+    #expect(AppleSidecarName.renderTarget(stem: "IMG_3582_edited") == "IMG_3582")
+    #expect(AppleSidecarName.renderTarget(stem: "_edited") == nil)
     #expect(AppleSidecarName.adjustmentTarget(stem: "IMG_O3582") == "IMG_3582")
     #expect(AppleSidecarName.adjustmentTarget(stem: "IMG_3582") == "IMG_3582")
 }

@@ -52,18 +52,18 @@ public enum Exporter {
         for r in asset.resources where r.role == .photo || r.role == .video || (r.role == .pairedVideo && asset.kind == .live) {
             plan.append((r, "\(stem).\(ext(r))"))
         }
-        let current = asset.adjustments.last(where: \.current)
-        if !originalOnly, let current {
-            let renders = asset.resources.filter { $0.role == .renderedPhoto || $0.role == .renderedVideo }
-            for r in renders {
-                let renderExt = URL(fileURLWithPath: r.path).pathExtension
-                plan.append((r, "\(renderStem(for: stem)).\(renderExt)"))
-            }
-            if current.formatIdentifier == "com.apple.photo" {
-                for r in asset.resources where r.role == .adjustmentSidecar {
-                    // Its own name, as a name only: never a path out of the folder.
-                    plan.append((r, URL(fileURLWithPath: r.originalName ?? r.path).lastPathComponent))
+        if !originalOnly {
+            // The current edit's render (none when the original is current).
+            if asset.adjustments.contains(where: \.current) {
+                for r in asset.resources where r.role == .renderedPhoto || r.role == .renderedVideo {
+                    plan.append((r, "\(renderStem(for: stem)).\(URL(fileURLWithPath: r.path).pathExtension)"))
                 }
+            }
+            // Apple's sidecars (IMG_1234.AAE, IMG_O1234.AAE) always: they are Apple's edit
+            // history, which importing the export restores, whatever edit is current.
+            for r in asset.resources where r.role == .adjustmentSidecar {
+                // Its own name, as a name only: never a path out of the folder.
+                plan.append((r, URL(fileURLWithPath: r.originalName ?? r.path).lastPathComponent))
             }
         }
         var history: [UInt8]?

@@ -65,7 +65,7 @@ extension ImportSession {
                 var record = AdjustmentRecord(
                     id: nil, assetId: asset, formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
                     data: adjustment.decodedJSON ?? Data(adjustment.data).base64EncodedString(), extendsId: nil, origin: .apple,
-                    sidecarResourceId: sidecar, createdAt: utcNow())
+                    sidecarResourceId: sidecar, createdAt: adjustment.timestamp.map(catalogTime) ?? utcNow())  // when the edit was made
                 try record.insert(db)
                 guard !isCameraAdjustment else { return }
                 // Apple's renders already attached (IMG_E1234.*) are this edit's.

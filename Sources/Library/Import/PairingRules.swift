@@ -48,10 +48,13 @@ public enum PairingRules {
 
 /// Apple's names for the files that go with `IMG_1234.HEIC`.
 public enum AppleSidecarName {
-    /// `IMG_E1234` → `IMG_1234` (a rendered edit, Apple's naming), and `name_E` → `name`
-    /// (camlib's export of a render of a file without Apple's numbering); nil otherwise.
+    /// `IMG_E1234` → `IMG_1234` (a rendered edit, Apple's naming), `name_edited` → `name`
+    /// (osxphotos' export naming), and `name_E` → `name` (camlib's export of a render of a
+    /// file without Apple's numbering); nil otherwise.
     public static func renderTarget(stem: String) -> String? {
         if let apple = strip(letter: "E", from: stem) { return apple }
+        let edited = "_edited"
+        if stem.count > edited.count, stem.lowercased().hasSuffix(edited) { return String(stem.dropLast(edited.count)) }
         return stem.count > 2 && stem.hasSuffix("_E") ? String(stem.dropLast(2)) : nil
     }
 
