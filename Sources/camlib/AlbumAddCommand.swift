@@ -19,7 +19,7 @@ struct AlbumAddCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = TrashCommand.find(assets, in: library)
+        let (ids, unknown) = AssetReferences.find(assets, in: library)
         let added = try library.addToAlbum(name, ids)
         if json {
             print(try Terminal.json(["album": AnyEncodable(name), "added": AnyEncodable(added)]))
@@ -30,11 +30,4 @@ struct AlbumAddCommand: ParsableCommand {
         }
         if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }
     }
-}
-
-/// A value of any encodable type, for JSON objects put together in place.
-struct AnyEncodable: Encodable {
-    let encode: (any Encoder) throws -> Void
-    init<T: Encodable>(_ value: T) { encode = value.encode }
-    func encode(to encoder: any Encoder) throws { try encode(encoder) }
 }

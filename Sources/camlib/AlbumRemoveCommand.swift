@@ -19,7 +19,7 @@ struct AlbumRemoveCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = TrashCommand.find(assets, in: library)
+        let (ids, unknown) = AssetReferences.find(assets, in: library)
         let removed = try library.removeFromAlbum(name, ids)
         if json {
             print(try Terminal.json(["album": AnyEncodable(name), "removed": AnyEncodable(removed)]))

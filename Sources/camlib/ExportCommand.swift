@@ -14,7 +14,8 @@ struct ExportCommand: ParsableCommand {
             (Apple's naming, or NAME_E.* for other names) with NAME.camlib.json, camlib's
             edit history; an Apple Photos edit takes its .AAE along. Importing the folder
             restores the assets with their history. --original copies the originals only.
-            Existing files are never replaced. Files already there with the same bytes (an
+            Files get the photo's capture time as their modification time. --dry-run
+            lists what would be written. Existing files are never replaced. Files already there with the same bytes (an
             earlier export of the asset, even one cut short) count as exported, so exporting
             again writes only what is missing; an asset whose names are taken by other
             bytes gets NAME-2.*.
@@ -39,7 +40,10 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .long, help: "The originals only, not the current edit.")
     var original = false
 
-    @Flag(name: .long, help: "Print JSON: an array of {asset, files, problem}.")
+    @Flag(name: .customLong("dry-run"), help: "Say what would be written, and write nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Print JSON: an array of {asset, files, problem} (with --dry-run, the files that would be written).")
     var json = false
 
     func validate() throws {
@@ -51,9 +55,11 @@ struct ExportCommand: ParsableCommand {
         let library = try libraryOptions.open(.read)
         let ids = query ? try library.assetIDs(matching: filters.makeQuery()) : try assets.map { try library.findAsset($0) }
         let folder = URL(fileURLWithPath: to)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // What an export killed here before left half-written.
-        Exporter.removeAbandonedTemporaries(in: folder)
+        if !dryRun {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            // What an export killed here before left half-written.
+            Exporter.removeAbandonedTemporaries(in: folder)
+        }
         let progress = ProgressBar()
         var results: [Exporter.Exported] = []
         for (i, id) in ids.enumerated() {
@@ -61,7 +67,7 @@ struct ExportCommand: ParsableCommand {
             do {
                 guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound("with id \(id)") }
                 progress.update(done: i, total: ids.count, item: description.primaryOriginal?.originalName ?? "asset \(id)")
-                result.files = try Exporter.export(description, from: library, to: folder, originalOnly: original)
+                result.files = try Exporter.export(description, from: library, to: folder, originalOnly: original, dryRun: dryRun)
             } catch {
                 result.problem = "\(error)"
                 Terminal.error("camlib: asset \(id): \(error)")
@@ -74,7 +80,13 @@ struct ExportCommand: ParsableCommand {
             print(try Terminal.json(results))
         } else {
             let files = results.reduce(0) { $0 + $1.files.count }
-            print("Exported \(results.filter { $0.problem == nil }.count) of \(ids.count) assets (\(files) files) to \(folder.path).")
+            let done = results.filter { $0.problem == nil }.count
+            if dryRun {
+                for path in results.flatMap(\.files) { print("  \(path.terminalSafe())") }
+                print("Would write \(counted(files, "file")) for \(done) of \(counted(ids.count, "asset")) to \(folder.path); nothing was written (--dry-run).")
+            } else {
+                print("Exported \(done) of \(counted(ids.count, "asset")) (\(counted(files, "file"))) to \(folder.path).")
+            }
         }
         if results.contains(where: { $0.problem != nil }) { throw ExitCode(ExitStatus.partialFailure) }
     }

@@ -27,7 +27,7 @@ struct FavoriteCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = TrashCommand.find(assets, in: library)
+        let (ids, unknown) = AssetReferences.find(assets, in: library)
         let changes = try library.setFavorite(ids, !remove)
         if json {
             print(try Terminal.json(changes))

@@ -18,7 +18,7 @@ struct KeywordAddCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = TrashCommand.find(assets, in: library)
+        let (ids, unknown) = AssetReferences.find(assets, in: library)
         let added = try library.addKeyword(keyword, to: ids)
         if json {
             print(try Terminal.json(["keyword": AnyEncodable(keyword), "added": AnyEncodable(added)]))

@@ -18,7 +18,7 @@ struct KeywordRemoveCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = TrashCommand.find(assets, in: library)
+        let (ids, unknown) = AssetReferences.find(assets, in: library)
         let removed = try library.removeKeyword(keyword, from: ids)
         if json {
             print(try Terminal.json(["keyword": AnyEncodable(keyword), "removed": AnyEncodable(removed)]))

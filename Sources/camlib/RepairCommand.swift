@@ -9,8 +9,9 @@ struct RepairCommand: ParsableCommand {
         discussion: Help.reflow(
             """
             Makes every missing or damaged derived file again from the file it was made
-            from (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters):
-            deleting derived/ loses nothing. Deletes files under derived/ that no catalog
+            from (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters), so
+            deleting derived/ loses nothing but the renders of camlib's own edits, which
+            repair does not render again yet. Deletes files under derived/ that no catalog
             row names (what an import or edit killed half-way left), and moves such files
             under originals/ to lost+found/TIME/ in the library, where you can look at
             them: nothing of yours is deleted. Finishes an emptying of the trash that did

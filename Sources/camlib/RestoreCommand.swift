@@ -31,7 +31,7 @@ struct RestoreCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = all ? (try library.trashContents().map(\.asset), 0) : TrashCommand.find(assets, in: library)
+        let (ids, unknown) = all ? (try library.trashContents().map(\.asset), 0) : AssetReferences.find(assets, in: library)
         let changes = try library.restore(ids)
         if json {
             print(try Terminal.json(changes))

@@ -76,7 +76,7 @@ struct TrashCommand: ParsableCommand {
         }
         let library = try libraryOptions.open(.write)
         if empty { return try emptyTrash(library) }
-        let (ids, unknown) = query ? (try library.assetIDs(matching: filters.makeQuery()), 0) : Self.find(assets, in: library)
+        let (ids, unknown) = query ? (try library.assetIDs(matching: filters.makeQuery()), 0) : AssetReferences.find(assets, in: library)
         let changes = try library.trash(ids)
         if json {
             print(try Terminal.json(changes))
@@ -128,22 +128,6 @@ struct TrashCommand: ParsableCommand {
             Terminal.error("camlib: \(counted(report.problems.count, "file")) could not be deleted; `camlib trash --empty` tries again")
             throw ExitCode(ExitStatus.partialFailure)
         }
-    }
-
-    /// The assets named, each found on its own: one that is not found is said on stderr,
-    /// and the others go on. Returns the ids and how many were not found.
-    static func find(_ references: [String], in library: PhotoLibrary) -> ([Int64], Int) {
-        var ids: [Int64] = []
-        var unknown = 0
-        for reference in references {
-            do {
-                ids.append(try library.findAsset(reference))
-            } catch {
-                Terminal.error("camlib: \(reference): \(error)")
-                unknown += 1
-            }
-        }
-        return (ids, unknown)
     }
 
     static func nothing(_ olderThan: String?) -> String {

@@ -84,6 +84,27 @@ struct ExportTests {
         #expect(restored.adjustments.last?.current == true)
     }
 
+    /// Exported files carry the capture time; a dry run says what a real run writes.
+    @Test func exportedFilesCarryTheCaptureTimeAndADryRunWritesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let files = ["apple-live-photo/IMG_4394.HEIC", "apple-live-photo/IMG_4394.mov"]
+        let library = try EditTests.library(files, in: scratch)
+        let asset = try library.describe([try library.findAsset(Media.path(files[0]))])[0]
+        #expect(asset.capturedAt == "2025-08-06T17:14:22.332-05:00")
+        let out = scratch.url.appendingPathComponent("out")
+        let planned = try Exporter.export(asset, from: library, to: out, originalOnly: false, dryRun: true)
+        #expect(planned.map { URL(fileURLWithPath: $0).lastPathComponent } == ["IMG_4394.HEIC", "IMG_4394.mov"])
+        #expect(!FileManager.default.fileExists(atPath: out.path), "a dry run writes nothing")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        #expect(try Exporter.export(asset, from: library, to: out, originalOnly: false) == planned)
+        for path in planned {
+            let modified = try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+            // 2025-08-06T22:14:22.332Z
+            #expect(abs(modified.timeIntervalSince1970 - 1_754_518_462.332) < 0.01, "\(path): \(modified)")
+        }
+        #expect(try Exporter.export(asset, from: library, to: out, originalOnly: false, dryRun: true) == [], "all there already")
+    }
+
     @Test func revertThenExportGivesTheOriginalsOnly() throws {
         let scratch = try ScratchDirectory()
         let library = try EditTests.library(["orientation/Landscape_1.jpg"], in: scratch)

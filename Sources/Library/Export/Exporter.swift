@@ -43,7 +43,13 @@ public enum Exporter {
         return stem + "_E"
     }
 
-    public static func export(_ asset: AssetDescription, from library: PhotoLibrary, to folder: URL, originalOnly: Bool) throws -> [String] {
+    /// Writes the asset's files into `folder` and returns them (those there already
+    /// included). With `dryRun`, writes nothing and returns the files it would write.
+    /// Files written get the asset's capture time as their modification time, as
+    /// osxphotos does, so a folder sorts by when the photos were taken.
+    public static func export(
+        _ asset: AssetDescription, from library: PhotoLibrary, to folder: URL, originalOnly: Bool, dryRun: Bool = false
+    ) throws -> [String] {
         guard let primary = asset.primaryOriginal else { throw LibraryError.assetNotFound("\(asset.id) with an original") }
         let stem = URL(fileURLWithPath: primary.originalName ?? primary.path).deletingPathExtension().lastPathComponent
         // Originals, the Live Photo movie under the still's stem.
@@ -102,8 +108,15 @@ public enum Exporter {
             }
             if usable { break }
         }
+        if dryRun {
+            var names = plan.map { folder.appendingPathComponent(rename($0.name, stem: stem, suffix: suffix)).path }
+            if history != nil { names.append(folder.appendingPathComponent("\(stem)\(suffix)\(HistorySidecar.suffix)").path) }
+            return names.filter { !present.contains($0) }
+        }
         var files: [String] = []
         var written: [String] = []
+        let taken = fileTime(asset.capturedAt)
+        defer { if let taken { for path in written { try? fm.setAttributes([.modificationDate: taken], ofItemAtPath: path) } } }
         do {
             for (source, name) in plan {
                 let destination = folder.appendingPathComponent(rename(name, stem: stem, suffix: suffix))
@@ -126,6 +139,15 @@ public enum Exporter {
             throw error
         }
         return files
+    }
+
+    /// When the asset was taken, as a moment: a time without a UTC offset is read in this
+    /// machine's time zone, as the camera's clock showed it.
+    static func fileTime(_ capturedAt: String?) -> Date? {
+        guard let text = capturedAt, let time = CaptureTime(iso8601: text) else { return nil }
+        var seconds = time.secondsSinceEpoch
+        if time.utcOffsetMinutes == nil { seconds -= Double(TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: seconds))) }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     /// Temporary files an export killed half-way left in `folder` (`PID-UUID.part`, the
