@@ -40,6 +40,19 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .long, help: "The originals only, not the current edit.")
     var original = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Folders under --to, from a template.",
+            discussion: "Fields: {created:FORMAT} (%Y %y %m %d %H %M %S; undated without a capture time), {album}, {name}, {id}, {kind}. Example: '{created:%Y}/{created:%m}'.",
+            valueName: "template"))
+    var folder: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("File names (without extension) from a template, as --folder's: '{created:%Y%m%d}_{name}'.", valueName: "template"))
+    var filename: String?
+
     @Flag(name: .customLong("dry-run"), help: "Say what would be written, and write nothing.")
     var dryRun = false
 
@@ -49,12 +62,24 @@ struct ExportCommand: ParsableCommand {
     func validate() throws {
         if assets.isEmpty && !query { throw ValidationError("name assets to export, or select them with --query") }
         if !assets.isEmpty && query { throw ValidationError("name assets or use --query, not both") }
+        _ = try naming()
+    }
+
+    /// The --folder and --filename templates, read; a mistake in one is a usage error.
+    func naming() throws -> Exporter.Naming {
+        do {
+            if let filename, filename.contains("/") { throw ValidationError("--filename \(filename): a file name cannot hold \"/\"; use --folder for folders") }
+            return Exporter.Naming(folder: try folder.map(ExportTemplate.init), filename: try filename.map(ExportTemplate.init))
+        } catch let error as ExportTemplateError {
+            throw ValidationError("\(error)")
+        }
     }
 
     func run() throws {
         let library = try libraryOptions.open(.read)
         let ids = query ? try library.assetIDs(matching: filters.makeQuery()) : try assets.map { try library.findAsset($0) }
         let folder = URL(fileURLWithPath: to)
+        let naming = try naming()
         if !dryRun {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             // What an export killed here before left half-written.
@@ -67,7 +92,7 @@ struct ExportCommand: ParsableCommand {
             do {
                 guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound("with id \(id)") }
                 progress.update(done: i, total: ids.count, item: description.primaryOriginal?.originalName ?? "asset \(id)")
-                result.files = try Exporter.export(description, from: library, to: folder, originalOnly: original, dryRun: dryRun)
+                result.files = try Exporter.export(description, from: library, to: folder, originalOnly: original, naming: naming, dryRun: dryRun)
             } catch {
                 result.problem = "\(error)"
                 Terminal.error("camlib: asset \(id): \(error)")

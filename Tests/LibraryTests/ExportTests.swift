@@ -105,6 +105,37 @@ struct ExportTests {
         #expect(try Exporter.export(asset, from: library, to: out, originalOnly: false, dryRun: true) == [], "all there already")
     }
 
+    /// --folder and --filename templates: files where the template says, under names that
+    /// import still recognises (Apple's sidecars and renders keep their letters).
+    @Test func templatesPlaceAndNameTheFilesAndImportStillReadsThem() throws {
+        let scratch = try ScratchDirectory()
+        let files = ["apple-misc/IMG_4120.JPG", "apple-misc/IMG_4120.AAE", "apple-misc/IMG_E4120.JPG", "apple-live-photo/IMG_4394.HEIC", "apple-live-photo/IMG_4394.mov"]
+        let library = try EditTests.library(files, in: scratch)
+        try library.createAlbum("a/b")
+        let apple = try library.findAsset(Media.path(files[0])), live = try library.findAsset(Media.path(files[3]))
+        _ = try library.addToAlbum("a/b", [live])
+        let naming = Exporter.Naming(folder: try ExportTemplate("{created:%Y}/{album}"), filename: try ExportTemplate("{created:%Y%m%d-%H%M}_{name}"))
+        let out = try scratch.subdirectory("out")
+        var written: [String] = []
+        for id in [apple, live] { written += try Exporter.export(try library.describe([id])[0], from: library, to: out, originalOnly: false, naming: naming) }
+        let relative = written.map { String($0.dropFirst(out.path.count + 1)) }
+        #expect(relative == [
+            "2019/no album/20190609-1257_IMG_4120.JPG", "2019/no album/20190609-1257_IMG_E4120.JPG", "2019/no album/20190609-1257_IMG_4120.AAE",
+            "2025/a_b/20250806-1714_IMG_4394.HEIC", "2025/a_b/20250806-1714_IMG_4394.mov",
+        ], "\(relative)")
+        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), mode: .create)
+        let report = try Importer(library: other).run(paths: [out.path])
+        #expect(report.errors.isEmpty && report.skipped == 0, "\(report.errors) \(report.skippedFiles)")
+        let restored = try other.describe([try other.findAsset(written[0])])[0]
+        #expect(restored.resources.map(\.role).contains(.adjustmentSidecar) && restored.resources.map(\.role).contains(.renderedPhoto))
+        #expect(try other.describe([try other.findAsset(written[3])])[0].kind == .live)
+        // Mistakes are said.
+        #expect(throws: ExportTemplateError.self) { try ExportTemplate("{nmae}") }
+        #expect(throws: ExportTemplateError.self) { try ExportTemplate("{name:%Y}") }
+        #expect(throws: ExportTemplateError.self) { try ExportTemplate("{created") }
+        #expect(ExportTemplate.safe("..") == "_" && ExportTemplate.safe("a/b") == "a_b")
+    }
+
     @Test func revertThenExportGivesTheOriginalsOnly() throws {
         let scratch = try ScratchDirectory()
         let library = try EditTests.library(["orientation/Landscape_1.jpg"], in: scratch)

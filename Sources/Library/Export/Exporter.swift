@@ -35,12 +35,23 @@ public enum Exporter {
 
     /// The name of a render next to an original named `stem`: Apple's `IMG_E1234` for
     /// `IMG_1234`, `stem_E` otherwise.
-    public static func renderStem(for stem: String) -> String {
+    public static func renderStem(for stem: String) -> String { variant(of: stem, letter: "E") }
+
+    /// Apple's names beside `IMG_1234`: `IMG_E1234` (a render), `IMG_O1234` (the camera's
+    /// adjustments); `stem_E`, `stem_O` for other names.
+    static func variant(of stem: String, letter: Character) -> String {
         if let underscore = stem.lastIndex(of: "_") {
             let digits = stem[stem.index(after: underscore)...]
-            if !digits.isEmpty, digits.allSatisfy(\.isNumber) { return String(stem[...underscore]) + "E" + digits }
+            if !digits.isEmpty, digits.allSatisfy(\.isNumber) { return String(stem[...underscore]) + String(letter) + digits }
         }
-        return stem + "_E"
+        return stem + "_" + String(letter)
+    }
+
+    /// Where and under what names `export` writes: `--folder` and `--filename` templates.
+    public struct Naming: Sendable {
+        public var folder: ExportTemplate?
+        public var filename: ExportTemplate?
+        public init(folder: ExportTemplate? = nil, filename: ExportTemplate? = nil) { (self.folder, self.filename) = (folder, filename) }
     }
 
     /// Writes the asset's files into `folder` and returns them (those there already
@@ -48,10 +59,27 @@ public enum Exporter {
     /// Files written get the asset's capture time as their modification time, as
     /// osxphotos does, so a folder sorts by when the photos were taken.
     public static func export(
-        _ asset: AssetDescription, from library: PhotoLibrary, to folder: URL, originalOnly: Bool, dryRun: Bool = false
+        _ asset: AssetDescription, from library: PhotoLibrary, to base: URL, originalOnly: Bool, naming: Naming = Naming(), dryRun: Bool = false
     ) throws -> [String] {
         guard let primary = asset.primaryOriginal else { throw LibraryError.assetNotFound("\(asset.id) with an original") }
-        let stem = URL(fileURLWithPath: primary.originalName ?? primary.path).deletingPathExtension().lastPathComponent
+        let originalStem = URL(fileURLWithPath: primary.originalName ?? primary.path).deletingPathExtension().lastPathComponent
+        let stem = naming.filename.map { ExportTemplate.safe($0.render(asset, name: originalStem)) } ?? originalStem
+        var folder = base
+        if let template = naming.folder {
+            for part in template.render(asset, name: originalStem).split(separator: "/") where part != "." && part != ".." {
+                folder.appendPathComponent(String(part))
+            }
+            if !dryRun { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        }
+        /// A sidecar's name: its own, or under a --filename template the new stem's
+        /// (IMG_O1234.aae beside IMG_1234 keeps its O).
+        func sidecarName(_ r: AssetDescription.Resource) -> String {
+            let own = URL(fileURLWithPath: r.originalName ?? r.path)
+            guard naming.filename != nil else { return own.lastPathComponent }
+            let ownStem = own.deletingPathExtension().lastPathComponent
+            let newStem = ownStem == originalStem ? stem : ownStem == variant(of: originalStem, letter: "O") ? variant(of: stem, letter: "O") : ownStem
+            return newStem + (own.pathExtension.isEmpty ? "" : "." + own.pathExtension)
+        }
         // Originals, the Live Photo movie under the still's stem.
         var plan: [(source: AssetDescription.Resource, name: String)] = []
         func ext(_ r: AssetDescription.Resource) -> String { URL(fileURLWithPath: r.originalName ?? r.path).pathExtension }
@@ -69,7 +97,7 @@ public enum Exporter {
             // history, which importing the export restores, whatever edit is current.
             for r in asset.resources where r.role == .adjustmentSidecar {
                 // Its own name, as a name only: never a path out of the folder.
-                plan.append((r, URL(fileURLWithPath: r.originalName ?? r.path).lastPathComponent))
+                plan.append((r, sidecarName(r)))
             }
         }
         var history: [UInt8]?
