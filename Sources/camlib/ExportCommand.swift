@@ -53,6 +53,13 @@ struct ExportCommand: ParsableCommand {
         help: ArgumentHelp("File names (without extension) from a template, as --folder's: '{created:%Y%m%d}_{name}'.", valueName: "template"))
     var filename: String?
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Bring an earlier export to this folder up to date: what changed since (an edit's render) replaces what that export wrote.",
+            discussion: "Without it, a name held by other bytes gets NAME-2.*. Files someone changed since are never replaced."))
+    var update = false
+
     @Flag(name: .customLong("dry-run"), help: "Say what would be written, and write nothing.")
     var dryRun = false
 
@@ -85,6 +92,8 @@ struct ExportCommand: ParsableCommand {
             // What an export killed here before left half-written.
             Exporter.removeAbandonedTemporaries(in: folder)
         }
+        // What earlier exports here wrote, kept up to date (.camlib-export.json).
+        let manifest = ExportManifest(folder: folder)
         let progress = ProgressBar()
         var results: [Exporter.Exported] = []
         for (i, id) in ids.enumerated() {
@@ -92,15 +101,21 @@ struct ExportCommand: ParsableCommand {
             do {
                 guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound("with id \(id)") }
                 progress.update(done: i, total: ids.count, item: description.primaryOriginal?.originalName ?? "asset \(id)")
-                result.files = try Exporter.export(description, from: library, to: folder, originalOnly: original, naming: naming, dryRun: dryRun)
+                result.files = try Exporter.export(
+                    description, from: library, to: folder, originalOnly: original, naming: naming, manifest: manifest, update: update, dryRun: dryRun)
             } catch {
                 result.problem = "\(error)"
                 Terminal.error("camlib: asset \(id): \(error)")
             }
             results.append(result)
+            // Kept on the way, so a long export stopped half-way is mostly remembered.
+            if !dryRun && (i + 1) % 200 == 0 { try? manifest.save() }
         }
         progress.update(done: ids.count, total: ids.count, item: "")
         progress.finish()
+        if !dryRun {
+            do { try manifest.save() } catch { Terminal.error("camlib: \(folder.path)/\(ExportManifest.name): \(error); a later --update compares files by their bytes") }
+        }
         if json {
             print(try Terminal.json(results))
         } else {

@@ -33,7 +33,7 @@ struct EditCommandTests {
         let exported = try #require(try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [[String: Any]])
         #expect(exported.count == 2)
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: out))
-            == ["Landscape_3.jpg", "Landscape_E3.jpg", "Landscape_3.camlib.json", "IMG_4120.JPG"])
+            == ["Landscape_3.jpg", "Landscape_E3.jpg", "Landscape_3.camlib.json", "IMG_4120.JPG", ".camlib-export.json"])
         #expect(try Camlib.run(["revert", "--library", lib, photo]).stdout.contains("original is current again"))
         #expect(try Camlib.run(["export", "--library", lib, "--to", out]).status == 64)
     }

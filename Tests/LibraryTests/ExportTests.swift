@@ -136,6 +136,46 @@ struct ExportTests {
         #expect(ExportTemplate.safe("..") == "_" && ExportTemplate.safe("a/b") == "a_b")
     }
 
+    /// `--update`: a changed edit's render and history replace what an earlier export
+    /// wrote, nothing else is written again, and a file someone changed is never replaced.
+    @Test func updateReplacesWhatChangedAndOnlyWhatAnEarlierExportWrote() throws {
+        let scratch = try ScratchDirectory()
+        let library = try EditTests.library(["orientation/Landscape_1.jpg"], in: scratch)
+        let id = try library.findAsset(Media.path("orientation/Landscape_1.jpg"))
+        _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        let out = try scratch.subdirectory("out")
+        func export(update: Bool) throws -> [String] {
+            let manifest = ExportManifest(folder: out)
+            defer { try? manifest.save() }
+            return try Exporter.export(try library.describe([id])[0], from: library, to: out, originalOnly: false, manifest: manifest, update: update)
+                .map { URL(fileURLWithPath: $0).lastPathComponent }
+        }
+        #expect(try export(update: false) == ["Landscape_1.jpg", "Landscape_E1.jpg", "Landscape_1.camlib.json"])
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(ExportManifest.name).path))
+        let inode = { (name: String) in (try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path))[.systemFileNumber] as? Int }
+        let original = try inode("Landscape_1.jpg")
+        // The edit changes: --update replaces its render and history in place.
+        let sepia = try library.edit(asset: id, steps: [try FilterStep(parsing: "sepia")], extending: false)
+        #expect(try export(update: true) == ["Landscape_1.jpg", "Landscape_E1.jpg", "Landscape_1.camlib.json"])
+        #expect(try FileReading.sha256(of: out.appendingPathComponent("Landscape_E1.jpg").path) == (try FileReading.sha256(of: sepia.renders[0])))
+        #expect(try inode("Landscape_1.jpg") == original, "the original, unchanged, is not written again")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).count == 4)
+        // Without --update a changed asset goes beside, as before.
+        _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "noir")], extending: false)
+        #expect(try export(update: false) == ["Landscape_1-2.jpg", "Landscape_E1-2.jpg", "Landscape_1-2.camlib.json"])
+        // A render someone changed since is theirs: never replaced, even with --update.
+        let edited = out.appendingPathComponent("Landscape_E1-2.jpg")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: edited.path)
+        let handle = try #require(FileHandle(forWritingAtPath: edited.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("mine".utf8))
+        try handle.close()
+        _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "posterize")], extending: false)
+        let updated = try export(update: true)
+        #expect(updated == ["Landscape_1.jpg", "Landscape_E1.jpg", "Landscape_1.camlib.json"], "the first stem's files are camlib's and unchanged")
+        #expect(try String(decoding: Data(contentsOf: edited).suffix(4), as: UTF8.self) == "mine")
+    }
+
     @Test func revertThenExportGivesTheOriginalsOnly() throws {
         let scratch = try ScratchDirectory()
         let library = try EditTests.library(["orientation/Landscape_1.jpg"], in: scratch)

@@ -1,3 +1,4 @@
+import Crypto
 import Containers
 import Foundation
 import GRDB
@@ -58,8 +59,12 @@ public enum Exporter {
     /// included). With `dryRun`, writes nothing and returns the files it would write.
     /// Files written get the asset's capture time as their modification time, as
     /// osxphotos does, so a folder sorts by when the photos were taken.
+    /// `manifest`: what earlier exports to this folder wrote (read, and brought up to date
+    /// with what this one writes); `update`: replace what an earlier export wrote for the
+    /// asset and nobody changed since, when the asset's files changed (an edit's render).
     public static func export(
-        _ asset: AssetDescription, from library: PhotoLibrary, to base: URL, originalOnly: Bool, naming: Naming = Naming(), dryRun: Bool = false
+        _ asset: AssetDescription, from library: PhotoLibrary, to base: URL, originalOnly: Bool, naming: Naming = Naming(),
+        manifest: ExportManifest? = nil, update: Bool = false, dryRun: Bool = false
     ) throws -> [String] {
         guard let primary = asset.primaryOriginal else { throw LibraryError.assetNotFound("\(asset.id) with an original") }
         let originalStem = URL(fileURLWithPath: primary.originalName ?? primary.path).deletingPathExtension().lastPathComponent
@@ -109,64 +114,84 @@ public enum Exporter {
                 history = [UInt8](try encoder.encode(HistorySidecar(original: photo.sha256, adjustments: adjustments)))
             }
         }
+        // Everything to write: the files, then the history, each with the bytes it must hold.
+        var items: [Item] = plan.map { Item(content: .file($0.source), name: $0.name, sha256: $0.source.sha256, bytes: $0.source.bytes) }
+        if let history {
+            items.append(Item(content: .bytes(history), name: "\(stem)\(HistorySidecar.suffix)", sha256: SHA256.hash(data: history).hexString, bytes: Int64(history.count)))
+        }
         // One stem for every file: the first of stem, stem-2, … whose names are free or
         // hold these very bytes already (an earlier export of the asset, whole or cut
         // short): that is completed, never copied again as -2, and nothing is overwritten.
+        // With `update`, a name holding what an earlier export wrote for this asset, and
+        // unchanged since (the manifest says so), is replaced: a changed edit's render.
         let fm = FileManager.default
-        func holds(_ url: URL, bytes: Int64, sha256: @autoclosure () -> String) -> Bool {
-            guard let size = (try? fm.attributesOfItem(atPath: url.path))?[.size] as? Int64, size == bytes else { return false }
-            return (try? FileReading.sha256(of: url.path)) == sha256()
-        }
+        func size(_ url: URL) -> Int64? { (try? fm.attributesOfItem(atPath: url.path))?[.size] as? Int64 }
         var suffix = ""
         var present: Set<String> = []
+        var outdated: Set<String> = []
         for n in 1...10_000 {
             suffix = n == 1 ? "" : "-\(n)"
-            present = []
+            (present, outdated) = ([], [])
             var usable = true
-            for (source, name) in plan {
-                let url = folder.appendingPathComponent(rename(name, stem: stem, suffix: suffix))
-                guard fm.fileExists(atPath: url.path) else { continue }
-                if holds(url, bytes: source.bytes, sha256: source.sha256) { present.insert(url.path) } else { usable = false; break }
-            }
-            if usable, let history {
-                let url = folder.appendingPathComponent("\(stem)\(suffix)\(HistorySidecar.suffix)")
-                if fm.fileExists(atPath: url.path) {
-                    if (try? Data(contentsOf: url)).map({ [UInt8]($0) == history }) == true { present.insert(url.path) } else { usable = false }
+            for item in items {
+                let url = folder.appendingPathComponent(rename(item.name, stem: stem, suffix: suffix))
+                guard let onDisk = size(url) else { continue }
+                let recorded = manifest?.files[manifest!.key(url)]
+                if let recorded, recorded.sha256 == item.sha256, recorded.bytes == onDisk, onDisk == item.bytes {
+                    present.insert(url.path)  // written by an earlier export, as recorded: not read again
+                } else if onDisk == item.bytes, (try? FileReading.sha256(of: url.path)) == item.sha256 {
+                    present.insert(url.path)
+                } else if update, let recorded, recorded.asset == asset.id, recorded.bytes == onDisk,
+                    (try? FileReading.sha256(of: url.path)) == recorded.sha256
+                {
+                    outdated.insert(url.path)
+                } else {
+                    usable = false
+                    break
                 }
             }
             if usable { break }
         }
-        if dryRun {
-            var names = plan.map { folder.appendingPathComponent(rename($0.name, stem: stem, suffix: suffix)).path }
-            if history != nil { names.append(folder.appendingPathComponent("\(stem)\(suffix)\(HistorySidecar.suffix)").path) }
-            return names.filter { !present.contains($0) }
-        }
-        var files: [String] = []
+        let destinations = items.map { folder.appendingPathComponent(rename($0.name, stem: stem, suffix: suffix)) }
+        if dryRun { return destinations.map(\.path).filter { !present.contains($0) } }
         var written: [String] = []
         let taken = fileTime(asset.capturedAt)
         defer { if let taken { for path in written { try? fm.setAttributes([.modificationDate: taken], ofItemAtPath: path) } } }
         do {
-            for (source, name) in plan {
-                let destination = folder.appendingPathComponent(rename(name, stem: stem, suffix: suffix))
-                files.append(destination.path)
-                guard !present.contains(destination.path) else { continue }
-                try copy(source, of: asset.id, to: destination)
-                written.append(destination.path)
-            }
-            if let history {
-                let destination = folder.appendingPathComponent("\(stem)\(suffix)\(HistorySidecar.suffix)")
-                files.append(destination.path)
-                if !present.contains(destination.path) {
-                    try AtomicFile.write(history, to: destination, overwrite: false)
-                    written.append(destination.path)
+            for (item, destination) in zip(items, destinations) where !present.contains(destination.path) {
+                let replace = outdated.contains(destination.path)
+                switch item.content {
+                case .file(let source): try copy(source, of: asset.id, to: destination, replacing: replace)
+                case .bytes(let bytes): try AtomicFile.write(bytes, to: destination, overwrite: replace)
                 }
+                written.append(destination.path)
+                manifest?.files[manifest!.key(destination)] = .init(asset: asset.id, sha256: item.sha256, bytes: item.bytes)
             }
         } catch {
-            // An asset is exported whole or not at all: what this run wrote goes.
-            for path in written { unlink(path) }
+            // An asset is exported whole or not at all: what this run wrote goes (a file it
+            // replaced was outdated already).
+            for path in written {
+                unlink(path)
+                if let manifest { manifest.files[manifest.key(URL(fileURLWithPath: path))] = nil }
+            }
             throw error
         }
-        return files
+        for (item, destination) in zip(items, destinations) where present.contains(destination.path) {
+            manifest?.files[manifest!.key(destination)] = .init(asset: asset.id, sha256: item.sha256, bytes: item.bytes)
+        }
+        return destinations.map(\.path)
+    }
+
+    /// A file to write and the bytes it must hold.
+    private struct Item {
+        enum Content {
+            case file(AssetDescription.Resource)
+            case bytes([UInt8])
+        }
+        var content: Content
+        var name: String
+        var sha256: String
+        var bytes: Int64
     }
 
     /// When the asset was taken, as a moment: a time without a UTC offset is read in this
@@ -187,6 +212,8 @@ public enum Exporter {
     /// `IMG_1234.HEIC` with suffix "-2" → `IMG_1234-2.HEIC`; render names keep their E.
     static func rename(_ name: String, stem: String, suffix: String) -> String {
         guard !suffix.isEmpty else { return name }
+        // The history's two-part extension stays whole: NAME-2.camlib.json.
+        if name.hasSuffix(HistorySidecar.suffix) { return String(name.dropLast(HistorySidecar.suffix.count)) + suffix + HistorySidecar.suffix }
         let url = URL(fileURLWithPath: name)
         let base = url.deletingPathExtension().lastPathComponent
         let ext = url.pathExtension
@@ -196,13 +223,20 @@ public enum Exporter {
     /// A byte-for-byte copy through a temporary file beside the destination, never
     /// replacing an existing file, and only of the bytes the catalog recorded: a file
     /// changed or damaged in the library is refused, not handed on.
-    static func copy(_ source: AssetDescription.Resource, of asset: Int64, to destination: URL) throws {
+    static func copy(_ source: AssetDescription.Resource, of asset: Int64, to destination: URL, replacing: Bool = false) throws {
         let temporary = try AtomicFile.copyToTemporary(from: URL(fileURLWithPath: source.path), in: destination.deletingLastPathComponent(), readOnly: false)
         defer { unlink(temporary.url.path) }
         guard temporary.bytes == source.bytes, temporary.sha256 == source.sha256 else {
             throw LibraryError.damaged(
                 asset: asset, path: source.path,
                 detail: "its bytes are not the ones recorded (\(temporary.bytes) bytes, sha256 \(temporary.sha256.prefix(12))…; recorded \(source.bytes) bytes, \(source.sha256.prefix(12))…), so it is not exported")
+        }
+        if replacing {
+            guard Glibc.rename(temporary.url.path, destination.path) == 0 else {
+                throw LibraryError.io(path: destination.path, operation: "rename", errno: errno)
+            }
+            try AtomicFile.syncDirectory(destination.deletingLastPathComponent())
+            return
         }
         guard link(temporary.url.path, destination.path) == 0 else {
             if errno == EEXIST { throw LibraryError.exists(path: destination.path) }
