@@ -80,20 +80,7 @@ struct AssetListingTests {
                 #expect(trashed > 10)
                 let trashedSummaries = try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_summary WHERE asset_id % 3 = 0")
                 #expect(trashedSummaries == 0, "trashed assets are out of the summary")
-                for (name, filter) in Self.filters {
-                    for (sort, descending) in Self.orders {
-                        for inTrash in [false, true] {
-                            var query = AssetQuery()
-                            filter(&query)
-                            (query.sort, query.descending, query.trashed) = (sort, descending, inTrash)
-                            let expected = try Self.overviewIDs(query, db)
-                            for threshold in [0, 1_000_000, nil] {
-                                let listed = try AssetListing(query: query, threshold: threshold).ids(db)
-                                #expect(listed == expected, "\(name), \(sort) \(descending ? "desc" : "asc"), trashed \(inTrash), threshold \(threshold.map(String.init) ?? "auto")")
-                            }
-                        }
-                    }
-                }
+                try Self.expectAgreementInAndOutOfTheTrash(Self.filters, db)
                 // Restored, each is back as it was.
                 try db.execute(sql: "DELETE FROM trashed_asset")
                 let stale = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary_source EXCEPT SELECT * FROM asset_summary)")
@@ -125,7 +112,7 @@ struct AssetListingTests {
                 // Around a place the corpus has, wide and narrow, and where it has nothing.
                 let here = try #require(try Row.fetchOne(db, sql: "SELECT latitude, longitude FROM metadata WHERE latitude IS NOT NULL ORDER BY resource_id LIMIT 1"))
                 let (lat, lon): (Double, Double) = (here[0], here[1])
-                let filters: [(String, (inout AssetQuery) -> Void)] = [
+                let filters: [(String, @Sendable (inout AssetQuery) -> Void)] = [
                     ("favorite", { $0.favorite = true }),
                     ("album A", { $0.album = "A" }), ("album empty", { $0.album = "empty" }), ("album none such", { $0.album = "B" }),
                     ("keyword k1", { $0.keywords = ["k1"] }), ("keywords k1 k2", { $0.keywords = ["k1", "k2"] }), ("keyword none such", { $0.keywords = ["k3"] }),
@@ -136,20 +123,7 @@ struct AssetListingTests {
                     ("favorite + live + album", { $0.favorite = true; $0.kinds = [.live]; $0.album = "A" }),
                     ("keyword + since + near", { $0.keywords = ["k2"]; $0.since = "2019-01-01"; $0.near = .init(latitude: lat, longitude: lon, radius: 1e6) }),
                 ]
-                for (name, filter) in filters {
-                    for (sort, descending) in Self.orders {
-                        for inTrash in [false, true] {
-                            var query = AssetQuery()
-                            filter(&query)
-                            (query.sort, query.descending, query.trashed) = (sort, descending, inTrash)
-                            let expected = try Self.overviewIDs(query, db)
-                            for threshold in [0, 1_000_000, nil] {
-                                let listed = try AssetListing(query: query, threshold: threshold).ids(db)
-                                #expect(listed == expected, "\(name), \(sort) \(descending ? "desc" : "asc"), trashed \(inTrash), threshold \(threshold.map(String.init) ?? "auto")")
-                            }
-                        }
-                    }
-                }
+                try Self.expectAgreementInAndOutOfTheTrash(filters, db)
                 // The filters found something where they should.
                 for name in ["favorite", "album A", "keyword k1", "near 5 km"] {
                     var query = AssetQuery()
@@ -342,6 +316,29 @@ struct AssetListingTests {
 
     /// What `camlib query` selected before the summary table: the old statement over the
     /// `asset_overview` view, the oracle for every listing.
+    /// Every filter in every order, in and out of the trash, by each plan, agrees with
+    /// the overview oracle.
+    static func expectAgreementInAndOutOfTheTrash(
+        _ filters: [(String, @Sendable (inout AssetQuery) -> Void)], _ db: Database, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (name, filter) in filters {
+            for (sort, descending) in orders {
+                for inTrash in [false, true] {
+                    var query = AssetQuery()
+                    filter(&query)
+                    (query.sort, query.descending, query.trashed) = (sort, descending, inTrash)
+                    let expected = try overviewIDs(query, db)
+                    for threshold in [0, 1_000_000, nil] {
+                        let listed = try AssetListing(query: query, threshold: threshold).ids(db)
+                        #expect(
+                            listed == expected, "\(name), \(sort) \(descending ? "desc" : "asc"), trashed \(inTrash), threshold \(threshold.map(String.init) ?? "auto")",
+                            sourceLocation: sourceLocation)
+                    }
+                }
+            }
+        }
+    }
+
     /// Assets whose still or movie was taken within the place's radius (haversine on
     /// the mean-radius sphere).
     static func assetsNear(_ place: AssetQuery.Place, _ db: Database) throws -> Set<Int64> {
