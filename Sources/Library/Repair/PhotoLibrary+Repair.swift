@@ -58,16 +58,10 @@ extension PhotoLibrary {
     /// Every derived file that is missing or does not hold its recorded bytes, made again.
     private func rebuildDerivedFiles(dryRun: Bool, progress: (Int, Int) -> Void) throws -> [RepairReport.Action] {
         var broken: [CatalogFile] = []
-        for source in [CatalogFile.Source.resource, .auxImage] {
-            var after: Int64 = 0
-            while true {
-                let read = try catalog.read { db in try CatalogFile.page(source, after: after, limit: 512, db) }
-                guard let last = read.last else { break }
-                after = last.id
-                let page = read.filter { !$0.isOriginal }
-                for (file, (problem, _)) in zip(page, check(page, quick: false)) where problem != nil && problem?.kind != .outside {
-                    broken.append(file)
-                }
+        try forEachCatalogFilePage { read in
+            let page = read.filter { !$0.isOriginal }
+            for (file, (problem, _)) in zip(page, check(page, quick: false)) where problem != nil && problem?.kind != .outside {
+                broken.append(file)
             }
         }
         var actions: [RepairReport.Action] = []

@@ -58,23 +58,30 @@ extension PhotoLibrary {
         let total = try catalog.read { db in
             try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM resource) + (SELECT count(*) FROM aux_image WHERE path IS NOT NULL)") ?? 0
         }
+        try forEachCatalogFilePage { page in
+            for (problem, bytes) in check(page, quick: quick) {
+                report.bytesRead += bytes
+                if let problem { report.problems.append(problem) }
+            }
+            report.files += page.count
+            progress(report.files, total)
+        }
+        report.problems += try unknownFiles()
+        return report
+    }
+
+    /// Every file the catalog names (resources, then aux images' PNGs), 512 at a time,
+    /// each page in a read of its own: flat memory, and no long read transaction.
+    func forEachCatalogFilePage(_ body: ([CatalogFile]) throws -> Void) throws {
         for source in [CatalogFile.Source.resource, .auxImage] {
             var after: Int64 = 0
             while true {
                 let page = try catalog.read { db in try CatalogFile.page(source, after: after, limit: 512, db) }
                 guard let last = page.last else { break }
                 after = last.id
-                let checked = check(page, quick: quick)
-                for (problem, bytes) in checked {
-                    report.bytesRead += bytes
-                    if let problem { report.problems.append(problem) }
-                }
-                report.files += page.count
-                progress(report.files, total)
+                try body(page)
             }
         }
-        report.problems += try unknownFiles()
-        return report
     }
 
     /// Each file's problem, if any, and the bytes read to find out; in `files`' order.
