@@ -21,6 +21,8 @@ import NIOCore
 /// GET  /api/years                                 the years holding assets, newest first
 /// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
 /// ```
+///
+/// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs = EditJobs()
@@ -28,6 +30,7 @@ struct GalleryAPI: Sendable {
     let known = DisplayFiles()
 
     func addRoutes(to router: Router<some RequestContext>) {
+        addOrganiseRoutes(to: router)
         router.get("/api/assets") { request, _ in
             return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.queryParameters)))
         }
@@ -127,7 +130,7 @@ struct GalleryAPI: Sendable {
         }
     }
 
-    /// Edits and reverts need a library camlib may write.
+    /// Edits, reverts and every other change need a library camlib may write.
     func refuseIfReadOnly() throws {
         guard library.isReadOnly else { return }
         throw HTTPError(.forbidden, message: LibraryError.readOnly(path: library.root.path).description)

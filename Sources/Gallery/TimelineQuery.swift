@@ -8,6 +8,7 @@ import Library
 /// query`'s options, so a view's URL reads like the command that lists it.
 ///
 /// `/api/assets?kind=live&make=Apple&since=2024-01-01&has=depth&edited=1&limit=100&after=CURSOR`
+/// `/api/assets?favorite=1&album=Lisbon&keyword=beach&keyword=sun`, `/api/assets?trashed=1`
 ///
 /// `before=CURSOR` reads the other way: the page just before that asset in the timeline's
 /// order (newer ones, newest first), for scrolling up after a jump.
@@ -52,12 +53,19 @@ struct TimelineQuery {
             }
             query.pairedBy = r
         }
-        if let edited = one("edited") {
-            guard let flag = ["1": true, "true": true, "0": false, "false": false][edited] else {
-                throw HTTPError(.badRequest, message: "edited=\(edited): use 1 or 0")
+        func flag(_ name: String) throws -> Bool? {
+            guard let text = one(name) else { return nil }
+            guard let flag = ["1": true, "true": true, "0": false, "false": false][text] else {
+                throw HTTPError(.badRequest, message: "\(name)=\(text): use 1 or 0")
             }
-            query.edited = flag
+            return flag
         }
+        query.edited = try flag("edited")
+        // What a person said about assets; the trash shows instead of the timeline.
+        query.favorite = try flag("favorite") ?? false
+        query.trashed = try flag("trashed") ?? false
+        query.album = one("album")
+        query.keywords = values("keyword")
         if let sort = one("sort") {
             guard let s = AssetQuery.Sort(rawValue: sort) else {
                 throw HTTPError(.badRequest, message: "sort=\(sort): use one of \(AssetQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -315,6 +315,72 @@ struct GalleryAPITests {
         #expect(try await listed() == all)
     }
 
+    @Test func favouritesAlbumsKeywordsAndTheTrashChangeThroughTheAPI() async throws {
+        let own = try GalleryLibrary(folders: ["orientation"])
+        let a = try own.asset("orientation/Landscape_3.jpg").id
+        let b = try own.asset("orientation/Landscape_4.jpg").id
+        let write: HTTPFields = [HTTPField.Name("X-Camlib-Request")!: "1", .contentType: "application/json"]
+        try await own.test { client in
+            func post(_ uri: String, _ body: String, expect status: HTTPResponse.Status = .ok) async throws -> Any {
+                try await client.execute(uri: uri, method: .post, headers: write, body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == status, "\(uri) \(body): \(response.text)")
+                    return try response.json()
+                }
+            }
+            func listed(_ filters: String) async throws -> [Int64] {
+                try await client.execute(uri: "/api/assets?limit=500&\(filters)", method: .get) { response in
+                    #expect(response.status == .ok, "\(filters): \(response.text)")
+                    let assets = try response.object()["assets"] as? [[String: Any]] ?? []
+                    return assets.compactMap { ($0["id"] as? NSNumber)?.int64Value }.sorted()
+                }
+            }
+
+            _ = try await post("/api/assets/favorite", #"{"assets": [\#(a), \#(b)], "favorite": true}"#)
+            _ = try await post("/api/assets/favorite", #"{"assets": [\#(b)], "favorite": false}"#)
+            #expect(try await listed("favorite=1") == [a])
+            _ = try await post("/api/assets/favorite", #"{"assets": [999999], "favorite": true}"#, expect: .notFound)
+            _ = try await post("/api/assets/favorite", #"{"assets": "all"}"#, expect: .badRequest)
+
+            _ = try await post("/api/assets/keywords", #"{"assets": [\#(a), \#(b)], "add": ["beach", "sun"]}"#)
+            _ = try await post("/api/assets/keywords", #"{"assets": [\#(b)], "remove": ["sun"]}"#)
+            #expect(try await listed("keyword=beach&keyword=sun") == [a])
+            let keywords = try await client.execute(uri: "/api/keywords", method: .get) { try $0.json() as? [[String: Any]] ?? [] }
+            #expect(keywords.map { $0["name"] as? String } == ["beach", "sun"] && keywords.map { $0["assets"] as? Int } == [2, 1])
+
+            let album = try #require((try await post("/api/albums", #"{"name": "Lisbon"}"#, expect: .created) as? [String: Any])?["id"] as? Int)
+            _ = try await post("/api/albums", #"{"name": "Lisbon"}"#, expect: .conflict)
+            _ = try await post("/api/albums/\(album)/assets", #"{"add": [\#(b), \#(a)]}"#)
+            #expect(try await listed("album=Lisbon") == [a, b].sorted())
+            _ = try await post("/api/albums/\(album)", #"{"name": "Lisbon 2025", "cover": \#(a)}"#)
+            let albums = try await client.execute(uri: "/api/albums", method: .get) { try $0.json() as? [[String: Any]] ?? [] }
+            #expect(albums.count == 1 && albums[0]["name"] as? String == "Lisbon 2025" && (albums[0]["cover"] as? NSNumber)?.int64Value == a)
+            #expect((albums[0]["thumbnail"] as? String)?.hasPrefix("/media/\(a)/") == true)
+            _ = try await post("/api/albums/\(album)/assets", #"{"remove": [\#(b)]}"#)
+            #expect(try await listed("album=Lisbon%202025") == [a])
+            _ = try await post("/api/albums/\(album)/delete", "", expect: .conflict)
+            _ = try await post("/api/albums/999999/delete", "", expect: .notFound)
+            _ = try await post("/api/albums/\(album)/delete", #"{"evenIfNotEmpty": true}"#)
+            #expect(try own.library.albums().isEmpty)
+            #expect(try own.library.describe([a])[0].albums.isEmpty, "the asset stays, out of the album")
+
+            let everything = try await listed("")
+            _ = try await post("/api/assets/trash", #"{"assets": [\#(a)]}"#)
+            #expect(try await listed("") == everything.filter { $0 != a })
+            #expect(try await listed("trashed=1") == [a])
+            #expect(try await listed("keyword=beach") == [b], "a trashed asset leaves every view but the trash")
+            let count = try await client.execute(uri: "/api/trash", method: .get) { try $0.object()["assets"] as? Int }
+            #expect(count == 1)
+            _ = try await post("/api/assets/restore", #"{"assets": [\#(a)]}"#)
+            #expect(try await listed("") == everything)
+            _ = try await post("/api/assets/trash", #"{"assets": [\#(b)]}"#)
+            let emptied = try await post("/api/trash/empty", "") as? [String: Any]
+            #expect((emptied?["assets"] as? [NSNumber])?.map(\.int64Value) == [b])
+            #expect(try await listed("trashed=1").isEmpty)
+            #expect(try await listed("") == everything.filter { $0 != b })
+            #expect(try own.library.verify(quick: true).sound)
+        }
+    }
+
     @Test func editsStartedFromThePageRunAsJobs() async throws {
         let own = try GalleryLibrary(folders: ["orientation"])
         let asset = try own.asset("orientation/Landscape_5.jpg")

@@ -51,6 +51,16 @@ struct OrganiseTests {
         (query.favorite, query.album, query.keywords, query.sort) = (true, "Lisbon", ["beach"], .id)
         #expect(try library.assetIDs(matching: query) == [ids[1]])
 
+        // In the trash, an asset leaves its albums' and keywords' counts and is no cover;
+        // restored, it is back in all of them (0015).
+        _ = try library.trash([ids[1]])
+        #expect(try library.album(named: "Lisbon").album.assets == 2)
+        #expect(try library.album(named: "Lisbon").album.cover == ids[3], "a trashed cover: the first outside the trash")
+        #expect(try library.keywords().map(\.assets) == [2])
+        _ = try library.restore([ids[1]])
+        #expect(try library.album(named: "Lisbon").album.assets == 3 && library.album(named: "Lisbon").album.cover == ids[1])
+        #expect(try library.keywords().map(\.assets) == [3])
+
         // Emptying the trash takes an asset out of everything; the album and keyword stay.
         _ = try library.trash([ids[1]])
         _ = try library.emptyTrash()
@@ -59,5 +69,13 @@ struct OrganiseTests {
         #expect(try library.keywords().map(\.assets) == [2])
         let violations = try library.catalog.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }
         #expect(violations.isEmpty)
+
+        // Asked to, a non-empty album is deleted; its assets stay, in their other albums.
+        try library.createAlbum("Kept")
+        _ = try library.addToAlbum("Kept", [ids[3]])
+        try library.deleteAlbum("Lisbon", evenIfNotEmpty: true)
+        #expect(try library.albums().map(\.name) == ["Kept"])
+        #expect(try library.describe([ids[3]])[0].albums == ["Kept"])
+        #expect(try library.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM album_asset") } == 1)
     }
 }

@@ -1,4 +1,5 @@
-// camlib's gallery: the timeline, the asset view, depth and mattes, edits.
+// camlib's gallery: the timeline, the asset view, depth and mattes, edits, and what a
+// person says about assets: favourites, albums, keywords, the trash.
 // Everything the library says (names, metadata) goes into the page as text
 // (textContent), never as HTML.
 "use strict";
@@ -28,6 +29,8 @@ const state = {
   generation: 0,       // bumped when filters change: late pages of an older view are dropped
   lastDay: null,       // the day section the last tile went into
   current: -1,         // index of the asset open in the viewer
+  selected: new Set(), // ids of the tiles chosen for a change to them all
+  albums: [],          // every album, from /api/albums
 };
 
 const $ = (id) => document.getElementById(id);
@@ -52,7 +55,18 @@ async function api(path, options = {}) {
 
 // ---- Filters, kept in the URL so a view can be bookmarked ----
 
-const FILTER_NAMES = ["kind", "make", "model", "since", "until", "has", "edited"];
+const FILTER_NAMES = ["kind", "make", "model", "since", "until", "has", "edited", "keyword"];
+// Which collection the timeline shows, chosen in the bar (#views): the filters narrow it.
+const VIEW_NAMES = ["favorite", "trashed", "album", "view"];
+
+function currentView() {
+  const params = new URLSearchParams(location.search);
+  if (params.get("view") === "albums") return { name: "albums" };
+  if (params.get("trashed") === "1") return { name: "trash" };
+  if (params.get("album")) return { name: "album", album: params.get("album") };
+  if (params.get("favorite") === "1") return { name: "favorites" };
+  return { name: "photos" };
+}
 
 function filtersFromURL() {
   const params = new URLSearchParams(location.search);
@@ -68,6 +82,8 @@ function filtersFromURL() {
 function filtersToURL() {
   const form = $("filters");
   const params = new URLSearchParams();
+  const current = new URLSearchParams(location.search);
+  for (const name of VIEW_NAMES) if (current.has(name)) params.set(name, current.get(name));
   for (const name of FILTER_NAMES) {
     const input = form.elements[name];
     if (input.type === "checkbox") { if (input.checked) params.set(name, input.value); }
@@ -85,6 +101,7 @@ function listingParams(extra = {}) {
   params.delete("pageSize");
   params.delete("keep");
   params.delete("ahead");
+  params.delete("view");
   // The first page of a view is what fills the screen, and comes first; then full pages.
   params.set("limit", state.assets.length === 0 ? Math.min(PAGE, FIRST_PAGE) : PAGE);
   for (const [k, v] of Object.entries(extra)) params.set(k, v);
@@ -101,6 +118,8 @@ function resetTimeline() {
   state.previous = null;
   state.lastDay = null;
   state.loading = false;
+  state.selected.clear();
+  showSelection();
   $("timeline").replaceChildren();
   $("status").textContent = "";
 }
@@ -313,7 +332,11 @@ function daySection(day, asset) {
 function makeTile(asset) {
   const tile = el("button", { class: "tile", type: "button", "data-id": asset.id, "data-kind": asset.kind, title: assetName(asset) });
   fillTile(tile, asset);
-  tile.addEventListener("click", () => openViewer(state.byId.get(asset.id)));
+  tile.addEventListener("click", (e) => {
+    // The ring, or any tile while some are chosen, chooses; otherwise a tile opens.
+    if (e.target.classList.contains("pick") || state.selected.size > 0 || e.shiftKey) toggleSelected(asset.id);
+    else openViewer(state.byId.get(asset.id));
+  });
   if (asset.media.video && (asset.kind === "live" || asset.kind === "motion")) {
     // As LivePhotosKit does: the movie plays while the pointer rests on the tile, and
     // while a finger presses and holds it.
@@ -336,6 +359,13 @@ function fillTile(tile, asset) {
   for (const [label, kind] of badgesOf(asset)) badges.append(el("span", { class: `badge ${kind}`, text: label }));
   const children = [img, badges];
   if (asset.kind === "video" && asset.duration) children.push(el("span", { class: "duration", text: durationText(asset.duration) }));
+  if (asset.favorite) children.push(el("span", { class: "badge fav", text: "♥", title: "Favourite" }));
+  const pick = el("span", { class: "pick", title: "Select" });
+  pick.setAttribute("role", "checkbox");
+  pick.setAttribute("aria-checked", String(state.selected.has(asset.id)));
+  pick.setAttribute("aria-label", `Select ${assetName(asset)}`);
+  children.push(pick);
+  tile.classList.toggle("selected", state.selected.has(asset.id));
   tile.replaceChildren(...children);
 }
 
@@ -397,6 +427,8 @@ function openViewer(index) {
 
 function closeViewer() {
   $("viewer").hidden = true;
+  state.current = -1;
+  $("organiseStatus").textContent = "";
   document.body.style.overflow = "";
   const video = $("motion");
   video.pause();
@@ -406,6 +438,9 @@ function closeViewer() {
   params.delete("asset");
   const text = params.toString();
   history.replaceState(null, "", text ? `?${text}` : location.pathname);
+  // What was taken out of this view while it was open (a favourite unmarked in
+  // Favourites, say) goes now, not under the viewer's eyes.
+  pruneView();
 }
 
 async function refreshAsset(id) {
@@ -451,6 +486,7 @@ function showAsset(asset, opening) {
     video.removeAttribute("src");
   }
   showInfo(asset);
+  showOrganise(asset);
   showAux(asset);
   showHistory(asset);
 }
@@ -636,6 +672,403 @@ async function revert() {
   }
 }
 
+// ---- Favourites, albums, keywords, the trash ----
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+async function loadAlbums() {
+  try {
+    state.albums = await api("/api/albums");
+  } catch (error) {
+    state.albums = [];
+  }
+  for (const select of [$("addToAlbum"), $("selAlbum")]) {
+    const first = select.id === "selAlbum" ? "Add to album…" : "Choose an album…";
+    select.replaceChildren(el("option", { value: "", text: first }),
+      ...state.albums.map((a) => el("option", { value: String(a.id), text: a.name })));
+  }
+}
+
+async function loadKeywords() {
+  try {
+    const keywords = await api("/api/keywords");
+    $("keywordList").replaceChildren(...keywords.map((k) => el("option", { value: k.name })));
+  } catch (_) { /* the inputs work without suggestions */ }
+}
+
+const albumNamed = (name) => state.albums.find((a) => a.name === name);
+
+function showOrganise(asset) {
+  const view = currentView();
+  const trashed = Boolean(asset.trashedAt);
+  const favorite = $("favorite");
+  favorite.setAttribute("aria-pressed", String(Boolean(asset.favorite)));
+  favorite.textContent = asset.favorite ? "♥ Favourite" : "♡ Favourite";
+  $("trashButton").textContent = trashed ? "Restore" : "Move to trash";
+  $("trashNote").hidden = !trashed;
+  $("trashNote").textContent = trashed ? `In the trash since ${asset.trashedAt}. It keeps all its files until the trash is emptied.` : "";
+  const album = view.name === "album" ? albumNamed(view.album) : null;
+  $("makeCover").hidden = !album || trashed;
+  $("makeCover").disabled = Boolean(album && album.cover === asset.id);
+  // What changes an asset waits until it is out of the trash, as the commands do.
+  for (const id of ["favorite", "previewEdit", "applyEdit", "revert"]) $(id).disabled = trashed || (id === "revert" && !asset.adjustments.some((a) => a.current));
+  for (const form of [$("albumForm"), $("keywordForm")]) for (const control of form.elements) control.disabled = trashed;
+  $("albumChips").replaceChildren(...chips(asset.albums, (name) => `?album=${encodeURIComponent(name)}`,
+    trashed ? null : (name) => changeAlbum(albumNamed(name)?.id, { remove: [asset.id] }, asset.id, `Taken out of “${name}”.`), "In no album."));
+  $("keywordChips").replaceChildren(...chips(asset.keywords, (name) => `?keyword=${encodeURIComponent(name)}`,
+    trashed ? null : (name) => changeKeywords([asset.id], { remove: [name] }, `“${name}” taken off.`), "No keywords."));
+}
+
+// A list of names as chips: each a link to its view, with a button that takes it off.
+function chips(names, link, remove, empty) {
+  if (!names || names.length === 0) return [el("li", { class: "none", text: empty })];
+  return names.map((name) => {
+    const item = el("li", {}, el("a", { href: link(name), text: name }));
+    if (remove) {
+      const button = el("button", { type: "button", text: "×", title: `Take off “${name}”` });
+      button.setAttribute("aria-label", `Take off ${name}`);
+      button.addEventListener("click", () => remove(name));
+      item.append(button);
+    }
+    return item;
+  });
+}
+
+function say(text) {
+  if (!$("viewer").hidden) $("organiseStatus").textContent = text;
+  else if (state.selected.size > 0 || !$("selectionBar").hidden) $("selectionStatus").textContent = text;
+  else $("viewStatus").textContent = text;
+}
+
+// Runs a change, then shows every asset it touched as the library has it now.
+async function organise(ids, change, done) {
+  try {
+    await change();
+    await Promise.all(ids.map((id) => refreshAsset(id)));
+    say(done);
+    return true;
+  } catch (error) {
+    say(`Not done: ${error.message}`);
+    return false;
+  }
+}
+
+function toggleFavorite() {
+  const asset = state.assets[state.current];
+  if (!asset || asset.trashedAt) return;
+  const on = !asset.favorite;
+  organise([asset.id], () => post("/api/assets/favorite", { assets: [asset.id], favorite: on }),
+    on ? "A favourite now." : "Not a favourite any more.");
+}
+
+async function changeKeywords(ids, change, done) {
+  const ok = await organise(ids, () => post("/api/assets/keywords", { assets: ids, ...change }), done);
+  if (ok) loadKeywords();
+  return ok;
+}
+
+async function changeAlbum(album, change, id, done) {
+  if (!album) { say("That album is gone: reload the page."); return false; }
+  const ids = [...(change.add || []), ...(change.remove || [])];
+  const ok = await organise(ids, () => post(`/api/albums/${album}/assets`, change), done);
+  if (ok) loadAlbums();
+  return ok;
+}
+
+// The album chosen in the viewer's list, or a new one of the name typed.
+async function addToChosenAlbum(ids, select, nameInput) {
+  const name = nameInput ? nameInput.value.trim() : "";
+  let album = select.value ? Number(select.value) : null;
+  try {
+    if (name) {
+      const existing = albumNamed(name);
+      album = existing ? existing.id : (await post("/api/albums", { name })).id;
+      await loadAlbums();
+    }
+  } catch (error) {
+    say(`Not done: ${error.message}`);
+    return;
+  }
+  if (!album) { say("Choose an album, or type a new album's name."); return; }
+  const albumName = state.albums.find((a) => a.id === album)?.name ?? "the album";
+  if (await changeAlbum(album, { add: ids }, null, `Added to “${albumName}”.`)) {
+    select.value = "";
+    if (nameInput) nameInput.value = "";
+  }
+}
+
+async function makeCover() {
+  const asset = state.assets[state.current];
+  const album = albumNamed(currentView().album);
+  if (!asset || !album) return;
+  try {
+    await post(`/api/albums/${album.id}`, { cover: asset.id });
+    await loadAlbums();
+    showOrganise(asset);
+    say(`The cover of “${album.name}” now.`);
+  } catch (error) {
+    say(`Not done: ${error.message}`);
+  }
+}
+
+// Moves the open asset to the trash, or out of it, and shows the next one: in this view
+// it is no more.
+async function trashOrRestore() {
+  const asset = state.assets[state.current];
+  if (!asset) return;
+  const restoring = Boolean(asset.trashedAt);
+  try {
+    await post(restoring ? "/api/assets/restore" : "/api/assets/trash", { assets: [asset.id] });
+  } catch (error) {
+    say(`Not done: ${error.message}`);
+    return;
+  }
+  const index = state.current;
+  removeFromTimeline([asset.id]);
+  updateViewHead();
+  if (state.assets.length === 0) closeViewer();
+  else openViewer(Math.min(index, state.assets.length - 1));
+  say(restoring ? `${assetName(asset)} is back in the library.` : `${assetName(asset)} is in the trash: Trash brings it back.`);
+}
+
+// Takes assets out of the page (they left this view), keeping the rest where they are.
+function removeFromTimeline(ids) {
+  for (const id of ids) {
+    const tile = document.querySelector(`.tile[data-id="${id}"]`);
+    if (tile) {
+      const section = tile.closest(".day");
+      tile.remove();
+      if (section && !section.querySelector(".tile")) section.remove();
+    }
+    state.selected.delete(id);
+  }
+  const gone = new Set(ids);
+  const current = state.assets[state.current];
+  state.assets = state.assets.filter((a) => !gone.has(a.id));
+  state.byId.clear();
+  state.assets.forEach((a, i) => state.byId.set(a.id, i));
+  state.current = current && !gone.has(current.id) ? state.byId.get(current.id) : -1;
+  state.lastDay = $("timeline").lastElementChild?.dataset.day ?? null;
+  $("count").textContent = `${state.assets.length}${state.next ? "+" : ""} shown`;
+  if (state.assets.length === 0 && !state.next) $("status").textContent = "Nothing here: no asset matches these filters.";
+  showSelection();
+}
+
+// Whether an asset still belongs in this view, after a change to it.
+function belongs(asset) {
+  const view = currentView();
+  const params = new URLSearchParams(location.search);
+  if (Boolean(asset.trashedAt) !== (view.name === "trash")) return false;
+  if (params.get("favorite") === "1" && !asset.favorite) return false;
+  if (view.name === "album" && !asset.albums.includes(view.album)) return false;
+  for (const keyword of params.getAll("keyword")) if (keyword && !asset.keywords.includes(keyword)) return false;
+  return true;
+}
+
+// On leaving the viewer, or after a change to a selection: what left the view goes.
+function pruneView() {
+  const gone = state.assets.filter((a) => !belongs(a)).map((a) => a.id);
+  if (gone.length) removeFromTimeline(gone);
+  updateViewHead();
+}
+
+// ---- The selection ----
+
+function toggleSelected(id) {
+  if (state.selected.has(id)) state.selected.delete(id);
+  else state.selected.add(id);
+  const tile = document.querySelector(`.tile[data-id="${id}"]`);
+  if (tile) {
+    tile.classList.toggle("selected", state.selected.has(id));
+    tile.querySelector(".pick")?.setAttribute("aria-checked", String(state.selected.has(id)));
+  }
+  showSelection();
+}
+
+function clearSelection() {
+  for (const id of [...state.selected]) toggleSelected(id);
+}
+
+function showSelection() {
+  const n = state.selected.size;
+  const view = currentView();
+  $("selectionBar").hidden = n === 0;
+  document.body.classList.toggle("selecting", n > 0);
+  $("selectionCount").textContent = `${plural(n, "asset")} selected`;
+  const inTrash = view.name === "trash";
+  for (const id of ["selFavorite", "selUnfavorite", "selAlbum", "selKeywordForm", "selTrash"]) $(id).hidden = inTrash;
+  $("selRestore").hidden = !inTrash;
+  $("selRemoveFromAlbum").hidden = view.name !== "album";
+  if (n === 0) $("selectionStatus").textContent = "";
+}
+
+async function changeSelection(what) {
+  const ids = [...state.selected];
+  if (ids.length === 0) return;
+  const n = plural(ids.length, "asset");
+  const view = currentView();
+  let ok = true;
+  switch (what) {
+    case "favorite":
+    case "unfavorite":
+      ok = await organise(ids, () => post("/api/assets/favorite", { assets: ids, favorite: what === "favorite" }),
+        what === "favorite" ? `${n} marked as favourites.` : `${n} not favourites any more.`);
+      break;
+    case "album":
+      await addToChosenAlbum(ids, $("selAlbum"), null);
+      break;
+    case "keyword": {
+      const name = $("selKeyword").value.trim();
+      if (!name) { say("Type a keyword first."); return; }
+      ok = await changeKeywords(ids, { add: [name] }, `“${name}” given to ${n}.`);
+      if (ok) $("selKeyword").value = "";
+      break;
+    }
+    case "removeFromAlbum":
+      ok = await changeAlbum(albumNamed(view.album)?.id, { remove: ids }, null, `${n} taken out of “${view.album}”.`);
+      break;
+    case "trash":
+    case "restore":
+      try {
+        await post(what === "trash" ? "/api/assets/trash" : "/api/assets/restore", { assets: ids });
+        removeFromTimeline(ids);
+        updateViewHead();
+        $("selectionBar").hidden = false;
+        say(what === "trash" ? `${n} moved to the trash.` : `${n} restored to the library.`);
+        setTimeout(showSelection, 2500);
+      } catch (error) {
+        say(`Not done: ${error.message}`);
+      }
+      return;
+  }
+  if (ok) pruneView();
+}
+
+// ---- The views: photos, favourites, an album, the trash, the albums ----
+
+function showViewNav() {
+  const view = currentView();
+  const active = view.name === "album" ? "albums" : view.name;
+  for (const link of $("views").querySelectorAll("a")) {
+    if (link.dataset.view === active) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+}
+
+async function updateViewHead() {
+  const view = currentView();
+  const head = $("viewHead");
+  head.hidden = view.name === "photos" || view.name === "albums";
+  $("albumTools").hidden = view.name !== "album";
+  $("emptyTrash").hidden = view.name !== "trash";
+  if (view.name === "favorites") {
+    $("viewTitle").textContent = "Favourites";
+    $("viewNote").textContent = "Mark an asset with ♡ in its view, or select tiles and choose ♥ Favourite.";
+  } else if (view.name === "album") {
+    $("viewTitle").textContent = view.album;
+    const album = albumNamed(view.album);
+    $("viewNote").textContent = album ? plural(album.assets, "asset") : "No album of this name (renamed or deleted?): Albums lists them.";
+    if (document.activeElement !== $("albumName")) $("albumName").value = view.album;
+  } else if (view.name === "trash") {
+    $("viewTitle").textContent = "Trash";
+    try {
+      const trash = await api("/api/trash");
+      $("viewNote").textContent = trash.assets === 0
+        ? "The trash is empty."
+        : `${plural(trash.assets, "asset")}. Assets here keep all their files and history until the trash is emptied; Restore brings one back whole.`;
+      $("emptyTrash").disabled = trash.assets === 0;
+    } catch (error) {
+      $("viewNote").textContent = error.message;
+    }
+  }
+}
+
+function showAlbums() {
+  $("timeline").hidden = true;
+  $("years").hidden = true;
+  $("filters").hidden = true;
+  $("albums").hidden = false;
+  const grid = $("albumGrid");
+  if (state.albums.length === 0) {
+    grid.replaceChildren(el("p", { text: "No albums yet. Name one above, or add assets to a new album from their view." }));
+    return;
+  }
+  grid.replaceChildren(...state.albums.map((album) => {
+    const cover = el("img", { class: "cover", alt: "", loading: "lazy" });
+    if (album.thumbnail) cover.src = album.thumbnail;
+    return el("a", { class: "album", href: `?album=${encodeURIComponent(album.name)}`, "data-album": album.id },
+      cover, el("span", { class: "name", text: album.name }), el("span", { class: "size", text: plural(album.assets, "asset") }));
+  }));
+}
+
+async function createAlbum(event) {
+  event.preventDefault();
+  const name = $("newAlbumName").value.trim();
+  if (!name) return;
+  try {
+    await post("/api/albums", { name });
+    $("newAlbumName").value = "";
+    await loadAlbums();
+    showAlbums();
+  } catch (error) {
+    $("albumGrid").prepend(el("p", { text: `Not made: ${error.message}` }));
+  }
+}
+
+async function renameAlbum(event) {
+  event.preventDefault();
+  const view = currentView();
+  const album = albumNamed(view.album);
+  const name = $("albumName").value.trim();
+  if (!album || !name || name === view.album) return;
+  try {
+    const renamed = await post(`/api/albums/${album.id}`, { name });
+    const params = new URLSearchParams(location.search);
+    params.set("album", renamed.name);
+    history.replaceState(null, "", `?${params}`);
+    await loadAlbums();
+    updateViewHead();
+    say(`Renamed “${renamed.name}”.`);
+  } catch (error) {
+    say(`Not renamed: ${error.message}`);
+  }
+}
+
+async function deleteAlbum() {
+  const view = currentView();
+  const album = albumNamed(view.album);
+  if (!album) return;
+  const question = album.assets > 0
+    ? `Delete the album “${album.name}”? Its ${plural(album.assets, "asset")} stay in the library.`
+    : `Delete the empty album “${album.name}”?`;
+  if (!confirm(question)) return;
+  try {
+    await post(`/api/albums/${album.id}/delete`, { evenIfNotEmpty: true });
+    location.href = "/?view=albums";
+  } catch (error) {
+    say(`Not deleted: ${error.message}`);
+  }
+}
+
+async function emptyTrash() {
+  let count = 0;
+  try { count = (await api("/api/trash")).assets; } catch (_) { /* asked below all the same */ }
+  if (!confirm(`Delete ${plural(count, "asset")} for good? Their originals, edits and every file made from them go, and cannot be brought back.`)) return;
+  $("emptyTrash").disabled = true;
+  $("viewStatus").textContent = "Emptying the trash…";
+  try {
+    const result = await post("/api/trash/empty");
+    resetTimeline();
+    await loadPage();
+    await updateViewHead();
+    $("viewStatus").textContent = `Deleted ${plural(result.assets.length, "asset")}: ${plural(result.files, "file")}, ${(result.bytes / 1048576).toFixed(1)} MB.`
+      + (result.problems.length ? ` Problems: ${result.problems.join("; ")}` : "");
+  } catch (error) {
+    $("viewStatus").textContent = `The trash was not emptied: ${error.message}`;
+    $("emptyTrash").disabled = false;
+  }
+}
+
 // ---- Wiring ----
 
 function step(delta) {
@@ -653,6 +1086,9 @@ document.addEventListener("DOMContentLoaded", () => {
     const rest = given.toString();
     history.replaceState(null, "", rest ? `?${rest}` : location.pathname);
   }
+  // The bar wraps on narrow windows: what sits below it (years, the selection) follows.
+  const barHeight = () => document.documentElement.style.setProperty("--bar", `${$("bar").offsetHeight}px`);
+  new ResizeObserver(barHeight).observe($("bar"));
   const params = filtersFromURL();
   $("filters").addEventListener("change", () => { filtersToURL(); resetTimeline(); loadPage(); });
   const observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) fill(); }, { rootMargin: `${AHEAD}px` });
@@ -668,11 +1104,44 @@ document.addEventListener("DOMContentLoaded", () => {
   $("previewEdit").addEventListener("click", previewEdit);
   $("applyEdit").addEventListener("click", applyEdit);
   $("revert").addEventListener("click", revert);
+  $("favorite").addEventListener("click", toggleFavorite);
+  $("trashButton").addEventListener("click", trashOrRestore);
+  $("makeCover").addEventListener("click", makeCover);
+  $("albumForm").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const asset = state.assets[state.current];
+    if (asset) addToChosenAlbum([asset.id], $("addToAlbum"), $("newAlbumForAsset"));
+  });
+  $("keywordForm").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const asset = state.assets[state.current], name = $("keywordInput").value.trim();
+    if (!asset || !name) return;
+    if (await changeKeywords([asset.id], { add: [name] }, `“${name}” added.`)) $("keywordInput").value = "";
+  });
+  $("selFavorite").addEventListener("click", () => changeSelection("favorite"));
+  $("selUnfavorite").addEventListener("click", () => changeSelection("unfavorite"));
+  $("selAlbum").addEventListener("change", () => { if ($("selAlbum").value) changeSelection("album"); });
+  $("selKeywordForm").addEventListener("submit", (e) => { e.preventDefault(); changeSelection("keyword"); });
+  $("selRemoveFromAlbum").addEventListener("click", () => changeSelection("removeFromAlbum"));
+  $("selTrash").addEventListener("click", () => changeSelection("trash"));
+  $("selRestore").addEventListener("click", () => changeSelection("restore"));
+  $("selClear").addEventListener("click", clearSelection);
+  $("newAlbum").addEventListener("submit", createAlbum);
+  $("albumTools").addEventListener("submit", renameAlbum);
+  $("deleteAlbum").addEventListener("click", deleteAlbum);
+  $("emptyTrash").addEventListener("click", emptyTrash);
   document.addEventListener("keydown", (e) => {
-    if ($("viewer").hidden || e.target.matches("input, select, textarea")) return;
+    if (e.target.matches("input, select, textarea")) return;
+    if ($("viewer").hidden) {
+      if (e.key === "Escape" && state.selected.size > 0) clearSelection();
+      return;
+    }
     if (e.key === "ArrowLeft") step(-1);
     else if (e.key === "ArrowRight") step(1);
     else if (e.key === "Escape") closeViewer();
+    // As in Apple Photos: "." marks a favourite; Delete moves to the trash (which keeps it).
+    else if (e.key === ".") toggleFavorite();
+    else if (e.key === "Delete") trashOrRestore();
   });
   // Swipe for next and previous on touch screens.
   let startX = null;
@@ -684,7 +1153,17 @@ document.addEventListener("DOMContentLoaded", () => {
     if (Math.abs(dx) > 50) step(dx < 0 ? 1 : -1);
   });
   loadFilters();
-  loadYears();
+  loadKeywords();
+  showViewNav();
+  const view = currentView();
+  const albumsLoaded = loadAlbums().then(updateViewHead);
+  if (view.name === "albums") {
+    albumsLoaded.then(showAlbums);
+    return;
+  }
+  // Years jump through the whole library; the other views are short enough to scroll.
+  if (view.name === "photos") loadYears();
+  else $("years").hidden = true;
   const open = Number(params.get("asset"));
   loadPage().then(async () => {
     if (!open) return;

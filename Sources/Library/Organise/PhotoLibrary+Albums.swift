@@ -25,7 +25,7 @@ public enum AlbumError: Error, CustomStringConvertible, Equatable {
         case .noAlbum(let name): "no album named \"\(name)\" (`camlib album list` lists them; `camlib album create` makes one)"
         case .exists(let name): "an album named \"\(name)\" exists already"
         case .badName(let name): "\"\(name)\" cannot name an album: give some text, without line breaks"
-        case .notEmpty(let name, let n): "the album \"\(name)\" holds \(n) asset\(n == 1 ? "" : "s"); `camlib album remove` them first (the assets themselves stay in the library)"
+        case .notEmpty(let name, let n): "the album \"\(name)\" holds \(n) asset\(n == 1 ? "" : "s"); `camlib album delete --even-if-not-empty` deletes it all the same (the assets themselves stay in the library)"
         case .notInAlbum(let asset, let name): "asset \(asset) is not in the album \"\(name)\""
         }
     }
@@ -109,13 +109,15 @@ extension PhotoLibrary {
         }
     }
 
-    /// Deletes an empty album (its assets would have to be removed first: deleting an
-    /// album never takes an asset anywhere).
-    public func deleteAlbum(_ name: String) throws {
+    /// Deletes the album. One that holds assets is deleted only with `evenIfNotEmpty`,
+    /// its places going with it in the same transaction. Deleting an album never takes an
+    /// asset anywhere: its assets stay in the library, and in their other albums.
+    public func deleteAlbum(_ name: String, evenIfNotEmpty: Bool = false) throws {
         try catalog.write { db in
             guard let record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
             let count = try AlbumAssetRecord.assets(of: record.id!, db).count
-            guard count == 0 else { throw AlbumError.notEmpty(name, assets: count) }
+            guard count == 0 || evenIfNotEmpty else { throw AlbumError.notEmpty(name, assets: count) }
+            try AlbumAssetRecord.filter(Column("album_id") == record.id!).deleteAll(db)
             _ = try AlbumRecord.deleteOne(db, key: record.id)
         }
     }
