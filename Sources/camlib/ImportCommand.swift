@@ -18,6 +18,10 @@ struct ImportCommand: ParsableCommand {
             name in the same folder. Apple sidecars (IMG_1234.AAE, IMG_O1234.AAE) and rendered
             edits (IMG_E1234.*) are attached to IMG_1234.
 
+            --dry-run goes through every file as the import would, in full (reading,
+            hashing, pairing, sidecars, errors) on a copy of the catalog, and says what it
+            would do; the library is left as it was.
+
             A file that cannot be read gets a one-line error and the import goes on.
             Exit status: 0 when every file was imported, a duplicate or skipped; 2 when
             some files failed; 1 when the import could not run; 130 when interrupted.
@@ -33,6 +37,9 @@ struct ImportCommand: ParsableCommand {
 
     @Option(name: .long, help: "Files analysed at once (default: one per core).")
     var jobs: Int?
+
+    @Flag(name: .customLong("dry-run"), help: "Say what the import would do, and change nothing.")
+    var dryRun = false
 
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file or folder to import") }
@@ -50,7 +57,8 @@ struct ImportCommand: ParsableCommand {
             Terminal.error("camlib: nothing to import, so no library was made at \(libraryOptions.location.path)")
             throw ExitCode.failure
         }
-        let library = try libraryOptions.open(.create)
+        let (library, scratch) = try openLibrary()
+        defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var options = ImportOptions(isolation: .workerProcesses(executable: executable))
         if let jobs { options.jobs = jobs }
@@ -60,8 +68,9 @@ struct ImportCommand: ParsableCommand {
         defer { withExtendedLifetime(signals) {} }
 
         let bar = ProgressBar()
-        let report = try importer.run(paths: paths) { p in bar.update(done: p.done, total: p.total, item: p.path) }
+        var report = try importer.run(paths: paths) { p in bar.update(done: p.done, total: p.total, item: p.path) }
         bar.finish()
+        report.library = libraryOptions.location.path
 
         if json {
             print(try Terminal.json(report))
@@ -75,16 +84,36 @@ struct ImportCommand: ParsableCommand {
         if !report.errors.isEmpty { throw ExitCode(ExitStatus.partialFailure) }
     }
 
+    /// The library to import into; for a dry run, a rehearsal of it, or, when there is
+    /// none yet (a dry run makes no library), an empty one in a temporary folder, deleted
+    /// afterwards (`scratch`).
+    func openLibrary() throws -> (library: PhotoLibrary, scratch: URL?) {
+        guard dryRun else { return (try libraryOptions.open(.create), nil) }
+        if let existing = try libraryOptions.openIfExists() {
+            guard !existing.isReadOnly else { throw LibraryError.readOnly(path: existing.root.path) }
+            return (try existing.rehearsing(), nil)
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-dry-run-\(getpid())-\(UUID().uuidString)")
+        do {
+            return (try PhotoLibrary(root: scratch, mode: .create).rehearsing(), scratch)
+        } catch {
+            try? FileManager.default.removeItem(at: scratch)
+            throw error
+        }
+    }
+
     func printSummary(_ r: ImportReport) {
         var lines: [String] = []
         let time = String(format: "%.1f s", r.seconds)
+        let would = r.dryRun ? "would be " : ""
         if r.imported == 0 && r.errors.isEmpty && r.duplicates > 0 && !r.interrupted {
             lines.append("Nothing new: all \(r.duplicates) photo and movie files are already in \(r.library) (\(time)).")
         } else {
             var parts = [counted(r.assetsCreated, "new asset")]
-            if r.livePhotosPaired > 0 { parts.append("\(r.livePhotosPaired) Live Photos paired") }
-            if r.attached > 0 { parts.append("\(r.attached) sidecars and edits attached") }
-            lines.append("Imported \(r.imported) of \(r.files) files into \(r.library): \(parts.joined(separator: ", ")) (\(time)).")
+            if r.livePhotosPaired > 0 { parts.append("\(r.livePhotosPaired) Live Photos \(would)paired") }
+            if r.attached > 0 { parts.append("\(r.attached) sidecars and edits \(would)attached") }
+            lines.append(
+                "\(r.dryRun ? "Would import" : "Imported") \(r.imported) of \(r.files) files into \(r.library): \(parts.joined(separator: ", ")) (\(time)).")
             var rest: [String] = []
             if r.duplicates > 0 { rest.append("\(r.duplicates) already in the library") }
             if r.skipped > 0 { rest.append("\(r.skipped) skipped") }
@@ -96,13 +125,14 @@ struct ImportCommand: ParsableCommand {
             lines.append("In the trash, so not listed until restored: \(counted(r.assetsInTrash.count, "asset")) (`camlib restore \(ids)`).")
         }
         if r.interrupted { lines.append("Interrupted: the files not listed above were not looked at; run the import again to finish.") }
+        if r.dryRun { lines.append("Nothing was changed (--dry-run).") }
         print(lines.joined(separator: "\n"))
         if !r.skippedFiles.isEmpty {
             print("Skipped:")
             for s in r.skippedFiles { print("  \(s.path): \(s.message)".terminalSafe()) }
         }
         if !r.warnings.isEmpty {
-            print("Imported with warnings:")
+            print(r.dryRun ? "Would be imported with warnings:" : "Imported with warnings:")
             for w in r.warnings { print("  \(w.path): \(w.message)".terminalSafe()) }
         }
     }

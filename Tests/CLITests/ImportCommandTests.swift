@@ -142,4 +142,26 @@ struct ImportCommandTests {
         #expect(result.status == 64)
         #expect(result.stderr.contains("give at least one file or folder to import"))
     }
+
+    @Test func aDryRunSaysWhatWouldBeImportedAndMakesNoLibrary() throws {
+        let scratch = try ScratchDirectory()
+        let temporary = try scratch.subdirectory("tmp")
+        let lib = scratch.file("library")
+        let folder = Media.path("apple-live-photo")
+        // No library yet: the rehearsal runs on an empty one in TMPDIR, then gone.
+        let dry = try Camlib.run(["import", "--dry-run", "--library", lib, folder], environment: ["TMPDIR": temporary.path])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("Would import 10 of 10 files into \(lib): 3 new assets, 3 Live Photos would be paired"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("Nothing was changed (--dry-run)."))
+        #expect(!FileManager.default.fileExists(atPath: lib), "a dry run made a library")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "the rehearsal's files are left")
+        // The real import then does what it said; a dry run again finds nothing new.
+        let real = try Camlib.run(["import", "--library", lib, folder, "--json"])
+        let summary = try JSONDecoder().decode(ImportSummary.self, from: Data(real.stdout.utf8))
+        #expect(summary.assetsCreated == 3 && summary.livePhotosPaired == 3)
+        let again = try Camlib.run(["import", "--dry-run", "--library", lib, folder, "--json"], environment: ["TMPDIR": temporary.path])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+        #expect(object["dryRun"] as? Bool == true && object["duplicates"] as? Int == 10 && object["imported"] as? Int == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+    }
 }

@@ -100,6 +100,14 @@ public final class Catalog: Sendable {
         return try database.write(body)
     }
 
+    /// Copies the catalog, as it is now, to a new database at `path` (SQLite's online
+    /// backup: readers and writers of this one go on meanwhile).
+    func backup(to path: String) throws {
+        let copy = try DatabaseQueue(path: path)
+        try database.backup(to: copy)
+        try copy.close()
+    }
+
     /// Closes the catalog's connections, first copying the write-ahead log into
     /// `catalog.sqlite` and emptying it, so the catalog is that one file again (a copy of
     /// `catalog.sqlite` alone, as backups often make, then holds everything). Nothing may

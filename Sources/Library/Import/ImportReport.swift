@@ -30,6 +30,8 @@ public struct ImportReport: Codable, Sendable {
     /// photo, a movie that joined its trashed still): hidden until restored.
     public var assetsInTrash: [Int64] = []
     public var interrupted = false
+    /// Rehearsed (`--dry-run`): what the import would have done; nothing was changed.
+    public var dryRun = false
     public var seconds = 0.0
 
     public init(library: String) {

@@ -23,7 +23,8 @@ extension ImportSession {
             commitMedia(a, into: &report)
             return
         }
-        if let t = a.thumbnail { unlink(t.temporaryPath) }
+        // A render is kept as it is: the thumbnail and aux images its analysis made go.
+        defer { AnalysisOutcome.analyzed(a).discardStagedFiles() }
         let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
         attach(path: a.path, staged: staged, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType,
                to: asset, into: &report) { db, resource in

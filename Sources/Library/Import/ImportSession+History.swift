@@ -39,8 +39,9 @@ extension ImportSession {
                 touchedAssets.insert(asset)
                 return (added, asset)
             }
-            // Images the current version attached: its render's aux images again.
-            try library.listAttachedImages(of: asset)
+            // Images the current version attached: its render's aux images again (not
+            // in a rehearsal, where the render beside it was not placed).
+            if library.rehearsal == nil { try library.listAttachedImages(of: asset) }
             if restored > 0 {
                 report.imported += 1
                 report.attached += 1

@@ -237,7 +237,7 @@ struct ImportSession {
                         throw LibraryError.assetNotFound("\(asset) with a still or movie to attach \(source.lastPathComponent) to")
                     }
                     let folder = try library.file(primary.path, of: asset).deletingLastPathComponent()
-                    let url = try AtomicFile.publish(copy.url, to: folder.appendingPathComponent(source.lastPathComponent))
+                    let url = try library.publishOriginal(copy.url, to: folder.appendingPathComponent(source.lastPathComponent))
                     published = url
                     var record = ResourceRecord(
                         id: nil, assetId: asset, role: role, path: library.relative(url), sha256: copy.sha256, bytes: copy.bytes,

@@ -98,6 +98,7 @@ public final class Importer: Sendable {
         // sweep at open and written its last thumbnail since.
         library.removeAbandonedTemporaries()
         report.interrupted = isCancelled
+        report.dryRun = library.isRehearsal
         report.assetIDs = session.touchedAssets.sorted()
         report.assetsInTrash = (try? library.trashed(among: session.assetsMet)) ?? []
         report.seconds = Date().timeIntervalSince(started)

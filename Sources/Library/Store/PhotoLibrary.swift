@@ -6,6 +6,9 @@ public final class PhotoLibrary: Sendable {
     public let root: URL
     public let layout: LibraryLayout
     public let catalog: Catalog
+    /// Set on a library that rehearses a change on a copy of the catalog
+    /// (``rehearsing()``): nothing of it reaches the library.
+    let rehearsal: Rehearsal?
 
     public var temporary: URL { layout.temporary }
     public static let catalogName = LibraryLayout.catalogName
@@ -46,7 +49,20 @@ public final class PhotoLibrary: Sendable {
             }
         }
         catalog = try Catalog(path: catalogPath, access: writable ? .readWrite(concurrent: mode != .read) : .readOnly, willMigrate: willMigrate)
+        rehearsal = nil
         if writable { removeAbandonedTemporaries() }
+    }
+
+    /// The same library with another catalog: a rehearsal's (``rehearsing()``).
+    init(root: URL, catalog: Catalog, rehearsal: Rehearsal) {
+        self.root = root
+        self.layout = LibraryLayout(root: root)
+        self.catalog = catalog
+        self.rehearsal = rehearsal
+    }
+
+    deinit {
+        rehearsal?.discard()
     }
 
     /// Whether this process may change the library: its folder and catalog are writable
