@@ -9,15 +9,16 @@ struct RepairCommand: ParsableCommand {
         discussion: Help.reflow(
             """
             Makes every missing or damaged derived file again from the file it was made
-            from (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters), so
-            deleting derived/ loses nothing but the renders of camlib's own edits, which
-            repair does not render again yet. Deletes files under derived/ that no catalog
-            row names (what an import or edit killed half-way left), and moves such files
-            under originals/ to lost+found/TIME/ in the library, where you can look at
-            them: nothing of yours is deleted. Finishes an emptying of the trash that did
-            not finish. Damaged originals, and edits' renders, are reported, not mended:
-            originals come back only from a backup; an edit is made again by `camlib
-            revert` and `camlib edit`.
+            from (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters), and
+            renders camlib's own edits again from their recipes, so deleting derived/ loses
+            nothing. Deletes files under derived/ that no catalog row names (what an import
+            or edit killed half-way left), and moves such files under originals/ to
+            lost+found/TIME/ in the library, where you can look at them: nothing of yours
+            is deleted. Finishes an emptying of the trash that did not finish. Damaged
+            originals are reported, not mended: they come back only from a backup. So is
+            the render of an edit carrying images attached with `aux attach` (the library
+            does not keep those apart from the render): `camlib revert` and `aux attach`
+            make a new one.
             Run `camlib verify` afterwards to see that the library is sound.
             """))
 

@@ -1,3 +1,4 @@
+import Filters
 import Foundation
 import GRDB
 import Testing
@@ -31,6 +32,44 @@ struct RepairTests {
         #expect(try Self.derivedFiles(library) == recorded)
         for path in recorded.keys { #expect(try FileReading.sha256(of: library.absolute(path).path) == recorded[path], "\(path)") }
         #expect(try library.verify(quick: false).sound)
+        #expect(try library.repair().actions.isEmpty, "a sound library has nothing to repair")
+    }
+
+    @Test func deletingDerivedLosesNoEditEither() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        let files = [
+            "apple-live-photo/51F2BEF7-431A-4D31-8AC1-3284A57826AE.jpeg", "apple-live-photo/51F2BEF7-431A-4D31-8AC1-3284A57826AE_3.mov",
+            "android-depth-motion/motion_photo.jpeg", "orientation/Landscape_1.jpg",
+        ]
+        _ = try Importer(library: library).run(paths: files.map { Media.path($0) })
+        let ids = try [files[0], files[2], files[3]].map { try library.findAsset(Media.path($0)) }
+        for id in ids { _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false) }
+        let recorded = try Self.derivedFiles(library)
+        let renders = recorded.keys.filter { $0.hasPrefix("derived/renders/") }
+        #expect(renders.count == 4, "a Live Photo's still and movie, a Motion Photo's still, a photo: \(renders)")
+        let before = try library.describe(ids)
+
+        try FileManager.default.removeItem(at: library.layout.derived)
+        let dry = try library.repair(dryRun: true)
+        #expect(dry.actions.count == recorded.count && dry.actions.allSatisfy { $0.kind == .rebuilt }, "\(dry.actions.filter { $0.kind != .rebuilt })")
+        let report = try library.repair()
+        #expect(report.actions.allSatisfy { $0.kind == .rebuilt }, "\(report.actions.filter { $0.kind != .rebuilt })")
+        #expect(report.actions.count == recorded.count)
+        #expect(try library.verify(quick: false).sound)
+        // Each render is the edit again: the same recipe on the same original, shown the
+        // same (the encoders may place bits differently; the catalog records what they made).
+        let after = try library.describe(ids)
+        for (old, new) in zip(before, after) {
+            #expect(old.adjustments.map(\.data) == new.adjustments.map(\.data))
+            #expect(old.resources.map(\.role) == new.resources.map(\.role))
+        }
+        for path in renders {
+            let url = library.absolute(path)
+            #expect(FileManager.default.fileExists(atPath: url.path), "\(path)")
+        }
+        let changed = try Self.derivedFiles(library).filter { recorded[$0.key] != $0.value }.keys.sorted()
+        #expect(changed.allSatisfy { $0.hasPrefix("derived/renders/") || $0.hasPrefix("derived/thumbnails/") }, "\(changed)")
         #expect(try library.repair().actions.isEmpty, "a sound library has nothing to repair")
     }
 

@@ -37,8 +37,8 @@ extension PhotoLibrary {
     /// from the file it was made from, by the same analysis import runs; deletes files
     /// under `derived/` that no row names, and moves those under `originals/` to
     /// `lost+found/TIME/` (a file no row names is never taken for the library's, but
-    /// it is not deleted either). Damaged originals, and camlib's own renders, are
-    /// reported, not mended. `progress` hears files made again of files to make.
+    /// it is not deleted either). camlib's own renders are rendered again from their
+    /// recipes (``rerender(_:dryRun:)``). Damaged originals are reported, not mended. `progress` hears files made again of files to make.
     public func repair(dryRun: Bool = false, progress: (Int, Int) -> Void = { _, _ in }) throws -> RepairReport {
         var report = RepairReport(dryRun: dryRun)
         if !dryRun {
@@ -65,42 +65,66 @@ extension PhotoLibrary {
             }
         }
         var actions: [RepairReport.Action] = []
-        // What each broken file is made from: a still or movie (or a render) whose analysis,
-        // as import runs it, stages it again. A Motion Photo's poster is the still's too.
-        var bySource: [Int64: [CatalogFile]] = [:]
+        // Three rounds, each making what the next is made from: files made from originals
+        // (among them a Motion Photo's movie, which its edit's render holds); camlib's
+        // renders, from their recipes; files made from renders (their thumbnails and aux PNGs).
+        let renderRoles = Set(ResourceRole.renders.map(\.rawValue))
+        var fromOriginals: [Int64: [CatalogFile]] = [:], fromRenders: [Int64: [CatalogFile]] = [:]
+        var renders: [CatalogFile] = []
         for file in broken {
-            let renders = ResourceRole.renders.map(\.rawValue)
-            guard let madeFrom = file.madeFrom, !(file.source == .resource && renders.contains(file.role)) else {
-                // A render camlib made from a recipe: not cut or decoded out of a file.
-                actions.append(
-                    .init(kind: .notRepaired, asset: file.assetId, path: absolute(file.path).path,
-                          detail: "asset \(file.assetId): the \(file.role) \(file.path) is missing or damaged; repair does not render edits again yet (`camlib revert \(file.assetId)` and `camlib edit` make a new one)"))
+            if file.source == .resource && renderRoles.contains(file.role) {
+                renders.append(file)
                 continue
             }
+            guard let madeFrom = file.madeFrom else {
+                actions.append(
+                    .init(kind: .notRepaired, asset: file.assetId, path: absolute(file.path).path,
+                          detail: "asset \(file.assetId): \(file.path) is missing or damaged, and the catalog does not say what it was made from"))
+                continue
+            }
+            // What it is made from: a still or movie (or a render) whose analysis, as
+            // import runs it, stages it again. A Motion Photo's poster is the still's too.
             let source = try catalog.read { db in try ResourceRecord.fetchOne(db, key: madeFrom) }
             let root = source?.derivedFrom.flatMap { id in source?.role == .pairedVideo ? id : nil } ?? madeFrom
-            bySource[root, default: []].append(file)
+            if let role = source?.role, renderRoles.contains(role.rawValue) {
+                fromRenders[root, default: []].append(file)
+            } else {
+                fromOriginals[root, default: []].append(file)
+            }
         }
         var done = 0
-        let total = bySource.values.reduce(0) { $0 + $1.count }
-        for (sourceID, files) in bySource.sorted(by: { $0.key < $1.key }) {
-            progress(done, total)
-            done += files.count
-            actions += try rebuild(files, from: sourceID, dryRun: dryRun)
+        let total = broken.count
+        // In a dry run, what the renders' round would make is taken as made.
+        let remade = Set(renders.map(\.id))
+        func rebuildAll(_ bySource: [Int64: [CatalogFile]]) throws {
+            for (sourceID, files) in bySource.sorted(by: { $0.key < $1.key }) {
+                progress(done, total)
+                done += files.count
+                actions += try rebuild(files, from: sourceID, dryRun: dryRun, remade: remade)
+            }
         }
+
+        try rebuildAll(fromOriginals)
+        for file in renders {
+            progress(done, total)
+            done += 1
+            actions.append(try rerender(file, dryRun: dryRun))
+        }
+        try rebuildAll(fromRenders)
         progress(total, total)
         return actions
     }
 
-    /// `files`, all made from the resource `sourceID`, made again from it.
-    private func rebuild(_ files: [CatalogFile], from sourceID: Int64, dryRun: Bool) throws -> [RepairReport.Action] {
+    /// `files`, all made from the resource `sourceID`, made again from it. `remade`: the
+    /// resources an earlier round makes again (a dry run finds them still broken).
+    private func rebuild(_ files: [CatalogFile], from sourceID: Int64, dryRun: Bool, remade: Set<Int64>) throws -> [RepairReport.Action] {
         func notRepaired(_ file: CatalogFile, _ why: String) -> RepairReport.Action {
             .init(kind: .notRepaired, asset: file.assetId, path: absolute(file.path).path, detail: "asset \(file.assetId): \(file.path): \(why)")
         }
         guard let source = try catalog.read({ db in try ResourceRecord.fetchOne(db, key: sourceID) }), let sourceURL = layout.confined(source.path)
         else { return files.map { notRepaired($0, "what it was made from is not in the catalog") } }
         // The source itself must be whole, or what is made from it would be wrong.
-        guard (try? FileReading.sha256(of: sourceURL.path)) == source.sha256 else {
+        guard (dryRun && remade.contains(sourceID)) || (try? FileReading.sha256(of: sourceURL.path)) == source.sha256 else {
             return files.map { notRepaired($0, "it is made from \(source.path), which is missing or damaged itself") }
         }
         if dryRun {

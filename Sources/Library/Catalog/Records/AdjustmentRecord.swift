@@ -116,6 +116,15 @@ extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
                 """)
     }
 
+    /// The adjustment that rendered the resource (the oldest, when one recipe's render
+    /// serves several adjustments: they share the recipe).
+    static func adjustment(rendering resource: Int64, _ db: Database) throws -> AdjustmentRecord? {
+        try AdjustmentRecord.fetchOne(
+            db,
+            sql: "SELECT a.* FROM adjustment a JOIN adjustment_render ar ON ar.adjustment_id = a.id WHERE ar.resource_id = ? ORDER BY a.id LIMIT 1",
+            arguments: [resource])
+    }
+
     /// The newest file in `role` that the asset's current adjustment rendered.
     static func currentRender(of asset: Int64, role: ResourceRole, _ db: Database) throws -> ResourceRecord? {
         try SQLRequest<ResourceRecord>(
