@@ -14,10 +14,13 @@ struct AlbumCoverCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An asset in it: an id or a path of one of its files.", valueName: "asset"))
     var asset: String
 
+    @Flag(help: "Print the album as JSON: {id, name, assets, cover, createdAt}.")
+    var json = false
+
     func run() throws {
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         try library.setAlbumCover(name, id)
-        print("Asset \(id) is the cover of \"\(name.terminalSafe())\".")
+        print(json ? try Terminal.json(try library.album(named: name).album) : "Asset \(id) is the cover of \"\(name.terminalSafe())\".")
     }
 }

@@ -19,8 +19,17 @@ struct AlbumDeleteCommand: ParsableCommand {
     @Flag(help: "Delete it even when it holds assets (they stay in the library).")
     var evenIfNotEmpty = false
 
+    @Flag(help: "Print JSON: {deleted: NAME, assetsKept: N}.")
+    var json = false
+
     func run() throws {
-        try libraryOptions.open(.write).deleteAlbum(name, evenIfNotEmpty: evenIfNotEmpty)
-        print("Album \"\(name.terminalSafe())\" deleted.")
+        let library = try libraryOptions.open(.write)
+        let held = try library.album(named: name).assets.count
+        try library.deleteAlbum(name, evenIfNotEmpty: evenIfNotEmpty)
+        if json {
+            print(try Terminal.json(["deleted": AnyEncodable(name), "assetsKept": AnyEncodable(held)]))
+        } else {
+            print("Album \"\(name.terminalSafe())\" deleted\(held > 0 ? "; its \(counted(held, "asset")) stay in the library" : "").")
+        }
     }
 }

@@ -13,8 +13,13 @@ struct AlbumRenameCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Its new name.", valueName: "new-name"))
     var newName: String
 
+    @Flag(help: "Print the album as JSON: {id, name, assets, cover, createdAt}.")
+    var json = false
+
     func run() throws {
-        try libraryOptions.open(.write).renameAlbum(name, to: newName)
-        print("Album \"\(name.terminalSafe())\" is now \"\(newName.trimmingCharacters(in: .whitespaces).terminalSafe())\".")
+        let library = try libraryOptions.open(.write)
+        try library.renameAlbum(name, to: newName)
+        let album = try library.album(named: newName.trimmingCharacters(in: .whitespaces)).album
+        print(json ? try Terminal.json(album) : "Album \"\(name.terminalSafe())\" is now \"\(album.name.terminalSafe())\".")
     }
 }

@@ -35,6 +35,11 @@ struct OrganiseCommandTests {
         #expect(listed.hasPrefix("Huntsville: 2 assets, cover 2") && listed.contains("Landscape_1.jpg"), "\(listed)")
         let delete = try Camlib.run(["album", "delete", "--library", lib, "Huntsville"])
         #expect(delete.status == 1 && delete.stderr.contains("holds 2 assets"), "\(delete.stderr)")
+        let renamed = try Camlib.run(["album", "rename", "--library", lib, "Huntsville", "Rocket City", "--json"])
+        #expect(renamed.stdout.contains(#""name" : "Rocket City""#) && renamed.stdout.contains(#""assets" : 2"#), "\(renamed.stdout)")
+        let deleted = try Camlib.run(["album", "delete", "--library", lib, "Rocket City", "--even-if-not-empty", "--json"])
+        #expect(deleted.status == 0 && deleted.stdout.contains(#""assetsKept" : 2"#), "\(deleted.stdout)\(deleted.stderr)")
+        #expect(try Set([1, 2]).isSubset(of: ids([])), "its assets stay")
         let badPlace = try Camlib.run(["query", "--library", lib, "--near", "north"])
         #expect(badPlace.status == 64 && badPlace.stderr.contains("not a place"))
     }

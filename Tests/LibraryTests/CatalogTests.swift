@@ -85,8 +85,8 @@ import TestSupport
     let root = dir.url.appendingPathComponent("lib")
     _ = try PhotoLibrary(root: root, mode: .create)
     // PID 999999999 does not exist: this file was left by a crashed import.
-    let stale = root.appendingPathComponent("tmp/999999999-ABC.part")
-    let live = root.appendingPathComponent("tmp/\(getpid())-DEF.part")
+    let stale = root.appendingPathComponent("tmp/999999999-\(UUID().uuidString).part")
+    let live = root.appendingPathComponent("tmp/\(getpid())-\(UUID().uuidString).part")
     try Data([1]).write(to: stale)
     try Data([1]).write(to: live)
     _ = try PhotoLibrary(root: root, mode: .write)

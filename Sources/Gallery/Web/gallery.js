@@ -714,7 +714,7 @@ function showOrganise(asset) {
   for (const id of ["favorite", "previewEdit", "applyEdit", "revert"]) $(id).disabled = trashed || (id === "revert" && !asset.adjustments.some((a) => a.current));
   for (const form of [$("albumForm"), $("keywordForm")]) for (const control of form.elements) control.disabled = trashed;
   $("albumChips").replaceChildren(...chips(asset.albums, (name) => `?album=${encodeURIComponent(name)}`,
-    trashed ? null : (name) => changeAlbum(albumNamed(name)?.id, { remove: [asset.id] }, asset.id, `Taken out of “${name}”.`), "In no album."));
+    trashed ? null : (name) => changeAlbum(albumNamed(name)?.id, { remove: [asset.id] }, `Taken out of “${name}”.`), "In no album."));
   $("keywordChips").replaceChildren(...chips(asset.keywords, (name) => `?keyword=${encodeURIComponent(name)}`,
     trashed ? null : (name) => changeKeywords([asset.id], { remove: [name] }, `“${name}” taken off.`), "No keywords."));
 }
@@ -767,7 +767,7 @@ async function changeKeywords(ids, change, done) {
   return ok;
 }
 
-async function changeAlbum(album, change, id, done) {
+async function changeAlbum(album, change, done) {
   if (!album) { say("That album is gone: reload the page."); return false; }
   const ids = [...(change.add || []), ...(change.remove || [])];
   const ok = await organise(ids, () => post(`/api/albums/${album}/assets`, change), done);
@@ -791,7 +791,7 @@ async function addToChosenAlbum(ids, select, nameInput) {
   }
   if (!album) { say("Choose an album, or type a new album's name."); return; }
   const albumName = state.albums.find((a) => a.id === album)?.name ?? "the album";
-  if (await changeAlbum(album, { add: ids }, null, `Added to “${albumName}”.`)) {
+  if (await changeAlbum(album, { add: ids }, `Added to “${albumName}”.`)) {
     select.value = "";
     if (nameInput) nameInput.value = "";
   }
@@ -925,7 +925,7 @@ async function changeSelection(what) {
       break;
     }
     case "removeFromAlbum":
-      ok = await changeAlbum(albumNamed(view.album)?.id, { remove: ids }, null, `${n} taken out of “${view.album}”.`);
+      ok = await changeAlbum(albumNamed(view.album)?.id, { remove: ids }, `${n} taken out of “${view.album}”.`);
       break;
     case "trash":
     case "restore":

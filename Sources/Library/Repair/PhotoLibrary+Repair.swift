@@ -38,7 +38,8 @@ extension PhotoLibrary {
     /// under `derived/` that no row names, and moves those under `originals/` to
     /// `lost+found/TIME/` (a file no row names is never taken for the library's, but
     /// it is not deleted either). camlib's own renders are rendered again from their
-    /// recipes (``rerender(_:dryRun:)``). Damaged originals are reported, not mended. `progress` hears files made again of files to make.
+    /// recipes (``rerender(_:dryRun:)``). Damaged originals are reported, not mended.
+    /// `progress` hears files made again of files to make.
     public func repair(dryRun: Bool = false, progress: (Int, Int) -> Void = { _, _ in }) throws -> RepairReport {
         var report = RepairReport(dryRun: dryRun)
         if !dryRun {

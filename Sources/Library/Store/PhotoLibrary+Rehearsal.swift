@@ -7,6 +7,9 @@ import Synchronization
 /// publishing one only says where it would go. `import --dry-run` rehearses an import,
 /// so it reports what the import would do (new assets, duplicates, Live Photo pairs
 /// made within the batch, sidecars attached, errors) by the very code that does it.
+/// Only an import can be rehearsed: it places every file through
+/// ``PhotoLibrary/publishOriginal(_:to:)`` and ``PhotoLibrary/publishDerived(_:to:)``,
+/// which a rehearsal turns into claims.
 final class Rehearsal: Sendable {
     /// The folder holding the catalog's copy; deleted with the rehearsal's library.
     let folder: URL

@@ -91,13 +91,7 @@ public final class PhotoLibrary: Sendable {
     /// Temporary files are named `PID-UUID.part`; those of processes that no longer run
     /// were left by a crash and are deleted.
     func removeAbandonedTemporaries() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
-        for name in names {
-            guard let dash = name.firstIndex(of: "-"), let pid = Int32(name[..<dash]) else { continue }
-            if pid != getpid(), !Self.isRunning(pid) {
-                unlink(temporary.appendingPathComponent(name).path)
-            }
-        }
+        AtomicFile.removeAbandonedTemporaries(in: temporary)
     }
 
     /// Whether a process runs. A zombie does not (it has exited but, where PID 1 does not
