@@ -73,6 +73,37 @@ struct RepairTests {
         #expect(try library.repair().actions.isEmpty, "a sound library has nothing to repair")
     }
 
+    @Test func aBrowsersCopyCutShortIsFoundAndMadeAgain() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        let movie = Media.path("apple-live-photo/51F2BEF7-431A-4D31-8AC1-3284A57826AE_3.mov")
+        _ = try Importer(library: library).run(paths: [Media.path("orientation/Landscape_1.jpg"), movie])
+        let asset = try library.findAsset(Media.path("orientation/Landscape_1.jpg"))
+        let still = try #require(try library.media(of: [asset])[asset]?.still)
+        let preview = try library.displayFile(asset: asset, resource: still, kind: .preview).url
+        let whole = try Data(contentsOf: preview)
+        #expect(try library.verify(quick: true).sound)
+
+        // Cut short (a disk that filled, a copy that stopped): verify says so, repair mends it.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: preview.path)
+        try whole.prefix(whole.count / 2).write(to: preview)
+        let report = try library.verify(quick: true)
+        #expect(report.problems.map(\.kind) == [.damaged] && report.problems.first?.role == "preview", "\(report.problems)")
+        #expect(try library.repair(dryRun: true).actions.map(\.kind) == [.rebuilt])
+        #expect(try Data(contentsOf: preview).count == whole.count / 2, "a dry run changes nothing")
+        let repaired = try library.repair()
+        #expect(repaired.actions.map(\.kind) == [.rebuilt], "\(repaired.actions)")
+        #expect(try Data(contentsOf: preview) == whole, "made again as it was made")
+        #expect(try library.verify(quick: true).sound)
+
+        // A movie's structure: whole, its boxes add up; cut, they do not.
+        #expect(PhotoLibrary.structuralProblem(URL(fileURLWithPath: movie), movie: true) == nil)
+        let cut = scratch.url.appendingPathComponent("cut.mov")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: movie))
+        try bytes.prefix(bytes.count - 1000).write(to: cut)
+        #expect(PhotoLibrary.structuralProblem(cut, movie: true) != nil)
+    }
+
     @Test func strayFilesAreClearedAndOriginalsMovedAsideNotDeleted() throws {
         let scratch = try ScratchDirectory()
         let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)

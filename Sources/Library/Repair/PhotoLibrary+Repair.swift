@@ -34,8 +34,9 @@ extension PhotoLibrary {
     /// Mends what verify finds that can be mended from the library itself: finishes an
     /// emptying of the trash that did not finish; makes every missing or damaged derived
     /// file (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters) again
-    /// from the file it was made from, by the same analysis import runs; deletes files
-    /// under `derived/` that no row names, and moves those under `originals/` to
+    /// from the file it was made from, by the same analysis import runs, and every
+    /// browsers' copy whose structure is broken (``damagedCaches()``) by the gallery's
+    /// code; deletes files under `derived/` that no row names, and moves those under `originals/` to
     /// `lost+found/TIME/` (a file no row names is never taken for the library's, but
     /// it is not deleted either). camlib's own renders are rendered again from their
     /// recipes (``rerender(_:dryRun:)``). Damaged originals are reported, not mended.
@@ -52,6 +53,12 @@ extension PhotoLibrary {
             for problem in removal.problems { report.actions.append(.init(kind: .notRepaired, asset: nil, path: layout.root.path, detail: problem)) }
         }
         report.actions += try rebuildDerivedFiles(dryRun: dryRun, progress: progress)
+        for cache in try damagedCaches() {
+            report.actions.append(
+                dryRun
+                    ? .init(kind: .rebuilt, asset: nil, path: cache.url.path, detail: "\(cache.path): \(cache.reason); it would be made again")
+                    : try remake(cache))
+        }
         report.actions += try clearStrayFiles(dryRun: dryRun, report: &report)
         return report
     }

@@ -67,6 +67,10 @@ extension PhotoLibrary {
             progress(report.files, total)
         }
         report.problems += try unknownFiles()
+        report.problems += try damagedCaches().map { cache in
+            .init(kind: .damaged, asset: nil, role: cache.kind.rawValue, path: cache.url.path, original: false,
+                  detail: "\(cache.url.path): a \(cache.kind.rawValue) made for browsers: \(cache.reason); `camlib repair` makes it again")
+        }
         return report
     }
 

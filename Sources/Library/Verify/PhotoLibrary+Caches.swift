@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+
+/// A file made for browsers (a preview, an H.264 proxy, an edit's thumbnail), named by
+/// the sha256 of the file it shows, that is cut short or is not the kind of file its name
+/// says: the gallery would serve it as it is, so `repair` makes it again.
+struct DamagedCache: Sendable {
+    /// Relative to the library folder.
+    var path: String
+    var url: URL
+    var kind: DisplayKind
+    /// The sha256 of the file it was made from.
+    var source: String
+    var reason: String
+}
+
+extension PhotoLibrary {
+    /// The browsers' copies under `derived/previews/`, `derived/proxies/` and (those no
+    /// row names: an edit's) `derived/thumbnails/` whose structure is broken: a JPEG that
+    /// does not start and end as one, a movie whose boxes do not add up or that has no
+    /// `moov` or `mdat`. Structure only, read from each file's ends and box headers: a bit
+    /// flipped inside the picture is not found (nothing records these files' hashes).
+    func damagedCaches() throws -> [DamagedCache] {
+        var damaged: [DamagedCache] = []
+        let folders: [(String, DisplayKind)] = [("previews", .preview), ("proxies", .movie), ("thumbnails", .thumbnail)]
+        for (folder, kind) in folders {
+            let top = layout.derived.appendingPathComponent(folder)
+            guard let walker = FileManager.default.enumerator(at: top, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
+            for case let url as URL in walker {
+                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
+                let sha = url.deletingPathExtension().lastPathComponent
+                guard sha.count == 64 else { continue }
+                let path = layout.relative(url)
+                // Thumbnails import made are rows of the catalog, checked by their sha256.
+                if kind == .thumbnail, try catalog.read({ db in try CatalogFile.isNamed(path, db) }) { continue }
+                if let reason = Self.structuralProblem(url, movie: kind == .movie) {
+                    damaged.append(DamagedCache(path: path, url: url, kind: kind, source: sha, reason: reason))
+                }
+            }
+        }
+        return damaged.sorted { $0.path < $1.path }
+    }
+
+    /// What is wrong with a made JPEG or movie's structure; nil when nothing is.
+    static func structuralProblem(_ url: URL, movie: Bool) -> String? {
+        if movie {
+            guard let boxes = FileReading.topLevelBoxes(of: url.path) else { return "its boxes do not add up to the file (cut short?)" }
+            let types = Set(boxes.map(\.type))
+            return types.contains("moov") && types.contains("mdat") ? nil : "it has no moov or no mdat box"
+        }
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "it cannot be opened: \(String(cString: strerror(errno)))" }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size >= 4 else { return "it is not a JPEG: too short" }
+        var head = [UInt8](repeating: 0, count: 2), tail = [UInt8](repeating: 0, count: 2)
+        guard pread(fd, &head, 2, 0) == 2, pread(fd, &tail, 2, off_t(info.st_size - 2)) == 2 else { return "it cannot be read" }
+        guard head == [0xFF, 0xD8] else { return "it does not start as a JPEG does" }
+        return tail == [0xFF, 0xD9] ? nil : "it does not end as a JPEG does (cut short?)"
+    }
+
+    /// A damaged browsers' copy made again: deleted, then made by the gallery's own
+    /// ``displayFile(asset:resource:kind:)`` from a file holding its source's bytes.
+    func remake(_ cache: DamagedCache) throws -> RepairReport.Action {
+        let source = try catalog.read { db in
+            try ResourceRecord.all().filter(sha256: cache.source).filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
+        }
+        guard let source, let id = source.id else {
+            return .init(kind: .removed, asset: nil, path: cache.url.path, detail: "\(cache.url.path): \(cache.reason); no file of the library has the bytes it was made from, so it was deleted")
+        }
+        guard unlink(cache.url.path) == 0 || errno == ENOENT else {
+            return .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path, detail: "\(cache.url.path): \(cache.reason); deleting it failed: \(String(cString: strerror(errno)))")
+        }
+        do {
+            let made = try displayFile(asset: source.assetId, resource: id, kind: cache.kind)
+            return .init(kind: .rebuilt, asset: source.assetId, path: made.url.path,
+                         detail: "asset \(source.assetId): \(cache.path) (\(cache.reason)) made again from \(source.path)")
+        } catch {
+            return .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path,
+                         detail: "asset \(source.assetId): \(cache.path) (\(cache.reason)) was deleted; making it again failed: \(error); the gallery tries again when it is shown")
+        }
+    }
+}
