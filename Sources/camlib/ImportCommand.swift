@@ -58,7 +58,10 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode.failure
         }
         let (library, scratch) = try openLibrary()
-        defer { if let scratch { try? FileManager.default.removeItem(at: scratch) } }
+        defer {
+            library.endRehearsal()
+            if let scratch { try? FileManager.default.removeItem(at: scratch) }
+        }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var options = ImportOptions(isolation: .workerProcesses(executable: executable))
         if let jobs { options.jobs = jobs }

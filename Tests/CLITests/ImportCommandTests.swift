@@ -154,7 +154,8 @@ struct ImportCommandTests {
         #expect(dry.stdout.contains("Would import 10 of 10 files into \(lib): 3 new assets, 3 Live Photos would be paired"), "\(dry.stdout)")
         #expect(dry.stdout.contains("Nothing was changed (--dry-run)."))
         #expect(!FileManager.default.fileExists(atPath: lib), "a dry run made a library")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "the rehearsal's files are left")
+        let leftBefore = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(leftBefore.isEmpty, "the rehearsal's files are left: \(leftBefore)")
         // The real import then does what it said; a dry run again finds nothing new.
         let real = try Camlib.run(["import", "--library", lib, folder, "--json"])
         let summary = try JSONDecoder().decode(ImportSummary.self, from: Data(real.stdout.utf8))
@@ -162,6 +163,7 @@ struct ImportCommandTests {
         let again = try Camlib.run(["import", "--dry-run", "--library", lib, folder, "--json"], environment: ["TMPDIR": temporary.path])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
         #expect(object["dryRun"] as? Bool == true && object["duplicates"] as? Int == 10 && object["imported"] as? Int == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty)
+        let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
+        #expect(left.isEmpty, "the rehearsal's files are left: \(left)")
     }
 }

@@ -64,4 +64,11 @@ extension PhotoLibrary {
 
     /// Whether this library is a rehearsal's: changes to it are thrown away.
     public var isRehearsal: Bool { rehearsal != nil }
+
+    /// Deletes a rehearsal's copy of the catalog now (else it goes when this library
+    /// does, which a thread that still holds it, or the process's exit, may forestall).
+    /// Nothing may use this library afterwards.
+    public func endRehearsal() {
+        rehearsal?.discard()
+    }
 }
