@@ -18,6 +18,7 @@ import NIOCore
 /// GET  /api/albums                                every album: name, count, cover's thumbnail
 /// POST /api/albums           {"name": "Lisbon"}   a new album
 /// POST /api/albums/ID        {"name": "…"} renames; {"cover": ASSET} chooses its cover
+/// GET  /api/albums/ID/assets?limit=N&after=PLACE  a page of the album in its own order
 /// POST /api/albums/ID/assets {"add": [ID…], "remove": [ID…]}
 /// POST /api/albums/ID/delete {"evenIfNotEmpty": true}   its assets stay in the library
 /// GET  /api/trash                                 how many assets the trash holds
@@ -79,6 +80,29 @@ extension GalleryAPI {
                     }
                     if let cover = body.cover { try library.setAlbumCover(name, cover) }
                     return try library.album(named: name).album
+                })
+        }
+        router.get("/api/albums/:album/assets") { request, context in
+            let id = try context.parameters.require("album", as: Int64.self)
+            let parameters = request.uri.queryParameters
+            let limit = parameters["limit"].map { Int(String($0)) } ?? 100
+            guard let limit, limit > 0, limit <= TimelineQuery.largestPage else {
+                throw HTTPError(.badRequest, message: "limit: a number from 1 to \(TimelineQuery.largestPage)")
+            }
+            let after = try parameters["after"].flatMap { text -> Int64? in
+                guard !text.isEmpty else { return nil }
+                guard let place = Int64(String(text)) else { throw HTTPError(.badRequest, message: "after=\(text): a place in the album, as `next` gave it") }
+                return place
+            }
+            let library = self.library
+            return jsonResponse(
+                bytes: try await Blocking.run {
+                    _ = try Self.albumName(id, library)
+                    let (ids, next) = try library.albumPage(id, after: after, limit: limit)
+                    let described = Dictionary(uniqueKeysWithValues: try library.describe(ids).map { ($0.id, $0) })
+                    let media = try library.media(of: ids)
+                    let assets = ids.compactMap { id in described[id].map { GalleryAsset($0, media[id]) } }
+                    return GalleryAsset.page(assets, next: next.map(String.init))
                 })
         }
         router.post("/api/albums/:album/assets") { request, context in

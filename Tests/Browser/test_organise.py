@@ -108,6 +108,10 @@ def test_albums_are_made_filled_shown_renamed_and_deleted_in_the_page(own, brows
     card.click()
     wait_for(lambda: shown(browser) == sorted([first, second, third]), what="the album's assets")
     assert browser.find_element(By.ID, "viewTitle").text == "Lisbon"
+    # In the album's own order (the order they were added), not by date.
+    in_page = [int(t.get_attribute("data-id")) for t in browser.find_elements(By.CSS_SELECTOR, ".tile")]
+    assert in_page == [first, second, third], in_page
+    assert "in the album's order" in browser.find_element(By.ID, "viewNote").text
 
     # A cover chosen in the album; then a rename.
     browser.find_element(By.CSS_SELECTOR, f'.tile[data-id="{third}"]').click()

@@ -351,6 +351,16 @@ struct GalleryAPITests {
             _ = try await post("/api/albums", #"{"name": "Lisbon"}"#, expect: .conflict)
             _ = try await post("/api/albums/\(album)/assets", #"{"add": [\#(b), \#(a)]}"#)
             #expect(try await listed("album=Lisbon") == [a, b].sorted())
+            // In the album's own order (as added), a page at a time.
+            var inOrder: [Int64] = []
+            var after = ""
+            repeat {
+                let page = try await client.execute(uri: "/api/albums/\(album)/assets?limit=1&after=\(after)", method: .get) { try $0.object() }
+                inOrder += (page["assets"] as? [[String: Any]] ?? []).compactMap { ($0["id"] as? NSNumber)?.int64Value }
+                after = page["next"] as? String ?? ""
+            } while !after.isEmpty && inOrder.count < 5
+            #expect(inOrder == [b, a])
+            try await client.execute(uri: "/api/albums/999999/assets", method: .get) { #expect($0.status == .notFound) }
             _ = try await post("/api/albums/\(album)", #"{"name": "Lisbon 2025", "cover": \#(a)}"#)
             let albums = try await client.execute(uri: "/api/albums", method: .get) { try $0.json() as? [[String: Any]] ?? [] }
             #expect(albums.count == 1 && albums[0]["name"] as? String == "Lisbon 2025" && (albums[0]["cover"] as? NSNumber)?.int64Value == a)

@@ -131,7 +131,11 @@ async function loadPage(extra = {}) {
   const firstOfView = state.assets.length === 0;
   try {
     const params = listingParams(state.next ? { after: state.next } : extra);
-    const page = await api(`/api/assets?${params}`);
+    // An album without filters is shown in its own order, a page at a time by place.
+    const album = inAlbumOrder() ? albumNamed(currentView().album) : null;
+    const page = album
+      ? await api(`/api/albums/${album.id}/assets?limit=${params.get("limit")}${state.next ? `&after=${state.next}` : ""}`)
+      : await api(`/api/assets?${params}`);
     if (generation !== state.generation) return;
     state.next = page.next;
     for (const asset of page.assets) addTile(asset);
@@ -139,7 +143,7 @@ async function loadPage(extra = {}) {
     // A view that starts at a jump can be scrolled up, to what is newer.
     if (firstOfView && extra.start && page.assets.length && page.assets[0].capturedAt) state.previous = page.assets[0].cursor;
     $("count").textContent = `${state.assets.length}${state.next ? "+" : ""} shown`;
-    $("status").textContent = state.assets.length === 0 ? "Nothing here: no asset matches these filters." : (state.next ? "" : "The end of the timeline.");
+    $("status").textContent = state.assets.length === 0 ? "Nothing here: no asset matches these filters." : (state.next ? "" : inAlbumOrder() ? "The end of the album." : "The end of the timeline.");
   } catch (error) {
     if (generation === state.generation) $("status").textContent = `Could not load the timeline: ${error.message}`;
   } finally {
@@ -229,7 +233,8 @@ function forget(count, fromStart) {
 // before=), the screen staying where it is. The new first asset must have a date: from
 // undated ones there is no going back to dated ones.
 function trimAbove() {
-  if (!$("viewer").hidden || state.assets.length <= KEEP) return;
+  // (An album in its own order is read once, top to bottom: its pages have no way back.)
+  if (!$("viewer").hidden || state.assets.length <= KEEP || inAlbumOrder()) return;
   const all = rows();
   let cut = 0, count = 0;
   for (let i = 0; i < all.length - 1; i++) {
@@ -251,7 +256,7 @@ function trimAbove() {
 
 // Past KEEP tiles, the rows far below the screen go; scrolling down loads them again.
 function trimBelow() {
-  if (!$("viewer").hidden || state.assets.length <= KEEP) return;
+  if (!$("viewer").hidden || state.assets.length <= KEEP || inAlbumOrder()) return;
   const all = rows();
   let count = 0, removed = 0;
   for (let i = all.length - 1; i > 0; i--) {
@@ -268,10 +273,18 @@ function trimBelow() {
 }
 
 function dayOf(asset) {
+  if (inAlbumOrder()) return "album";
   return asset.capturedAt ? asset.capturedAt.slice(0, 10) : "undated";
 }
 
+// An album's view without filters: its assets in the album's own order, in one grid.
+function inAlbumOrder() {
+  const params = new URLSearchParams(location.search);
+  return currentView().name === "album" && !FILTER_NAMES.some((name) => params.get(name));
+}
+
 function dayTitle(day) {
+  if (day === "album") return "In the album's order";
   if (day === "undated") return "Without a date";
   const [y, m, d] = day.split("-").map(Number);
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
@@ -324,7 +337,7 @@ function addTile(asset) {
 // A day's section: its date, the place of `asset` (its first asset shown), an empty grid.
 function daySection(day, asset) {
   const heading = el("h2", { text: dayTitle(day) });
-  const place = placeText(asset.location);
+  const place = day === "album" ? "" : placeText(asset.location);
   if (place) heading.append(el("span", { class: "place", text: place }));
   return el("section", { class: "day", "data-day": day }, heading, el("div", { class: "grid" }));
 }
@@ -967,7 +980,9 @@ async function updateViewHead() {
   } else if (view.name === "album") {
     $("viewTitle").textContent = view.album;
     const album = albumNamed(view.album);
-    $("viewNote").textContent = album ? plural(album.assets, "asset") : "No album of this name (renamed or deleted?): Albums lists them.";
+    $("viewNote").textContent = album
+      ? `${plural(album.assets, "asset")}, ${inAlbumOrder() ? "in the album's order" : "by date (the filters are on)"}`
+      : "No album of this name (renamed or deleted?): Albums lists them.";
     if (document.activeElement !== $("albumName")) $("albumName").value = view.album;
   } else if (view.name === "trash") {
     $("viewTitle").textContent = "Trash";
@@ -1090,7 +1105,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const barHeight = () => document.documentElement.style.setProperty("--bar", `${$("bar").offsetHeight}px`);
   new ResizeObserver(barHeight).observe($("bar"));
   const params = filtersFromURL();
-  $("filters").addEventListener("change", () => { filtersToURL(); resetTimeline(); loadPage(); });
+  $("filters").addEventListener("change", () => { filtersToURL(); resetTimeline(); loadPage(); updateViewHead(); });
   const observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) fill(); }, { rootMargin: `${AHEAD}px` });
   observer.observe($("more"));
   observer.observe($("newer"));
@@ -1165,7 +1180,8 @@ document.addEventListener("DOMContentLoaded", () => {
   if (view.name === "photos") loadYears();
   else $("years").hidden = true;
   const open = Number(params.get("asset"));
-  loadPage().then(async () => {
+  // An album's pages are asked for by its id, which the list of albums gives.
+  (view.name === "album" ? albumsLoaded : Promise.resolve()).then(loadPage).then(async () => {
     if (!open) return;
     if (state.byId.has(open)) openViewer(state.byId.get(open));
     else {

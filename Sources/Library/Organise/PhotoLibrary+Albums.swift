@@ -46,6 +46,15 @@ extension PhotoLibrary {
         return (album, try catalog.read { db in try AlbumAssetRecord.assets(of: album.id, db) })
     }
 
+    /// A page of the album with id `album` in its own order, without the assets in the
+    /// trash: up to `limit` assets after the place `after` (nil: from its start), and the
+    /// place the next page starts after (nil: this page ends the album).
+    public func albumPage(_ album: Int64, after: Int64?, limit: Int) throws -> (assets: [Int64], next: Int64?) {
+        let rows = try catalog.read { db in try AlbumAssetRecord.page(of: album, after: after ?? .min, limit: limit + 1, db) }
+        let page = rows.prefix(limit)
+        return (page.map(\.asset), rows.count > limit ? page.last?.position : nil)
+    }
+
     /// A new, empty album.
     @discardableResult
     public func createAlbum(_ name: String) throws -> Album {

@@ -60,6 +60,21 @@ extension AlbumAssetRecord: FetchableRecord, PersistableRecord {
         try Int64.fetchAll(db, sql: "SELECT asset_id FROM album_asset WHERE album_id = ? ORDER BY position", arguments: [album])
     }
 
+    /// Up to `limit` of the album's assets outside the trash, in its order, after the
+    /// place `position` (keyset paging on `album_asset_order`): each with its place.
+    static func page(of album: Int64, after position: Int64, limit: Int, _ db: Database) throws -> [(asset: Int64, position: Int64)] {
+        try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT x.asset_id, x.position FROM album_asset x
+                    WHERE x.album_id = ? AND x.position > ?
+                      AND NOT EXISTS (SELECT 1 FROM trashed_asset t WHERE t.asset_id = x.asset_id)
+                    ORDER BY x.position LIMIT ?
+                    """),
+            arguments: [album, position, limit]
+        ).map { ($0[0], $0[1]) }
+    }
+
     /// The position after the album's last.
     static func nextPosition(in album: Int64, _ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT coalesce(max(position), 0) + 1 FROM album_asset WHERE album_id = ?", arguments: [album]) ?? 1
