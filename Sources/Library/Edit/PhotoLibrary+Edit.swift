@@ -60,11 +60,7 @@ extension PhotoLibrary {
         let auxiliarySource = attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
         let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }
         // A Live Photo's render pair gets a content identifier of its own, as Apple's do.
-        let identifier = try description.contentIdentifier.flatMap { old -> (old: String, new: String)? in
-            guard movie != nil else { return nil }
-            let new = RenderIdentifier.derived(from: old, recipe: try CamlibAdjustment.data(recipe))
-            return new.utf8.count == old.utf8.count ? (old, new) : nil
-        }
+        let identifier = movie == nil ? nil : try RenderIdentifier.pair(for: description, recipe: recipe)
         // (A Motion Photo's movie is a few MB: it goes inside the still in memory.)
         let embedded = try motionMovie.map { movie -> [UInt8] in
             try EditError.naming(asset: asset, movie) {

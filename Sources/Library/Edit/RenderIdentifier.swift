@@ -20,6 +20,15 @@ enum RenderIdentifier {
         return parts.joined(separator: "-")
     }
 
+    /// The identifier pair a render of `recipe` rewrites (the original's, and the render
+    /// pair's own): for a Live Photo carrying an identifier only (nil when the new one
+    /// would not be the same length, which the rewrite in place needs).
+    static func pair(for asset: AssetDescription, recipe: CamlibRecipe) throws -> (old: String, new: String)? {
+        guard asset.kind == .live, let old = asset.contentIdentifier else { return nil }
+        let new = derived(from: old, recipe: try CamlibAdjustment.data(recipe))
+        return new.utf8.count == old.utf8.count ? (old, new) : nil
+    }
+
     /// Replaces every occurrence of `old` (as ASCII) with `new`, of the same length, in
     /// `bytes[range]`; returns how many there were. Offsets stay where they were.
     @discardableResult

@@ -36,11 +36,7 @@ extension PhotoLibrary {
         }
         guard let description = try describe([asset]).first else { return notRepaired("the asset is not in the catalog") }
         // A Live Photo's pair shares a content identifier made from the original's and the recipe.
-        let identifier = try description.contentIdentifier.flatMap { old -> (old: String, new: String)? in
-            guard description.kind == .live else { return nil }
-            let new = RenderIdentifier.derived(from: old, recipe: try CamlibAdjustment.data(recipe))
-            return new.utf8.count == old.utf8.count ? (old, new) : nil
-        }
+        let identifier = try RenderIdentifier.pair(for: description, recipe: recipe)
         let staged: AtomicFile.Temporary
         do {
             if file.role == ResourceRole.renderedVideo.rawValue {
