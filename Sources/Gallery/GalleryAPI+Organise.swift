@@ -160,10 +160,8 @@ extension GalleryAPI {
     /// The name of the album with this id (the library's calls name albums, as the
     /// commands do; the page keeps ids, which a rename does not change).
     static func albumName(_ id: Int64, _ library: PhotoLibrary) throws -> String {
-        guard let album = try library.albums().first(where: { $0.id == id }) else {
-            throw HTTPError(.notFound, message: "no album with id \(id)")
-        }
-        return album.name
+        guard let name = try library.albumName(id: id) else { throw HTTPError(.notFound, message: "no album with id \(id)") }
+        return name
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ request: Request, example: String, emptyIs empty: T? = nil) async throws -> T {

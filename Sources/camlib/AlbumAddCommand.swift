@@ -19,15 +19,10 @@ struct AlbumAddCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = AssetReferences.find(assets, in: library)
-        let added = try library.addToAlbum(name, ids)
-        if json {
-            print(try Terminal.json(["album": AnyEncodable(name), "added": AnyEncodable(added)]))
-        } else {
-            var line = "Added \(counted(added.count, "asset")) to \"\(name.terminalSafe())\""
-            if added.count < ids.count { line += " (\(counted(ids.count - added.count, "was", plural: "were")) in it already)" }
-            print(line + ".")
+        try MembershipChange.run(assets, in: library, json: json, key: "album", name: name, verb: "added") {
+            try library.addToAlbum(name, $0)
+        } sentence: { added, already in
+            "Added \(counted(added, "asset")) to \"\(name.terminalSafe())\"" + (already > 0 ? " (\(counted(already, "was", plural: "were")) in it already)." : ".")
         }
-        if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }
     }
 }

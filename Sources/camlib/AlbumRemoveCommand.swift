@@ -19,15 +19,10 @@ struct AlbumRemoveCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = AssetReferences.find(assets, in: library)
-        let removed = try library.removeFromAlbum(name, ids)
-        if json {
-            print(try Terminal.json(["album": AnyEncodable(name), "removed": AnyEncodable(removed)]))
-        } else {
-            var line = "Took \(counted(removed.count, "asset")) out of \"\(name.terminalSafe())\""
-            if removed.count < ids.count { line += " (\(counted(ids.count - removed.count, "was", plural: "were")) not in it)" }
-            print(line + ".")
+        try MembershipChange.run(assets, in: library, json: json, key: "album", name: name, verb: "removed") {
+            try library.removeFromAlbum(name, $0)
+        } sentence: { removed, absent in
+            "Took \(counted(removed, "asset")) out of \"\(name.terminalSafe())\"" + (absent > 0 ? " (\(counted(absent, "was", plural: "were")) not in it)." : ".")
         }
-        if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }
     }
 }

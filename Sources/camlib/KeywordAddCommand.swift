@@ -18,15 +18,10 @@ struct KeywordAddCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = AssetReferences.find(assets, in: library)
-        let added = try library.addKeyword(keyword, to: ids)
-        if json {
-            print(try Terminal.json(["keyword": AnyEncodable(keyword), "added": AnyEncodable(added)]))
-        } else {
-            var line = "\"\(keyword.terminalSafe())\" given to \(counted(added.count, "asset"))"
-            if added.count < ids.count { line += " (\(counted(ids.count - added.count, "had", plural: "had")) it already)" }
-            print(line + ".")
+        try MembershipChange.run(assets, in: library, json: json, key: "keyword", name: keyword, verb: "added") {
+            try library.addKeyword(keyword, to: $0)
+        } sentence: { added, already in
+            "\"\(keyword.terminalSafe())\" given to \(counted(added, "asset"))" + (already > 0 ? " (\(counted(already, "had", plural: "had")) it already)." : ".")
         }
-        if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }
     }
 }

@@ -18,13 +18,10 @@ struct KeywordRemoveCommand: ParsableCommand {
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        let (ids, unknown) = AssetReferences.find(assets, in: library)
-        let removed = try library.removeKeyword(keyword, from: ids)
-        if json {
-            print(try Terminal.json(["keyword": AnyEncodable(keyword), "removed": AnyEncodable(removed)]))
-        } else {
-            print("\"\(keyword.terminalSafe())\" taken off \(counted(removed.count, "asset")).")
+        try MembershipChange.run(assets, in: library, json: json, key: "keyword", name: keyword, verb: "removed") {
+            try library.removeKeyword(keyword, from: $0)
+        } sentence: { removed, _ in
+            "\"\(keyword.terminalSafe())\" taken off \(counted(removed, "asset"))."
         }
-        if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }
     }
 }

@@ -39,6 +39,11 @@ extension PhotoLibrary {
         }
     }
 
+    /// The name of the album with this id; nil when there is none.
+    public func albumName(id: Int64) throws -> String? {
+        try catalog.read { db in try AlbumRecord.fetchOne(db, key: id)?.name }
+    }
+
     /// The album named `name`, with its assets in its order.
     public func album(named name: String) throws -> (album: Album, assets: [Int64]) {
         let album = try albums().first { $0.name == name }

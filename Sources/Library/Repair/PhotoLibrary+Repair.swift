@@ -35,7 +35,7 @@ extension PhotoLibrary {
     /// emptying of the trash that did not finish; makes every missing or damaged derived
     /// file (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters) again
     /// from the file it was made from, by the same analysis import runs, and every
-    /// browsers' copy whose structure is broken (``damagedCaches()``) by the gallery's
+    /// browsers' copy whose structure is broken (``damaged(_:)``) by the gallery's
     /// code; deletes files under `derived/` that no row names, and moves those under `originals/` to
     /// `lost+found/TIME/` (a file no row names is never taken for the library's, but
     /// it is not deleted either). camlib's own renders are rendered again from their
@@ -53,13 +53,15 @@ extension PhotoLibrary {
             for problem in removal.problems { report.actions.append(.init(kind: .notRepaired, asset: nil, path: layout.root.path, detail: problem)) }
         }
         report.actions += try rebuildDerivedFiles(dryRun: dryRun, progress: progress)
-        for cache in try damagedCaches() {
+        // One walk of the folders: the broken browsers' copies, then the strays.
+        let files = try walkFiles()
+        for cache in damaged(files.caches) {
             report.actions.append(
                 dryRun
-                    ? .init(kind: .rebuilt, asset: nil, path: cache.url.path, detail: "\(cache.path): \(cache.reason); it would be made again")
+                    ? .init(kind: .rebuilt, asset: nil, path: cache.file.url.path, detail: "\(cache.file.path): \(cache.reason); it would be made again")
                     : try remake(cache))
         }
-        report.actions += try clearStrayFiles(dryRun: dryRun, report: &report)
+        report.actions += try clearStrayFiles(files.strays, dryRun: dryRun, report: &report)
         return report
     }
 
@@ -187,8 +189,8 @@ extension PhotoLibrary {
     /// lost+found/. Each is looked up again inside a write transaction, where no import,
     /// edit or attach can be between publishing a file and recording it (they publish in
     /// theirs), so a file about to be named is never taken for a stray.
-    private func clearStrayFiles(dryRun: Bool, report: inout RepairReport) throws -> [RepairReport.Action] {
-        let strays = try strayFiles().filter { !$0.queued }
+    private func clearStrayFiles(_ found: [StrayFile], dryRun: Bool, report: inout RepairReport) throws -> [RepairReport.Action] {
+        let strays = found.filter { !$0.queued }
         guard !strays.isEmpty else { return [] }
         if dryRun {
             return strays.map { stray in

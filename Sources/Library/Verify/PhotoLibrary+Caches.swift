@@ -2,43 +2,32 @@ import Foundation
 import GRDB
 
 /// A file made for browsers (a preview, an H.264 proxy, an edit's thumbnail), named by
-/// the sha256 of the file it shows, that is cut short or is not the kind of file its name
-/// says: the gallery would serve it as it is, so `repair` makes it again.
-struct DamagedCache: Sendable {
+/// the sha256 of the file it shows; nothing records its own hash.
+struct CacheFile: Sendable {
     /// Relative to the library folder.
     var path: String
     var url: URL
     var kind: DisplayKind
     /// The sha256 of the file it was made from.
     var source: String
+}
+
+/// A browsers' copy that is cut short or is not the kind of file its name says: the
+/// gallery would serve it as it is, so `repair` makes it again.
+struct DamagedCache: Sendable {
+    var file: CacheFile
     var reason: String
 }
 
 extension PhotoLibrary {
-    /// The browsers' copies under `derived/previews/`, `derived/proxies/` and (those no
-    /// row names: an edit's) `derived/thumbnails/` whose structure is broken: a JPEG that
-    /// does not start and end as one, a movie whose boxes do not add up or that has no
-    /// `moov` or `mdat`. Structure only, read from each file's ends and box headers: a bit
-    /// flipped inside the picture is not found (nothing records these files' hashes).
-    func damagedCaches() throws -> [DamagedCache] {
-        var damaged: [DamagedCache] = []
-        let folders: [(String, DisplayKind)] = [("previews", .preview), ("proxies", .movie), ("thumbnails", .thumbnail)]
-        for (folder, kind) in folders {
-            let top = layout.derived.appendingPathComponent(folder)
-            guard let walker = FileManager.default.enumerator(at: top, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
-            for case let url as URL in walker {
-                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
-                let sha = url.deletingPathExtension().lastPathComponent
-                guard sha.count == 64 else { continue }
-                let path = layout.relative(url)
-                // Thumbnails import made are rows of the catalog, checked by their sha256.
-                if kind == .thumbnail, try catalog.read({ db in try CatalogFile.isNamed(path, db) }) { continue }
-                if let reason = Self.structuralProblem(url, movie: kind == .movie) {
-                    damaged.append(DamagedCache(path: path, url: url, kind: kind, source: sha, reason: reason))
-                }
-            }
+    /// The browsers' copies among `caches` (``walkFiles()``) whose structure is broken: a
+    /// JPEG that does not start and end as one, a movie whose boxes do not add up or that
+    /// has no `moov` or `mdat`. Structure only, read from each file's ends and box
+    /// headers: a bit flipped inside the picture is not found.
+    func damaged(_ caches: [CacheFile]) -> [DamagedCache] {
+        caches.compactMap { file in
+            Self.structuralProblem(file.url, movie: file.kind == .movie).map { DamagedCache(file: file, reason: $0) }
         }
-        return damaged.sorted { $0.path < $1.path }
     }
 
     /// What is wrong with a made JPEG or movie's structure; nil when nothing is.
@@ -61,23 +50,24 @@ extension PhotoLibrary {
 
     /// A damaged browsers' copy made again: deleted, then made by the gallery's own
     /// ``displayFile(asset:resource:kind:)`` from a file holding its source's bytes.
-    func remake(_ cache: DamagedCache) throws -> RepairReport.Action {
+    func remake(_ damaged: DamagedCache) throws -> RepairReport.Action {
+        let cache = damaged.file
         let source = try catalog.read { db in
             try ResourceRecord.all().filter(sha256: cache.source).filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
         }
         guard let source, let id = source.id else {
-            return .init(kind: .removed, asset: nil, path: cache.url.path, detail: "\(cache.url.path): \(cache.reason); no file of the library has the bytes it was made from, so it was deleted")
+            return .init(kind: .removed, asset: nil, path: cache.url.path, detail: "\(cache.url.path): \(damaged.reason); no file of the library has the bytes it was made from, so it was deleted")
         }
         guard unlink(cache.url.path) == 0 || errno == ENOENT else {
-            return .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path, detail: "\(cache.url.path): \(cache.reason); deleting it failed: \(String(cString: strerror(errno)))")
+            return .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path, detail: "\(cache.url.path): \(damaged.reason); deleting it failed: \(String(cString: strerror(errno)))")
         }
         do {
             let made = try displayFile(asset: source.assetId, resource: id, kind: cache.kind)
             return .init(kind: .rebuilt, asset: source.assetId, path: made.url.path,
-                         detail: "asset \(source.assetId): \(cache.path) (\(cache.reason)) made again from \(source.path)")
+                         detail: "asset \(source.assetId): \(cache.path) (\(damaged.reason)) made again from \(source.path)")
         } catch {
             return .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path,
-                         detail: "asset \(source.assetId): \(cache.path) (\(cache.reason)) was deleted; making it again failed: \(error); the gallery tries again when it is shown")
+                         detail: "asset \(source.assetId): \(cache.path) (\(damaged.reason)) was deleted; making it again failed: \(error); the gallery tries again when it is shown")
         }
     }
 }

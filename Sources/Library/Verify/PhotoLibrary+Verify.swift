@@ -66,10 +66,11 @@ extension PhotoLibrary {
             report.files += page.count
             progress(report.files, total)
         }
-        report.problems += try unknownFiles()
-        report.problems += try damagedCaches().map { cache in
-            .init(kind: .damaged, asset: nil, role: cache.kind.rawValue, path: cache.url.path, original: false,
-                  detail: "\(cache.url.path): a \(cache.kind.rawValue) made for browsers: \(cache.reason); `camlib repair` makes it again")
+        let files = try walkFiles()
+        report.problems += unknownFiles(files.strays)
+        report.problems += damaged(files.caches).map { cache in
+            .init(kind: .damaged, asset: nil, role: cache.file.kind.rawValue, path: cache.file.url.path, original: false,
+                  detail: "\(cache.file.url.path): a \(cache.file.kind.rawValue) made for browsers: \(cache.reason); `camlib repair` makes it again")
         }
         return report
     }
@@ -141,8 +142,8 @@ extension PhotoLibrary {
 
     /// Files under `originals/` and `derived/` that no row names, and those waiting to be
     /// removed.
-    private func unknownFiles() throws -> [VerifyReport.Problem] {
-        try strayFiles().map { stray in
+    private func unknownFiles(_ strays: [StrayFile]) -> [VerifyReport.Problem] {
+        strays.map { stray in
             stray.queued
                 ? .init(kind: .pendingRemoval, asset: nil, role: nil, path: stray.url.path, original: false,
                         detail: "\(stray.url.path): listed for deletion by an emptying of the trash that did not finish; `camlib trash --empty` or `camlib repair` finishes it")
@@ -160,12 +161,17 @@ extension PhotoLibrary {
         var queued: Bool
     }
 
-    /// The files under `originals/` and `derived/` that no row names, in path order: not
-    /// a resource or an aux image's PNG, nor a preview, proxy or thumbnail made from bytes
-    /// a file of the library has. The folder is walked and looked up 512 files at a time.
-    func strayFiles() throws -> [StrayFile] {
+    /// The files under `originals/` and `derived/` that no row names, in path order:
+    /// `strays`, neither a resource nor an aux image's PNG nor made from bytes a file of
+    /// the library has; and `caches`, the browsers' copies (previews, proxies, edits'
+    /// thumbnails) made from such bytes. The folders are walked once and looked up 512
+    /// files at a time.
+    func walkFiles() throws -> (strays: [StrayFile], caches: [CacheFile]) {
         var strays: [StrayFile] = []
-        let cachesOfBytes = ["derived/previews/", "derived/proxies/", "derived/thumbnails/"]
+        var caches: [CacheFile] = []
+        let cachesOfBytes: [(folder: String, kind: DisplayKind)] = [
+            ("derived/previews/", .preview), ("derived/proxies/", .movie), ("derived/thumbnails/", .thumbnail),
+        ]
         for top in [layout.originals, layout.derived] {
             guard let walker = FileManager.default.enumerator(at: top, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
             var batch: [(String, URL)] = []
@@ -173,7 +179,10 @@ extension PhotoLibrary {
                 try catalog.read { db in
                     for (path, url) in batch where try !CatalogFile.isNamed(path, db) {
                         let sha = url.deletingPathExtension().lastPathComponent
-                        if cachesOfBytes.contains(where: path.hasPrefix), sha.count == 64, try CatalogFile.hasBytes(sha, db) { continue }
+                        if let cache = cachesOfBytes.first(where: { path.hasPrefix($0.folder) }), sha.count == 64, try CatalogFile.hasBytes(sha, db) {
+                            caches.append(CacheFile(path: path, url: url, kind: cache.kind, source: sha))
+                            continue
+                        }
                         strays.append(StrayFile(path: path, url: url, queued: try FileRemovalRecord.isQueued(path, db)))
                     }
                 }
@@ -186,7 +195,7 @@ extension PhotoLibrary {
             }
             try flush()
         }
-        return strays.sorted { $0.path < $1.path }
+        return (strays.sorted { $0.path < $1.path }, caches.sorted { $0.path < $1.path })
     }
 
     private static func date(_ text: String) -> Date? {
