@@ -52,9 +52,7 @@ document.addEventListener('playing', () => { window.__marks.playing = performanc
 """
 
 
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))]
+pct = query.pct
 
 
 def line(name, values, goal):

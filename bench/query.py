@@ -23,7 +23,7 @@ there; where the benchmark may drop the page cache (root), it also times the fir
 listing after a drop, camlib next to sqlite3, both reading the catalog from disk.
 Not a test: numbers vary with the machine.
 """
-import argparse, base64, datetime, hashlib, json, os, random, shutil, sqlite3, subprocess, sys, tempfile, time
+import argparse, base64, datetime, hashlib, json, math, os, random, shutil, sqlite3, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -144,8 +144,9 @@ def run(cmd, env=None):
 
 
 def pct(values, p):
+    """The nearest-rank percentile, as CatalogBench computes it: p95 of 20 runs is the 19th."""
     values = sorted(values)
-    return values[min(len(values) - 1, max(0, int(round(p / 100 * len(values) + 0.5)) - 1))]
+    return values[min(len(values) - 1, max(0, math.ceil(p / 100 * len(values)) - 1))]
 
 
 def trace(camlib, args, lib):

@@ -41,7 +41,7 @@ final class AssetListPrinter {
         case .json:
             if !assets.isEmpty {
                 write(count == 0 ? "\n" : ",\n")
-                FileHandle.standardOutput.write(Data(AssetDescription.prettyJSONElements(assets)))
+                StandardOutput.write(AssetDescription.prettyJSONElements(assets))
             }
         }
         count += assets.count
@@ -63,6 +63,6 @@ final class AssetListPrinter {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardOutput.write(text)
     }
 }

@@ -366,7 +366,7 @@ final class EventReporter: @unchecked Sendable {
         lock.withLock {
             if json {
                 // Unbuffered: a reader sees each event when it happens.
-                FileHandle.standardOutput.write(Data((e.jsonLine + "\n").utf8))
+                StandardOutput.write(e.jsonLine + "\n")
                 return
             }
             let t = (overStatusLine ? "\r\u{1B}[K" : "") + String(format: "%6.2f s", e.time)

@@ -61,7 +61,7 @@ struct ServeCommand: ParsableCommand {
             do {
                 try await server.run { url in
                     // Unbuffered: a script waiting for the URL reads it at once.
-                    FileHandle.standardOutput.write(Data("camlib serve: \(url.absoluteString)\nServing \(location.path); Ctrl-C stops.\n".utf8))
+                    StandardOutput.write("camlib serve: \(url.absoluteString)\nServing \(location.path); Ctrl-C stops.\n")
                     if openBrowser { Self.openInBrowser(url) }
                 }
             } catch {

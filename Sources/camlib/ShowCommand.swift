@@ -34,7 +34,7 @@ struct ShowCommand: ParsableCommand {
         let id = try library.findAsset(asset)
         guard let description = try library.describe([id]).first else { throw LibraryError.assetNotFound(asset) }
         if json {
-            FileHandle.standardOutput.write(Data(description.prettyJSON + Array("\n".utf8)))
+            StandardOutput.write(description.prettyJSON + Array("\n".utf8))
         } else {
             print(AssetTable.detail(description), terminator: "")
         }

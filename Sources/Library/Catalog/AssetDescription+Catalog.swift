@@ -56,8 +56,8 @@ extension AssetDescription {
             }
             let movies = resources.filter { $0.role == .pairedVideo }
             let assetOfMovie = Dictionary(uniqueKeysWithValues: movies.map { ($0.id!, $0.assetId) })
-            for m in try MetadataRecord.fetchAll(resources: IDList(movies.map { $0.id! }), db) {
-                if let time = m.stillImageTime, let asset = assetOfMovie[m.resourceId] { out[asset]?.stillImageTime = time }
+            for (movie, time) in try MetadataRecord.stillImageTimes(resources: IDList(movies.map { $0.id! }), db) {
+                if let asset = assetOfMovie[movie] { out[asset]?.stillImageTime = time }
             }
             for x in try AuxImageRecord.fetchAll(assets: chunk, db) where current.contains(x.resourceId) {
                 if let path = x.path { try confine(path, of: x.assetId) }

@@ -154,6 +154,13 @@ struct AssetVersionRecord: Codable, Sendable {
 extension AssetVersionRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "asset_version"
 
+    /// Read column by column, as the other records are, not through `Decodable`.
+    init(row: Row) throws {
+        assetId = row[CodingKeys.assetId.rawValue]
+        currentAdjustmentId = row[CodingKeys.currentAdjustmentId.rawValue]
+        changedAt = row[CodingKeys.changedAt.rawValue]
+    }
+
     /// Makes `adjustment` (nil: the original) the asset's current version.
     static func setCurrent(asset: Int64, adjustment: Int64?, _ db: Database) throws {
         try AssetVersionRecord(assetId: asset, currentAdjustmentId: adjustment, changedAt: utcNow()).upsert(db)
