@@ -36,6 +36,8 @@ let package = Package(
             name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // libpng's full API, whose errors longjmp, in C (the encoder and exact decoder).
+        .target(name: "CPNGCodec", dependencies: ["CPNG"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
 
@@ -48,7 +50,7 @@ let package = Package(
         // Stills and movies through libheif, libexif, libturbojpeg, libpng, libav*.
         .target(
             name: "Codecs",
-            dependencies: ["Imaging", "Containers", "CHeif", "CExif", "CFFmpeg", "CTurboJPEG", "CPNG", "CZlib"]),
+            dependencies: ["Imaging", "Containers", "CHeif", "CExif", "CFFmpeg", "CTurboJPEG", "CPNG", "CPNGCodec", "CZlib"]),
         // Cameras and capture: V4L2 devices (libv4l2), the virtual and file cameras, the
         // session, photo and movie outputs, events. Writes files; the library imports them.
         .target(name: "Capture", dependencies: ["Imaging", "Containers", "Codecs", "CV4L2"], swiftSettings: optimisedPixels),
@@ -90,7 +92,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
         .testTarget(name: "FiltersTests", dependencies: ["Filters", "Imaging"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "TestSupport"]),
-        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "Containers", "Imaging", "TestSupport"]),
+        .testTarget(name: "CodecsTests", dependencies: ["Codecs", "CPNGCodec", "Containers", "Imaging", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Codecs", "Containers", "Imaging", "CV4L2", "TestSupport"]),
         .testTarget(
             name: "LibraryTests",

@@ -1,4 +1,8 @@
 internal import CPNG
+internal import CPNGCodec
+#if canImport(Glibc)
+import Glibc
+#endif
 import Imaging
 
 /// A failure reported by libpng, with its message.
@@ -13,11 +17,11 @@ public enum PNGCodec {
     /// Decodes to 8-bit RGB, compositing any transparency onto white.
     public static func decodeRGB(_ png: [UInt8]) throws -> PixelBuffer<UInt8> {
         var image = png_image()
-        image.version = CPNG_IMAGE_VERSION()
+        image.version = cpng_image_version()
         let ok = png.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }
         guard ok != 0 else { throw PNGError(message: message(image)) }
         // From here until png_image_finish_read, png_image_free releases libpng's state.
-        image.format = CPNG_FORMAT_RGB()
+        image.format = cpng_format_rgb()
         let w = Int(image.width), h = Int(image.height)
         guard w > 0, h > 0, w * h <= 1 << 28 else {
             png_image_free(&image)
@@ -40,7 +44,7 @@ public enum PNGCodec {
     /// (as libpng's simplified API gives them: palettes expanded, 16-bit reduced).
     public static func decodeRGBKeepingAlpha(_ png: [UInt8]) throws -> (rgb: PixelBuffer<UInt8>, alpha: [UInt8]?) {
         var image = png_image()
-        image.version = CPNG_IMAGE_VERSION()
+        image.version = cpng_image_version()
         let ok = png.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }
         guard ok != 0 else { throw PNGError(message: message(image)) }
         // Alpha in the file (an alpha channel or a tRNS chunk): PNG_FORMAT_FLAG_ALPHA.
@@ -48,7 +52,7 @@ public enum PNGCodec {
             png_image_free(&image)
             return (try decodeRGB(png), nil)
         }
-        image.format = CPNG_FORMAT_RGB() | 0x01
+        image.format = cpng_format_rgb() | 0x01
         let w = Int(image.width), h = Int(image.height)
         guard w > 0, h > 0, w * h <= 1 << 28 else {
             png_image_free(&image)
@@ -82,29 +86,50 @@ public enum PNGCodec {
 }
 
 extension PNGCodec {
-    /// Encodes 8- or 16-bit gray or RGB losslessly; a 16-bit buffer with fewer
-    /// significant bits gets an sBIT chunk saying so, its samples written as they are.
-    /// `photographic` lets libpng choose a filter per row (photos); otherwise every row
-    /// uses the Up filter with run-length matching (depth maps and mattes).
-    public static func encode(_ samples: ImageSamples, compressionLevel: Int = 6, photographic: Bool = false) throws -> [UInt8] {
+    /// A text chunk: `keyword` 1–79 Latin-1 characters (PNG's own, such as `Title`,
+    /// `Source`, `Software`, or a private one), `text` any UTF-8 (iTXt when not ASCII).
+    public struct Text: Sendable, Equatable {
+        public var keyword: String
+        public var text: String
+        public init(_ keyword: String, _ text: String) { (self.keyword, self.text) = (keyword, text) }
+    }
+
+    /// Encodes 8- or 16-bit gray or RGB losslessly, with `texts` as text chunks. A 16-bit
+    /// buffer with fewer significant bits (10- and 12-bit depth maps) is scaled to the full
+    /// 16-bit range, as the PNG specification requires (left bit replication: 1023 becomes
+    /// 65535), with an sBIT chunk giving the true depth; ``decodeSamples(_:maxPixels:)``
+    /// shifts it back exactly. `photographic` lets libpng choose a filter per row (photos);
+    /// otherwise every row uses the Up filter with run-length matching (depth maps and mattes).
+    public static func encode(
+        _ samples: ImageSamples, texts: [Text] = [], compressionLevel: Int = 6, photographic: Bool = false
+    ) throws -> [UInt8] {
         guard (1...4).contains(samples.channels) else {
             throw PNGError(message: "cannot write \(samples.channels)-channel images (gray, gray+alpha, RGB or RGBA only)")
         }
+        for t in texts {
+            guard (1...79).contains(t.keyword.utf8.count), t.keyword.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) }),
+                !t.text.utf8.contains(0)
+            else {
+                throw PNGError(message: "'\(t.keyword)' cannot be a PNG text keyword (1-79 printable ASCII characters)")
+            }
+        }
         var out = cpng_buffer()
         var error = cpng_error()
-        let ok: Int32
-        switch samples {
-        case .eight(let p):
-            ok = p.components.withUnsafeBytes {
-                cpng_encode(
-                    $0.baseAddress, UInt32(p.width), UInt32(p.height), Int32(p.channels), 8, 8, Int32(compressionLevel), photographic ? 1 : 0,
-                    &out, &error)
-            }
-        case .sixteen(let p, let bits):
-            ok = p.components.withUnsafeBytes {
-                cpng_encode(
-                    $0.baseAddress, UInt32(p.width), UInt32(p.height), Int32(p.channels), 16, Int32(bits), Int32(compressionLevel),
-                    photographic ? 1 : 0, &out, &error)
+        let ok = withTextChunks(texts) { chunks -> Int32 in
+            switch samples {
+            case .eight(let p):
+                return p.components.withUnsafeBytes {
+                    cpng_encode(
+                        $0.baseAddress, UInt32(p.width), UInt32(p.height), Int32(p.channels), 8, 8, chunks.baseAddress, Int32(chunks.count),
+                        Int32(compressionLevel), photographic ? 1 : 0, &out, &error)
+                }
+            case .sixteen(let p, let bits):
+                let full = bits < 16 ? p.components.map { Self.fullRange($0, bits: bits) } : p.components
+                return full.withUnsafeBytes {
+                    cpng_encode(
+                        $0.baseAddress, UInt32(p.width), UInt32(p.height), Int32(p.channels), 16, Int32(bits), chunks.baseAddress,
+                        Int32(chunks.count), Int32(compressionLevel), photographic ? 1 : 0, &out, &error)
+                }
             }
         }
         guard ok != 0, let data = out.data else { throw PNGError(message: message(error)) }
@@ -112,8 +137,33 @@ extension PNGCodec {
         return Array(UnsafeBufferPointer(start: data, count: out.size))
     }
 
+    /// A `bits`-bit sample in 16 bits by left bit replication (the PNG specification's
+    /// recommended scaling): its top `bits` bits are the sample, so a right shift by
+    /// `16 - bits` gives it back exactly.
+    static func fullRange(_ v: UInt16, bits: Int) -> UInt16 {
+        guard bits > 0, bits < 16 else { return v }
+        var out = UInt32(v) << (16 - bits)
+        var shift = 16 - 2 * bits
+        while shift > -bits {
+            out |= shift >= 0 ? UInt32(v) << shift : UInt32(v) >> -shift
+            shift -= bits
+        }
+        return UInt16(truncatingIfNeeded: out)
+    }
+
+    /// The texts as C strings for the duration of `body`.
+    private static func withTextChunks<R>(_ texts: [Text], _ body: (UnsafeBufferPointer<cpng_text>) -> R) -> R {
+        let strings = texts.map { (strdup($0.keyword)!, strdup($0.text)!) }
+        defer { for (k, t) in strings { free(k); free(t) } }
+        let chunks = strings.map { cpng_text(keyword: $0.0, text: $0.1) }
+        return chunks.withUnsafeBufferPointer(body)
+    }
+
     /// Decodes keeping sample values exactly (no gamma or colour conversion): gray or RGB,
-    /// 8- or 16-bit; a palette becomes RGB, alpha is dropped (`hadAlpha` says so).
+    /// 8- or 16-bit; a palette becomes RGB, alpha is dropped (`hadAlpha` says so). A 16-bit
+    /// PNG with an sBIT below 16 gives its samples at that depth: shifted back from the full
+    /// range, or as they are when every sample already fits in those bits (files written
+    /// unscaled, by tools that skip the scaling and by camlib before it scaled).
     public static func decodeSamples(_ png: [UInt8], maxPixels: Int = 1 << 28) throws -> (samples: ImageSamples, hadAlpha: Bool) {
         var decoded = cpng_decoded()
         var error = cpng_error()
@@ -123,8 +173,13 @@ extension PNGCodec {
         let w = Int(decoded.width), h = Int(decoded.height), ch = Int(decoded.channels)
         let count = w * h * ch
         if decoded.bit_depth == 16 {
-            let samples = pixels.withMemoryRebound(to: UInt16.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
-            return (.sixteen(PixelBuffer(width: w, height: h, channels: ch, components: samples), significantBits: Int(decoded.significant_bits)),
+            var samples = pixels.withMemoryRebound(to: UInt16.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+            let bits = Int(decoded.significant_bits)
+            if bits < 16, samples.contains(where: { $0 >> bits != 0 }) {
+                let shift = UInt16(16 - bits)
+                for i in samples.indices { samples[i] >>= shift }
+            }
+            return (.sixteen(PixelBuffer(width: w, height: h, channels: ch, components: samples), significantBits: bits),
                     decoded.had_alpha != 0)
         }
         let samples = Array(UnsafeBufferPointer(start: pixels, count: count))

@@ -41,18 +41,11 @@ struct AuxListCommand: ParsableCommand {
                 [
                     a.type.rawValue, a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
                     a.bitDepth.map { "\($0)-bit" } ?? "-", a.source,
-                    a.encoding.flatMap(Self.range) ?? "", a.path ?? a.problem ?? a.urn ?? "",
+                    a.encoding?.rangeText ?? "", a.path ?? a.problem ?? a.urn ?? "",
                 ]
             }
             print(AssetTable.table(header: ["TYPE", "SIZE", "DEPTH", "SOURCE", "RANGE", "FILE"], rows: rows), terminator: "")
         }
         if let movie { print("Motion Photo movie: \(movie)") }
     }
-
-    static func range(_ e: AuxiliaryEncoding) -> String? {
-        if let lo = e.floatMin, let hi = e.floatMax { return "\(lo)...\(hi) \(e.units ?? "")".trimmingCharacters(in: .whitespaces) }
-        if let near = e.near, let far = e.far { return "near \(near) far \(far)" }
-        return nil
-    }
-
 }

@@ -106,6 +106,81 @@ struct AuxiliaryImageImportTests {
         }
     }
 
+    @Test func tenBitImagesAreFullRangePNGsWithTheSamplesHeifDecFinds() throws {
+        // IMG_8606's style delta map and linear thumbnail are 10-bit. Written unscaled they
+        // used 1/64 of the 16-bit range and looked black in every viewer.
+        let file = "apple-portrait-heic/IMG_8606_rotate_90_cw_contains_text.HEIC"
+        let scratch = try ScratchDirectory()
+        let out = scratch.url.appendingPathComponent("o.png").path
+        let result = try run("heif-dec", ["--with-aux", "--no-colons", Media.path(file), out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let tenBit = try CorpusLibrary.shared().asset(file).aux.filter { $0.bitDepth == 10 }
+        #expect(tenBit.count == 2)
+        for aux in tenBit {
+            let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try #require(aux.path))))
+            #expect(PNGFile.significantBits(png) == 10, "\(aux.urn ?? "")")
+            let (mine, _) = try PNGCodec.decodeSamples(png)
+            let theirs = out.replacingOccurrences(of: ".png", with: "-" + aux.urn!.replacingOccurrences(of: ":", with: "_") + ".png")
+            let (reference, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: theirs))))
+            guard case .sixteen(let m, 10) = mine, case .sixteen(let r, _) = reference else {
+                Issue.record("\(aux.urn ?? ""): \(mine.bitDepth)-bit, heif-dec's \(reference.bitDepth)-bit")
+                continue
+            }
+            // heif-dec writes the full 16-bit range without sBIT: its top ten bits are the sample.
+            #expect(m.width == r.width && m.height == r.height && m.channels == r.channels)
+            #expect(m.components == r.components.map { $0 >> 6 }, "\(aux.urn ?? ""): samples differ from heif-dec")
+            // As stored, read by FFmpeg's PNG decoder (which ignores sBIT): the full range,
+            // each sample in the top ten bits.
+            let rawPath = scratch.url.appendingPathComponent("raw").path
+            let raw = try run("ffmpeg", ["-v", "error", "-y", "-i", aux.path!, "-f", "rawvideo", "-pix_fmt", m.channels == 1 ? "gray16le" : "rgb48le", rawPath])
+            #expect(raw.status == 0, "\(raw.stderr)")
+            let stored = try Data(contentsOf: URL(fileURLWithPath: rawPath)).withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+            #expect(stored.count == m.components.count)
+            #expect(stored.map { $0 >> 6 } == m.components && (stored.max() ?? 0) > 1023, "\(aux.urn ?? ""): stored unscaled")
+        }
+    }
+
+    @Test func extractedPNGsSayWhatTheyAreAndWhereTheyCameFrom() throws {
+        let file = "apple-portrait-heic/heic_depth_data.heic"
+        let aux = try CorpusLibrary.shared().asset(file).aux
+        let disparity = try #require(aux.first { $0.type == .disparity })
+        let texts = PNGFile.texts([UInt8](try Data(contentsOf: URL(fileURLWithPath: try #require(disparity.path)))))
+        #expect(texts["Title"] == "disparity from heic_depth_data.heic")
+        #expect(texts["Source"] == "heic_depth_data.heic \(disparity.source)")
+        #expect(texts["Software"] == "camlib")
+        // The meaning, the range as people write it, the depth and the URN in words.
+        #expect(texts["Description"] == "disparity; 0.508–3.77 1/m; uniformDisparity; 8-bit; urn:mpeg:hevc:2015:auxid:2", "\(texts)")
+        let json = try #require(texts["camlib:aux"]).data(using: .utf8)!
+        let facts = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        #expect(facts["type"] as? String == "disparity" && facts["urn"] as? String == "urn:mpeg:hevc:2015:auxid:2")
+        #expect(facts["file"] as? String == "heic_depth_data.heic" && facts["bitDepth"] as? Int == 8)
+        let encoding = try #require(facts["encoding"] as? [String: Any])
+        #expect(encoding["floatMin"] as? Double == 0.508301 && encoding["units"] as? String == "1/m")
+        // Every aux PNG of the corpus says so, gain maps and mattes included.
+        for file in ["apple-portrait-heic/IMG_8606_rotate_90_cw_contains_text.HEIC", "android-depth-motion/pixel_8.jpg"] {
+            for image in try CorpusLibrary.shared().asset(file).aux {
+                let texts = PNGFile.texts([UInt8](try Data(contentsOf: URL(fileURLWithPath: try #require(image.path)))))
+                #expect(texts["Title"]?.hasSuffix(" from " + URL(fileURLWithPath: file).lastPathComponent) == true, "\(file) \(image.source)")
+                #expect(texts["camlib:aux"]?.contains("\"source\":\"\(image.source)\"") == true, "\(file) \(image.source)")
+            }
+        }
+    }
+
+    @Test func rangesReadAsPeopleWriteThem() {
+        #expect(AuxiliaryEncoding.decimal(1.2000000476837158) == "1.2")
+        #expect(AuxiliaryEncoding.decimal(4.0) == "4" && AuxiliaryEncoding.decimal(0) == "0")
+        #expect(AuxiliaryEncoding.decimal(390.539306640625) == "391" && AuxiliaryEncoding.decimal(12.423587799072266) == "12.4")
+        #expect(AuxiliaryEncoding.decimal(0.27799999713897705) == "0.278" && AuxiliaryEncoding.decimal(-0.5) == "-0.5")
+        var e = AuxiliaryEncoding()
+        (e.floatMin, e.floatMax, e.units) = (1.2000000476837158, 4.0, "m")
+        #expect(e.rangeText == "1.2–4 m")
+        var g = AuxiliaryEncoding()
+        (g.near, g.far) = (12.423587799072266, 390.539306640625)
+        #expect(g.rangeText == "near 12.4–far 391 (units not stated)")
+        g.units = "mm"
+        #expect(g.rangeText == "near 12.4–far 391 mm")
+    }
+
     @Test(arguments: ["apple-portrait-jpeg/jpeg_depth_data.jpg", "apple-portrait-jpeg/image-with-depth.jpg"])
     func portraitJPEGsMPFImagesAreFoundWithTheirApdiTypes(file: String) throws {
         // Manifest: "MPImage2 27698B 480x640 apdi:AuxiliaryImageType=disparity SubType=- | MPImage3 …".

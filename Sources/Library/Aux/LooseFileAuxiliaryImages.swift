@@ -29,7 +29,7 @@ public enum LooseFileAuxiliaryImages {
             var result = AuxiliaryExtraction(type: found.type, source: found.source, path: destination.path, problem: nil)
             do {
                 guard let samples = found.samples else { throw MediaAnalyzer.Failure(reason: found.problem ?? "not decoded") }
-                try AtomicFile.write(try AuxiliaryPNG.encode(samples), to: destination, overwrite: overwrite)
+                try AtomicFile.write(try AuxiliaryPNG.encode(samples, of: found, in: URL(fileURLWithPath: path).lastPathComponent), to: destination, overwrite: overwrite)
             } catch {
                 result.path = nil
                 result.problem = MediaAnalyzer.describe(error)

@@ -35,14 +35,14 @@ extension PhotoLibrary {
         }
         let base = try currentRender(of: asset, role: .renderedPhoto) ?? original.path
         let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, depthRange: depthRange)
-        let given = try AuxiliaryPNG.encode(result.given)
+        let given = try AuxiliaryPNG.encode(result.given, about: nil)
         recipe.attachments.append(
             .init(
                 type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality,
                 zNear: depthRange?.lowerBound, zFar: depthRange?.upperBound))
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
-        let attached = try stageAttachedImages(recipe.attachments.map(\.type), from: result.found)
+        let attached = try stageAttachedImages(recipe.attachments.map(\.type), from: result.found, of: original.originalName ?? URL(fileURLWithPath: original.path).lastPathComponent)
         defer { for a in attached { unlink(a.png.url.path) } }
         // Attaching touches the still only: a Live Photo's current movie render stays.
         let movieRender = try currentRender(of: asset, role: .renderedVideo)
@@ -72,7 +72,9 @@ extension PhotoLibrary {
             let recipe = CamlibAdjustment.recipe(current), !recipe.attachments.isEmpty,
             let still = try currentRender(of: asset, role: .renderedPhoto)
         else { return }
-        let staged = try stageAttachedImages(recipe.attachments.map(\.type), inStill: still)
+        let original = try describe([asset]).first?.resources.first { $0.role == .photo }
+        let name = original.map { $0.originalName ?? URL(fileURLWithPath: $0.path).lastPathComponent } ?? URL(fileURLWithPath: still).lastPathComponent
+        let staged = try stageAttachedImages(recipe.attachments.map(\.type), inStill: still, of: name)
         defer { for a in staged { unlink(a.png.url.path) } }
         var published: [URL] = []
         do {
@@ -93,22 +95,23 @@ extension PhotoLibrary {
         var png: AtomicFile.Temporary
     }
 
-    /// Reads the images of `types` back from a rendered HEIC and writes each as a PNG to tmp/.
-    func stageAttachedImages(_ types: [AuxiliaryImageType], inStill path: String) throws -> [StagedAttachment] {
+    /// Reads the images of `types` back from a rendered HEIC (an edit of the still named
+    /// `file`) and writes each as a PNG to tmp/.
+    func stageAttachedImages(_ types: [AuxiliaryImageType], inStill path: String, of file: String) throws -> [StagedAttachment] {
         guard !types.isEmpty else { return [] }
-        return try stageAttachedImages(types, from: try AuxiliaryExtractor.scan(path: path, decode: true).auxiliaryImages)
+        return try stageAttachedImages(types, from: try AuxiliaryExtractor.scan(path: path, decode: true).auxiliaryImages, of: file)
     }
 
     /// The images of `types` among a still's decoded aux images (the last item of each
     /// type: an attach adds after what the still had), each written as a PNG to tmp/.
-    func stageAttachedImages(_ types: [AuxiliaryImageType], from found: [FoundAuxiliaryImage]) throws -> [StagedAttachment] {
+    func stageAttachedImages(_ types: [AuxiliaryImageType], from found: [FoundAuxiliaryImage], of file: String) throws -> [StagedAttachment] {
         var out: [StagedAttachment] = []
         do {
             for type in types {
                 guard let image = found.last(where: { $0.type == type }), let samples = image.samples else {
                     throw MediaAnalyzer.Failure(reason: "internal error: the rendered still does not hold its attached \(type.rawValue) image")
                 }
-                out.append(StagedAttachment(image: image, png: try AtomicFile.writeTemporary(try AuxiliaryPNG.encode(samples), in: temporary)))
+                out.append(StagedAttachment(image: image, png: try AtomicFile.writeTemporary(try AuxiliaryPNG.encode(samples, of: image, in: file), in: temporary)))
             }
         } catch {
             for a in out { unlink(a.png.url.path) }

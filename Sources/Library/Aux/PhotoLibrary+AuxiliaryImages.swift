@@ -19,6 +19,7 @@ extension PhotoLibrary {
     ) throws -> [AuxiliaryExtraction] {
         let images = try auxiliaryImages(of: asset).filter { types == nil || types!.contains($0.type) || (types!.contains(.depth) && $0.type == .disparity) }
         var rebuilt: [String: FoundAuxiliaryImage]?
+        var stillName = ""
         var names = AuxiliaryFileNames()
         var results: [AuxiliaryExtraction] = []
         for image in images {
@@ -36,11 +37,12 @@ extension PhotoLibrary {
                         }
                         let extras = try AuxiliaryExtractor.scan(path: still.path, decode: true)
                         rebuilt = Dictionary(extras.auxiliaryImages.map { ($0.source, $0) }, uniquingKeysWith: { a, _ in a })
+                        stillName = still.originalName ?? URL(fileURLWithPath: still.path).lastPathComponent
                     }
-                    guard let samples = rebuilt?[image.source]?.samples else {
+                    guard let found = rebuilt?[image.source], let samples = found.samples else {
                         throw MediaAnalyzer.Failure(reason: "its PNG is missing and it cannot be decoded again from the original")
                     }
-                    png = try AuxiliaryPNG.encode(samples)
+                    png = try AuxiliaryPNG.encode(samples, of: found, in: stillName)
                 }
                 try AtomicFile.write(png!, to: destination, overwrite: overwrite)
             } catch {

@@ -101,7 +101,8 @@ extension PhotoLibrary {
         }
         defer { if let m = stagedMovie { unlink(m.file.url.path) } }
         // The attached images, as the new still holds them, for `aux list` and `--has`.
-        let attached = try stageAttachedImages(recipe.attachments.map(\.type), inStill: staged.url.path)
+        let attached = try stageAttachedImages(
+            recipe.attachments.map(\.type), inStill: staged.url.path, of: still.originalName ?? URL(fileURLWithPath: still.path).lastPathComponent)
         defer { for a in attached { unlink(a.png.url.path) } }
         let ext = render.format.fileExtension
         var published: [URL] = []

@@ -96,7 +96,8 @@ public enum MediaAnalyzer {
             do {
                 let thumbnail = try writeThumbnail(pixels, in: stagingDirectory)
                 staged.append(thumbnail.temporaryPath)
-                let aux = try stageAuxiliaryImages(extras.auxiliaryImages, in: stagingDirectory, staged: &staged)
+                let aux = try stageAuxiliaryImages(
+                    extras.auxiliaryImages, of: url.lastPathComponent, in: stagingDirectory, staged: &staged)
                 let movie = try extras.movie.flatMap {
                     try stageMovie($0, of: bytes, in: stagingDirectory, staged: &staged, warnings: &warnings)
                 }
@@ -277,8 +278,8 @@ public enum MediaAnalyzer {
 
     // MARK: Auxiliary images and embedded movies
 
-    /// Writes each decoded auxiliary image as a lossless PNG into tmp/.
-    static func stageAuxiliaryImages(_ found: [FoundAuxiliaryImage], in directory: URL, staged: inout [String]) throws
+    /// Writes each decoded auxiliary image of the still named `file` as a lossless PNG into tmp/.
+    static func stageAuxiliaryImages(_ found: [FoundAuxiliaryImage], of file: String, in directory: URL, staged: inout [String]) throws
         -> [StagedAuxiliaryImage]
     {
         var out: [StagedAuxiliaryImage] = []
@@ -288,7 +289,7 @@ public enum MediaAnalyzer {
                 channels: aux.channels, encoding: aux.encoding, problem: aux.problem)
             if let samples = aux.samples {
                 do {
-                    let png = try AuxiliaryPNG.encode(samples)
+                    let png = try AuxiliaryPNG.encode(samples, of: aux, in: file)
                     let file = try AtomicFile.writeTemporary(png, in: directory)
                     staged.append(file.url.path)
                     (entry.temporaryPath, entry.sha256, entry.bytes) = (file.url.path, file.sha256, file.bytes)

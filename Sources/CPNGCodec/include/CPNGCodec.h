@@ -1,0 +1,59 @@
+// camlib's two full-API libpng paths, as C: libpng reports errors by longjmp to a
+// setjmp point, which Swift cannot host. Exact 8/16-bit gray or RGB (with sBIT and text
+// chunks) out; exact samples in, with no gamma or colour conversion.
+//
+// Ownership: every buffer these functions return is malloc'd and the caller frees it
+// with free(); on failure nothing is left to free.
+#ifndef CPNG_CODEC_H
+#define CPNG_CODEC_H
+
+#include <stddef.h>
+
+typedef struct {
+    unsigned char *data;  // malloc'd; the caller frees it with free()
+    size_t size, capacity;
+    int failed;
+} cpng_buffer;
+
+typedef struct {
+    char message[200];
+} cpng_error;
+
+/// A text chunk: `keyword` 1-79 Latin-1 characters; `text` UTF-8. Written as tEXt when
+/// the text is ASCII, as iTXt (uncompressed) otherwise.
+typedef struct {
+    const char *keyword;
+    const char *text;
+} cpng_text;
+
+/// Encodes gray (channels 1), gray+alpha (2), RGB (3) or RGBA (4) pixels, 8 or 16 bits
+/// per sample (16-bit samples in host order, little-endian here), rows packed, samples
+/// as given (the caller scales them to the full range the PNG specification requires).
+/// `significant_bits` (1..bit_depth) goes into an sBIT chunk when below `bit_depth`.
+/// `texts`: `text_count` text chunks, written before the image data.
+/// `photographic`: libpng's own per-row filter choice and zlib's default strategy (for
+/// photos); otherwise the Up filter and run-length matching (for depth maps and mattes).
+/// On success returns 1 and sets *out (free() out->data); on failure returns 0 with
+/// err->message.
+int cpng_encode(const void *pixels, unsigned width, unsigned height, int channels, int bit_depth, int significant_bits,
+                const cpng_text *texts, int text_count, int compression_level, int photographic, cpng_buffer *out,
+                cpng_error *err);
+
+typedef struct {
+    unsigned width, height;
+    int channels;          // 1 gray or 3 RGB (alpha is dropped, palettes expanded)
+    int bit_depth;         // 8 or 16 (1/2/4-bit gray is expanded to 8)
+    int significant_bits;  // from sBIT, else bit_depth
+    int had_alpha;
+    unsigned char *pixels; // malloc'd, rows packed, 16-bit in host order; free() it
+} cpng_decoded;
+
+/// Decodes a PNG keeping its sample values exactly: no gamma or colour conversion.
+/// Returns 1 on success; 0 with err->message set otherwise. `max_pixels` bounds memory.
+int cpng_decode(const void *bytes, size_t size, size_t max_pixels, cpng_decoded *result, cpng_error *err);
+
+/// libpng's simplified-API constants, which are macros Swift cannot import.
+unsigned int cpng_format_rgb(void);
+unsigned int cpng_image_version(void);
+
+#endif
