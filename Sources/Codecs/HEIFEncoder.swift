@@ -16,7 +16,10 @@ public enum HEIFEncoder {
         }
         let bits = samples.bitDepth
         guard bits == 8 || (9...12).contains(bits) else {
-            throw HEIFError(code: -1, subcode: 0, message: "\(bits)-bit samples cannot be HEVC-coded (8 to 12 bits)", context: "encoding")
+            throw HEIFError(
+                code: -1, subcode: 0,
+                message: "the image has \(bits) significant bits and HEVC codes at most 12 (Main 12); write it with 8, 10 or 12 (a 16-bit PNG says its depth in an sBIT chunk, as `camlib aux extract` writes them)",
+                context: "encoding")
         }
         return try withNewImage(
             width: samples.width, height: samples.height, colorspace: heif_colorspace_monochrome, chroma: heif_chroma_monochrome,

@@ -198,9 +198,15 @@ public final class HEIFImage {
         options.pointee.ignore_transformations = asStored ? 1 : 0
         let decoder = file.isHEVC ? HEIFLibrary.preferredHEVCDecoder : ""
         var image: OpaquePointer?
-        let error = decoder.withCString { id in
+        var error = decoder.withCString { id in
             options.pointee.decoder_id = decoder.isEmpty ? nil : id  // read only during the call
             return heif_decode_image(handle, &image, colorspace, chroma, options)
+        }
+        if error.code == heif_error_Unsupported_feature, !decoder.isEmpty {
+            // libheif's FFmpeg plugin has no conversion for some of what libde265 decodes
+            // (10- and 12-bit monochrome: "Pixel format not implemented"): its default then.
+            options.pointee.decoder_id = nil
+            error = heif_decode_image(handle, &image, colorspace, chroma, options)
         }
         try file.check(error, "decoding image item \(itemID)")
         guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: "decoding image item \(itemID)") }

@@ -94,6 +94,41 @@ struct AuxiliaryAttachTests {
         #expect(Set(types) == [.disparity, .hdrGainMap, .skinMatte])
     }
 
+    @Test func tenAndTwelveBitDepthMapsAttachAsMain10And12AndSixteenBitIsRefusedWithTheReason() throws {
+        let scratch = try ScratchDirectory()
+        guard case .eight(let pug) = try Self.samples(try Self.pugDisparity(in: scratch)) else {
+            Issue.record("pug's disparity is not 8-bit")
+            return
+        }
+        for bits in [10, 12] {
+            // A deeper map of the same shape: the 8-bit levels with fine steps between them.
+            let deep = PixelBuffer<UInt16>(
+                width: pug.width, height: pug.height, channels: 1,
+                components: pug.components.enumerated().map { UInt16($0.element) << (bits - 8) | UInt16($0.offset % (1 << (bits - 8))) })
+            let png = scratch.file("depth\(bits).png")
+            // As `aux extract` writes them: full range, sBIT giving the depth.
+            try Data(try PNGCodec.encode(.sixteen(deep, significantBits: bits))).write(to: URL(fileURLWithPath: png))
+            let result = try AuxiliaryAttacher.attach(toFile: Media.path("apple-misc/iphone_7.heic"), type: .depth, from: png, options: .init())
+            #expect(result.maxError == 0 && result.attached.bitDepth == bits, "\(bits) bits")
+            #expect(result.attached.samples == .sixteen(deep, significantBits: bits))
+            let output = scratch.url.appendingPathComponent("depth\(bits).heic")
+            try AuxiliaryAttacher.write(result, to: output, overwrite: false)
+            // heif-info, a separate reader, sees the aux item's bit depth.
+            let info = try run("heif-info", [output.path])
+            #expect(info.status == 0 && info.stdout.contains("bits per pixel: \(bits)"), "\(info.stdout)")
+        }
+        // 16 significant bits: HEVC codes at most 12.
+        let sixteen = PixelBuffer<UInt16>(width: pug.width, height: pug.height, channels: 1, components: pug.components.map { UInt16($0) * 257 })
+        let png = scratch.file("depth16.png")
+        try Data(try PNGCodec.encode(.sixteen(sixteen, significantBits: 16))).write(to: URL(fileURLWithPath: png))
+        do {
+            _ = try AuxiliaryAttacher.attach(toFile: Media.path("apple-misc/iphone_7.heic"), type: .depth, from: png, options: .init())
+            Issue.record("a 16-bit map was attached")
+        } catch {
+            #expect("\(error)".contains("16 significant bits") && "\(error)".contains("at most 12"), "\(error)")
+        }
+    }
+
     @Test func lossyAttachIsWithinOneLevel() throws {
         let scratch = try ScratchDirectory()
         var options = HEIFAuxiliaryWriter.Options()

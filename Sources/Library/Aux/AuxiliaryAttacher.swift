@@ -55,8 +55,10 @@ public enum AuxiliaryAttacher {
 
         // Read it back before anyone keeps it.
         let extras = try AuxiliaryExtractor.scan(bytes: bytes, decode: true)
-        guard let attached = extras.auxiliaryImages.last(where: { $0.urn == urn }), let back = attached.samples, attached.type == type else {
-            throw MediaAnalyzer.Failure(reason: "internal error: the written file does not read back with its new \(type.rawValue) item (\(urn))")
+        let readBack = extras.auxiliaryImages.last { $0.urn == urn }
+        guard let attached = readBack, let back = attached.samples, attached.type == type else {
+            let why = readBack.map { $0.problem ?? ($0.type != type ? "it reads as \($0.type.rawValue)" : "no samples") } ?? "no such item"
+            throw MediaAnalyzer.Failure(reason: "internal error: the written file does not read back with its new \(type.rawValue) item (\(urn)): \(why)")
         }
         let maxError = difference(samples, back)
         if options.lossless && maxError != 0 {
