@@ -217,6 +217,20 @@ struct AuxiliaryImageImportTests {
         #expect(depth.encoding?.far == fact("Far").flatMap(Double.init))
         #expect(depth.encoding?.toMetres?.contains("far * near") == true)
         #expect(depth.width != nil && depth.path != nil)
+        // One channel, like every other depth map: the file's PNG is RGB with three equal
+        // channels, and the extracted one holds the same samples in one.
+        let (mine, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: depth.path!))))
+        #expect(mine.channels == 1 && depth.channels == 1)
+        let scratch = try ScratchDirectory()
+        let embedded = scratch.file("gdepth.png")
+        let dump = try run("sh", ["-c", "exiftool -b -XMP-GDepth:DepthImage \"$1\" > \"$2\"", "sh", Media.path(file), embedded])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let (theirs, _) = try PNGCodec.decodeSamples([UInt8](Data(contentsOf: URL(fileURLWithPath: embedded))))
+        guard case .eight(let t) = theirs, case .eight(let m) = mine else {
+            Issue.record("not 8-bit")
+            return
+        }
+        #expect(t.channels == 3 && stride(from: 0, to: t.components.count, by: 3).map { t.components[$0] } == m.components)
     }
 
     @Test func ultraHDRGainMapComesFromMPF() throws {

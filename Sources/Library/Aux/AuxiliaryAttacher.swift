@@ -82,22 +82,10 @@ public enum AuxiliaryAttacher {
         } catch let e as PNGError {
             throw MediaAnalyzer.Failure(reason: "\(path): cannot read it as PNG: \(e.message)")
         }
-        if samples.channels == 1 { return samples }
-        func gray<C: PixelComponent>(_ p: PixelBuffer<C>) throws -> PixelBuffer<C> {
-            var out = PixelBuffer<C>(width: p.width, height: p.height, channels: 1)
-            for i in 0..<(p.width * p.height) {
-                let r = p.components[i * 3], g = p.components[i * 3 + 1], b = p.components[i * 3 + 2]
-                guard r == g && g == b else {
-                    throw MediaAnalyzer.Failure(reason: "\(path): a colour image; an auxiliary image is gray (one channel)")
-                }
-                out.components[i] = r
-            }
-            return out
+        guard let gray = samples.gray else {
+            throw MediaAnalyzer.Failure(reason: "\(path): a colour image; an auxiliary image is gray (one channel)")
         }
-        switch samples {
-        case .eight(let p): return .eight(try gray(p))
-        case .sixteen(let p, let bits): return .sixteen(try gray(p), significantBits: bits)
-        }
+        return gray
     }
 
     static func difference(_ a: ImageSamples, _ b: ImageSamples) -> Int {

@@ -257,7 +257,10 @@ public enum AuxiliaryExtractor {
         do {
             let samples: ImageSamples
             if isPNG {
-                samples = try PNGCodec.decodeSamples(data).samples
+                let decoded = try PNGCodec.decodeSamples(data).samples
+                // A depth map or matte stored as RGB with equal channels (GDepth's PNGs) is
+                // one channel, like every other.
+                samples = type != .other && type != .hdrGainMap ? decoded.gray ?? decoded : decoded
             } else {
                 let single = type != .other && type != .hdrGainMap
                 let decoded = try JPEGCodec.decode(data, output: single ? .gray : .asStored)
