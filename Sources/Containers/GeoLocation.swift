@@ -10,6 +10,10 @@ public struct GeoLocation: Sendable, Equatable, Codable {
         self.altitude = altitude
     }
 
+    /// Exactly 0° north, 0° east: what devices write when they had no position, in the
+    /// open sea where nobody takes photos.
+    public var isNoFixPlaceholder: Bool { latitude == 0 && longitude == 0 }
+
     /// ISO 6709 as QuickTime's `com.apple.quicktime.location.ISO6709` writes it:
     /// "+34.6648-086.4704+197.095/".
     public init?(iso6709 text: String) {

@@ -260,6 +260,21 @@ struct AuxiliaryImageImportTests {
         #expect(try FileReading.sha256(of: movie.path) == movie.sha256)
     }
 
+    @Test func aMoviesNoFixPlaceholderIsNoLocationButARealOneIs() throws {
+        // samsung-one-ui-6.heic's movie says "+00.0000+000.0000/" (ffprobe shows it): no fix.
+        let corpus = try CorpusLibrary.shared()
+        let samsung = try corpus.asset("android-depth-motion/samsung-one-ui-6.heic")
+        let movie = try #require(samsung.resources.first { $0.role == .pairedVideo })
+        let tags = try run("ffprobe", ["-v", "error", "-show_entries", "format_tags=location", "-of", "csv=p=0", movie.path])
+        #expect(tags.stdout.contains("+00.0000+000.0000"), "\(tags.stdout)")
+        #expect(samsung.location == nil)
+        // microvideo_xmp.jpeg's still has a real place (its EXIF GPS), which stays.
+        let located = try corpus.asset("android-depth-motion/microvideo_xmp.jpeg").location
+        #expect(located.map { abs($0.latitude - 43.473919) < 1e-6 && abs($0.longitude + 80.536069) < 1e-5 } == true)
+        #expect(GeoLocation(iso6709: "+00.0000+000.0000/")?.isNoFixPlaceholder == true)
+        #expect(GeoLocation(iso6709: "+00.0001+000.0000/")?.isNoFixPlaceholder == false)
+    }
+
     @Test func aJPEGWithAnUndeclaredAppendedMovieStaysAPhotoWithAWarning() throws {
         let corpus = try CorpusLibrary.shared()
         #expect(try corpus.asset("android-depth-motion/image-isom-avc1.jpg").kind == .photo)

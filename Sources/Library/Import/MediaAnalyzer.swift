@@ -266,7 +266,11 @@ public enum MediaAnalyzer {
         } else if let utc = key("creation_time").flatMap(CaptureTime.init(iso8601:)), !utc.isQuickTimeEpoch {
             m.capturedAt = utc
         }
-        m.location = key("com.apple.quicktime.location.ISO6709", "location").flatMap(GeoLocation.init(iso6709:))
+        // "+00.0000+000.0000/" is what a phone writes when it had no fix (Samsung's Motion
+        // Photo movies do): not a place.
+        m.location = key("com.apple.quicktime.location.ISO6709", "location").flatMap(GeoLocation.init(iso6709:)).flatMap {
+            $0.isNoFixPlaceholder ? nil : $0
+        }
         m.orientation = video.orientation.rawValue
         (m.width, m.height) = video.displayedSize
         m.durationSeconds = movie.durationSeconds
