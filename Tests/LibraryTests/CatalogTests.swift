@@ -1,3 +1,4 @@
+import Containers
 import Foundation
 import GRDB
 import Testing
@@ -150,4 +151,24 @@ import TestSupport
             }
         }
     }
+}
+
+@Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+func migration0016ForgetsAMoviesNoFixLocation() throws {
+    // A catalog from before 0016, whose Samsung Motion Photo's movie was recorded at 0,0.
+    let dir = try ScratchDirectory()
+    let root = dir.url.appendingPathComponent("lib")
+    let library = try PhotoLibrary(root: root, mode: .create)
+    _ = try Importer(library: library).run(paths: [Media.path("android-depth-motion/samsung-one-ui-6.heic")])
+    try library.catalog.write { db in
+        try db.execute(sql: "UPDATE metadata SET latitude = 0, longitude = 0 WHERE format = 'mp4'")
+        try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '0016_no_fix_locations'")
+    }
+    #expect(try library.describe([1]).first?.location == GeoLocation(latitude: 0, longitude: 0))
+    try library.catalog.close()
+    let again = try PhotoLibrary(root: root, mode: .write)
+    #expect(try again.describe([1]).first?.location == nil)
+    // `query --near` reads metadata's places: none is left at 0,0.
+    let placed = try again.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM metadata WHERE latitude IS NOT NULL") }
+    #expect(placed == 0)
 }
