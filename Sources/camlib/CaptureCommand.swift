@@ -109,6 +109,9 @@ struct CaptureCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("file: cameras replay at this speed; 0 = as fast as frames decode.", valueName: "factor"))
     var speed: Double = 1
 
+    @Flag(name: .long, help: "file: cameras play their movie again at its end (otherwise they hold its last frame).")
+    var loop = false
+
     @Flag(name: .long, help: "When the camera is busy, wait for it instead of failing.")
     var wait = false
 
@@ -172,13 +175,13 @@ struct CaptureCommand: ParsableCommand {
         let library = try libraryOptions.open(.create)
         let cameraID: String
         if let device {
-            cameraID = device
+            cameraID = DeviceDiscovery.normalized(device)
         } else {
             cameraID = DeviceDiscovery.defaultDevice(preferred: try library.preference("capture.device"), among: DeviceDiscovery.devices())
         }
         let camera: FrameSource
         do {
-            camera = try DeviceDiscovery.camera(cameraID, seed: seed, fileSpeed: speed)
+            camera = try DeviceDiscovery.camera(cameraID, seed: seed, fileSpeed: speed, fileLoop: loop)
         } catch {
             throw CaptureFailure.report("camlib: \(error)")
         }
@@ -216,7 +219,7 @@ struct CaptureCommand: ParsableCommand {
         session.depthCamera = depthCamera
         try startWaitingIfBusy(session, cameraID)
         // Remembered only once it has worked: a camera that fails is not the next default.
-        if let device { try library.setPreference("capture.device", device) }
+        if device != nil { try library.setPreference("capture.device", cameraID) }
         reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")
 
         let stop = StopFlag()
@@ -372,16 +375,17 @@ final class EventReporter: @unchecked Sendable {
             let t = (overStatusLine ? "\r\u{1B}[K" : "") + String(format: "%6.2f s", e.time)
             let id = e.id.map { "#\($0) " } ?? ""
             switch e.event {
-            case "willCapturePhoto": Terminal.error("\(t)  \(id)shutter")
-            case "didFinishProcessingPhoto":
-                Terminal.error("\(t)  \(id)photo \(e.path ?? "")")
-            case "didStartRecording": Terminal.error("\(t)  \(id)recording")
-            case "didFinishRecording": Terminal.error("\(t)  \(id)movie \(e.path ?? "") (\(e.message ?? ""))")
-            case "didFinishProcessingLivePhotoMovie":
+            case .willCapturePhoto: Terminal.error("\(t)  \(id)shutter")
+            case .didFinishProcessingPhoto: Terminal.error("\(t)  \(id)photo \(e.path ?? "")")
+            case .didStartRecording: Terminal.error("\(t)  \(id)recording")
+            case .didFinishRecording: Terminal.error("\(t)  \(id)movie \(e.path ?? "") (\(e.message ?? ""))")
+            case .didFinishProcessingLivePhotoMovie:
                 Terminal.error("\(t)  \(id)Live Photo movie \(e.path ?? "")" + (e.livePhotosInProgress.map { $0 > 0 ? " (\($0) more in progress)" : "" } ?? ""))
-            case "systemPressure": Terminal.error("\(t)  system pressure: \(e.message ?? "")")
-            case "error": Terminal.error("\(t)  \(id)error: \(e.message ?? "")")
-            default: break
+            case .systemPressure: Terminal.error("\(t)  system pressure: \(e.message ?? "")")
+            case .didEndStream: Terminal.error("\(t)  the camera stopped: \(e.message ?? "no more frames")")
+            case .error: Terminal.error("\(t)  \(id)error: \(e.message ?? "")")
+            case .willBeginCapture, .didFinishRecordingLivePhotoMovie, .didFinishCapture:
+                break  // steps on the way to the lines above; `--events` shows them
             }
         }
     }

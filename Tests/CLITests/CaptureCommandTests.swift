@@ -158,6 +158,58 @@ struct CaptureCommandTests {
         }
     }
 
+    /// A 0.3 s movie of ffmpeg's test pattern (9 frames at 30 fps).
+    func shortMovie(in scratch: ScratchDirectory) throws -> String {
+        let movie = scratch.file("short.mov")
+        let made = try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "9", "-c:v", "libx264", "-pix_fmt", "yuv420p", movie])
+        #expect(made.status == 0, "\(made.stderr)")
+        return movie
+    }
+
+    @Test func aShortFileCameraHoldsItsLastFrameSaysSoAndIsRememberedByItsFullPath() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let movie = try shortMovie(in: scratch)
+        // Named relative to this process's folder, as a user would type it.
+        let here = FileManager.default.currentDirectoryPath.split(separator: "/")
+        let relative = String(repeating: "../", count: here.count) + movie.dropFirst()
+        // Photos at 0, 0.6 and 1.2 s: the last two after the 0.3 s movie has ended.
+        let r = try Camlib.run(["capture", "--library", lib, "--device", "file:" + relative, "--count", "3", "--interval", "0.6", "--events"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdout.split(separator: "\n").compactMap { try? json(String($0)) as? [String: Any] }
+        let ends = events.filter { $0["event"] as? String == "didEndStream" }
+        #expect(ends.count == 1 && (ends.first?["message"] as? String)?.contains("its last frame is held") == true, "\(r.stdout)")
+        let photos = try assets(lib).compactMap { try? original($0) }
+        #expect(photos.count == 3)
+        // The two late ones are the movie's last frame, the same pixels (heif-dec decodes
+        // them; their PNGs differ in metadata, so FFmpeg gives the bare pixels).
+        let decoded = try photos.suffix(2).enumerated().map { i, path -> Data in
+            let png = scratch.file("late\(i).png"), raw = scratch.file("late\(i).rgb")
+            #expect(try run("heif-dec", [path, png]).status == 0)
+            #expect(try run("ffmpeg", ["-v", "error", "-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", raw]).status == 0)
+            return try Data(contentsOf: URL(fileURLWithPath: raw))
+        }
+        #expect(decoded.count == 2 && !decoded[0].isEmpty && decoded[0] == decoded[1])
+        // Remembered as an absolute path: the next capture finds it from anywhere.
+        let remembered = try run("sqlite3", [lib + "/catalog.sqlite", "SELECT value FROM preference WHERE key = 'capture.device'"])
+        #expect(remembered.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "file:" + movie, "\(remembered.stdout)")
+        let again = try Camlib.run(["capture", "--library", lib, "--count", "1"])
+        #expect(again.status == 0 && again.stderr.contains("camera file:" + movie), "\(again.stderr)")
+    }
+
+    @Test func aLoopingFileCameraPlaysItsMovieAgain() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let movie = try shortMovie(in: scratch)
+        let r = try Camlib.run(["capture", "--library", lib, "--device", "file:" + movie, "--loop", "--movie", "--duration", "1", "--events"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stdout.contains("didEndStream"), "\(r.stdout)")
+        let recorded = try #require(try assets(lib).first { $0["kind"] as? String == "video" })
+        let probe = try run("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", try original(recorded)])
+        // A second of the 0.3 s movie: three plays and more, not its 9 frames.
+        #expect((Int(probe.stdout.prefix { $0.isNumber }) ?? 0) >= 25, "\(probe.stdout)")
+    }
+
     @Test func anUnknownDeviceIsAClearError() throws {
         let scratch = try ScratchDirectory()
         let r = try Camlib.run(["capture", "--library", scratch.file("lib"), "--device", "/dev/video99"])

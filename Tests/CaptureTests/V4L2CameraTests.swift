@@ -158,5 +158,5 @@ final class EventLog: @unchecked Sendable {
     private var events: [CaptureEvent] = []
     func append(_ e: CaptureEvent) { lock.withLock { events.append(e) } }
     var all: [CaptureEvent] { lock.withLock { events } }
-    var names: [String] { all.map(\.event) }
+    var names: [String] { all.map(\.event.rawValue) }
 }

@@ -80,9 +80,9 @@ struct VirtualCameraTests {
         ) { events.append($0) }
         try session.start()
         let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, events.all.filter({ $0.event == "systemPressure" }).count < 2 { usleep(20_000) }
+        while Date() < deadline, events.all.filter({ $0.event == .systemPressure }).count < 2 { usleep(20_000) }
         session.stop()
-        let pressure = events.all.filter { $0.event == "systemPressure" }
+        let pressure = events.all.filter { $0.event == .systemPressure }
         #expect(pressure.map(\.frameRate) == [40, 27], "\(pressure)")
         #expect(camera.rates == [40, 27])
         #expect(pressure.first?.message?.contains("frame rate lowered to 40 fps") == true)
@@ -130,11 +130,11 @@ struct VirtualCameraTests {
         let outcome = session.stop()
         #expect(outcome.results.count == 2 && outcome.failures.isEmpty)
         for id in [first, second] {
-            let names = events.all.filter { $0.id == id }.map(\.event)
+            let names = events.all.filter { $0.id == id }.map(\.event.rawValue)
             #expect(names == ["willBeginCapture", "willCapturePhoto", "didFinishProcessingPhoto", "didFinishCapture"])
         }
         // Each photo has its own shutter frame.
-        let shutters = events.all.filter { $0.event == "willCapturePhoto" }.map(\.time)
+        let shutters = events.all.filter { $0.event == .willCapturePhoto }.map(\.time)
         #expect(Set(shutters).count == 2)
         let line = try #require(events.all.first).jsonLine
         let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

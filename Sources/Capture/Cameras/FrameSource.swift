@@ -13,6 +13,8 @@ public struct Frame: Sendable {
     public var scene: SceneTruth?
     /// Frames the camera dropped just before this one because nobody took them in time.
     public var droppedBefore = 0
+    /// The camera's source has ended and this is its last frame again (a replayed file).
+    public var heldAfterEnd = false
 
     public init(pixels: PixelBuffer<UInt8>, time: Double, number: Int, scene: SceneTruth? = nil) {
         self.pixels = pixels
@@ -54,7 +56,7 @@ public protocol FrameSource: AnyObject {
     /// Opens the camera with the configuration nearest to `configuration` it supports
     /// and returns what it applied.
     func start(_ configuration: CameraConfiguration) throws -> CameraConfiguration
-    /// Blocks until the next frame. nil: the source has ended (a replayed file).
+    /// Blocks until the next frame. nil: the source has ended (a file camera with no frame).
     func nextFrame() throws -> Frame?
     /// Lowers (or raises) the frame rate while streaming; returns the rate applied.
     func setFrameRate(_ frameRate: Double) throws -> Double

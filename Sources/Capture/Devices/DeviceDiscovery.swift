@@ -37,13 +37,24 @@ public enum DeviceDiscovery {
         return "virtual"
     }
 
-    /// Opens the camera named by `id`: `virtual`, `file:PATH` or a device path.
-    public static func camera(_ id: String, interface: V4L2Interface = LibV4L2(), seed: UInt64 = 1, fileSpeed: Double = 1) throws -> FrameSource {
+    /// `id` as it is remembered: a `file:` camera's path made absolute (a relative one
+    /// would name another file, or none, from another folder).
+    public static func normalized(_ id: String) -> String {
+        guard id.hasPrefix("file:"), !id.dropFirst(5).hasPrefix("/") else { return id }
+        return "file:" + URL(fileURLWithPath: String(id.dropFirst(5))).standardizedFileURL.path
+    }
+
+    /// Opens the camera named by `id`: `virtual`, `file:PATH` or a device path. A file
+    /// camera replays at `fileSpeed`, and with `fileLoop` starts again at the end instead
+    /// of holding its last frame.
+    public static func camera(
+        _ id: String, interface: V4L2Interface = LibV4L2(), seed: UInt64 = 1, fileSpeed: Double = 1, fileLoop: Bool = false
+    ) throws -> FrameSource {
         if id == "virtual" { return VirtualCamera(seed: seed) }
         if id.hasPrefix("file:") {
-            let path = String(id.dropFirst(5))
+            let path = String(normalized(id).dropFirst(5))
             guard FileManager.default.fileExists(atPath: path) else { throw CaptureError.noSuchDevice(id) }
-            return FileCamera(path: path, speed: fileSpeed)
+            return FileCamera(path: path, speed: fileSpeed, loop: fileLoop)
         }
         guard id.hasPrefix("/") else {
             throw CaptureError.noSuchDevice(id)

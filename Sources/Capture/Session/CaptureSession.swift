@@ -64,6 +64,8 @@ public final class CaptureSession: @unchecked Sendable {
     private var windowFrames = 0
     private var windowDrops = 0
     private var lastPressureChange: Double = -10
+    /// A held last frame (a file camera past its end) was reported once with didEndStream.
+    private var endAnnounced = false
 
     struct PendingPhoto {
         var id: Int
@@ -136,7 +138,7 @@ public final class CaptureSession: @unchecked Sendable {
             nextID += 1
             return id
         }
-        emit("willBeginCapture", id: id)
+        emit(.willBeginCapture, id: id)
         if settings.livePhoto && live == nil {
             fail(id, "Live Photos need a session started with Live Photos on (capture --live)")
             return id
@@ -177,7 +179,7 @@ public final class CaptureSession: @unchecked Sendable {
         let path = outputDirectory + "/" + fileStem(id: id) + ".MOV"
         let movie = try MovieRecorder(path: path, settings: settings, maximumDuration: maximumDuration)
         lock.withLock { recorder = (id, movie) }
-        emit("didStartRecording", id: id, path: path)
+        emit(.didStartRecording, id: id, path: path)
         return id
     }
 
@@ -226,8 +228,8 @@ public final class CaptureSession: @unchecked Sendable {
         do {
             let (path, frames) = try movie.finish()
             lock.withLock { results.append(Result(id: id, kind: .movie, path: path)) }
-            emit("didFinishRecording", id: id, path: path, message: "\(frames) frames" + (movie.dropped > 0 ? ", \(movie.dropped) dropped" : ""))
-            emit("didFinishCapture", id: id)
+            emit(.didFinishRecording, id: id, path: path, message: "\(frames) frames" + (movie.dropped > 0 ? ", \(movie.dropped) dropped" : ""))
+            emit(.didFinishCapture, id: id)
         } catch {
             fail(id, "\(error)")
         }
@@ -291,12 +293,16 @@ public final class CaptureSession: @unchecked Sendable {
                 frame = try source.nextFrame()
             } catch {
                 lock.withLock { streamError = error }
-                emit("error", id: nil, message: "\(error)")
+                emit(.error, id: nil, message: "\(error)")
                 return
             }
             guard let frame else {
-                emit("didEndStream", id: nil, message: "the camera has no more frames")
+                emit(.didEndStream, id: nil, message: "the camera has no more frames")
                 return
+            }
+            if frame.heldAfterEnd, !endAnnounced {
+                endAnnounced = true
+                emit(.didEndStream, id: nil, message: "\(source.device.id) ended at \(String(format: "%.2f", frame.time)) s; its last frame is held")
             }
             deliver(frame)
         }
@@ -334,7 +340,7 @@ public final class CaptureSession: @unchecked Sendable {
             return (ready, started, recorder?.recorder)
         }
         for photo in newlyStarted {
-            emit("willCapturePhoto", id: photo.id)
+            emit(.willCapturePhoto, id: photo.id)
             if photo.identifier != nil { startLivePhotoMovie(photo, shutter: frame) }
         }
         var dropped = false
@@ -363,7 +369,7 @@ public final class CaptureSession: @unchecked Sendable {
         lastPressureChange = t
         configuration.frameRate = applied
         emit(
-            "systemPressure", id: nil, frameRate: applied,
+            .systemPressure, id: nil, frameRate: applied,
             message: "\(Int(dropRate * 100))% of frames were dropped in the last second: frame rate lowered to \(Int(applied)) fps")
     }
 
@@ -379,7 +385,7 @@ public final class CaptureSession: @unchecked Sendable {
             id: id, shutterTime: shutter.time, identifier: identifier, path: path, settings: settings,
             recorded: { [self] frames in
                 let inProgress = lock.withLock { livePhotosInProgress }
-                emit("didFinishRecordingLivePhotoMovie", id: id, message: "\(frames) frames", livePhotosInProgress: inProgress)
+                emit(.didFinishRecordingLivePhotoMovie, id: id, message: "\(frames) frames", livePhotosInProgress: inProgress)
             },
             done: { [self] result in
                 switch result {
@@ -389,7 +395,7 @@ public final class CaptureSession: @unchecked Sendable {
                         livePhotosInProgress -= 1
                         return livePhotosInProgress
                     }
-                    emit("didFinishProcessingLivePhotoMovie", id: id, path: path, livePhotosInProgress: inProgress)
+                    emit(.didFinishProcessingLivePhotoMovie, id: id, path: path, livePhotosInProgress: inProgress)
                     finishPart(id)
                 case .failure(let error):
                     lock.withLock { livePhotosInProgress -= 1 }
@@ -406,7 +412,7 @@ public final class CaptureSession: @unchecked Sendable {
             partsLeft[id] = parts > 1 ? parts - 1 : nil
             return (true, parts <= 1)
         }
-        if done { emit("didFinishCapture", id: id) }
+        if done { emit(.didFinishCapture, id: id) }
         if held { processingGroup.leave() }
     }
 
@@ -435,7 +441,7 @@ public final class CaptureSession: @unchecked Sendable {
                 let path = outputDirectory + "/" + fileStem(id: photo.id) + "." + photo.settings.format.fileExtension
                 try CaptureFiles.write(bytes, to: path)
                 lock.withLock { results.append(Result(id: photo.id, kind: .photo, path: path)) }
-                emit("didFinishProcessingPhoto", id: photo.id, path: path)
+                emit(.didFinishProcessingPhoto, id: photo.id, path: path)
                 finishPart(photo.id)
             } catch {
                 fail(photo.id, "\(error)", finished: false)
@@ -454,19 +460,19 @@ public final class CaptureSession: @unchecked Sendable {
     /// Records a failure; `finished`: the capture has no other part to wait for.
     private func fail(_ id: Int, _ message: String, finished: Bool = true) {
         lock.withLock { failures.append("capture \(id): \(message)") }
-        emit("error", id: id, message: message)
+        emit(.error, id: id, message: message)
         if finished {
             let held = lock.withLock { () -> Int in
                 defer { partsLeft[id] = nil }
                 return partsLeft[id] ?? 0
             }
-            emit("didFinishCapture", id: id)
+            emit(.didFinishCapture, id: id)
             for _ in 0..<held { processingGroup.leave() }
         }
     }
 
     private func emit(
-        _ name: String, id: Int?, path: String? = nil, frameRate: Double? = nil, message: String? = nil, livePhotosInProgress: Int? = nil
+        _ name: CaptureEvent.Kind, id: Int?, path: String? = nil, frameRate: Double? = nil, message: String? = nil, livePhotosInProgress: Int? = nil
     ) {
         var event = CaptureEvent(event: name, id: id, time: clock.elapsed, path: path, frameRate: frameRate, message: message)
         event.livePhotosInProgress = livePhotosInProgress
