@@ -34,7 +34,7 @@ struct AuxExtractCommand: ParsableCommand {
     func run() throws {
         try Isolation.runInChild(describing: target.asset)
         let folder = URL(fileURLWithPath: out)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileAccessError.makeFolder(folder, for: "--out")
         let types = type.isEmpty ? nil : Set(type)
         let results: [AuxiliaryExtraction]
         switch try target.resolve() {

@@ -25,13 +25,19 @@ struct Camlib: ParsableCommand {
 
     /// `query` and `show` straight to their own parsing when they can (``CatalogReads``);
     /// everything else through ArgumentParser's root as usual.
+    /// Foundation's file errors are said in words (``FileAccessError``) wherever they come from.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard let work = CatalogReads.parse(arguments) else { return main(arguments) }
         do {
-            try work()
+            if let work = CatalogReads.parse(arguments) {
+                try work()
+            } else {
+                // What ArgumentParser's own main does, with the errors translated.
+                var command = try parseAsRoot(arguments)
+                try command.run()
+            }
         } catch {
-            exit(withError: error)
+            exit(withError: FileAccessError.from(error) ?? error)
         }
     }
 }

@@ -88,7 +88,7 @@ struct ExportCommand: ParsableCommand {
         let folder = URL(fileURLWithPath: to)
         let naming = try naming()
         if !dryRun {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileAccessError.makeFolder(folder, for: "--to")
             // What an export killed here before left half-written.
             Exporter.removeAbandonedTemporaries(in: folder)
         }

@@ -75,7 +75,7 @@ public enum AuxiliaryAttacher {
     /// A PNG as one gray channel: gray PNGs as they are, RGB ones whose channels are equal
     /// (what many tools write for gray) reduced to one.
     static func readGray(_ path: String) throws -> ImageSamples {
-        let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let data = try FileAccessError.contents(of: path)
         let samples: ImageSamples
         do {
             samples = try PNGCodec.decodeSamples(data).samples

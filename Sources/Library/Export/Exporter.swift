@@ -74,7 +74,7 @@ public enum Exporter {
             for part in template.render(asset, name: originalStem).split(separator: "/") where part != "." && part != ".." {
                 folder.appendPathComponent(String(part))
             }
-            if !dryRun { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+            if !dryRun { try FileAccessError.makeFolder(folder, for: "the export's --folder template") }
         }
         /// A sidecar's name: its own, or under a --filename template the new stem's
         /// (IMG_O1234.aae beside IMG_1234 keeps its O).

@@ -44,9 +44,8 @@ public final class PhotoLibrary: Sendable {
         let writable = !exists || Self.canWrite(root: root, catalog: catalogPath)
         guard writable || mode == .read else { throw LibraryError.readOnly(path: root.path) }
         if writable {
-            for dir in layout.folders {
-                try fm.createDirectory(at: dir, withIntermediateDirectories: true)
-            }
+            try FileAccessError.makeFolder(root, for: "a library")
+            for dir in layout.folders { try FileAccessError.makeFolder(dir, for: "the library") }
         }
         catalog = try Catalog(path: catalogPath, access: writable ? .readWrite(concurrent: mode != .read) : .readOnly, willMigrate: willMigrate)
         rehearsal = nil
