@@ -75,13 +75,28 @@ public enum HEIFEncoder {
 
     /// Encodes `image` into `ctx` as its primary image, turned by `orientation` (irot/imir);
     /// returns the new handle, which the caller releases with heif_image_handle_release.
-    static func encode(_ ctx: OpaquePointer, _ image: OpaquePointer, _ encoder: OpaquePointer, orientation: EXIFOrientation = .up) throws
-        -> OpaquePointer?
-    {
+    /// `describingColour`: the colours are sRGB and say so in an nclx `colr` (sRGB primaries
+    /// and transfer, the BT.601 matrix libheif converts RGB with, full range); libheif by
+    /// default writes none (a workaround for old macOS), and a reader must then guess.
+    static func encode(
+        _ ctx: OpaquePointer, _ image: OpaquePointer, _ encoder: OpaquePointer, orientation: EXIFOrientation = .up,
+        describingColour: Bool = false
+    ) throws -> OpaquePointer? {
         // heif_encoding_options_alloc → heif_encoding_options_free.
         guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
         defer { heif_encoding_options_free(options) }
         options.pointee.image_orientation = heif_orientation(rawValue: UInt32(orientation.rawValue))
+        // heif_nclx_color_profile_alloc → heif_nclx_color_profile_free (libheif copies it).
+        let nclx = describingColour ? heif_nclx_color_profile_alloc() : nil
+        defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+        if let nclx {
+            nclx.pointee.color_primaries = heif_color_primaries_ITU_R_BT_709_5
+            nclx.pointee.transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1
+            nclx.pointee.matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6
+            nclx.pointee.full_range_flag = 1
+            options.pointee.output_nclx_profile = nclx
+            options.pointee.macOS_compatibility_workaround_no_nclx_profile = 0
+        }
         var handle: OpaquePointer?
         try check(heif_context_encode_image(ctx, image, encoder, options, &handle), "encoding")
         return handle
@@ -260,7 +275,8 @@ extension HEIFEncoder {
             if still.compression == .hevc {
                 try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
             }
-            guard let handle = try encode(ctx, image, encoder, orientation: still.orientation) else {
+            let sRGB = still.iccProfile?.isEmpty ?? true  // an ICC profile says it instead
+            guard let handle = try encode(ctx, image, encoder, orientation: still.orientation, describingColour: sRGB) else {
                 throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding")
             }
             defer { heif_image_handle_release(handle) }
@@ -279,8 +295,17 @@ extension HEIFEncoder {
             if let xmp = still.xmp, !xmp.isEmpty {
                 try xmp.withUnsafeBytes { try check(heif_context_add_XMP_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding XMP") }
             }
-            return try write(ctx)
+            return try markingTransformsEssential(write(ctx))
         }
+    }
+
+    /// The file with every irot, imir, clap and colr association marked essential, as MIAF
+    /// asks (libheif writes them optional, so a reader that skips what it does not know
+    /// could show the picture unturned).
+    static func markingTransformsEssential(_ file: [UInt8]) throws -> [UInt8] {
+        var meta = try HEIFMetaBox(file: file)
+        meta.markEssential(["irot", "imir", "clap", "colr"])
+        return try HEIFAuxiliaryWriter.assemble(file, meta: meta, appending: [])
     }
 
     static func write(_ ctx: OpaquePointer) throws -> [UInt8] {

@@ -2,7 +2,9 @@
 /// `mebx` with the key `com.apple.quicktime.still-image-time`, one sample (int8 -1) at the
 /// moment the still shows, placed by an empty edit, the way iPhones write it (IMG_3582.mov
 /// in the test corpus has the same layout). Apple Photos, Immich and exiftool (`-ee`,
-/// StillImageTime) read the still's moment from it.
+/// StillImageTime) read the still's moment from it. The QuickTime keys (the content
+/// identifier among them) go into `moov/meta`, where an iPhone writes them and Apple
+/// Photos looks, instead of FFmpeg's `moov/udta/meta`, without FFmpeg's `encoder`.
 public enum LivePhotoMovie {
     public static let stillImageTimeKey = "com.apple.quicktime.still-image-time"
     /// The one sample: item size 9, local key 1, the value int8 -1 (as iPhones write it).
@@ -38,23 +40,108 @@ public enum LivePhotoMovie {
 
         let mediaTimescale: UInt32 = 600
         let start = UInt64(max(0, (seconds * Double(movieTimescale)).rounded()))
+        // FFmpeg's QuickTime keys (in udta/meta), to go where an iPhone puts them.
+        var keys: [(key: String, data: [UInt8])] = []
         var w = ISOBoxWriter()
-        w.box("moov") { m in
+        try w.box("moov") { m in
             for child in children {
-                if child.type == "mvhd" {
+                switch child.type {
+                case "mvhd":
                     var copy = Array(movie[child.offset..<child.end])
                     let at = nextTrackOffset - child.offset
                     let id = trackID + 1
                     copy[at] = UInt8(id >> 24); copy[at + 1] = UInt8((id >> 16) & 0xFF)
                     copy[at + 2] = UInt8((id >> 8) & 0xFF); copy[at + 3] = UInt8(id & 0xFF)
                     m.raw(copy)
-                } else {
+                case "udta":
+                    // Everything but the keys, which move to moov/meta below.
+                    try m.box("udta") { u in
+                        for item in child.children(in: movie) {
+                            if item.type == "meta" {
+                                keys += try quickTimeKeys(in: movie, meta: item)
+                            } else {
+                                u.raw(movie[item.offset..<item.end])
+                            }
+                        }
+                    }
+                case "trak" where try MovieTracks.trackID(of: child, in: movie) == video.id:
+                    // Enabled, in the movie, in its preview and poster (0xF), as an iPhone's.
+                    var copy = Array(movie[child.offset..<child.end])
+                    if let tkhd = child.children(in: movie).first(where: { $0.type == "tkhd" }) {
+                        copy[tkhd.offset - child.offset + tkhd.headerSize + 3] |= 0x0F
+                    }
+                    m.raw(copy)
+                default:
                     m.raw(movie[child.offset..<child.end])
                 }
             }
             m.raw(track(id: trackID, videoID: video.id, start: start, movieDuration: movieDuration, mediaTimescale: mediaTimescale, sampleOffset: sampleOffset))
+            // FFmpeg's own `encoder` (Lavf…) and `creation_time` (mvhd has it) are not
+            // an iPhone's keys and are left out.
+            let kept = keys.filter { $0.key.hasPrefix("com.apple.quicktime.") }
+            if !kept.isEmpty { m.raw(metaBox(kept)) }
         }
         return out + w.bytes
+    }
+
+    /// The `mdta` keys of a `meta` box (hdlr, keys, ilst), each with its whole `data` box.
+    static func quickTimeKeys(in movie: [UInt8], meta: ISOBox) throws -> [(key: String, data: [UInt8])] {
+        let r = ByteReader(movie, context: "QuickTime meta")
+        // QuickTime's meta has no version field (an iPhone's); FFmpeg writes one (ISO's).
+        var children = meta.children(in: movie)
+        if !children.contains(where: { $0.type == "hdlr" }) { children = meta.children(in: movie, skip: 4) }
+        guard let keysBox = children.first(where: { $0.type == "keys" }), let ilst = children.first(where: { $0.type == "ilst" }) else { return [] }
+        var names: [String] = []
+        var at = keysBox.payload.lowerBound + 8  // version, flags, entry count
+        while at + 8 <= keysBox.end {
+            let size = Int(try r.u32(at: at))
+            guard size >= 8, at + size <= keysBox.end else { break }
+            names.append(String(decoding: movie[(at + 8)..<(at + size)], as: UTF8.self))
+            at += size
+        }
+        var out: [(String, [UInt8])] = []
+        // Each item's type is its key's 1-based index, binary (not a box type ISOBox reads).
+        at = ilst.payload.lowerBound
+        while at + 8 <= ilst.end {
+            let size = Int(try r.u32(at: at)), index = Int(try r.u32(at: at + 4))
+            guard size >= 8, at + size <= ilst.end else { break }
+            if index >= 1, index <= names.count,
+                let data = ISOBox.sequence(in: movie, from: at + 8, limit: at + size).first(where: { $0.type == "data" })
+            {
+                out.append((names[index - 1], Array(movie[data.offset..<data.end])))
+            }
+            at += size
+        }
+        return out
+    }
+
+    /// A QuickTime `meta` box of `mdta` keys, as an iPhone writes it at the top of `moov`.
+    static func metaBox(_ keys: [(key: String, data: [UInt8])]) -> [UInt8] {
+        var w = ISOBoxWriter()
+        w.box("meta") { m in
+            m.box("hdlr", version: 0) { h in
+                h.u32(0)
+                h.raw(Array("mdta".utf8))
+                h.raw([UInt8](repeating: 0, count: 12))
+                h.u8(0)
+            }
+            m.box("keys", version: 0) { k in
+                k.u32(UInt32(keys.count))
+                for (key, _) in keys {
+                    k.u32(UInt32(8 + key.utf8.count))
+                    k.raw(Array("mdta".utf8))
+                    k.raw(Array(key.utf8))
+                }
+            }
+            m.box("ilst") { l in
+                for (i, entry) in keys.enumerated() {
+                    l.u32(UInt32(8 + entry.data.count))
+                    l.u32(UInt32(i + 1))
+                    l.raw(entry.data)
+                }
+            }
+        }
+        return w.bytes
     }
 
     /// Seconds into the movie at which its still was taken: the presentation time of the

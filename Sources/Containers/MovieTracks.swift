@@ -48,6 +48,13 @@ public struct MovieTracks: Sendable {
         self.tracks = tracks
     }
 
+    /// The id in a `trak`'s `tkhd`.
+    static func trackID(of trak: ISOBox, in bytes: [UInt8]) throws -> UInt32 {
+        let tkhd = try child(trak, "tkhd", in: bytes)
+        let version = try ByteReader(bytes, context: "tkhd").u8(at: tkhd.payload.lowerBound)
+        return try ByteReader(bytes, context: "tkhd").u32(at: tkhd.payload.lowerBound + (version == 1 ? 20 : 12))
+    }
+
     static func child(_ box: ISOBox, _ type: String, in bytes: [UInt8], skip: Int = 0) throws -> ISOBox {
         guard let c = box.children(in: bytes, skip: skip).first(where: { $0.type == type }) else {
             throw FormatError("movie", "\(box.type) has no \(type) box")

@@ -1,3 +1,4 @@
+@testable import Containers
 import Foundation
 import Testing
 import TestSupport
@@ -158,6 +159,26 @@ struct CaptureCommandTests {
         }
     }
 
+    @Test func aTurnedHEICCaptureSaysItsColoursAndItsTurnIsEssential() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--size", "640x480", "--orientation", "6", "--quality", "speed"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let path = try original(try #require(try assets(lib).first))
+        // heif-info reads the colour profile: nclx, sRGB primaries and transfer.
+        let info = try run("heif-info", [path])
+        #expect(info.stdout.contains("color profile: nclx") && info.stdout.contains("image: 480x640"), "\(info.stdout)")
+        let tags = try run("exiftool", ["-s3", "-n", "-ColorPrimaries", "-TransferCharacteristics", "-MatrixCoefficients", path])
+        #expect(tags.stdout.split(separator: "\n") == ["1", "13", "6"], "\(tags.stdout)")
+        // irot and colr are essential on the photo, as MIAF asks.
+        let meta = try HEIFMetaBox(file: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        let properties = meta.properties(of: meta.primaryItemID)
+        for type in ["irot", "colr"] {
+            let property = try #require(properties.first { $0.type == type }, "no \(type)")
+            #expect(property.association.essential, "\(type) is not essential")
+        }
+    }
+
     /// A 0.3 s movie of ffmpeg's test pattern (9 frames at 30 fps).
     func shortMovie(in scratch: ScratchDirectory) throws -> String {
         let movie = scratch.file("short.mov")
@@ -240,6 +261,89 @@ struct InteractiveCaptureTests {
 /// `camlib capture --live`: Live Photos from the virtual camera, read back by exiftool,
 /// ffprobe and camlib's own import.
 struct LiveCaptureTests {
+    /// What of a movie's boxes Apple Photos goes by: `moov`'s children in order, each
+    /// track's handler, `tkhd` flags and sample entry, the keys of `moov/meta` and of
+    /// `moov/udta/meta`.
+    struct QuickTimeLayout {
+        var moovChildren: [String] = []
+        var tracks: [(handler: String, flags: UInt32, entry: String, stillImageTimeKey: Bool)] = []
+        var moovKeys: [String: String] = [:]
+        var udtaKeys: [String] = []
+
+        init(_ path: String) throws {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let moov = try #require(ISOBox.sequence(in: bytes, from: 0, limit: bytes.count).first { $0.type == "moov" })
+            func child(_ box: ISOBox, _ type: String) -> ISOBox? { box.children(in: bytes).first { $0.type == type } }
+            for box in moov.children(in: bytes) {
+                moovChildren.append(box.type)
+                switch box.type {
+                case "trak":
+                    let tkhd = try #require(child(box, "tkhd"))
+                    let at = tkhd.payload.lowerBound
+                    let flags = (UInt32(bytes[at + 1]) << 16) | (UInt32(bytes[at + 2]) << 8) | UInt32(bytes[at + 3])
+                    let mdia = try #require(child(box, "mdia"))
+                    let hdlr = try #require(child(mdia, "hdlr"))
+                    let handler = String(decoding: bytes[(hdlr.payload.lowerBound + 8)..<(hdlr.payload.lowerBound + 12)], as: UTF8.self)
+                    let minf = try #require(child(mdia, "minf"))
+                    let stbl = try #require(child(minf, "stbl"))
+                    let stsd = try #require(child(stbl, "stsd"))
+                    let entry = String(decoding: bytes[(stsd.payload.lowerBound + 12)..<(stsd.payload.lowerBound + 16)], as: UTF8.self)
+                    let key = Array("com.apple.quicktime.still-image-time".utf8)
+                    let description: [UInt8] = Array(bytes[stsd.payload])
+                    var stillImageTime = false
+                    for i in 0..<max(0, description.count - key.count) where Array(description[i..<(i + key.count)]) == key {
+                        stillImageTime = true
+                    }
+                    tracks.append((handler, flags, entry, stillImageTime))
+                case "meta":
+                    for (key, data) in try LivePhotoMovie.quickTimeKeys(in: bytes, meta: box) {
+                        moovKeys[key] = String(decoding: data.dropFirst(16), as: UTF8.self)
+                    }
+                case "udta":
+                    for meta in box.children(in: bytes) where meta.type == "meta" {
+                        udtaKeys += try LivePhotoMovie.quickTimeKeys(in: bytes, meta: meta).map(\.key)
+                    }
+                default: break
+                }
+            }
+        }
+    }
+
+    @Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+    func theLivePhotoMovieIsLaidOutAsAnIPhonesIs() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--live", "--size", "640x480", "--quality", "speed"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let listing = try Camlib.run(["query", "--library", lib, "--json"]).stdout
+        let assets = try #require(try JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [[String: Any]])
+        let asset = try #require(assets.first)
+        let resources = try #require(asset["resources"] as? [[String: Any]])
+        let still = try #require(resources.first { $0["role"] as? String == "photo" }?["path"] as? String)
+        let mine = try QuickTimeLayout(try #require(resources.first { $0["role"] as? String == "pairedVideo" }?["path"] as? String))
+        let apple = try QuickTimeLayout(Media.path("apple-live-photo/IMG_3582.mov"))
+
+        // The keys in moov/meta, none left in udta, and the ones an iPhone writes.
+        #expect(apple.udtaKeys.isEmpty && mine.udtaKeys.isEmpty, "\(mine.udtaKeys)")
+        for key in ["make", "model", "software", "creationdate", "content.identifier"].map({ "com.apple.quicktime." + $0 }) {
+            #expect(apple.moovKeys[key] != nil && mine.moovKeys[key] != nil, "\(key): \(mine.moovKeys)")
+        }
+        #expect(Set(mine.moovKeys.keys).isSubset(of: Set(apple.moovKeys.keys)), "not an iPhone's: \(Set(mine.moovKeys.keys).subtracting(apple.moovKeys.keys))")
+        #expect(mine.moovKeys["com.apple.quicktime.content.identifier"] == asset["contentIdentifier"] as? String)
+        // moov/meta last, after the tracks and udta, as in the iPhone's.
+        #expect(mine.moovChildren.last == "meta" && apple.moovChildren.filter { $0 != "free" }.last == "meta", "\(mine.moovChildren)")
+        // The video track and the still-image-time track as the iPhone's, flags included.
+        let myVideo = try #require(mine.tracks.first { $0.handler == "vide" })
+        let appleVideo = try #require(apple.tracks.first { $0.handler == "vide" })
+        #expect(myVideo.flags == appleVideo.flags && appleVideo.flags == 0xF)
+        let myStill = try #require(mine.tracks.first { $0.stillImageTimeKey })
+        let appleStill = try #require(apple.tracks.first { $0.stillImageTimeKey })
+        #expect(myStill.handler == appleStill.handler && myStill.entry == appleStill.entry && myStill.entry == "mebx" && myStill.flags == appleStill.flags)
+        // creationdate is the still's moment, as DateTimeOriginal says it.
+        let taken = try run("exiftool", ["-s3", "-d", "%Y-%m-%dT%H:%M:%S%z", "-DateTimeOriginal", still]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(mine.moovKeys["com.apple.quicktime.creationdate"] == taken, "\(mine.moovKeys) vs \(taken)")
+    }
+
     @Test func aLivePhotoPairsAndCarriesAppleMetadata() throws {
         let scratch = try ScratchDirectory()
         let lib = scratch.file("lib")

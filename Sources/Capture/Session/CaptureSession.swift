@@ -201,7 +201,9 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// A movie's encoding settings and metadata: the session's size and rate, the
     /// orientation, creation time (`begins`: seconds on the camera clock) and Apple's keys.
-    func movieSettings(codec: MovieWriter.Codec, orientation: EXIFOrientation?, begins seconds: Double) -> MovieWriter.Settings {
+    /// A Live Photo's movie gives `still`, the moment of its still, as its
+    /// `com.apple.quicktime.creationdate`, as an iPhone's does.
+    func movieSettings(codec: MovieWriter.Codec, orientation: EXIFOrientation?, begins seconds: Double, still: Double? = nil) -> MovieWriter.Settings {
         var settings = MovieWriter.Settings(codec: codec, width: configuration.size.width, height: configuration.size.height)
         settings.frameRate = configuration.frameRate
         settings.maximumBitRate = Self.bitRateCap(codec: codec, size: configuration.size, frameRate: configuration.frameRate)
@@ -214,7 +216,7 @@ public final class CaptureSession: @unchecked Sendable {
         local.dateFormat = "yyyy-MM-dd'T'HH:mm:ssZ"
         settings.quickTimeKeys = [
             ("com.apple.quicktime.make", make), ("com.apple.quicktime.model", model),
-            ("com.apple.quicktime.software", "camlib"), ("com.apple.quicktime.creationdate", local.string(from: begins)),
+            ("com.apple.quicktime.software", "camlib"), ("com.apple.quicktime.creationdate", local.string(from: still.map { startDate.addingTimeInterval($0) } ?? begins)),
         ]
         return settings
     }
@@ -380,7 +382,8 @@ public final class CaptureSession: @unchecked Sendable {
         let id = photo.id
         let path = outputDirectory + "/" + fileStem(id: id) + ".MOV"
         let settings = movieSettings(
-            codec: live.encoderCodec, orientation: photo.settings.orientation, begins: max(0, shutter.time - LivePhotoRecorder.before))
+            codec: live.encoderCodec, orientation: photo.settings.orientation, begins: max(0, shutter.time - LivePhotoRecorder.before),
+            still: shutter.time)
         live.request(
             id: id, shutterTime: shutter.time, identifier: identifier, path: path, settings: settings,
             recorded: { [self] frames in
