@@ -26,6 +26,8 @@
 
 // Every FFmpeg function camlib calls. A new call needs its name here.
 #define CFFMPEG_FUNCTIONS(X) \
+    X(av_channel_layout_copy) \
+    X(av_channel_layout_default) \
     X(av_d2q) \
     X(av_dict_free) \
     X(av_dict_get) \

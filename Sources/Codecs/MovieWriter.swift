@@ -2,9 +2,10 @@ internal import CFFmpeg
 import Foundation
 import Imaging
 
-/// Writes a MOV holding one video stream: RGB frames through a `VideoEncoder` as they
-/// come (`append`), or packets encoded earlier (`write(packets:…)`, a Live Photo's span of
-/// its ring). `finish()` writes the index, after which the file plays; without it the
+/// Writes a MOV holding one video stream, and with `audioSampleRate` an AAC one: RGB frames
+/// through a `VideoEncoder` and samples through an `AudioEncoder` as they come (`append`,
+/// `appendAudio`), or packets encoded earlier (`write(packets:…)`, a Live Photo's span of
+/// its rings). `finish()` writes the index, after which the file plays; without it the
 /// file is incomplete, so callers write to a temporary name.
 /// avformat_alloc_output_context2 → avformat_free_context; avio_open → avio_closep.
 public final class MovieWriter {
@@ -50,6 +51,9 @@ public final class MovieWriter {
         /// borrow bits from the next. A short clip's total can exceed its cap by about this
         /// much, so renders use half a second.
         public var bitRateWindow: Double = 1
+        /// Sound: an AAC track at this sample rate (mono), fed with `appendAudio`; nil for
+        /// a silent movie.
+        public var audioSampleRate: Int?
 
         public init(codec: Codec = .hevc, width: Int, height: Int) {
             self.codec = codec
@@ -61,8 +65,12 @@ public final class MovieWriter {
     public let settings: Settings
     public var framesWritten: Int { packetsWritten }
     private var encoder: VideoEncoder?
+    private var audioEncoder: AudioEncoder?
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
+    private var audioStream: UnsafeMutablePointer<AVStream>?
+    /// Subtracted from audio packet times (samples): a movie cut from a ring starts at 0.
+    private var audioOrigin: Int64 = 0
     private var avPacket: UnsafeMutablePointer<AVPacket>?
     private var packetsWritten = 0
     private var finished = false
@@ -73,27 +81,41 @@ public final class MovieWriter {
 
     /// A movie encoded as frames are appended.
     public convenience init(path: String, settings: Settings) throws {
-        try self.init(path: path, encoder: VideoEncoder(settings: settings), ownsEncoder: true)
+        let audio = try settings.audioSampleRate.map { try AudioEncoder(sampleRate: $0) }
+        try self.init(path: path, encoder: VideoEncoder(settings: settings), ownsEncoder: true, audio: audio)
     }
 
     /// Writes `packets` of `encoder` (from a keyframe on) as a complete movie at `path`,
     /// its times starting at 0; `settings` adds the file's metadata and orientation.
-    public static func write(packets: [VideoEncoder.Packet], of encoder: VideoEncoder, to path: String, settings: Settings) throws {
+    /// With `audio`, the packets of `audioEncoder` from the one that holds the first video
+    /// frame's moment on (the sound stays in step: both start at that moment, 0).
+    public static func write(
+        packets: [VideoEncoder.Packet], of encoder: VideoEncoder, audio: [AudioEncoder.Packet] = [], of audioEncoder: AudioEncoder? = nil,
+        to path: String, settings: Settings
+    ) throws {
         guard let first = packets.first, first.isKeyframe else {
             throw FFmpegError(message: "a movie must start with a keyframe", call: "MovieWriter.write")
         }
-        let writer = try MovieWriter(path: path, encoder: encoder, ownsEncoder: false, settings: settings)
+        var settings = settings
+        settings.audioSampleRate = audio.isEmpty ? nil : audioEncoder?.sampleRate
+        let writer = try MovieWriter(path: path, encoder: encoder, ownsEncoder: false, audio: audioEncoder, settings: settings)
         writer.origin = first.pts
+        if let audioEncoder, !audio.isEmpty {
+            let tb = encoder.settings.timeBase
+            writer.audioOrigin = first.pts * Int64(audioEncoder.sampleRate) * Int64(tb.numerator) / Int64(tb.denominator)
+        }
         for p in packets { try writer.mux(p) }
+        for p in audio where p.pts + p.duration > writer.audioOrigin { try writer.muxAudio(p) }
         try writer.finish()
     }
 
-    private init(path: String, encoder: VideoEncoder, ownsEncoder: Bool, settings: Settings? = nil) throws {
+    private init(path: String, encoder: VideoEncoder, ownsEncoder: Bool, audio: AudioEncoder? = nil, settings: Settings? = nil) throws {
         try FFmpegLibrary.load()
         self.settings = settings ?? encoder.settings
         self.encoder = ownsEncoder ? encoder : nil
+        self.audioEncoder = ownsEncoder ? audio : nil
         do {
-            try open(path: path, codec: encoder)
+            try open(path: path, codec: encoder, audio: self.settings.audioSampleRate != nil ? audio : nil)
         } catch {
             close()
             throw error
@@ -102,7 +124,7 @@ public final class MovieWriter {
 
     deinit { close() }
 
-    private func open(path: String, codec: VideoEncoder) throws {
+    private func open(path: String, codec: VideoEncoder, audio: AudioEncoder?) throws {
         let s = settings
         guard let enc = codec.context else { throw FFmpegError(message: "the encoder is closed", call: "MovieWriter") }
         var rc = ff.avformat_alloc_output_context2(&format, nil, "mov", path)
@@ -120,6 +142,13 @@ public final class MovieWriter {
         }
         if s.orientation != .up {
             try addDisplayMatrix(st, s.orientation)
+        }
+        if let audio, let actx = audio.context {
+            guard let ast = ff.avformat_new_stream(fmt, nil) else { throw FFmpegError(message: "out of memory", call: "avformat_new_stream") }
+            audioStream = ast
+            rc = ff.avcodec_parameters_from_context(ast.pointee.codecpar, actx)
+            guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_from_context (audio)") }
+            ast.pointee.time_base = actx.pointee.time_base
         }
         var muxOptions: OpaquePointer?
         defer { ff.av_dict_free(&muxOptions) }
@@ -175,10 +204,24 @@ public final class MovieWriter {
         for p in try encoder.encode(pts: pts, drawing: draw) { try mux(p) }
     }
 
-    /// Flushes the encoder and writes the movie's index. The file is complete after this.
+    /// Encodes sound: mono samples (-1…1) from sample `pts` (1/audioSampleRate units, the
+    /// movie's time). Samples before 0 are left out; a gap is silence.
+    public func appendAudio(_ samples: [Float], pts: Int64) throws {
+        guard !finished, let audioEncoder, audioStream != nil else { return }
+        var samples = samples[...], pts = pts
+        if pts < 0 {
+            samples = samples.dropFirst(Int(min(-pts, Int64(samples.count))))
+            pts = 0
+        }
+        guard !samples.isEmpty else { return }
+        for p in try audioEncoder.encode(Array(samples), pts: pts) { try muxAudio(p) }
+    }
+
+    /// Flushes the encoders and writes the movie's index. The file is complete after this.
     public func finish() throws {
         guard !finished, let format else { return }
         if let encoder { for p in try encoder.finish() { try mux(p) } }
+        if let audioEncoder, audioStream != nil { for p in try audioEncoder.finish() { try muxAudio(p) } }
         let rc = ff.av_write_trailer(format)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_write_trailer") }
         finished = true
@@ -201,9 +244,25 @@ public final class MovieWriter {
         packetsWritten += 1
     }
 
+    private func muxAudio(_ p: AudioEncoder.Packet) throws {
+        guard let format, let audioStream, let pkt = avPacket, let rate = settings.audioSampleRate else { return }
+        let rc = ff.av_new_packet(pkt, Int32(p.data.count))
+        guard rc >= 0 else { throw FFmpegError(code: rc, call: "av_new_packet") }
+        p.data.withUnsafeBufferPointer { pkt.pointee.data.update(from: $0.baseAddress!, count: p.data.count) }
+        pkt.pointee.pts = p.pts - audioOrigin
+        pkt.pointee.dts = p.pts - audioOrigin
+        pkt.pointee.duration = p.duration
+        pkt.pointee.flags |= AV_PKT_FLAG_KEY
+        pkt.pointee.stream_index = audioStream.pointee.index
+        ff.av_packet_rescale_ts(pkt, AVRational(num: 1, den: Int32(rate)), audioStream.pointee.time_base)
+        let w = ff.av_interleaved_write_frame(format, pkt)
+        guard w >= 0 else { throw FFmpegError(code: w, call: "av_interleaved_write_frame (audio)") }
+    }
+
     private func close() {
         ff.av_packet_free(&avPacket)
         encoder = nil
+        audioEncoder = nil
         if let format {
             _ = ff.avio_closep(&format.pointee.pb)
             ff.avformat_free_context(format)
