@@ -71,6 +71,7 @@ public final class MovieWriter {
     private var audioStream: UnsafeMutablePointer<AVStream>?
     /// Subtracted from audio packet times (samples): a movie cut from a ring starts at 0.
     private var audioOrigin: Int64 = 0
+    private var soundStarted = false
     private var avPacket: UnsafeMutablePointer<AVPacket>?
     private var packetsWritten = 0
     private var finished = false
@@ -214,7 +215,16 @@ public final class MovieWriter {
             pts = 0
         }
         guard !samples.isEmpty else { return }
-        for p in try audioEncoder.encode(Array(samples), pts: pts) { try muxAudio(p) }
+        var given = Array(samples)
+        if !soundStarted {
+            // Sound that starts after the picture starts with silence at 0: the encoder's
+            // priming (1024 samples AAC puts first) is then what the edit list skips, and
+            // the first sound heard stays in its place.
+            given = [Float](repeating: 0, count: Int(min(pts, Int64(audioEncoder.sampleRate) * 10))) + given
+            pts = 0
+            soundStarted = true
+        }
+        for p in try audioEncoder.encode(given, pts: pts) { try muxAudio(p) }
     }
 
     /// Flushes the encoders and writes the movie's index. The file is complete after this.

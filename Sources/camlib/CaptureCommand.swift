@@ -109,6 +109,9 @@ struct CaptureCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("file: cameras replay at this speed; 0 = as fast as frames decode.", valueName: "factor"))
     var speed: Double = 1
 
+    @Flag(name: .customLong("no-audio"), help: "Record movies and Live Photos without sound.")
+    var noAudio = false
+
     @Flag(name: .long, help: "file: cameras play their movie again at its end (otherwise they hold its last frame).")
     var loop = false
 
@@ -160,6 +163,12 @@ struct CaptureCommand: ParsableCommand {
             if let o = AuxiliaryOutput(rawValue: name), !out.contains(o) { out.append(o) }
         }
         return out
+    }
+
+    /// The virtual camera's own microphone for the virtual camera; for the others, none
+    /// yet (the system's input is the next step).
+    static func microphone(for camera: FrameSource) -> (any AudioSource)? {
+        (camera as? VirtualCamera)?.microphone()
     }
 
     var photoSettings: PhotoSettings {
@@ -217,7 +226,9 @@ struct CaptureCommand: ParsableCommand {
         let session = CaptureSession(source: camera, configuration: wanted, outputDirectory: staging) { reporter.report($0) }
         if live { session.livePhotoCodec = MovieWriter.Codec(rawValue: codec.lowercased())! }
         session.depthCamera = depthCamera
+        if !noAudio && (movie || live || interactive) { session.audioSource = Self.microphone(for: camera) }
         try startWaitingIfBusy(session, cameraID)
+        if let problem = session.audioProblem { reporter.note("camlib: no sound: \(problem)") }
         // Remembered only once it has worked: a camera that fails is not the next default.
         if device != nil { try library.setPreference("capture.device", cameraID) }
         reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")

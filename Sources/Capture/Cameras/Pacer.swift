@@ -13,6 +13,9 @@ struct Pacer {
 
     mutating func start() { origin = Self.now() }
 
+    /// The moment of `start()` on the monotonic clock (`now()`'s seconds).
+    var startedAt: Double { origin }
+
     /// Seconds since `start()`.
     var elapsed: Double { Self.now() - origin }
 

@@ -93,6 +93,7 @@ public struct SyntheticScene: Sendable {
             // Hair: the top of the head.
             fillEllipse(px, l.head.x + l.offsetX, l.head.y + l.offsetY - l.head.ry * 0.55, l.head.rx * 1.05, l.head.ry * 0.55, (60, 40, 25))
             fillEllipse(px, l.mouth.x + l.offsetX, l.mouth.y + l.offsetY, l.mouth.rx, l.mouth.ry, (245, 245, 240))
+            drawLamp(px, at: time)
             guard addNoise else { return }
             // Sensor noise: each row reads the table from its own pseudo-random place.
             var rng = SplitMix(seed &* 0x9E37_79B9 &+ UInt64(number) &* 0x1000_0000_01B3)

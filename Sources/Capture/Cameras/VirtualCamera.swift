@@ -87,5 +87,14 @@ public final class VirtualCamera: FrameSource {
 
     public func stop() { scene = nil }
 
+    /// Between `start` and `stop`.
+    var isStreaming: Bool { scene != nil }
+
+    /// Sleeps until `seconds` on the camera's clock (its microphone keeps that time).
+    func waitUntil(_ seconds: Double) { pacer.wait(until: seconds) }
+
+    /// The virtual microphone that hears this camera's scene, on its clock.
+    public func microphone(sampleRate: Int = 48_000) -> VirtualMicrophone { VirtualMicrophone(camera: self, sampleRate: sampleRate) }
+
     public func sceneTruth(for frame: Frame) -> SceneTruth? { scene?.truth(at: frame.time) }
 }

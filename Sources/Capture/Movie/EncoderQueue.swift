@@ -45,6 +45,18 @@ final class EncoderQueue: @unchecked Sendable {
         return true
     }
 
+    /// Queues `work` that is never refused (sound: small, and a gap would be heard); an
+    /// error it throws is kept as `failure` like any other.
+    func submitAlways(_ work: @escaping @Sendable () throws -> Void) {
+        queue.async { [self] in
+            do {
+                try work()
+            } catch {
+                lock.withLock { if firstFailure == nil { firstFailure = error } }
+            }
+        }
+    }
+
     /// Runs `body` on the queue after everything queued before it.
     func async(_ body: @escaping @Sendable () -> Void) { queue.async(execute: body) }
 

@@ -27,10 +27,22 @@ final class LivePhotoRecorder: @unchecked Sendable {
     // Used on the queue only.
     private let encoder: VideoEncoder
     private var ring: [VideoEncoder.Packet] = []
+    /// The sound, encoded as it comes, stamped in samples on the camera's clock.
+    private let audioEncoder: AudioEncoder?
+    private var audioRing: [AudioEncoder.Packet] = []
     private var requests: [Request] = []
 
+    /// `settings.audioSampleRate`: Live Photos with sound (every iPhone's has it).
     init(settings: MovieWriter.Settings) throws {
         encoder = try VideoEncoder(settings: settings)
+        audioEncoder = try settings.audioSampleRate.map { try AudioEncoder(sampleRate: $0) }
+    }
+
+    /// Queues sound heard at `chunk.time` (camera clock) for encoding into the sound ring.
+    func appendAudio(_ chunk: AudioChunk) {
+        guard let rate = audioEncoder?.sampleRate else { return }
+        let pts = Int64((chunk.time * Double(rate)).rounded())
+        work.submitAlways { [self] in audioRing += try self.audioEncoder?.encode(chunk.samples, pts: pts) ?? [] }
     }
 
     var encoderCodec: MovieWriter.Codec { encoder.settings.codec }
@@ -69,6 +81,7 @@ final class LivePhotoRecorder: @unchecked Sendable {
     func finish() {
         work.sync {
             if let packets = try? encoder.finish() { ring += packets }
+            if let packets = try? audioEncoder?.finish() { audioRing += packets }
             completeRequests(ended: true)
         }
     }
@@ -96,6 +109,11 @@ final class LivePhotoRecorder: @unchecked Sendable {
         if let cut = ring.lastIndex(where: { $0.isKeyframe && $0.pts <= keepFrom }), cut > 0 {
             ring.removeFirst(cut)
         }
+        // The sound from the oldest frame kept (a packet earlier, for the decoder's overlap).
+        if let audioEncoder, let oldest = ring.first?.pts {
+            let from = oldest * Int64(audioEncoder.sampleRate) / 600 - Int64(audioEncoder.frameSize)
+            if let cut = audioRing.firstIndex(where: { $0.pts >= from }), cut > 0 { audioRing.removeFirst(cut) }
+        }
     }
 
     // On `queue`.
@@ -113,7 +131,15 @@ final class LivePhotoRecorder: @unchecked Sendable {
             defer { unlink(part) }
             var settings = r.settings
             settings.quickTimeKeys.append(("com.apple.quicktime.content.identifier", r.identifier))
-            try MovieWriter.write(packets: span, of: encoder, to: part, settings: settings)
+            // The sound of the same span: packets from the one holding its first frame's
+            // moment to the one holding its last frame's end.
+            var audio: [AudioEncoder.Packet] = []
+            if let audioEncoder, let last = span.last {
+                let perTick = Int64(audioEncoder.sampleRate) / 600
+                let from = span[0].pts * perTick, to = (last.pts + Self.ticks(1 / settings.frameRate)) * perTick
+                audio = audioRing.filter { $0.pts + $0.duration > from && $0.pts < to }
+            }
+            try MovieWriter.write(packets: span, of: encoder, audio: audio, of: audioEncoder, to: part, settings: settings)
             let plain = try [UInt8](Data(contentsOf: URL(fileURLWithPath: part)))
             let stillTime = Double(r.shutter - span[0].pts) / 600
             let live = try LivePhotoMovie.addingStillImageTime(stillTime, to: plain)

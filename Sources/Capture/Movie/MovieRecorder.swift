@@ -47,6 +47,20 @@ final class MovieRecorder: @unchecked Sendable {
         return work.submit { [self] in try writer?.append(frame.pixels, pts: pts) }
     }
 
+    /// Queues sound heard at `chunk.time` (camera clock), placed against the frames: what
+    /// comes before the first frame or after the movie's end is left out.
+    func appendAudio(_ chunk: AudioChunk) {
+        guard let rate = writer?.settings.audioSampleRate, let start = lock.withLock({ startTime }) else { return }
+        var samples = chunk.samples
+        if let maximumDuration {
+            let room = Int(((start + maximumDuration - chunk.time) * Double(rate)).rounded())
+            if room <= 0 { return }
+            if room < samples.count { samples.removeLast(samples.count - room) }
+        }
+        let pts = Int64(((chunk.time - start) * Double(rate)).rounded())
+        work.submitAlways { [self, samples] in try writer?.appendAudio(samples, pts: pts) }
+    }
+
     /// Drains the queue, finishes the file and gives it its final name.
     func finish() throws -> (path: String, frames: Int) {
         let result = work.sync { () -> Result<Int, Error> in

@@ -34,6 +34,11 @@ public final class CaptureSession: @unchecked Sendable {
     /// Set before `start()` to take Live Photos: frames are then encoded continuously
     /// (with this codec) into a ring from which each Live Photo's movie is cut.
     public var livePhotoCodec: MovieWriter.Codec?
+    /// Set before `start()`: the microphone heard in movies and Live Photos (AAC). One
+    /// that cannot start leaves the session silent, `audioProblem` saying why.
+    public var audioSource: (any AudioSource)?
+    /// Why the session records without sound although it was given a microphone.
+    public private(set) var audioProblem: String?
 
     private let source: FrameSource
     private let onEvent: @Sendable (CaptureEvent) -> Void
@@ -41,6 +46,9 @@ public final class CaptureSession: @unchecked Sendable {
     private let processing = DispatchQueue(label: "camlib.photo-processing", attributes: .concurrent)
     private let processingGroup = DispatchGroup()
     private let pumpFinished = DispatchSemaphore(value: 0)
+    private let audioPumpFinished = DispatchSemaphore(value: 0)
+    /// The microphone being read (the session's source once it has started).
+    private var hearing: (any AudioSource)?
     private var stopRequested = false
     private var running = false
     private var nextID = 1
@@ -109,6 +117,7 @@ public final class CaptureSession: @unchecked Sendable {
             // before its 1.5 s of pre-roll.
             settings.keyframeInterval = max(1, Int((configuration.frameRate / 2).rounded()))
             settings.maximumBitRate = Self.bitRateCap(codec: codec, size: configuration.size, frameRate: configuration.frameRate)
+            settings.audioSampleRate = audioSource?.sampleRate
             do {
                 live = try LivePhotoRecorder(settings: settings)
             } catch {
@@ -127,6 +136,18 @@ public final class CaptureSession: @unchecked Sendable {
         thread.name = "camlib.capture"
         thread.qualityOfService = .userInteractive
         thread.start()
+        if let audioSource {
+            do {
+                try audioSource.start()
+                hearing = audioSource
+                let listener = Thread { [self] in runAudioPump() }
+                listener.name = "camlib.audio"
+                listener.qualityOfService = .userInteractive
+                listener.start()
+            } catch {
+                audioProblem = "\(audioSource.name) microphone: \(error)"
+            }
+        }
     }
 
     /// Takes a photo: the next frame is its shutter moment. Returns its id at once;
@@ -208,6 +229,7 @@ public final class CaptureSession: @unchecked Sendable {
         settings.frameRate = configuration.frameRate
         settings.maximumBitRate = Self.bitRateCap(codec: codec, size: configuration.size, frameRate: configuration.frameRate)
         settings.orientation = orientation ?? source.naturalOrientation
+        settings.audioSampleRate = hearing?.sampleRate
         let begins = startDate.addingTimeInterval(seconds)
         settings.creationTime = begins
         // com.apple.quicktime.creationdate is local time with its offset, as iPhones write.
@@ -250,6 +272,7 @@ public final class CaptureSession: @unchecked Sendable {
             return r
         }
         if wasRunning { pumpFinished.wait() }
+        if wasRunning, hearing != nil { audioPumpFinished.wait() }
         stopRecording()
         live?.finish()
         processingGroup.wait()
@@ -260,6 +283,29 @@ public final class CaptureSession: @unchecked Sendable {
     /// written or has failed. The camera must keep running meanwhile.
     public func waitForPhotos() {
         processingGroup.wait()
+    }
+
+    // MARK: the sound pump
+
+    /// Reads the microphone until the session stops, handing each chunk to the movie being
+    /// recorded and to the Live Photo ring. A microphone that fails leaves the rest silent.
+    private func runAudioPump() {
+        defer { audioPumpFinished.signal() }
+        guard let microphone = hearing else { return }
+        defer { microphone.stop() }
+        while !lock.withLock({ stopRequested }) {
+            let chunk: AudioChunk?
+            do {
+                chunk = try microphone.read()
+            } catch {
+                emit(.error, id: nil, message: "\(microphone.name) microphone: \(error); the rest is silent")
+                return
+            }
+            guard let chunk else { return }
+            let (movie, live) = lock.withLock { (recorder?.recorder, self.live) }
+            movie?.appendAudio(chunk)
+            live?.appendAudio(chunk)
+        }
     }
 
     // MARK: the frame pump

@@ -1,0 +1,98 @@
+import Capture
+import Foundation
+import Testing
+import TestSupport
+
+/// Where, in a movie of the virtual camera, its lamp lights up (the first frame of each
+/// flash, by FFmpeg's decoding) and where its microphone's clicks begin (FFmpeg's AAC
+/// decoding), in seconds of the movie.
+struct SoundSync {
+    var flashes: [Double] = []
+    var clicks: [Double] = []
+    var hasSound = false
+
+    init(movie: String, size: FrameSize, in scratch: ScratchDirectory) throws {
+        let lamp = SyntheticScene.lamp(in: size)
+        let pixels = scratch.file("lamp.gray")
+        let video = try run(
+            "ffmpeg",
+            ["-v", "info", "-y", "-i", movie, "-map", "0:v:0", "-vf", "crop=\(lamp.side):\(lamp.side):\(lamp.x):\(lamp.y),showinfo",
+             "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "gray", pixels])
+        #expect(video.status == 0, "\(video.stderr.suffix(500))")
+        let times = video.stderr.split(separator: "\n").compactMap { line -> Double? in
+            guard line.contains("Parsed_showinfo"), let r = line.range(of: "pts_time:") else { return nil }
+            return Double(line[r.upperBound...].prefix { !$0.isWhitespace })
+        }
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pixels)))
+        let n = lamp.side * lamp.side
+        var wasLit = false
+        for (i, t) in times.enumerated() where (i + 1) * n <= bytes.count {
+            let lit = bytes[(i * n)..<((i + 1) * n)].reduce(0) { $0 + Int($1) } / n > 150
+            if lit && !wasLit { flashes.append(t) }
+            wasLit = lit
+        }
+        let probe = try run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name", "-of", "csv=p=0", movie])
+        hasSound = probe.stdout.contains("aac")
+        guard hasSound else { return }
+        let raw = scratch.file("sound.f32")
+        let audio = try run("ffmpeg", ["-v", "error", "-y", "-i", movie, "-map", "0:a:0", "-f", "f32le", "-ac", "1", "-ar", "48000", raw])
+        #expect(audio.status == 0, "\(audio.stderr)")
+        let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        var i = 0
+        while i < samples.count {
+            if abs(samples[i]) > 0.3 {
+                clicks.append(Double(i) / 48_000)
+                i += 4_800
+            } else {
+                i += 1
+            }
+        }
+    }
+
+    /// Each click lands on the frame that shows its flash: as many of each, and each pair
+    /// within one frame at `frameRate`.
+    func expectInStep(frameRate: Double, _ context: String) {
+        #expect(!flashes.isEmpty && flashes.count == clicks.count, "\(context): flashes \(flashes), clicks \(clicks)")
+        for (flash, click) in zip(flashes, clicks) {
+            #expect(abs(flash - click) < 1 / frameRate, "\(context): flash at \(flash) s, click at \(click) s")
+        }
+    }
+}
+
+/// Sound from the virtual camera's microphone, in step with the picture.
+struct CaptureSoundTests {
+    @Test func aMovieHasSoundInStepWithItsPicture() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--movie", "--duration", "3", "--size", "640x480", "--fps", "30"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let movie = try #require(try CaptureCommandTests().assets(lib).first.map { try CaptureCommandTests().original($0) })
+        let sync = try SoundSync(movie: movie, size: FrameSize(width: 640, height: 480), in: scratch)
+        #expect(sync.hasSound)
+        sync.expectInStep(frameRate: 30, "movie")
+        #expect(sync.clicks.count >= 2)
+    }
+
+    @Test func aLivePhotoHasSoundInStepWithItsPicture() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--live", "--size", "640x480", "--fps", "30", "--quality", "speed"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let asset = try #require(try CaptureCommandTests().assets(lib).first)
+        let resources = try #require(asset["resources"] as? [[String: Any]])
+        let movie = try #require(resources.first { $0["role"] as? String == "pairedVideo" }?["path"] as? String)
+        let sync = try SoundSync(movie: movie, size: FrameSize(width: 640, height: 480), in: scratch)
+        #expect(sync.hasSound)
+        sync.expectInStep(frameRate: 30, "Live Photo")
+    }
+
+    @Test func noAudioRecordsWithoutSound() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--movie", "--duration", "1", "--size", "640x480", "--no-audio"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let movie = try #require(try CaptureCommandTests().assets(lib).first.map { try CaptureCommandTests().original($0) })
+        let probe = try run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", movie])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video", "\(probe.stdout)")
+    }
+}
