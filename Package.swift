@@ -33,7 +33,7 @@ let package = Package(
         // FFmpeg is loaded with dlopen when first needed, not linked (see its shim.h): no
         // pkgConfig, whose flags link it. Its headers are on Debian's include path.
         .systemLibrary(
-            name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+            name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // libpng's full API, whose errors longjmp, in C (the encoder and exact decoder).

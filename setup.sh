@@ -13,6 +13,7 @@ BUILD_PACKAGES=(
   pkg-config
   libexif-dev
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev
+  libavdevice-dev  # sound input (ALSA, PulseAudio) for capture; loaded only then
   libv4l-dev
   libsqlite3-dev
   libturbojpeg0-dev

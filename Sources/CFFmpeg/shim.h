@@ -1,4 +1,5 @@
-// FFmpeg (libavformat, libavcodec, libavutil, libswscale; Debian bookworm ships 5.1).
+// FFmpeg (libavformat, libavcodec, libavutil, libswscale, and libavdevice for sound
+// input; Debian bookworm ships 5.1).
 //
 // Loaded with dlopen when camlib first reads or writes a movie (or scales pixels), not
 // linked: libavformat and libavcodec bring about 135 shared libraries (network
@@ -19,6 +20,7 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
+#include <libavdevice/avdevice.h>
 #include <libavutil/macros.h>
 #include <dlfcn.h>
 #include <stddef.h>
@@ -32,6 +34,7 @@
     X(av_dict_free) \
     X(av_dict_get) \
     X(av_dict_set) \
+    X(av_find_input_format) \
     X(av_display_matrix_flip) \
     X(av_display_rotation_get) \
     X(av_display_rotation_set) \
@@ -126,6 +129,29 @@ fail:
     // What was opened is closed again: nothing of a failed load stays in the process.
     while (opened > 0) dlclose(handles[--opened]);
     return NULL;
+}
+
+// libavdevice (ALSA and PulseAudio inputs), only for capture with the system's sound:
+// loaded apart, as it brings the sound servers' client libraries. Returns 1 once its
+// devices are registered with libavformat (CFFmpeg_load first); 0 with `error` set.
+static inline int CFFmpeg_loadDevices(char *_Nonnull error, size_t errorSize) {
+    static int loaded = 0;
+    if (loaded) return 1;
+    const char *soname = "libavdevice.so." AV_STRINGIFY(LIBAVDEVICE_VERSION_MAJOR);
+    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(error, errorSize, "%s", dlerror());
+        return 0;
+    }
+    __typeof__(&avdevice_register_all) registerAll = (__typeof__(&avdevice_register_all))dlsym(handle, "avdevice_register_all");
+    if (!registerAll) {
+        snprintf(error, errorSize, "avdevice_register_all not found in %s", soname);
+        dlclose(handle);
+        return 0;
+    }
+    registerAll();
+    loaded = 1;
+    return 1;
 }
 
 // Macros Swift cannot import.

@@ -20,6 +20,21 @@ enum FFmpegLibrary {
     /// Loads FFmpeg once for the process; throws, every time, if it cannot be loaded.
     static func load() throws { _ = try loaded.get() }
 
+    private static let devices: Result<Void, FFmpegError> = {
+        var error = [CChar](repeating: 0, count: 512)
+        guard CFFmpeg_loadDevices(&error, error.count) != 0 else {
+            let cause = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(FFmpegError(message: "libavdevice, which camlib needs to hear the system's microphone, cannot be loaded: \(cause)", call: FFmpegError.loading))
+        }
+        return .success(())
+    }()
+
+    /// Loads FFmpeg and libavdevice's inputs (ALSA, PulseAudio) once; throws if it cannot.
+    static func loadDevices() throws {
+        try load()
+        try devices.get()
+    }
+
     /// The functions, once ``load()`` has succeeded (a programming error before).
     static var functions: CFFmpegFunctions {
         guard case .success(let table) = loaded else { preconditionFailure("FFmpegLibrary.load() must succeed before FFmpeg is called") }

@@ -165,10 +165,10 @@ struct CaptureCommand: ParsableCommand {
         return out
     }
 
-    /// The virtual camera's own microphone for the virtual camera; for the others, none
-    /// yet (the system's input is the next step).
-    static func microphone(for camera: FrameSource) -> (any AudioSource)? {
-        (camera as? VirtualCamera)?.microphone()
+    /// The virtual camera's own microphone for the virtual camera; the system's default
+    /// input (ALSA) for the others.
+    static func microphone(for camera: FrameSource) -> any AudioSource {
+        (camera as? VirtualCamera)?.microphone() ?? SystemMicrophone(beside: camera)
     }
 
     var photoSettings: PhotoSettings {
@@ -228,7 +228,7 @@ struct CaptureCommand: ParsableCommand {
         session.depthCamera = depthCamera
         if !noAudio && (movie || live || interactive) { session.audioSource = Self.microphone(for: camera) }
         try startWaitingIfBusy(session, cameraID)
-        if let problem = session.audioProblem { reporter.note("camlib: no sound: \(problem)") }
+        if let problem = session.audioProblem { reporter.note("camlib: recording without sound: \(problem)") }
         // Remembered only once it has worked: a camera that fails is not the next default.
         if device != nil { try library.setPreference("capture.device", cameraID) }
         reporter.note("camera \(cameraID): \(session.configuration.size) at \(Self.rate(session.configuration.frameRate)) fps")

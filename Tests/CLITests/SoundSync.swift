@@ -86,6 +86,23 @@ struct CaptureSoundTests {
         sync.expectInStep(frameRate: 30, "Live Photo")
     }
 
+    /// Other cameras hear the system's default input; this machine has none, and says so.
+    @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/dev/snd"), "this machine has a sound card"))
+    func withoutASoundCardAMovieIsSilentAndSaysSoOnce() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let clip = scratch.file("clip.mov")
+        #expect(try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "15", "-c:v", "libx264", "-pix_fmt", "yuv420p", clip]).status == 0)
+        let r = try Camlib.run(["capture", "--library", lib, "--device", "file:" + clip, "--movie", "--duration", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let said = r.stderr.components(separatedBy: "recording without sound").count - 1
+        #expect(said == 1 && r.stderr.contains("no sound card"), "\(r.stderr)")
+        #expect(!r.stderr.contains("ALSA lib"), "\(r.stderr)")
+        let movie = try #require(try CaptureCommandTests().assets(lib).first.map { try CaptureCommandTests().original($0) })
+        let probe = try run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", movie])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video", "\(probe.stdout)")
+    }
+
     @Test func noAudioRecordsWithoutSound() throws {
         let scratch = try ScratchDirectory()
         let lib = scratch.file("lib")

@@ -131,5 +131,7 @@ public final class FileCamera: FrameSource {
         return rate
     }
 
+    public var clockOrigin: Double? { pacer.startedAt }
+
     public func stop() { reader = nil }
 }

@@ -66,9 +66,13 @@ public protocol FrameSource: AnyObject {
     var naturalOrientation: EXIFOrientation { get }
     /// Depth and mattes at a frame's moment, for cameras that know them (the virtual one).
     func sceneTruth(for frame: Frame) -> SceneTruth?
+    /// The monotonic-clock second (`CLOCK_MONOTONIC`) of the camera's time 0, by which a
+    /// microphone puts its sound on the frames' clock; nil until the camera knows it.
+    var clockOrigin: Double? { get }
 }
 
 extension FrameSource {
     public var naturalOrientation: EXIFOrientation { .up }
+    public var clockOrigin: Double? { nil }
     public func sceneTruth(for frame: Frame) -> SceneTruth? { nil }
 }

@@ -5,6 +5,7 @@ import Glibc
 struct Pacer {
     private var origin: Double = 0
 
+    /// Seconds on the monotonic clock.
     static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)

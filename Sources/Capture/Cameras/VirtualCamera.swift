@@ -87,6 +87,8 @@ public final class VirtualCamera: FrameSource {
 
     public func stop() { scene = nil }
 
+    public var clockOrigin: Double? { pacer.startedAt }
+
     /// Between `start` and `stop`.
     var isStreaming: Bool { scene != nil }
 

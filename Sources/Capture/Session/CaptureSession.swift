@@ -145,7 +145,7 @@ public final class CaptureSession: @unchecked Sendable {
                 listener.qualityOfService = .userInteractive
                 listener.start()
             } catch {
-                audioProblem = "\(audioSource.name) microphone: \(error)"
+                audioProblem = "\(error)"
             }
         }
     }

@@ -16,6 +16,8 @@ public final class V4L2Camera: FrameSource {
     private var buffers: [(address: UnsafeMutableRawPointer, length: Int)] = []
     private var format = v4l2_pix_format()
     private var firstTimestamp: Double?
+    /// The first frame's buffer time: V4L2 stamps buffers on the monotonic clock.
+    public var clockOrigin: Double? { firstTimestamp }
     private var delivered = 0
     private var lastSequence: UInt32?
 
