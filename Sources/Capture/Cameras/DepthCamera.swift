@@ -23,7 +23,11 @@ public final class DepthCamera: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var failure: Error?
 
-    public init(path: String, interface: V4L2Interface = LibV4L2(), metresPerUnit: Double = 0.001) {
+    public convenience init(path: String, metresPerUnit: Double = 0.001) {
+        self.init(path: path, interface: LibV4L2(), metresPerUnit: metresPerUnit)
+    }
+
+    package init(path: String, interface: V4L2Interface, metresPerUnit: Double = 0.001) {
         self.path = path
         self.metresPerUnit = metresPerUnit
         camera = V4L2Camera(path: path, interface: interface, pixelFormat: "Z16 ")

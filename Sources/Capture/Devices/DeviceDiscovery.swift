@@ -4,7 +4,9 @@ import Foundation
 public enum DeviceDiscovery {
     /// `/dev/video*` devices that capture video (metadata nodes are left out), then the
     /// built-in virtual camera. A device that cannot be opened is listed with its problem.
-    public static func devices(interface: V4L2Interface = LibV4L2(), directory: String = "/dev") -> [CameraDevice] {
+    public static func devices(directory: String = "/dev") -> [CameraDevice] { devices(interface: LibV4L2(), directory: directory) }
+
+    package static func devices(interface: V4L2Interface, directory: String = "/dev") -> [CameraDevice] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         let nodes = names.filter { $0.hasPrefix("video") && Int($0.dropFirst(5)) != nil }
             .sorted { Int($0.dropFirst(5))! < Int($1.dropFirst(5))! }
@@ -47,8 +49,12 @@ public enum DeviceDiscovery {
     /// Opens the camera named by `id`: `virtual`, `file:PATH` or a device path. A file
     /// camera replays at `fileSpeed`, and with `fileLoop` starts again at the end instead
     /// of holding its last frame.
-    public static func camera(
-        _ id: String, interface: V4L2Interface = LibV4L2(), seed: UInt64 = 1, fileSpeed: Double = 1, fileLoop: Bool = false
+    public static func camera(_ id: String, seed: UInt64 = 1, fileSpeed: Double = 1, fileLoop: Bool = false) throws -> FrameSource {
+        try camera(id, interface: LibV4L2(), seed: seed, fileSpeed: fileSpeed, fileLoop: fileLoop)
+    }
+
+    package static func camera(
+        _ id: String, interface: V4L2Interface, seed: UInt64 = 1, fileSpeed: Double = 1, fileLoop: Bool = false
     ) throws -> FrameSource {
         if id == "virtual" { return VirtualCamera(seed: seed) }
         if id.hasPrefix("file:") {

@@ -26,7 +26,11 @@ public final class V4L2Camera: FrameSource {
     public let pixelFormat: String
     private var bytesPerPixel: Int { pixelFormat == "RGB3" ? 3 : 2 }
 
-    public init(path: String, device: CameraDevice? = nil, interface: V4L2Interface = LibV4L2(), pixelFormat: String = "RGB3") {
+    public convenience init(path: String, device: CameraDevice? = nil, pixelFormat: String = "RGB3") {
+        self.init(path: path, device: device, interface: LibV4L2(), pixelFormat: pixelFormat)
+    }
+
+    package init(path: String, device: CameraDevice? = nil, interface: V4L2Interface, pixelFormat: String = "RGB3") {
         self.pixelFormat = pixelFormat
         self.path = path
         self.io = interface

@@ -7,7 +7,8 @@ import Glibc
 /// failures (EINTR, ENODEV, EBUSY) that real hardware produces only sometimes.
 ///
 /// Every call returns -1 (or nil) and sets `errno` on failure, as the system calls do.
-public protocol V4L2Interface: Sendable {
+/// `package`, not public: its raw pointers are camlib's business, not a library user's.
+package protocol V4L2Interface: Sendable {
     func open(_ path: String) -> Int32
     func close(_ fd: Int32)
     /// `request` is a VIDIOC_* number; `argument` points at the matching struct.
@@ -19,28 +20,28 @@ public protocol V4L2Interface: Sendable {
 }
 
 /// libv4l2 on the real device nodes.
-public struct LibV4L2: V4L2Interface {
-    public init() {}
+package struct LibV4L2: V4L2Interface {
+    package init() {}
 
-    public func open(_ path: String) -> Int32 {
+    package func open(_ path: String) -> Int32 {
         // Non-blocking, so DQBUF never hangs: poll says when a frame is ready.
         cv4l2_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
     }
 
-    public func close(_ fd: Int32) { _ = v4l2_close(fd) }
+    package func close(_ fd: Int32) { _ = v4l2_close(fd) }
 
-    public func ioctl(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {
+    package func ioctl(_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {
         cv4l2_ioctl(fd, request, argument)
     }
 
-    public func mmap(_ fd: Int32, length: Int, offset: Int64) -> UnsafeMutableRawPointer? {
+    package func mmap(_ fd: Int32, length: Int, offset: Int64) -> UnsafeMutableRawPointer? {
         let p = v4l2_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset)
         return p == MAP_FAILED ? nil : p
     }
 
-    public func munmap(_ address: UnsafeMutableRawPointer, length: Int) { _ = v4l2_munmap(address, length) }
+    package func munmap(_ address: UnsafeMutableRawPointer, length: Int) { _ = v4l2_munmap(address, length) }
 
-    public func poll(_ fd: Int32, timeoutMilliseconds: Int32) -> Int32 {
+    package func poll(_ fd: Int32, timeoutMilliseconds: Int32) -> Int32 {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let r = Glibc.poll(&p, 1, timeoutMilliseconds)
         if r > 0, p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0, p.revents & Int16(POLLIN) == 0 {

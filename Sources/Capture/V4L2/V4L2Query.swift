@@ -6,7 +6,9 @@ import Glibc
 public enum V4L2Query {
     /// Describes the device at `path`. Nodes that cannot capture video (a webcam's
     /// metadata node) throw `CaptureError.notACamera`.
-    public static func describe(_ path: String, interface io: V4L2Interface = LibV4L2()) throws -> CameraDevice {
+    public static func describe(_ path: String) throws -> CameraDevice { try describe(path, interface: LibV4L2()) }
+
+    package static func describe(_ path: String, interface io: V4L2Interface) throws -> CameraDevice {
         let fd = io.open(path)
         guard fd >= 0 else { throw CaptureError.from(errno: errno, device: path, call: "open") }
         defer { io.close(fd) }
