@@ -36,9 +36,6 @@ static inline struct v4l2_frmsize_discrete cv4l2_frmsize_discrete(const struct v
 static inline struct v4l2_frmsize_stepwise cv4l2_frmsize_stepwise(const struct v4l2_frmsizeenum *e) { return e->stepwise; }
 static inline struct v4l2_fract cv4l2_frmival_discrete(const struct v4l2_frmivalenum *e) { return e->discrete; }
 static inline struct v4l2_frmival_stepwise cv4l2_frmival_stepwise(const struct v4l2_frmivalenum *e) { return e->stepwise; }
-static inline void cv4l2_set_frmsize_discrete(struct v4l2_frmsizeenum *e, struct v4l2_frmsize_discrete d) { e->discrete = d; }
-static inline void cv4l2_set_frmival_discrete(struct v4l2_frmivalenum *e, struct v4l2_fract f) { e->discrete = f; }
 static inline struct v4l2_pix_format *cv4l2_format_pix(struct v4l2_format *f) { return &f->fmt.pix; }
 static inline struct v4l2_captureparm *cv4l2_parm_capture(struct v4l2_streamparm *p) { return &p->parm.capture; }
 static inline __u32 cv4l2_buffer_offset(const struct v4l2_buffer *b) { return b->m.offset; }
-static inline void cv4l2_set_buffer_offset(struct v4l2_buffer *b, __u32 offset) { b->m.offset = offset; }

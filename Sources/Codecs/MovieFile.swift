@@ -216,6 +216,7 @@ public final class MovieFile {
 }
 
 /// A point in time after which FFmpeg's blocking reads give up (via its interrupt callback).
+/// `@unchecked Sendable`: immutable after init (`end`).
 final class Deadline: @unchecked Sendable {
     // Written once in init, then only read (from FFmpeg's callback on the same thread).
     private let end: UInt64

@@ -2,6 +2,7 @@
 /// takes it: luma at full size, each chroma plane at half the width and half the
 /// height. The planes belong to whoever made them (an FFmpeg frame); a drawer writes
 /// each row once.
+/// `@unchecked Sendable`: pointers into a frame its owner keeps alive while drawers write it, each row by one drawer.
 public struct YCbCr420Planes: @unchecked Sendable {
     public var luma: UnsafeMutablePointer<UInt8>
     public var lumaStride: Int

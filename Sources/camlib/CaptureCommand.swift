@@ -360,6 +360,7 @@ enum CaptureFailure {
 }
 
 /// Set from a signal handler's queue, read by the capture loop.
+/// `@unchecked Sendable`: `value` is under `lock`.
 final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
@@ -368,6 +369,7 @@ final class StopFlag: @unchecked Sendable {
 }
 
 /// Events as JSON lines on stdout (--events), or as short progress lines on stderr.
+/// `@unchecked Sendable`: every report is written under `lock`.
 final class EventReporter: @unchecked Sendable {
     let json: Bool
     /// Interactive mode: a status line is on screen; each event line clears it first.

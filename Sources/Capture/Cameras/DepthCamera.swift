@@ -8,6 +8,7 @@ import Imaging
 /// to the photo's frame as if both saw the same field of view (no registration), and the
 /// portrait matte is derived from depth: the nearest surface and what lies within 0.5 m
 /// behind it (the matte says so in its XMP, and the catalog keeps that).
+/// `@unchecked Sendable`: its thread and the photo threads share only `latest`, `running`, `stopping` and `failure`, under `lock`.
 public final class DepthCamera: @unchecked Sendable {
     public let path: String
     /// The device's depth unit (RealSense: 1 mm).

@@ -4,6 +4,7 @@ import Foundation
 /// Encoding work for one recorder, run in order on its own queue so the camera never
 /// waits for an encoder. While `maximumBacklog` items wait, or after a failure, new work
 /// is refused and counted: the session's signal to lower the frame rate.
+/// `@unchecked Sendable`: its counters and first failure are under `lock`; the dispatch queue is thread-safe.
 final class EncoderQueue: @unchecked Sendable {
     static let maximumBacklog = 8
 

@@ -9,6 +9,7 @@ import Imaging
 /// T + 1.5 s without keeping raw frames. When the packets after T are in, the span is
 /// muxed into a MOV with the content identifier key and Apple's still-image-time track at
 /// T, written as `.part` and renamed. Several Live Photos may be in progress at once.
+/// `@unchecked Sendable`: the encoders, rings and requests are touched only by work on `work`, its serial queue.
 final class LivePhotoRecorder: @unchecked Sendable {
     static let before = 1.5
     static let after = 1.5

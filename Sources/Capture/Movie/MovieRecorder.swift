@@ -9,6 +9,7 @@ import Imaging
 /// frame; with a `maximumDuration`, frames from that much later on are left out, so the
 /// movie lasts what was asked on the camera's clock however late the recording is stopped
 /// (AVCaptureMovieFileOutput's `maxRecordedDuration`).
+/// `@unchecked Sendable`: the writer is used only by work on `work`, its serial queue; `startTime` is under `lock`.
 final class MovieRecorder: @unchecked Sendable {
     let finalPath: String
     let partPath: String

@@ -130,11 +130,15 @@ public enum FrameMerger {
 }
 
 /// Raw pointers handed to concurrentPerform's bands, each of which touches its own rows.
+/// `@unchecked Sendable`: handed to `concurrentPerform`, whose iterations read, or write
+/// disjoint rows of, a buffer that outlives them.
 struct UnsafeSendablePointer<T>: @unchecked Sendable {
     let pointer: UnsafePointer<T>
     init(_ p: UnsafePointer<T>) { pointer = p }
 }
 
+/// `@unchecked Sendable`: handed to `concurrentPerform`, whose iterations read, or write
+/// disjoint rows of, a buffer that outlives them.
 struct UnsafeMutableSendablePointer<T>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<T>
     init(_ p: UnsafeMutablePointer<T>) { pointer = p }

@@ -11,6 +11,7 @@ import Imaging
 /// recording. It reports progress as `CaptureEvent`s, lowers the frame rate when the
 /// machine cannot keep up, and when the camera fails mid-capture it still finishes
 /// everything captured so far.
+/// `@unchecked Sendable`: state the pump, sound, processing and caller threads share is under `lock`; the camera and the microphone are each used by one thread.
 public final class CaptureSession: @unchecked Sendable {
     public struct Result: Sendable, Equatable {
         public enum Kind: String, Sendable { case photo, movie }

@@ -163,6 +163,7 @@ public final class Catalog: Sendable {
 }
 
 /// The trace file: written from whichever connection runs a statement.
+/// `@unchecked Sendable`: a C stream, whose every write takes the stream's own lock.
 private final class TraceSink: @unchecked Sendable {
     // A C stream; each write takes its own lock (flockfile), which POSIX stdio does for
     // every call, so lines from two connections do not interleave.

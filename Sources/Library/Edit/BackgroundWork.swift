@@ -3,6 +3,7 @@ import Foundation
 /// Work started on a thread of its own at once, its result waited for later: a Live Photo's
 /// movie renders while its still does, so the decoders, the filter and the two encoders
 /// keep every core busy.
+/// `@unchecked Sendable`: `result` is written once by its thread before `finished` is signalled, and read only after waiting for it.
 final class BackgroundWork<T: Sendable>: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var result: Result<T, any Error>?  // written once, before `finished` is signalled

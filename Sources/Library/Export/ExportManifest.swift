@@ -6,6 +6,7 @@ import Foundation
 /// `export --update` replaces only files it lists as written for the same asset and
 /// unchanged since. A missing or unreadable manifest is an empty one: files are then
 /// compared by their bytes.
+/// `@unchecked Sendable`: an export reads and changes it from one thread; it is Sendable only to travel with the export's options.
 public final class ExportManifest: @unchecked Sendable {
     // One export command at a time uses it, on one thread.
     public struct Entry: Codable, Sendable, Equatable {

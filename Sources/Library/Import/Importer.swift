@@ -110,6 +110,7 @@ public final class Importer: Sendable {
 /// takes the next path until none are left. Outcomes are handed out in input order, so
 /// an import is deterministic (which of two identical files is kept, asset numbering)
 /// however the threads race.
+/// `@unchecked Sendable`: everything the analysis threads share is under `condition`.
 final class AnalysisPipeline: @unchecked Sendable {
     // Shared state is guarded by `condition`; analyzers belong to one thread each.
     private let condition = NSCondition()
