@@ -45,6 +45,12 @@ public struct XMPPacket: Sendable {
         var data = Data(bytes)
         // Writers pad packets with spaces and sometimes NULs, which XML forbids.
         while let last = data.last, last == 0 { data.removeLast() }
+        // XMP is UTF-8. Checked first: Foundation's XMLParser (on Linux) stops the whole
+        // process, with no error to catch, when an element or attribute name is not valid
+        // UTF-8 (swift-corelibs-foundation #5534); only a well-formed packet reaches it.
+        guard String(validating: data, as: UTF8.self) != nil else {
+            throw FormatError("XMP", "not valid UTF-8 text; camlib reads XMP written in UTF-8 only")
+        }
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
