@@ -54,8 +54,10 @@ struct ImportCommandTests {
                      "drewnoakes__metadata-extractor-images__Issue_437_dotnet_.heic", "photoprism__photoprism__animated-earth.jpg"] {
             #expect(importedNames.contains(name), "\(name) should import")
         }
-        // libheif 1.19.7 aborts on this one (heif-info too): the worker dies, the import does not.
-        #expect(errorPaths[Media.path("malformed/bigcat88__pillow_heif__corrupted.heic")]?.contains("crashed") == true)
+        // libheif 1.19.7 aborts on this one (heif-info too): the worker dies, the import does
+        // not, and says what the worker was doing.
+        let corrupted = errorPaths[Media.path("malformed/bigcat88__pillow_heif__corrupted.heic")] ?? ""
+        #expect(corrupted.contains("crashed while opening it (libheif)") && corrupted.contains("Aborted"), "\(corrupted)")
         #expect(errorPaths[Media.path("malformed/bigcat88__pillow_heif__empty.heic")] == "the file is empty (0 bytes)")
     }
 
@@ -165,5 +167,26 @@ struct ImportCommandTests {
         #expect(object["dryRun"] as? Bool == true && object["duplicates"] as? Int == 10 && object["imported"] as? Int == 0)
         let left = try FileManager.default.contentsOfDirectory(atPath: temporary.path)
         #expect(left.isEmpty, "the rehearsal's files are left: \(left)")
+    }
+}
+
+/// XMP that would stop Foundation's XML parser (a name that is not UTF-8) is a warning.
+struct MalformedXMPTests {
+    @Test func anXMPNameThatIsNotUTF8IsAWarningNotACrash() throws {
+        let scratch = try ScratchDirectory()
+        let base = scratch.file("base.jpg")
+        #expect(try run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "color=c=gray:s=64x48", "-frames:v", "1", base]).status == 0)
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: base)))
+        let xml = Array(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description><a"#.utf8)
+            + [0xFF, 0xFE] + Array(#" b="1"/></rdf:Description></rdf:RDF></x:xmpmeta>"#.utf8)
+        let payload = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + xml
+        jpeg.insert(contentsOf: [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload, at: 2)
+        let file = scratch.file("bad-xmp.jpg")
+        try Data(jpeg).write(to: URL(fileURLWithPath: file))
+        let r = try Camlib.run(["import", file, "--library", scratch.file("lib")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let said = r.stdout + r.stderr
+        #expect(said.contains("XMP unreadable") && said.contains("not valid UTF-8") && said.contains("1 new asset"), "\(said)")
+        #expect(!said.contains("crashed"), "\(said)")
     }
 }

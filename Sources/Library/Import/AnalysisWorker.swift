@@ -24,6 +24,8 @@ public enum AnalysisWorker {
     public static func serve() {
         limitMemory()
         exitWithParent()
+        // Each step goes out before it starts, unbuffered: if it crashes, the import knows.
+        AnalysisStep.report { step in FileHandle.standardOutput.write(Data(AnalysisStep.line(step).utf8)) }
         let decoder = JSONDecoder()
         let encoder = JSONEncoder()
         var known: KnownOriginals?
@@ -131,21 +133,29 @@ final class WorkerProcessAnalyzer: Analyzer {
         } catch {
             return .failed(path: path, reason: "the analysis worker died: \(reapDescription())")
         }
-        switch readLine(cpuLimit: timeLimit, wallLimit: max(60, timeLimit * 10)) {
-        case .line(let bytes):
-            if let outcome = try? JSONDecoder().decode(AnalysisOutcome.self, from: Data(bytes)) { return outcome }
-            return .failed(path: path, reason: "camlib internal error: unreadable answer from the analysis worker")
-        case .closed:
-            return .failed(
-                path: path,
-                reason: "a C library (libheif, libexif, FFmpeg…) crashed reading this file (\(reapDescription())); camlib skipped it")
-        case .timedOut(let cpu):
-            kill()
-            return .failed(
-                path: path,
-                reason: cpu
-                    ? "reading this file used more than \(Int(timeLimit)) s of CPU time without finishing; camlib gave up on it"
-                    : "reading this file made no progress for \(Int(max(60, timeLimit * 10))) s; camlib gave up on it")
+        // The worker says each step before it starts it; the last one is where it was.
+        var step: String?
+        while true {
+            switch readLine(cpuLimit: timeLimit, wallLimit: max(60, timeLimit * 10)) {
+            case .line(let bytes):
+                if let next = AnalysisStep.parse(bytes) {
+                    step = next
+                    continue
+                }
+                if let outcome = try? JSONDecoder().decode(AnalysisOutcome.self, from: Data(bytes)) { return outcome }
+                return .failed(path: path, reason: "camlib internal error: unreadable answer from the analysis worker")
+            case .closed:
+                let doing = step.map { "while \($0)" } ?? "before it began"
+                return .failed(path: path, reason: "the analysis crashed \(doing) (\(reapDescription())); camlib skipped this file")
+            case .timedOut(let cpu):
+                kill()
+                let doing = step.map { " (\($0))" } ?? ""
+                return .failed(
+                    path: path,
+                    reason: cpu
+                        ? "reading this file used more than \(Int(timeLimit)) s of CPU time without finishing\(doing); camlib gave up on it"
+                        : "reading this file made no progress for \(Int(max(60, timeLimit * 10))) s\(doing); camlib gave up on it")
+            }
         }
     }
 

@@ -113,6 +113,7 @@ public enum MediaAnalyzer {
             // Hash first, so a movie the library holds is neither decoded nor copied.
             let sha = try FileReading.sha256(of: path)
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
+            AnalysisStep.begin("reading it as a movie (FFmpeg)")
             let movie = try MovieFile(path: path)
             guard let video = movie.video else { throw Failure(reason: "cannot read movie: it has no video stream") }
             guard video.width > 0, video.height > 0 else { throw Failure(reason: "cannot read movie: its video has no size") }
@@ -123,6 +124,7 @@ public enum MediaAnalyzer {
             }
             let frame: PixelBuffer<UInt8>
             do {
+                AnalysisStep.begin("decoding its poster frame (FFmpeg)")
                 frame = try movie.posterFrame(maxSide: thumbnailSide)
             } catch let e as FFmpegError {
                 throw Failure(reason: "cannot decode any frame of its \(video.codec) video: \(e.message)")
@@ -158,14 +160,18 @@ public enum MediaAnalyzer {
         var metadata = MediaMetadata()
         switch format {
         case .jpeg:
+            AnalysisStep.begin("reading its JPEG segments and XMP (camlib's parser, Foundation's XML parser)")
             let segments = try JPEGSegments(parsing: bytes)
             guard let frame = segments.frame else { throw Failure(reason: "damaged JPEG: no frame header before the image data") }
+            AnalysisStep.begin("reading its Exif (libexif)")
             let exif = readEXIF(segments.exifTIFF, warnings: &warnings)
             let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
             apply(exif, to: &metadata)
             metadata.orientation = orientation.rawValue
             (metadata.width, metadata.height) = orientation.displayedSize(width: frame.width, height: frame.height)
+            AnalysisStep.begin("decoding its auxiliary images (libturbojpeg, libpng)")
             let extras = AuxiliaryExtractor.scanJPEG(bytes, segments: segments, orientation: orientation, decode: true)
+            AnalysisStep.begin("decoding its picture for the thumbnail (libturbojpeg)")
             if let thumb = exif?.thumbnailJPEG, let decoded = try? JPEGCodec.decode(thumb),
                 max(decoded.pixels.width, decoded.pixels.height) >= smallestUsableEmbeddedThumbnail
             {
@@ -176,9 +182,11 @@ public enum MediaAnalyzer {
             return (metadata, (decoded.pixels.applying(orientation), "decoded"), warnings, extras)
 
         case .heif, .avif:
+            AnalysisStep.begin("opening it (libheif)")
             let file = try HEIFFile(path: path)
             let image = try file.primaryImage()
             guard image.width > 0, image.height > 0 else { throw Failure(reason: "cannot read HEIF: the primary image has no size") }
+            AnalysisStep.begin("reading its Exif (libexif)")
             let exif = readEXIF(image.exifTIFF(), warnings: &warnings)
             apply(exif, to: &metadata)
             // irot/imir, not the EXIF tag, orient a HEIF image (libheif already applied
@@ -186,7 +194,9 @@ public enum MediaAnalyzer {
             metadata.orientation = image.orientation.rawValue
             metadata.width = image.width
             metadata.height = image.height
+            AnalysisStep.begin("decoding its auxiliary images and reading their XMP (libheif, Foundation's XML parser)")
             let extras = AuxiliaryExtractor.scanHEIF(bytes, primary: image, decode: true)
+            AnalysisStep.begin("decoding its picture for the thumbnail (libheif)")
             if let thumb = image.thumbnail(), max(thumb.width, thumb.height) >= smallestUsableEmbeddedThumbnail,
                 let pixels = try? thumb.decodeScaled(maxSide: thumbnailSide)
             {
@@ -195,6 +205,7 @@ public enum MediaAnalyzer {
             return (metadata, (try image.decodeScaled(maxSide: thumbnailSide), "decoded"), warnings, extras)
 
         case .png:
+            AnalysisStep.begin("reading and decoding it (libpng)")
             let chunks = try PNGChunks(parsing: bytes)
             let exif = readEXIF(chunks.exifTIFF, warnings: &warnings)
             let orientation = EXIFOrientation(exifValue: exif?.orientation ?? 1)
@@ -314,6 +325,7 @@ public enum MediaAnalyzer {
         let data = Array(bytes[movie.range])
         let file = try AtomicFile.writeTemporary(data, in: directory, readOnly: true)
         do {
+            AnalysisStep.begin("reading the movie inside it (FFmpeg)")
             let reader = try MovieFile(path: file.url.path)
             guard let video = reader.video, video.width > 0, video.height > 0 else {
                 throw Failure(reason: "it has no video stream")
