@@ -125,10 +125,33 @@ setup_test_runner() {
   sha256sum "$requirements" > "$stamp"
 }
 
+# `man camlib` and shell completions, made from camlib's own help by swift-argument-parser
+# (its generate-manual tool, and `camlib --generate-completion-script`): into
+# /usr/local/share as root, else ~/.local/share. Redone when camlib's commands change.
+install_manual_and_completions() {
+  local root share man completions
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  if [ "$(id -u)" -eq 0 ]; then share=/usr/local/share; else share="${XDG_DATA_HOME:-$HOME/.local/share}"; fi
+  man="$share/man/man1"
+  completions="$share/bash-completion/completions"
+  if [ -f "$man/camlib.1" ] && [ -f "$completions/camlib" ] && [ -z "$(find "$root/Sources/camlib" -newer "$man/camlib.1" -print -quit)" ]; then
+    return 0
+  fi
+  say "building camlib to write its manual and completions"
+  (cd "$root" && swift build -q --product camlib && swift build -q --product generate-manual)
+  mkdir -p "$man" "$completions" "$share/zsh/site-functions" "$share/fish/vendor_completions.d"
+  "$root/.build/debug/generate-manual" "$root/.build/debug/camlib" --output-directory "$man"
+  "$root/.build/debug/camlib" --generate-completion-script bash > "$completions/camlib"
+  "$root/.build/debug/camlib" --generate-completion-script zsh > "$share/zsh/site-functions/_camlib"
+  "$root/.build/debug/camlib" --generate-completion-script fish > "$share/fish/vendor_completions.d/camlib.fish"
+  say "installed man camlib ($man/camlib.1) and completions for bash, zsh and fish under $share"
+}
+
 main() {
   if everything_present; then
     say "all packages present (libheif $(installed_version libheif-dev))"
     setup_test_runner
+    install_manual_and_completions
     return 0
   fi
   local cn; cn=$(codename)
@@ -142,6 +165,7 @@ main() {
     exit 1
   fi
   setup_test_runner
+  install_manual_and_completions
   say "done (libheif $(installed_version libheif-dev))"
 }
 
