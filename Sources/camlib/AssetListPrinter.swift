@@ -62,6 +62,13 @@ final class AssetListPrinter {
         }
     }
 
+    /// `assets` as a whole JSON array (the JSON contract), as `query --json` prints it.
+    static func printAll(_ assets: [AssetDescription]) {
+        let printer = AssetListPrinter(format: .json)
+        printer.print(assets)
+        printer.finish(next: nil)
+    }
+
     private func write(_ text: String) {
         StandardOutput.write(text)
     }

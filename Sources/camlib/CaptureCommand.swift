@@ -118,11 +118,15 @@ struct CaptureCommand: ParsableCommand {
     @Flag(name: .long, help: "When the camera is busy, wait for it instead of failing.")
     var wait = false
 
+    @Flag(name: .long, help: "Print the captured assets as JSON on stdout when done (as `query --json` describes them).")
+    var json = false
+
     @Flag(name: .long, help: "Print capture events as JSON lines on stdout.")
     var events = false
 
     func validate() throws {
         if [photo, movie, interactive].filter({ $0 }).count > 1 { throw ValidationError("choose one of --photo, --movie and -i") }
+        if json && events { throw ValidationError("choose one of --json and --events (both write to standard output)") }
         if count < 1 { throw ValidationError("--count must be at least 1") }
         if interval < 0 { throw ValidationError("--interval cannot be negative") }
         if PhotoSettings.FileFormat(rawValue: format.lowercased()) == nil { throw ValidationError("--format is heic or jpeg, not '\(format)'") }
@@ -247,8 +251,9 @@ struct CaptureCommand: ParsableCommand {
         }
         let outcome = session.stop()
 
-        let imported = importStaged(library: library, staging: staging, leftovers: leftovers)
+        let (imported, assetIDs) = importStaged(library: library, staging: staging, leftovers: leftovers)
         for failure in outcome.failures { Terminal.error("camlib: \(failure)") }
+        if json { AssetListPrinter.printAll(try library.describe(assetIDs)) }
         if let error = outcome.streamError {
             Terminal.error("camlib: \(error); the \(outcome.results.count) capture(s) taken before were saved")
             throw ExitCode.failure
@@ -324,11 +329,12 @@ struct CaptureCommand: ParsableCommand {
 
     /// Imports what the session wrote (and what an interrupted capture left); removes
     /// each file once the library holds it. False when some could not be imported.
-    func importStaged(library: PhotoLibrary, staging: String, leftovers: [String]) -> Bool {
+    /// Imports what the capture wrote; whether all of it went in, and the assets it made.
+    func importStaged(library: PhotoLibrary, staging: String, leftovers: [String]) -> (Bool, [Int64]) {
         defer { rmdir(staging) }  // only when empty: files that failed to import stay
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasSuffix(".part") }.sorted()
         let paths = leftovers + names.map { staging + "/" + $0 }
-        guard !paths.isEmpty else { return true }
+        guard !paths.isEmpty else { return (true, []) }
         if !leftovers.isEmpty { Terminal.error("camlib: importing \(leftovers.count) file(s) an interrupted capture left") }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let importer = Importer(library: library, options: ImportOptions(isolation: .workerProcesses(executable: executable)))
@@ -342,10 +348,10 @@ struct CaptureCommand: ParsableCommand {
             for e in report.errors { Terminal.error("camlib: \(e.path): not imported: \(e.message) (the file stays in \(staging))") }
             let ids = report.assetIDs.map(String.init).joined(separator: ", ")
             Terminal.error("camlib: \(report.imported) file(s) imported into \(report.library)" + (ids.isEmpty ? "" : " as asset(s) \(ids)"))
-            return report.errors.isEmpty
+            return (report.errors.isEmpty, report.assetIDs)
         } catch {
             Terminal.error("camlib: the captures could not be imported: \(error) (they stay in \(staging))")
-            return false
+            return (false, [])
         }
     }
 }

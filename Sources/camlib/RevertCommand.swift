@@ -12,9 +12,25 @@ struct RevertCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An asset id or a path of one of its files.", valueName: "asset"))
     var asset: String
 
+    @Flag(name: .long, help: "Print JSON: {asset, reverted (false when the original already was current), resources: the current files}.")
+    var json = false
+
+    struct Output: Encodable {
+        var asset: Int64
+        var reverted: Bool
+        /// The files of the asset's current version, as `show --json` lists them.
+        var resources: [String]
+    }
+
     func run() throws {
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
-        print(try library.revert(asset: id) ? "Asset \(id): the original is current again." : "Asset \(id): the original already is current.")
+        let reverted = try library.revert(asset: id)
+        if json {
+            let files = try library.describe([id]).first?.resources.map(\.path) ?? []
+            print(try Terminal.json(Output(asset: id, reverted: reverted, resources: files)))
+        } else {
+            print(reverted ? "Asset \(id): the original is current again." : "Asset \(id): the original already is current.")
+        }
     }
 }

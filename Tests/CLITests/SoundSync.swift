@@ -113,3 +113,30 @@ struct CaptureSoundTests {
         #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video", "\(probe.stdout)")
     }
 }
+
+/// `capture --json` and `revert --json`: what they did, as data.
+struct CaptureAndRevertJSONTests {
+    @Test func captureJSONDescribesTheNewAssetsAndRevertJSONSaysWhatItDid() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--count", "2", "--interval", "0", "--size", "640x480", "--quality", "speed", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let captured = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        let listed = try CaptureCommandTests().assets(lib)
+        #expect(captured.count == 2 && captured.map { $0["id"] as? Int } == listed.map { $0["id"] as? Int })
+        #expect(captured.allSatisfy { $0["kind"] as? String == "photo" && $0["model"] as? String == "Virtual Camera" })
+        let both = try Camlib.run(["capture", "--library", lib, "--json", "--events"])
+        #expect(both.status == 64 && both.stderr.contains("choose one of --json and --events"), "\(both.stderr)")
+
+        let id = try #require(captured.first?["id"] as? Int)
+        #expect(try Camlib.run(["edit", String(id), "--filter", "mono", "--library", lib]).status == 0)
+        for expected in [true, false] {
+            let revert = try Camlib.run(["revert", String(id), "--library", lib, "--json"])
+            #expect(revert.status == 0, "\(revert.stderr)")
+            let said = try #require(try JSONSerialization.jsonObject(with: Data(revert.stdout.utf8)) as? [String: Any])
+            #expect(said["asset"] as? Int == id && said["reverted"] as? Bool == expected, "\(revert.stdout)")
+            let files = try #require(said["resources"] as? [String])
+            #expect(files.contains { $0.contains("/originals/") } && !files.contains { $0.contains("/renders/") }, "\(files)")
+        }
+    }
+}
