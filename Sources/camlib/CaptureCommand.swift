@@ -80,10 +80,10 @@ struct CaptureCommand: ParsableCommand {
     var interval = 0.5
 
     @Option(name: .long, help: ArgumentHelp("Photo file format: heic or jpeg.", valueName: "format"))
-    var format = "heic"
+    var format: PhotoSettings.FileFormat = .heic
 
     @Option(name: .long, help: ArgumentHelp("speed (one frame), balanced (3 merged) or quality (6 merged).", valueName: "priority"))
-    var quality = "balanced"
+    var quality: PhotoSettings.QualityPrioritization = .balanced
 
     @Option(name: .long, help: ArgumentHelp("EXIF orientation 1-8 of photos and movies (default: the camera's).", valueName: "n"))
     var orientation: Int?
@@ -95,7 +95,7 @@ struct CaptureCommand: ParsableCommand {
     var photoAt: String?
 
     @Option(name: .long, help: ArgumentHelp("Movie codec: h264 or hevc.", valueName: "codec"))
-    var codec = "h264"
+    var codec: MovieWriter.Codec = .h264
 
     @Option(name: .long, help: ArgumentHelp("Frame size, e.g. 1280x960 (default: the camera's largest).", valueName: "WxH"))
     var size: String?
@@ -129,13 +129,8 @@ struct CaptureCommand: ParsableCommand {
         if json && events { throw ValidationError("choose one of --json and --events (both write to standard output)") }
         if count < 1 { throw ValidationError("--count must be at least 1") }
         if interval < 0 { throw ValidationError("--interval cannot be negative") }
-        if PhotoSettings.FileFormat(rawValue: format.lowercased()) == nil { throw ValidationError("--format is heic or jpeg, not '\(format)'") }
-        if PhotoSettings.QualityPrioritization(rawValue: quality.lowercased()) == nil {
-            throw ValidationError("--quality is speed, balanced or quality, not '\(quality)'")
-        }
         if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation is 1 to 8 (EXIF), not \(orientation)") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
-        if MovieWriter.Codec(rawValue: codec.lowercased()) == nil { throw ValidationError("--codec is h264 or hevc, not '\(codec)'") }
         if let size, FrameSize(size) == nil { throw ValidationError("--size is WIDTHxHEIGHT, e.g. 1920x1440, not '\(size)'") }
         if let fps, fps <= 0 { throw ValidationError("--fps must be positive") }
         if photoAt != nil && !movie { throw ValidationError("--photo-at needs --movie") }
@@ -145,7 +140,7 @@ struct CaptureCommand: ParsableCommand {
                 throw ValidationError("--matte takes skin, hair, teeth and glasses, not '\(name)'")
             }
         }
-        if !requestedAuxiliary.isEmpty && format.lowercased() != "heic" {
+        if !requestedAuxiliary.isEmpty && format != .heic {
             throw ValidationError("depth and mattes are stored as HEIF auxiliary images: use --format heic")
         }
         if !requestedAuxiliary.isEmpty && movie { throw ValidationError("depth and mattes come with photos, not with --movie") }
@@ -177,8 +172,7 @@ struct CaptureCommand: ParsableCommand {
 
     var photoSettings: PhotoSettings {
         var settings = PhotoSettings(
-            format: PhotoSettings.FileFormat(rawValue: format.lowercased())!,
-            quality: PhotoSettings.QualityPrioritization(rawValue: quality.lowercased())!,
+            format: format, quality: quality,
             orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) }, livePhoto: live)
         settings.auxiliary = requestedAuxiliary
         return settings
@@ -228,7 +222,7 @@ struct CaptureCommand: ParsableCommand {
         let largest = camera.device.largestSize ?? FrameSize(width: 1920, height: 1440)
         let wanted = CameraConfiguration(size: size.flatMap(FrameSize.init) ?? largest, frameRate: fps ?? defaultRate(camera.device))
         let session = CaptureSession(source: camera, configuration: wanted, outputDirectory: staging) { reporter.report($0) }
-        if live { session.livePhotoCodec = MovieWriter.Codec(rawValue: codec.lowercased())! }
+        if live { session.livePhotoCodec = codec }
         session.depthCamera = depthCamera
         if !noAudio && (movie || live || interactive) { session.audioSource = Self.microphone(for: camera) }
         try startWaitingIfBusy(session, cameraID)
@@ -243,7 +237,7 @@ struct CaptureCommand: ParsableCommand {
 
         if interactive {
             reporter.overStatusLine = true
-            try InteractiveCapture(session: session, settings: photoSettings, codec: MovieWriter.Codec(rawValue: codec.lowercased())!, stop: stop).run()
+            try InteractiveCapture(session: session, settings: photoSettings, codec: codec, stop: stop).run()
         } else if movie {
             try recordMovie(session, stop: stop)
         } else {
@@ -307,7 +301,7 @@ struct CaptureCommand: ParsableCommand {
     func recordMovie(_ session: CaptureSession, stop: StopFlag) throws {
         let begin = session.now
         try session.startRecording(
-            codec: MovieWriter.Codec(rawValue: codec.lowercased())!, orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) },
+            codec: codec, orientation: orientation.flatMap { EXIFOrientation(rawValue: $0) },
             maximumDuration: duration)
         var photoTimes = photoAt.flatMap(parseTimes) ?? []
         var settings = photoSettings

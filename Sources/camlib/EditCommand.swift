@@ -42,11 +42,16 @@ struct EditCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An asset id or a path of one of its files.", valueName: "asset"))
     var asset: String
 
-    @Option(name: .long, help: ArgumentHelp("A filter, applied in order from the original; repeatable.", valueName: "name[:key=value,...]"))
-    var filter: [String] = []
+    // Parsed once, as ArgumentParser reads them: a wrong one is a usage error saying why.
+    @Option(
+        name: .long, help: ArgumentHelp("A filter, applied in order from the original; repeatable.", valueName: "name[:key=value,...]"),
+        transform: FilterStep.init(parsing:))
+    var filter: [FilterStep] = []
 
-    @Option(name: .customLong("add-filter"), help: ArgumentHelp("A filter appended to the current edit's recipe; repeatable.", valueName: "name[:key=value,...]"))
-    var addFilter: [String] = []
+    @Option(
+        name: .customLong("add-filter"), help: ArgumentHelp("A filter appended to the current edit's recipe; repeatable.", valueName: "name[:key=value,...]"),
+        transform: FilterStep.init(parsing:))
+    var addFilter: [FilterStep] = []
 
     @Flag(
         name: .long,
@@ -56,9 +61,6 @@ struct EditCommand: ParsableCommand {
     func validate() throws {
         if filter.isEmpty && addFilter.isEmpty { throw ValidationError("give --filter NAME (or --add-filter NAME to extend the current edit)") }
         if !filter.isEmpty && !addFilter.isEmpty { throw ValidationError("use --filter (start from the original) or --add-filter (extend), not both") }
-        for text in filter + addFilter {
-            do { _ = try FilterStep(parsing: text) } catch let e as FilterError { throw ValidationError(e.description) }
-        }
     }
 
     struct Output: Encodable {
@@ -80,7 +82,7 @@ struct EditCommand: ParsableCommand {
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         let extending = !addFilter.isEmpty
-        let steps = try (extending ? addFilter : filter).map(FilterStep.init(parsing:))
+        let steps = extending ? addFilter : filter
         let result: EditResult
         do {
             result = try edit(library, id, steps, extending)

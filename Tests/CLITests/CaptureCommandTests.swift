@@ -231,6 +231,18 @@ struct CaptureCommandTests {
         #expect((Int(probe.stdout.prefix { $0.isNumber }) ?? 0) >= 25, "\(probe.stdout)")
     }
 
+    @Test func choicesAreReadAsTheirValuesInAnyCase() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let r = try Camlib.run(["capture", "--library", lib, "--format", "JPEG", "--quality", "Speed", "--size", "640x480"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try original(try #require(try assets(lib).first)).hasSuffix(".JPG"))
+        for (option, value, listed) in [("--quality", "fast", "'speed', 'balanced' or 'quality'"), ("--format", "png", "'heic' and 'jpeg'"), ("--codec", "vp9", "'hevc' and 'h264'")] {
+            let bad = try Camlib.run(["capture", "--library", lib, option, value])
+            #expect(bad.status == 64 && bad.stderr.contains("'\(value)' is invalid for '\(option)") && bad.stderr.contains(listed), "\(bad.stderr)")
+        }
+    }
+
     @Test func anUnknownDeviceIsAClearError() throws {
         let scratch = try ScratchDirectory()
         let r = try Camlib.run(["capture", "--library", scratch.file("lib"), "--device", "/dev/video99"])
