@@ -125,16 +125,10 @@ public final class AudioEncoder {
 
     private func receive() throws -> [Packet] {
         guard let enc = context, let packet else { return [] }
-        var out: [Packet] = []
-        while true {
-            let r = ff.avcodec_receive_packet(enc, packet)
-            if r == CFFmpeg_AVERROR_EAGAIN() || r == CFFmpeg_AVERROR_EOF() { return out }
-            guard r >= 0 else { throw FFmpegError(code: r, call: "avcodec_receive_packet (aac)") }
-            out.append(
-                Packet(
-                    data: Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))),
-                    pts: packet.pointee.pts, duration: packet.pointee.duration))
-            ff.av_packet_unref(packet)
+        return try receivePackets(from: enc, into: packet, call: "avcodec_receive_packet (aac)") { p in
+            Packet(
+                data: Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size))),
+                pts: p.pointee.pts, duration: p.pointee.duration)
         }
     }
 

@@ -150,16 +150,10 @@ public final class VideoEncoder {
 
     private func receive() throws -> [Packet] {
         guard let enc = context, let packet else { return [] }
-        var out: [Packet] = []
-        while true {
-            let r = ff.avcodec_receive_packet(enc, packet)
-            if r == CFFmpeg_AVERROR_EAGAIN() || r == CFFmpeg_AVERROR_EOF() { return out }
-            guard r >= 0 else { throw FFmpegError(code: r, call: "avcodec_receive_packet") }
-            out.append(
-                Packet(
-                    data: Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))),
-                    pts: packet.pointee.pts, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0))
-            ff.av_packet_unref(packet)
+        return try receivePackets(from: enc, into: packet, call: "avcodec_receive_packet") { p in
+            Packet(
+                data: Array(UnsafeBufferPointer(start: p.pointee.data, count: Int(p.pointee.size))),
+                pts: p.pointee.pts, isKeyframe: p.pointee.flags & AV_PKT_FLAG_KEY != 0)
         }
     }
 

@@ -23,6 +23,8 @@ public final class FileCamera: FrameSource {
     private var skipped = 0
     /// Added to the file's times: the length of the plays before this one (`loop`).
     private var offset: Double = 0
+    /// The time of the last frame the file gave, delivered or dropped.
+    private var lastSeen: Double = 0
     /// The last frame the file gave, held once it has ended.
     private var last: PixelBuffer<UInt8>?
     private var ended = false
@@ -59,7 +61,7 @@ public final class FileCamera: FrameSource {
         frameRate = r.frameRate > 0 ? r.frameRate : 30
         number = 0
         lastDelivered = -1
-        (offset, last, ended) = (0, nil, false)
+        (offset, lastSeen, last, ended) = (0, 0, nil, false)
         pacer.start()
         // The file's frames are what they are: its size and rate, whatever was asked.
         return CameraConfiguration(size: FrameSize(width: r.width, height: r.height), frameRate: frameRate)
@@ -79,8 +81,10 @@ public final class FileCamera: FrameSource {
                     ended = true
                     break
                 }
-                // Again from the start, its times after the last frame's.
-                offset = lastDelivered + 1 / frameRate
+                // Again from the start, its times after the last frame the file gave (not the
+                // last delivered: on a busy machine every frame of a play may have been late,
+                // and the next play must still move on in time, or none would ever be on time).
+                offset = lastSeen + 1 / frameRate
                 do {
                     reader = try MovieFrameReader(path: path)
                 } catch {
@@ -90,6 +94,7 @@ public final class FileCamera: FrameSource {
                 continue
             }
             let seconds = decoded.seconds + offset
+            lastSeen = seconds
             // A lowered frame rate (system pressure) skips frames that come too soon.
             if lastDelivered >= 0, seconds - lastDelivered < 0.999 / frameRate { continue }
             // In real time, frames whose moment has passed are dropped, as a camera would.
