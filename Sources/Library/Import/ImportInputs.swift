@@ -69,13 +69,7 @@ struct ImportInputs {
 
     /// An error from walking a folder, in words (the system's, without Foundation's wrapping).
     static func describe(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
-        if ns.domain == NSCocoaErrorDomain && ns.code == NSFileReadNoPermissionError { return String(cString: strerror(EACCES)) }
-        return ns.localizedDescription
+        FileAccessError.errno(of: error).map { String(cString: strerror($0)) } ?? (error as NSError).localizedDescription
     }
 
     private mutating func add(_ url: URL, _ seen: inout Set<String>) {

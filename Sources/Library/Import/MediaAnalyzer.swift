@@ -51,7 +51,8 @@ public enum MediaAnalyzer {
         case let e as FormatError: "damaged file: \(e)"
         case let e as LibraryError: e.description
         case let e as Failure: e.reason
-        default: "\(error)"
+        // Foundation's file errors in words (the report names the file already).
+        default: FileAccessError.from(error)?.cause ?? "\(error)"
         }
     }
 

@@ -43,19 +43,27 @@ public struct FileAccessError: Error, CustomStringConvertible, Sendable, Equatab
         if let problem = error as? FileAccessError { return problem }
         let ns = error as NSError
         guard ns.domain == NSCocoaErrorDomain || ns.domain == NSPOSIXErrorDomain else { return nil }
-        let path = ns.userInfo[NSFilePathErrorKey] as? String ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path
-        guard let path else { return nil }
-        let posix = ns.domain == NSPOSIXErrorDomain ? ns : (ns.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
-        if let posix, posix.domain == NSPOSIXErrorDomain {
-            return FileAccessError(path: path, cause: cause(errno: Int32(posix.code)))
+        guard let path = ns.userInfo[NSFilePathErrorKey] as? String ?? (ns.userInfo[NSURLErrorKey] as? URL)?.path else { return nil }
+        return FileAccessError(path: path, cause: errno(of: error).map { cause(errno: $0) } ?? ns.localizedDescription)
+    }
+
+    /// The system's error number behind Foundation's file error: its own (POSIX), the one
+    /// it wraps, or the one its Cocoa code stands for; nil when there is none.
+    static func errno(of error: Error) -> Int32? {
+        let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+        guard ns.domain == NSCocoaErrorDomain else { return nil }
+        // Wrapped as NSError or as a Swift error, depending on who made it.
+        if let underlying = (ns.userInfo[NSUnderlyingErrorKey] as? any Error).map({ $0 as NSError }), underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
         }
         switch ns.code {
-        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return FileAccessError(path: path, cause: cause(errno: ENOENT))
-        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return FileAccessError(path: path, cause: cause(errno: EACCES))
-        case NSFileWriteFileExistsError: return FileAccessError(path: path, cause: cause(errno: EEXIST))
-        case NSFileWriteOutOfSpaceError: return FileAccessError(path: path, cause: cause(errno: ENOSPC))
-        case NSFileWriteVolumeReadOnlyError: return FileAccessError(path: path, cause: cause(errno: EROFS))
-        default: return FileAccessError(path: path, cause: ns.localizedDescription)
+        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return ENOENT
+        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return EACCES
+        case NSFileWriteFileExistsError: return EEXIST
+        case NSFileWriteOutOfSpaceError: return ENOSPC
+        case NSFileWriteVolumeReadOnlyError: return EROFS
+        default: return nil
         }
     }
 
