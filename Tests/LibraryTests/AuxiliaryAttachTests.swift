@@ -153,10 +153,9 @@ struct AuxiliaryAttachTests {
         } catch {
             #expect("\(error)".contains("displayed 4284x5712"))
         }
-        // Not a HEIC.
-        #expect(throws: (any Error).self) {
-            try AuxiliaryAttacher.attach(
-                toFile: Media.path("apple-portrait-jpeg/jpeg_depth_data.jpg"), type: .depth, from: png, options: .init())
+        // Not a photo.
+        #expect(throws: AuxiliaryError.self) {
+            try AuxiliaryAttacher.attach(toFile: Media.path("apple-live-photo/IMG_3582.mov"), type: .depth, from: png, options: .init())
         }
     }
 

@@ -24,7 +24,7 @@ public enum AuxiliaryExtractor {
         do {
             return try scan(bytes: try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)), decode: decode)
         } catch {
-            throw MediaAnalyzer.Failure(reason: "\(path): \(MediaAnalyzer.describe(error))")
+            throw AuxiliaryError(MediaAnalyzer.describe(error), file: path)
         }
     }
 
@@ -41,7 +41,7 @@ public enum AuxiliaryExtractor {
         case let other?:
             return other.isStill ? StillExtras() : StillExtras(warnings: ["\(other.displayName) files carry no auxiliary images"])
         case nil:
-            throw MediaAnalyzer.Failure(reason: "not a photo camlib reads")
+            throw AuxiliaryError("not a photo camlib reads")
         }
     }
 

@@ -28,7 +28,7 @@ public enum LooseFileAuxiliaryImages {
             let destination = folder.appendingPathComponent(names.next(for: found.type))
             var result = AuxiliaryExtraction(type: found.type, source: found.source, path: destination.path, problem: nil)
             do {
-                guard let samples = found.samples else { throw MediaAnalyzer.Failure(reason: found.problem ?? "not decoded") }
+                guard let samples = found.samples else { throw AuxiliaryError(found.problem ?? "not decoded") }
                 try AtomicFile.write(try AuxiliaryPNG.encode(samples, of: found, in: URL(fileURLWithPath: path).lastPathComponent), to: destination, overwrite: overwrite)
             } catch {
                 result.path = nil

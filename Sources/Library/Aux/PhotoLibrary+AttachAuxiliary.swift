@@ -13,14 +13,28 @@ extension PhotoLibrary {
     /// Attaches an auxiliary image to a library asset's current version, as a new
     /// adjustment (camlib's recipe with the image in it) that becomes current: the
     /// current still (the original, or an edit's or earlier attach's render) gets the
-    /// new item, its photo's coded data copied bit for bit, and the new file is the
-    /// adjustment's render. The original stays as it is; `camlib revert` goes back to it.
+    /// new image, its photo's coded data copied bit for bit, and the new file (a HEIC
+    /// or a JPEG, as the still is) is the adjustment's render. The original stays as it
+    /// is; `camlib revert` goes back to it. Errors are ``AuxiliaryError``s naming the
+    /// asset and its file, or ``FileAccessError``s naming the PNG.
     public func attachAuxiliaryImage(
         to asset: Int64, type: AuxiliaryImageType, from image: String, options: HEIFAuxiliaryWriter.Options,
         depthRange: ClosedRange<Double>? = nil
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
-        guard let description = try describe([asset]).first, let original = description.resources.first(where: { $0.role == .photo })
-        else { throw LibraryError.assetNotFound("\(asset) with a still") }
+        guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("\(asset)") }
+        guard let original = description.resources.first(where: { $0.role == .photo }) else {
+            throw AuxiliaryError("it has no still to attach an image to (a video)", asset: asset)
+        }
+        let name = original.originalName ?? URL(fileURLWithPath: original.path).lastPathComponent
+        return try AuxiliaryError.naming(asset: asset, file: name) {
+            try attachAuxiliaryImage(to: asset, original: original, name: name, type: type, from: image, options: options, depthRange: depthRange)
+        }
+    }
+
+    private func attachAuxiliaryImage(
+        to asset: Int64, original: AssetDescription.Resource, name: String, type: AuxiliaryImageType, from image: String,
+        options: HEIFAuxiliaryWriter.Options, depthRange: ClosedRange<Double>?
+    ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
         let current = try catalog.read { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
@@ -28,8 +42,8 @@ extension PhotoLibrary {
         var recipe = CamlibRecipe(steps: [])
         if let current {
             guard let currentRecipe = CamlibAdjustment.recipe(current) else {
-                throw MediaAnalyzer.Failure(
-                    reason: "the current version of asset \(asset) is an edit in \(current.formatIdentifier), which camlib cannot extend; `camlib revert \(asset)` first to attach to the original")
+                throw AuxiliaryError(
+                    "its current version is an edit in \(current.formatIdentifier), which camlib cannot extend; `camlib revert \(asset)` first to attach to the original")
             }
             recipe = currentRecipe
         }
@@ -42,7 +56,7 @@ extension PhotoLibrary {
                 zNear: depthRange?.lowerBound, zFar: depthRange?.upperBound))
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
-        let attached = try stageAttachedImages(recipe.attachments.map(\.type), from: result.found, of: original.originalName ?? URL(fileURLWithPath: original.path).lastPathComponent)
+        let attached = try stageAttachedImages(recipe.attachments.map(\.type), from: result.found, of: name)
         defer { for a in attached { unlink(a.png.url.path) } }
         // Attaching touches the still only: a Live Photo's current movie render stays.
         let movieRender = try currentRender(of: asset, role: .renderedVideo)
@@ -52,8 +66,8 @@ extension PhotoLibrary {
                 let resources = ResourceRecord.all().filter(asset: asset)
                 let stillID = try resources.filter(role: .photo).fetchOne(db)?.id
                 let (render, renderPath) = try recordRender(
-                    staged, role: .renderedPhoto, mime: MediaFormat.heif.mimeType, ext: "heic", of: asset, derivedFrom: stillID,
-                    published: &published, db)
+                    staged, role: .renderedPhoto, mime: result.format.mimeType, ext: result.format.fileExtension, of: asset,
+                    derivedFrom: stillID, published: &published, db)
                 let movieID = try movieRender.flatMap { try resources.filter(path: relative(URL(fileURLWithPath: $0))).fetchOne(db)?.id }
                 try recordAttachedImages(attached, asset: asset, still: render, published: &published, db)
                 try recordCamlibAdjustment(recipe, of: asset, extending: current?.id, renders: [render] + (movieID.map { [$0] } ?? []), db)
@@ -109,7 +123,7 @@ extension PhotoLibrary {
         do {
             for type in types {
                 guard let image = found.last(where: { $0.type == type }), let samples = image.samples else {
-                    throw MediaAnalyzer.Failure(reason: "internal error: the rendered still does not hold its attached \(type.rawValue) image")
+                    throw AuxiliaryError("internal error: the rendered still does not hold its attached \(type.rawValue) image")
                 }
                 out.append(StagedAttachment(image: image, png: try AtomicFile.writeTemporary(try AuxiliaryPNG.encode(samples, of: image, in: file), in: temporary)))
             }

@@ -26,21 +26,21 @@ extension PhotoLibrary {
             let destination = folder.appendingPathComponent(names.next(for: image.type))
             var result = AuxiliaryExtraction(type: image.type, source: image.source, path: destination.path, problem: nil)
             do {
-                if let problem = image.problem, image.path == nil { throw MediaAnalyzer.Failure(reason: problem) }
+                if let problem = image.problem, image.path == nil { throw AuxiliaryError(problem) }
                 var png: [UInt8]?
                 if let path = image.path, let data = FileManager.default.contents(atPath: path) { png = [UInt8](data) }
                 if png == nil {
                     // Rebuild from the original still.
                     if rebuilt == nil {
                         guard let still = try describe([asset]).first?.resources.first(where: { $0.role == .photo }) else {
-                            throw MediaAnalyzer.Failure(reason: "the asset has no still to extract from")
+                            throw AuxiliaryError("the asset has no still to extract from")
                         }
                         let extras = try AuxiliaryExtractor.scan(path: still.path, decode: true)
                         rebuilt = Dictionary(extras.auxiliaryImages.map { ($0.source, $0) }, uniquingKeysWith: { a, _ in a })
                         stillName = still.originalName ?? URL(fileURLWithPath: still.path).lastPathComponent
                     }
                     guard let found = rebuilt?[image.source], let samples = found.samples else {
-                        throw MediaAnalyzer.Failure(reason: "its PNG is missing and it cannot be decoded again from the original")
+                        throw AuxiliaryError("its PNG is missing and it cannot be decoded again from the original")
                     }
                     png = try AuxiliaryPNG.encode(samples, of: found, in: stillName)
                 }

@@ -84,8 +84,12 @@ extension PhotoLibrary {
         let render: StillRenderer.Render, staged: AtomicFile.Temporary
         do {
             render = try EditError.naming(asset: asset, still) {
-                try StillRenderer.render(
+                var render = try StillRenderer.render(
                     path: still.path, recipe: recipe.filters, auxiliarySource: auxiliarySource, embeddedMovie: embedded, identifier: identifier)
+                if render.format == .jpeg, !recipe.attachments.isEmpty {
+                    render.bytes = try AuxiliaryAttacher.attaching(recipe.attachments, toJPEG: render.bytes)
+                }
+                return render
             }
             staged = try AtomicFile.writeTemporary(render.bytes, in: temporary, readOnly: true)
         } catch {
