@@ -217,11 +217,11 @@ struct CaptureCommand: ParsableCommand {
 
         // Captures an interrupted camlib left behind are imported with this one's.
         let leftovers = library.abandonedCaptureFiles()
-        let staging = try library.newCaptureStaging().path
+        let staging = try library.newCaptureStaging()
         let reporter = EventReporter(json: events)
         let largest = camera.device.largestSize ?? FrameSize(width: 1920, height: 1440)
         let wanted = CameraConfiguration(size: size.flatMap(FrameSize.init) ?? largest, frameRate: fps ?? defaultRate(camera.device))
-        let session = CaptureSession(source: camera, configuration: wanted, outputDirectory: staging) { reporter.report($0) }
+        let session = CaptureSession(source: camera, configuration: wanted, outputDirectory: staging.path) { reporter.report($0) }
         if live { session.livePhotoCodec = codec }
         session.depthCamera = depthCamera
         if !noAudio && (movie || live || interactive) { session.audioSource = Self.microphone(for: camera) }
@@ -324,27 +324,21 @@ struct CaptureCommand: ParsableCommand {
     /// Imports what the session wrote (and what an interrupted capture left); removes
     /// each file once the library holds it. False when some could not be imported.
     /// Imports what the capture wrote; whether all of it went in, and the assets it made.
-    func importStaged(library: PhotoLibrary, staging: String, leftovers: [String]) -> (Bool, [Int64]) {
-        defer { rmdir(staging) }  // only when empty: files that failed to import stay
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasSuffix(".part") }.sorted()
-        let paths = leftovers + names.map { staging + "/" + $0 }
-        guard !paths.isEmpty else { return (true, []) }
+    /// Imports what the capture staged (``PhotoLibrary/importCaptures(from:leftovers:options:)``)
+    /// and says what happened on stderr: whether everything went in, and the asset ids.
+    func importStaged(library: PhotoLibrary, staging: URL, leftovers: [String]) -> (Bool, [Int64]) {
         if !leftovers.isEmpty { Terminal.error("camlib: importing \(leftovers.count) file(s) an interrupted capture left") }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let importer = Importer(library: library, options: ImportOptions(isolation: .workerProcesses(executable: executable)))
         do {
-            let report = try importer.run(paths: paths)
-            let failed = Set(report.errors.map(\.path))
-            for path in paths where !failed.contains(path) {
-                unlink(path)
-                rmdir(URL(fileURLWithPath: path).deletingLastPathComponent().path)  // a leftover folder, once empty
-            }
-            for e in report.errors { Terminal.error("camlib: \(e.path): not imported: \(e.message) (the file stays in \(staging))") }
+            let outcome = try library.importCaptures(
+                from: staging, leftovers: leftovers, options: ImportOptions(isolation: .workerProcesses(executable: executable)))
+            guard let report = outcome.report else { return (true, []) }
+            for e in report.errors { Terminal.error("camlib: \(e.path): not imported: \(e.message) (the file stays in \(staging.path))") }
             let ids = report.assetIDs.map(String.init).joined(separator: ", ")
             Terminal.error("camlib: \(report.imported) file(s) imported into \(report.library)" + (ids.isEmpty ? "" : " as asset(s) \(ids)"))
-            return (report.errors.isEmpty, report.assetIDs)
+            return (outcome.succeeded, report.assetIDs)
         } catch {
-            Terminal.error("camlib: the captures could not be imported: \(error) (they stay in \(staging))")
+            Terminal.error("camlib: the captures could not be imported: \(error) (they stay in \(staging.path))")
             return (false, [])
         }
     }

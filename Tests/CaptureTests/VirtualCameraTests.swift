@@ -115,6 +115,26 @@ struct VirtualCameraTests {
         #expect(times.allSatisfy { $0 < 0.5 }, "\(times)")
     }
 
+    @Test func aPhotoThatCannotBeWrittenFailsNamingItsFileAndWhy() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-unwritable-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let session = CaptureSession(
+            source: VirtualCamera(seed: 2), configuration: CameraConfiguration(size: size, frameRate: 30), outputDirectory: dir)
+        try session.start()
+        // The folder goes away under the session (a disk unmounted, a folder deleted).
+        try FileManager.default.removeItem(atPath: dir)
+        let id = session.capturePhoto(PhotoSettings(format: .jpeg, quality: .speed))
+        session.waitForPhotos()
+        let outcome = session.stop()
+        #expect(outcome.results.isEmpty)
+        let failure = try #require(outcome.failures.first)
+        #expect(failure.capture == id)
+        let file = try #require(failure.file)
+        #expect(file.hasPrefix("CAM_") && file.hasSuffix("_001.JPG"), "\(file)")
+        #expect(failure.reason == "\(dir)/\(file): cannot write: No such file or directory")
+        #expect("\(failure)" == "capture \(id) (\(file)): \(failure.reason)")
+    }
+
     @Test func eventsComeInAVCamsOrder() throws {
         let events = EventLog()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-events-\(UUID().uuidString)").path

@@ -11,6 +11,8 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
     case unsupported(String)
     case system(device: String, call: String, errno: Int32)
     case timeout(String, seconds: Double)
+    /// A capture's file could not be written (the disk is full, the folder went away).
+    case cannotWrite(String, errno: Int32)
     case failed(String)
 
     public var description: String {
@@ -31,6 +33,8 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
             return "\(d): \(call) failed: \(String(cString: strerror(code)))"
         case .timeout(let d, let seconds):
             return "\(d): no frame for \(Int(seconds)) s"
+        case .cannotWrite(let path, let code):
+            return "\(path): cannot write: \(String(cString: strerror(code)))"
         case .failed(let message):
             return message
         }

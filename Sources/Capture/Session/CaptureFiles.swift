@@ -44,6 +44,6 @@ enum CaptureFiles {
     }
 
     private static func failure(_ path: String, _ code: Int32) -> CaptureError {
-        .failed("\(path): cannot write: \(String(cString: strerror(code)))")
+        .cannotWrite(path, errno: code)
     }
 }

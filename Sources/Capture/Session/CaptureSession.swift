@@ -60,7 +60,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var partsLeft: [Int: Int] = [:]
     private var livePhotosInProgress = 0
     private var results: [Result] = []
-    private var failures: [String] = []
+    private var failures: [Failure] = []
     private var streamError: Error?
     private var streamEnded = false
     private var clock = Pacer()
@@ -256,7 +256,7 @@ public final class CaptureSession: @unchecked Sendable {
             emit(.didFinishRecording, id: id, path: path, message: "\(frames) frames" + (movie.dropped > 0 ? ", \(movie.dropped) dropped" : ""))
             emit(.didFinishCapture, id: id)
         } catch {
-            fail(id, "\(error)")
+            fail(id, "\(error)", file: movie.finalPath)
         }
     }
 
@@ -266,7 +266,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// Stops the camera after finishing every capture in progress; returns what was
     /// written. Photos still waiting for frames are made from the frames they have.
     @discardableResult
-    public func stop() -> (results: [Result], failures: [String], streamError: Error?) {
+    public func stop() -> (results: [Result], failures: [Failure], streamError: Error?) {
         let wasRunning = lock.withLock { () -> Bool in
             let r = running
             stopRequested = true
@@ -449,7 +449,7 @@ public final class CaptureSession: @unchecked Sendable {
                     finishPart(id)
                 case .failure(let error):
                     lock.withLock { livePhotosInProgress -= 1 }
-                    fail(id, "the Live Photo's movie: \(error)", finished: false)
+                    fail(id, "the Live Photo's movie: \(error)", file: path, finished: false)
                     finishPart(id)
                 }
             })
@@ -470,6 +470,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     private func process(_ photo: PendingPhoto) {
         processing.async { [self] in
+            let path = outputDirectory + "/" + fileStem(id: photo.id) + "." + photo.settings.format.fileExtension
             do {
                 let shutter = photo.frames[0]
                 let merged = FrameMerger.merge(photo.frames.map(\.pixels))
@@ -488,13 +489,12 @@ public final class CaptureSession: @unchecked Sendable {
                     }
                     bytes = try AuxiliaryCapture.attach(photo.settings.auxiliary, from: truth, orientation: metadata.orientation, to: bytes)
                 }
-                let path = outputDirectory + "/" + fileStem(id: photo.id) + "." + photo.settings.format.fileExtension
                 try CaptureFiles.write(bytes, to: path)
                 lock.withLock { results.append(Result(id: photo.id, kind: .photo, path: path)) }
                 emit(.didFinishProcessingPhoto, id: photo.id, path: path)
                 finishPart(photo.id)
             } catch {
-                fail(photo.id, "\(error)", finished: false)
+                fail(photo.id, "\(error)", file: path, finished: false)
                 finishPart(photo.id)
             }
         }
@@ -507,9 +507,11 @@ public final class CaptureSession: @unchecked Sendable {
         return "CAM_\(f.string(from: startDate))_\(sessionTag)_\(String(format: "%03d", id))"
     }
 
-    /// Records a failure; `finished`: the capture has no other part to wait for.
-    private func fail(_ id: Int, _ message: String, finished: Bool = true) {
-        lock.withLock { failures.append("capture \(id): \(message)") }
+    /// Records a failure; `file`: the path it was to be written to; `finished`: the
+    /// capture has no other part to wait for.
+    private func fail(_ id: Int, _ message: String, file: String? = nil, finished: Bool = true) {
+        let failure = Failure(capture: id, file: file.map { URL(fileURLWithPath: $0).lastPathComponent }, reason: message)
+        lock.withLock { failures.append(failure) }
         emit(.error, id: id, message: message)
         if finished {
             let held = lock.withLock { () -> Int in
