@@ -14,15 +14,18 @@ struct AlbumAddCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Asset ids or paths of their files.", valueName: "asset"))
     var assets: [String]
 
-    @Flag(name: .long, help: "Print JSON: {album, added: [ids]}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AlbumAddCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        try MembershipChange.run(assets, in: library, json: json, key: "album", name: name, verb: "added") {
+        try MembershipChange.run(assets, in: library, json: output.json, key: "album", name: name, verb: "added") {
             try library.addToAlbum(name, $0)
         } sentence: { added, already in
             "Added \(counted(added, "asset")) to \"\(name.terminalSafe())\"" + (already > 0 ? " (\(counted(already, "was", plural: "were")) in it already)." : ".")
         }
     }
+}
+
+extension AlbumAddCommand: JSONDescribed {
+    static let jsonFields = "{album, added: [ids]}"
 }

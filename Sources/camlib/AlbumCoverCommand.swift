@@ -14,13 +14,16 @@ struct AlbumCoverCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An asset in it: an id or a path of one of its files.", valueName: "asset"))
     var asset: String
 
-    @Flag(help: "Print the album as JSON: {id, name, assets, cover, createdAt}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AlbumCoverCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         try library.setAlbumCover(name, id)
-        print(json ? try Terminal.json(try library.album(named: name).album) : "Asset \(id) is the cover of \"\(name.terminalSafe())\".")
+        print(output.json ? try Terminal.json(try library.album(named: name).album) : "Asset \(id) is the cover of \"\(name.terminalSafe())\".")
     }
+}
+
+extension AlbumCoverCommand: JSONDescribed {
+    static let jsonFields = "{id, name, assets, cover, createdAt}"
 }

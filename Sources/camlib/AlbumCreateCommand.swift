@@ -10,11 +10,14 @@ struct AlbumCreateCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Its name.", valueName: "name"))
     var name: String
 
-    @Flag(name: .long, help: "Print JSON: the album.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AlbumCreateCommand>
 
     func run() throws {
         let album = try libraryOptions.open(.write).createAlbum(name)
-        print(json ? try Terminal.json(album) : "Album \"\(album.name.terminalSafe())\" made; `camlib album add` puts assets in it.")
+        print(output.json ? try Terminal.json(album) : "Album \"\(album.name.terminalSafe())\" made; `camlib album add` puts assets in it.")
     }
+}
+
+extension AlbumCreateCommand: JSONDescribed {
+    static let jsonFields = "the album {id, name, assets, cover, createdAt}"
 }

@@ -19,17 +19,20 @@ struct AlbumDeleteCommand: ParsableCommand {
     @Flag(help: "Delete it even when it holds assets (they stay in the library).")
     var evenIfNotEmpty = false
 
-    @Flag(help: "Print JSON: {deleted: NAME, assetsKept: N}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AlbumDeleteCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
         let held = try library.album(named: name).assets.count
         try library.deleteAlbum(name, evenIfNotEmpty: evenIfNotEmpty)
-        if json {
+        if output.json {
             print(try Terminal.json(["deleted": AnyEncodable(name), "assetsKept": AnyEncodable(held)]))
         } else {
             print("Album \"\(name.terminalSafe())\" deleted\(held > 0 ? "; its \(counted(held, "asset")) stay in the library" : "").")
         }
     }
+}
+
+extension AlbumDeleteCommand: JSONDescribed {
+    static let jsonFields = "{deleted: NAME, assetsKept: N}"
 }

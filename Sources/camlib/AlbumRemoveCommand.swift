@@ -14,15 +14,18 @@ struct AlbumRemoveCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Asset ids or paths of their files.", valueName: "asset"))
     var assets: [String]
 
-    @Flag(name: .long, help: "Print JSON: {album, removed: [ids]}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AlbumRemoveCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        try MembershipChange.run(assets, in: library, json: json, key: "album", name: name, verb: "removed") {
+        try MembershipChange.run(assets, in: library, json: output.json, key: "album", name: name, verb: "removed") {
             try library.removeFromAlbum(name, $0)
         } sentence: { removed, absent in
             "Took \(counted(removed, "asset")) out of \"\(name.terminalSafe())\"" + (absent > 0 ? " (\(counted(absent, "was", plural: "were")) not in it)." : ".")
         }
     }
+}
+
+extension AlbumRemoveCommand: JSONDescribed {
+    static let jsonFields = "{album, removed: [ids]}"
 }

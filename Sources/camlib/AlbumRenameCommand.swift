@@ -13,13 +13,16 @@ struct AlbumRenameCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Its new name.", valueName: "new-name"))
     var newName: String
 
-    @Flag(help: "Print the album as JSON: {id, name, assets, cover, createdAt}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AlbumRenameCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
         try library.renameAlbum(name, to: newName)
         let album = try library.album(named: newName.trimmingCharacters(in: .whitespaces)).album
-        print(json ? try Terminal.json(album) : "Album \"\(name.terminalSafe())\" is now \"\(album.name.terminalSafe())\".")
+        print(output.json ? try Terminal.json(album) : "Album \"\(name.terminalSafe())\" is now \"\(album.name.terminalSafe())\".")
     }
+}
+
+extension AlbumRenameCommand: JSONDescribed {
+    static let jsonFields = "{id, name, assets, cover, createdAt}"
 }

@@ -69,8 +69,7 @@ struct AuxAttachCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace --out if it exists.")
     var force = false
 
-    @Flag(name: .long, help: "Print JSON: {path, format, type, urn, width, height, bitDepth, maxError, note}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AuxAttachCommand>
 
     struct Output: Encodable {
         var path: String
@@ -117,7 +116,7 @@ struct AuxAttachCommand: ParsableCommand {
             written = URL(fileURLWithPath: out).path
         }
         let a = result.attached
-        if json {
+        if output.json {
             print(
                 try Terminal.json(
                     Output(
@@ -129,4 +128,8 @@ struct AuxAttachCommand: ParsableCommand {
             if let note = result.note { Terminal.error("note: \(note)") }
         }
     }
+}
+
+extension AuxAttachCommand: JSONDescribed {
+    static let jsonFields = "{path, format, type, urn, width, height, bitDepth, maxError, note}"
 }

@@ -28,8 +28,7 @@ struct AuxExtractCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace existing files.")
     var force = false
 
-    @Flag(name: .long, help: "Print JSON: an array of {type, source, path, problem}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AuxExtractCommand>
 
     func run() throws {
         try Isolation.runInChild(describing: target.asset)
@@ -43,7 +42,7 @@ struct AuxExtractCommand: ParsableCommand {
         case .file(let path):
             results = try LooseFileAuxiliaryImages.extract(path: path, types: types, to: folder, overwrite: force)
         }
-        if json {
+        if output.json {
             print(try Terminal.json(results))
         } else {
             for r in results where r.path != nil { print("\(r.type.rawValue): \(r.path!)") }
@@ -57,4 +56,8 @@ struct AuxExtractCommand: ParsableCommand {
         }
         if results.contains(where: { $0.path == nil }) { throw ExitCode(ExitStatus.partialFailure) }
     }
+}
+
+extension AuxExtractCommand: JSONDescribed {
+    static let jsonFields = "an array of {type, source, path, problem}"
 }

@@ -10,8 +10,7 @@ struct AuxListCommand: ParsableCommand {
 
     @OptionGroup var target: AuxTarget
 
-    @Flag(name: .long, help: "Print JSON: an array of {type, urn, width, height, bitDepth, path, source, channels, encoding, problem}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<AuxListCommand>
 
     func run() throws {
         let aux: [AssetDescription.Aux]
@@ -30,7 +29,7 @@ struct AuxListCommand: ParsableCommand {
             movie = found.movie.map { "\($0.range.count) bytes at offset \($0.range.lowerBound) (\($0.declaredBy))" }
             for warning in found.warnings { Terminal.error("camlib: \(path): \(warning)") }
         }
-        if json {
+        if output.json {
             print(try Terminal.json(aux))
             return
         }
@@ -48,4 +47,8 @@ struct AuxListCommand: ParsableCommand {
         }
         if let movie { print("Motion Photo movie: \(movie)") }
     }
+}
+
+extension AuxListCommand: JSONDescribed {
+    static let jsonFields = "an array of {type, urn, width, height, bitDepth, path, source, channels, encoding, problem}"
 }

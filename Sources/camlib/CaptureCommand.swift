@@ -118,15 +118,14 @@ struct CaptureCommand: ParsableCommand {
     @Flag(name: .long, help: "When the camera is busy, wait for it instead of failing.")
     var wait = false
 
-    @Flag(name: .long, help: "Print the captured assets as JSON on stdout when done (as `query --json` describes them).")
-    var json = false
+    @OptionGroup var output: JSONOutput<CaptureCommand>
 
     @Flag(name: .long, help: "Print capture events as JSON lines on stdout.")
     var events = false
 
     func validate() throws {
         if [photo, movie, interactive].filter({ $0 }).count > 1 { throw ValidationError("choose one of --photo, --movie and -i") }
-        if json && events { throw ValidationError("choose one of --json and --events (both write to standard output)") }
+        if output.json && events { throw ValidationError("choose one of --json and --events (both write to standard output)") }
         if count < 1 { throw ValidationError("--count must be at least 1") }
         if interval < 0 { throw ValidationError("--interval cannot be negative") }
         if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation is 1 to 8 (EXIF), not \(orientation)") }
@@ -190,7 +189,7 @@ struct CaptureCommand: ParsableCommand {
         do {
             camera = try DeviceDiscovery.camera(cameraID, seed: seed, fileSpeed: speed, fileLoop: loop)
         } catch {
-            throw CaptureFailure.report("camlib: \(error)")
+            throw CaptureStartFailure.report("camlib: \(error)")
         }
         var offered = camera.device.auxiliaryOutputs
         var depthCamera: DepthCamera?
@@ -199,10 +198,10 @@ struct CaptureCommand: ParsableCommand {
             do {
                 described = try V4L2Query.describe(depthDevice)
             } catch {
-                throw CaptureFailure.report("camlib: --depth-device: \(error)")
+                throw CaptureStartFailure.report("camlib: --depth-device: \(error)")
             }
             guard described.isDepth else {
-                throw CaptureFailure.report("camlib: --depth-device \(depthDevice) is not a depth camera (it offers \(described.formats.map(\.fourCC).joined(separator: ", ")), no Z16)")
+                throw CaptureStartFailure.report("camlib: --depth-device \(depthDevice) is not a depth camera (it offers \(described.formats.map(\.fourCC).joined(separator: ", ")), no Z16)")
             }
             depthCamera = DepthCamera(path: depthDevice)
             // Depth from the device; the portrait matte derived from it.
@@ -211,7 +210,7 @@ struct CaptureCommand: ParsableCommand {
         let missing = requestedAuxiliary.filter { !offered.contains($0.rawValue) }
         if !missing.isEmpty {
             let offered = offered.isEmpty ? "nothing beside colour" : offered.joined(separator: ", ")
-            throw CaptureFailure.report(
+            throw CaptureStartFailure.report(
                 "camlib: \(cameraID)\(depthDevice.map { " with " + $0 } ?? "") cannot deliver \(missing.map(\.rawValue).joined(separator: ", ")); it delivers \(offered) (see `camlib devices`)")
         }
 
@@ -247,7 +246,7 @@ struct CaptureCommand: ParsableCommand {
 
         let (imported, assetIDs) = importStaged(library: library, staging: staging, leftovers: leftovers)
         for failure in outcome.failures { Terminal.error("camlib: \(failure)") }
-        if json { AssetListPrinter.printAll(try library.describe(assetIDs)) }
+        if output.json { AssetListPrinter.printAll(try library.describe(assetIDs)) }
         if let error = outcome.streamError {
             Terminal.error("camlib: \(error); the \(outcome.results.count) capture(s) taken before were saved")
             throw ExitCode.failure
@@ -275,7 +274,7 @@ struct CaptureCommand: ParsableCommand {
                 told = true
                 sleep(1)
             } catch {
-                throw CaptureFailure.report("camlib: \(error)")
+                throw CaptureStartFailure.report("camlib: \(error)")
             }
         }
     }
@@ -344,60 +343,6 @@ struct CaptureCommand: ParsableCommand {
     }
 }
 
-/// A capture that could not start: the message goes to stderr as it is (without
-/// ArgumentParser's "Error:" prefix) and camlib exits 1.
-enum CaptureFailure {
-    static func report(_ message: String) -> ExitCode {
-        Terminal.error(message)
-        return ExitCode.failure
-    }
-}
-
-/// Set from a signal handler's queue, read by the capture loop.
-/// `@unchecked Sendable`: `value` is under `lock`.
-final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
-}
-
-/// Events as JSON lines on stdout (--events), or as short progress lines on stderr.
-/// `@unchecked Sendable`: every report is written under `lock`.
-final class EventReporter: @unchecked Sendable {
-    let json: Bool
-    /// Interactive mode: a status line is on screen; each event line clears it first.
-    var overStatusLine = false
-    private let lock = NSLock()
-
-    init(json: Bool) { self.json = json }
-
-    func report(_ e: CaptureEvent) {
-        lock.withLock {
-            if json {
-                // Unbuffered: a reader sees each event when it happens.
-                StandardOutput.write(e.jsonLine + "\n")
-                return
-            }
-            let t = (overStatusLine ? "\r\u{1B}[K" : "") + String(format: "%6.2f s", e.time)
-            let id = e.id.map { "#\($0) " } ?? ""
-            switch e.event {
-            case .willCapturePhoto: Terminal.error("\(t)  \(id)shutter")
-            case .didFinishProcessingPhoto: Terminal.error("\(t)  \(id)photo \(e.path ?? "")")
-            case .didStartRecording: Terminal.error("\(t)  \(id)recording")
-            case .didFinishRecording: Terminal.error("\(t)  \(id)movie \(e.path ?? "") (\(e.message ?? ""))")
-            case .didFinishProcessingLivePhotoMovie:
-                Terminal.error("\(t)  \(id)Live Photo movie \(e.path ?? "")" + (e.livePhotosInProgress.map { $0 > 0 ? " (\($0) more in progress)" : "" } ?? ""))
-            case .systemPressure: Terminal.error("\(t)  system pressure: \(e.message ?? "")")
-            case .didEndStream: Terminal.error("\(t)  the camera stopped: \(e.message ?? "no more frames")")
-            case .error: Terminal.error("\(t)  \(id)error: \(e.message ?? "")")
-            case .willBeginCapture, .didFinishRecordingLivePhotoMovie, .didFinishCapture:
-                break  // steps on the way to the lines above; `--events` shows them
-            }
-        }
-    }
-
-    func note(_ text: String) {
-        if !json { Terminal.error(text) }
-    }
+extension CaptureCommand: JSONDescribed {
+    static let jsonFields = "the captured assets when done, as `query --json` describes them"
 }

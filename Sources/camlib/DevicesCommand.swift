@@ -20,14 +20,13 @@ struct DevicesCommand: ParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Flag(name: .long, help: "Print the devices as a JSON array.")
-    var json = false
+    @OptionGroup var output: JSONOutput<DevicesCommand>
 
     func run() throws {
         let devices = DeviceDiscovery.devices()
         let preferred = (try? libraryOptions.openIfExists()?.preference("capture.device")) ?? nil
         let chosen = DeviceDiscovery.defaultDevice(preferred: preferred, among: devices)
-        if json {
+        if output.json {
             struct Listed: Encodable {
                 var device: CameraDevice
                 var isDefault: Bool
@@ -62,4 +61,8 @@ struct DevicesCommand: ParsableCommand {
         }
         print("  file:PATH  a movie file replayed as a camera")
     }
+}
+
+extension DevicesCommand: JSONDescribed {
+    static let jsonFields = "an array of the devices"
 }

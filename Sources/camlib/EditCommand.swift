@@ -53,10 +53,7 @@ struct EditCommand: ParsableCommand {
         transform: FilterStep.init(parsing:))
     var addFilter: [FilterStep] = []
 
-    @Flag(
-        name: .long,
-        help: "Print JSON: {asset, adjustmentId, recipe: {steps: [{name, parameters}], attachments: [type]}, renders, warnings}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<EditCommand>
 
     func validate() throws {
         if filter.isEmpty && addFilter.isEmpty { throw ValidationError("give --filter NAME (or --add-filter NAME to extend the current edit)") }
@@ -93,7 +90,7 @@ struct EditCommand: ParsableCommand {
         }
         if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         let recipe = result.recipe.steps.map(\.description).joined(separator: " → ")
-        if json {
+        if output.json {
             let data = Recipe(steps: result.recipe.steps, attachments: result.recipe.attachments.map(\.type.rawValue))
             print(try Terminal.json(Output(asset: id, adjustmentId: result.adjustmentID, recipe: data, renders: result.renders, warnings: result.warnings)))
         } else {
@@ -121,4 +118,8 @@ struct EditCommand: ParsableCommand {
             }
         }
     }
+}
+
+extension EditCommand: JSONDescribed {
+    static let jsonFields = "{asset, adjustmentId, recipe: {steps: [{name, parameters}], attachments: [type]}, renders, warnings}"
 }

@@ -63,8 +63,7 @@ struct ExportCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Say what would be written, and write nothing.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Print JSON: an array of {asset, files, problem} (with --dry-run, the files that would be written).")
-    var json = false
+    @OptionGroup var output: JSONOutput<ExportCommand>
 
     func validate() throws {
         if assets.isEmpty && !query { throw ValidationError("name assets to export, or select them with --query") }
@@ -116,7 +115,7 @@ struct ExportCommand: ParsableCommand {
         if !dryRun {
             do { try manifest.save() } catch { Terminal.error("camlib: \(folder.path)/\(ExportManifest.name): \(error); a later --update compares files by their bytes") }
         }
-        if json {
+        if output.json {
             print(try Terminal.json(results))
         } else {
             let files = results.reduce(0) { $0 + $1.files.count }
@@ -130,4 +129,8 @@ struct ExportCommand: ParsableCommand {
         }
         if results.contains(where: { $0.problem != nil }) { throw ExitCode(ExitStatus.partialFailure) }
     }
+}
+
+extension ExportCommand: JSONDescribed {
+    static let jsonFields = "an array of {asset, files, problem} (with --dry-run, the files that would be written)"
 }

@@ -22,14 +22,13 @@ struct FavoriteCommand: ParsableCommand {
     @Flag(name: .long, help: "Unmark them.")
     var remove = false
 
-    @Flag(name: .long, help: "Print JSON: [{asset, favorite, changed}].")
-    var json = false
+    @OptionGroup var output: JSONOutput<FavoriteCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
         let (ids, unknown) = AssetReferences.find(assets, in: library)
         let changes = try library.setFavorite(ids, !remove)
-        if json {
+        if output.json {
             print(try Terminal.json(changes))
         } else {
             let changed = changes.filter(\.changed).count
@@ -42,4 +41,8 @@ struct FavoriteCommand: ParsableCommand {
         }
         if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }
     }
+}
+
+extension FavoriteCommand: JSONDescribed {
+    static let jsonFields = "[{asset, favorite, changed}]"
 }

@@ -32,8 +32,7 @@ struct ImportCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Files and folders to import.", valueName: "path"))
     var paths: [String] = []
 
-    @Flag(name: .long, help: "Print a JSON summary on stdout instead of text.")
-    var json = false
+    @OptionGroup var output: JSONOutput<ImportCommand>
 
     @Option(name: .long, help: "Files analysed at once (default: one per core).")
     var jobs: Int?
@@ -75,7 +74,7 @@ struct ImportCommand: ParsableCommand {
         bar.finish()
         report.library = libraryOptions.location.path
 
-        if json {
+        if output.json {
             print(try Terminal.json(report))
         } else {
             printSummary(report)
@@ -139,4 +138,8 @@ struct ImportCommand: ParsableCommand {
             for w in r.warnings { print("  \(w.path): \(w.message)".terminalSafe()) }
         }
     }
+}
+
+extension ImportCommand: JSONDescribed {
+    static let jsonFields = "the import's summary (see README.md)"
 }

@@ -14,7 +14,7 @@ struct InteractiveCapture {
 
     func run() throws {
         guard isatty(STDIN_FILENO) == 1 else {
-            throw CaptureFailure.report("camlib: -i needs a terminal on stdin (use --photo or --movie in scripts)")
+            throw CaptureStartFailure.report("camlib: -i needs a terminal on stdin (use --photo or --movie in scripts)")
         }
         // Raw keys, no echo; the terminal is restored however the loop ends.
         var saved = termios()

@@ -13,15 +13,18 @@ struct KeywordAddCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Asset ids or paths of their files.", valueName: "asset"))
     var assets: [String]
 
-    @Flag(name: .long, help: "Print JSON: {keyword, added: [ids]}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<KeywordAddCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        try MembershipChange.run(assets, in: library, json: json, key: "keyword", name: keyword, verb: "added") {
+        try MembershipChange.run(assets, in: library, json: output.json, key: "keyword", name: keyword, verb: "added") {
             try library.addKeyword(keyword, to: $0)
         } sentence: { added, already in
             "\"\(keyword.terminalSafe())\" given to \(counted(added, "asset"))" + (already > 0 ? " (\(counted(already, "had", plural: "had")) it already)." : ".")
         }
     }
+}
+
+extension KeywordAddCommand: JSONDescribed {
+    static let jsonFields = "{keyword, added: [ids]}"
 }

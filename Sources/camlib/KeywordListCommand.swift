@@ -7,16 +7,19 @@ struct KeywordListCommand: ParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Flag(name: .long, help: "Print JSON: [{name, assets}].")
-    var json = false
+    @OptionGroup var output: JSONOutput<KeywordListCommand>
 
     func run() throws {
         let keywords = try libraryOptions.open(.read).keywords()
-        if json {
+        if output.json {
             struct Entry: Encodable { var name: String, assets: Int }
             return print(try Terminal.json(keywords.map { Entry(name: $0.name, assets: $0.assets) }))
         }
         if keywords.isEmpty { return print("No keywords. `camlib keyword add WORD ASSET...` gives one.") }
         print(AssetTable.table(header: ["KEYWORD", "ASSETS"], rows: keywords.map { [$0.name.terminalSafe(), String($0.assets)] }), terminator: "")
     }
+}
+
+extension KeywordListCommand: JSONDescribed {
+    static let jsonFields = "[{name, assets}]"
 }

@@ -13,15 +13,18 @@ struct KeywordRemoveCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Asset ids or paths of their files.", valueName: "asset"))
     var assets: [String]
 
-    @Flag(name: .long, help: "Print JSON: {keyword, removed: [ids]}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<KeywordRemoveCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
-        try MembershipChange.run(assets, in: library, json: json, key: "keyword", name: keyword, verb: "removed") {
+        try MembershipChange.run(assets, in: library, json: output.json, key: "keyword", name: keyword, verb: "removed") {
             try library.removeKeyword(keyword, from: $0)
         } sentence: { removed, _ in
             "\"\(keyword.terminalSafe())\" taken off \(counted(removed, "asset"))."
         }
     }
+}
+
+extension KeywordRemoveCommand: JSONDescribed {
+    static let jsonFields = "{keyword, removed: [ids]}"
 }

@@ -33,7 +33,7 @@ struct QueryCommand: ParsableCommand {
             """))
 
     @OptionGroup var libraryOptions: LibraryOptions
-    @OptionGroup var output: OutputFormat
+    @OptionGroup var output: OutputFormat<QueryCommand>
 
     @OptionGroup var filters: QueryFilters
 
@@ -51,4 +51,8 @@ struct QueryCommand: ParsableCommand {
         let next = try library.assets(matching: query, detail: detail) { printer.print($0) }
         printer.finish(next: next)
     }
+}
+
+extension QueryCommand: JSONDescribed {
+    static let jsonFields = "an array of assets (see README.md for the fields)"
 }

@@ -27,15 +27,14 @@ struct RepairCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Say what would be done, and change nothing.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Print JSON: {dryRun, lostAndFound, actions: [{kind, asset, path, detail}]}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<RepairCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.write)
         let progress = ProgressBar()
         let report = try library.repair(dryRun: dryRun) { done, total in progress.update(done: done, total: total, item: "") }
         progress.finish()
-        if json {
+        if output.json {
             print(try Terminal.json(report))
         } else if report.actions.isEmpty {
             print("Nothing to repair.")
@@ -50,4 +49,8 @@ struct RepairCommand: ParsableCommand {
         }
         if report.actions.contains(where: { $0.kind == .notRepaired }) { throw ExitCode(ExitStatus.partialFailure) }
     }
+}
+
+extension RepairCommand: JSONDescribed {
+    static let jsonFields = "{dryRun, lostAndFound, actions: [{kind, asset, path, detail}]}"
 }

@@ -21,8 +21,7 @@ struct RestoreCommand: ParsableCommand {
     @Flag(name: .long, help: "Restore everything in the trash.")
     var all = false
 
-    @Flag(name: .long, help: "Print JSON: what changed for each asset.")
-    var json = false
+    @OptionGroup var output: JSONOutput<RestoreCommand>
 
     func validate() throws {
         if assets.isEmpty && !all { throw ValidationError("name assets to restore, or use --all") }
@@ -33,7 +32,7 @@ struct RestoreCommand: ParsableCommand {
         let library = try libraryOptions.open(.write)
         let (ids, unknown) = all ? (try library.trashContents().map(\.asset), 0) : AssetReferences.find(assets, in: library)
         let changes = try library.restore(ids)
-        if json {
+        if output.json {
             print(try Terminal.json(changes))
         } else {
             let restored = changes.filter { $0.outcome == .restored }.count
@@ -44,4 +43,8 @@ struct RestoreCommand: ParsableCommand {
         }
         if unknown > 0 { throw ExitCode(ExitStatus.partialFailure) }
     }
+}
+
+extension RestoreCommand: JSONDescribed {
+    static let jsonFields = "what changed for each asset"
 }

@@ -12,8 +12,7 @@ struct RevertCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An asset id or a path of one of its files.", valueName: "asset"))
     var asset: String
 
-    @Flag(name: .long, help: "Print JSON: {asset, reverted (false when the original already was current), resources: the current files}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<RevertCommand>
 
     struct Output: Encodable {
         var asset: Int64
@@ -26,11 +25,15 @@ struct RevertCommand: ParsableCommand {
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         let reverted = try library.revert(asset: id)
-        if json {
+        if output.json {
             let files = try library.describe([id]).first?.resources.map(\.path) ?? []
             print(try Terminal.json(Output(asset: id, reverted: reverted, resources: files)))
         } else {
             print(reverted ? "Asset \(id): the original is current again." : "Asset \(id): the original already is current.")
         }
     }
+}
+
+extension RevertCommand: JSONDescribed {
+    static let jsonFields = "{asset, reverted (false when the original already was current), resources: the current files}"
 }

@@ -20,11 +20,10 @@ struct ShowCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("An asset id or a file path.", valueName: "asset"))
     var asset: String
 
-    @Flag(name: .long, help: "Print JSON (the same fields as `camlib query --json`, one object).")
-    var json = false
+    @OptionGroup var output: JSONOutput<ShowCommand>
 
     func run() throws {
-        try Self.show(libraryOptions.location, asset, json: json)
+        try Self.show(libraryOptions.location, asset, json: output.json)
     }
 
     /// What `camlib show` does once its arguments are read (by ArgumentParser, or by
@@ -39,4 +38,8 @@ struct ShowCommand: ParsableCommand {
             print(AssetTable.detail(description), terminator: "")
         }
     }
+}
+
+extension ShowCommand: JSONDescribed {
+    static let jsonFields = "the asset, with the same fields as `camlib query --json`"
 }

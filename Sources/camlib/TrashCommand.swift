@@ -50,19 +50,15 @@ struct TrashCommand: ParsableCommand {
     @Flag(name: .long, help: "With --empty: do not ask first on a terminal.")
     var yes = false
 
-    @Flag(name: .long, help: "Print JSON: what changed for each asset; with --list, the assets; with --empty, what was deleted.")
-    var json = false
+    @OptionGroup var output: OutputFormat<TrashCommand>
 
-    @Flag(name: .long, help: "With --list: print CSV.")
-    var csv = false
 
     func validate() throws {
         let modes = [!assets.isEmpty, query, list, empty].filter { $0 }.count
         if modes == 0 { throw ValidationError("name assets to trash, select them with --query, or use --list or --empty") }
         if modes > 1 { throw ValidationError("use one of: assets, --query, --list, --empty") }
         if !empty && (olderThan != nil || dryRun || yes) { throw ValidationError("--older-than, --dry-run and --yes go with --empty") }
-        if csv && !list { throw ValidationError("--csv goes with --list") }
-        if csv && json { throw ValidationError("choose one of --json and --csv") }
+        if output.csv && !list { throw ValidationError("--csv goes with --list") }
         if let olderThan, Self.age(olderThan) == nil {
             throw ValidationError("--older-than \(olderThan): not an age; use a number of hours, days or weeks: 12h, 30d, 2w")
         }
@@ -72,13 +68,13 @@ struct TrashCommand: ParsableCommand {
         if list {
             var query = AssetQuery()
             query.trashed = true
-            return try QueryCommand.list(libraryOptions.location, query, json ? .json : csv ? .csv : .table)
+            return try QueryCommand.list(libraryOptions.location, query, output.format)
         }
         let library = try libraryOptions.open(.write)
         if empty { return try emptyTrash(library) }
         let (ids, unknown) = query ? (try library.assetIDs(matching: filters.makeQuery()), 0) : AssetReferences.find(assets, in: library)
         let changes = try library.trash(ids)
-        if json {
+        if output.json {
             print(try Terminal.json(changes))
         } else {
             report(changes)
@@ -101,7 +97,7 @@ struct TrashCommand: ParsableCommand {
 
     private func emptyTrash(_ library: PhotoLibrary) throws {
         let before = olderThan.flatMap(Self.age).map { Date(timeIntervalSinceNow: -$0) }
-        if !dryRun && !yes && !json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
+        if !dryRun && !yes && !output.json && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
             let plan = try library.emptyTrash(before: before, dryRun: true)
             guard !plan.assets.isEmpty else { return print(Self.nothing(olderThan)) }
             print("Delete \(counted(plan.assets.count, "asset")) in the trash for good: \(counted(plan.files, "file")), \(Self.size(plan.bytes))? This cannot be undone. [y/N] ", terminator: "")
@@ -116,7 +112,7 @@ struct TrashCommand: ParsableCommand {
         }
         progress.finish()
         for problem in report.problems { Terminal.error("camlib: \(problem)") }
-        if json {
+        if output.json {
             print(try Terminal.json(report))
         } else if report.assets.isEmpty {
             print(Self.nothing(olderThan))
@@ -148,4 +144,8 @@ struct TrashCommand: ParsableCommand {
     static func size(_ bytes: Int64) -> String {
         ByteCountFormatter.string(fromByteCount: bytes, countStyle: .file)
     }
+}
+
+extension TrashCommand: JSONDescribed {
+    static let jsonFields = "what changed for each asset; with --list, the assets (as `query --json`); with --empty, what was deleted"
 }

@@ -27,15 +27,14 @@ struct VerifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Compare sizes and modification times, not sha256s.")
     var quick = false
 
-    @Flag(name: .long, help: "Print JSON: {sound, quick, files, bytesRead, problems: [{kind, asset, role, path, original, detail}]}.")
-    var json = false
+    @OptionGroup var output: JSONOutput<VerifyCommand>
 
     func run() throws {
         let library = try libraryOptions.open(.read)
         let progress = ProgressBar()
         let report = try library.verify(quick: quick) { done, total in progress.update(done: done, total: total, item: "") }
         progress.finish()
-        if json {
+        if output.json {
             print(try Terminal.json(Output(report)))
         } else {
             for p in report.problems { print("\(p.kind.rawValue): \(p.detail.terminalSafe())") }
@@ -75,4 +74,8 @@ struct VerifyCommand: ParsableCommand {
             try c.encode(report.problems, forKey: .problems)
         }
     }
+}
+
+extension VerifyCommand: JSONDescribed {
+    static let jsonFields = "{sound, quick, files, bytesRead, problems: [{kind, asset, role, path, original, detail}]}"
 }

@@ -56,7 +56,7 @@ import TestSupport
         let parsed = try? ShowCommand.parseAsRoot(arguments) as? ShowCommand
         guard let quick = QuickArguments.show(arguments) else { return }
         let command = try #require(parsed, "read quickly, but ArgumentParser refuses \(arguments)")
-        #expect(quick.asset == command.asset && quick.json == command.json && quick.location == command.libraryOptions.location, "\(arguments)")
+        #expect(quick.asset == command.asset && quick.json == command.output.json && quick.location == command.libraryOptions.location, "\(arguments)")
     }
 
     /// Every option ArgumentParser lists for the two commands is known here: one added
