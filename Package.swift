@@ -30,10 +30,11 @@ let package = Package(
         // C libraries from Debian: module maps and shims only.
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
-        // FFmpeg is loaded with dlopen when first needed, not linked (see its shim.h): no
-        // pkgConfig, whose flags link it. Its headers are on Debian's include path.
-        .systemLibrary(
-            name: "CFFmpeg", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]),
+        // FFmpeg is loaded with dlopen when first needed, not linked: a C target (the
+        // loader, cffmpeg_loader.c) over Debian's headers (libavformat-dev, libavcodec-dev,
+        // libavutil-dev, libswscale-dev, libavdevice-dev, installed by setup.sh), on its
+        // include path; no pkgConfig, whose flags would link the libraries.
+        .target(name: "CFFmpeg", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // libpng's full API, whose errors longjmp, in C (the encoder and exact decoder).

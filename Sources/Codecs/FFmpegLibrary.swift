@@ -1,7 +1,7 @@
 internal import CFFmpeg
 
 /// FFmpeg, loaded the first time camlib reads or writes a movie or scales pixels (see
-/// `CFFmpeg/shim.h` for why it is not linked). Every entry point into FFmpeg calls
+/// `CFFmpeg/include/CFFmpeg.h` for why it is not linked). Every entry point into FFmpeg calls
 /// ``load()`` first and throws its error when the libraries are missing; the calls
 /// themselves go through ``ff``.
 enum FFmpegLibrary {
