@@ -38,4 +38,20 @@ struct FileCameraTests {
         let second = try #require(Self.nextFrame(camera, within: 5))
         #expect(second.time > first.time)
     }
+
+    @Test func aFileDecodedSlowerThanItPlaysStillGivesFrames() throws {
+        // At 2000x, no machine decodes a frame before its moment has passed: every frame
+        // of every play is late. The camera gives one at least every half second.
+        let scratch = try ScratchDirectory()
+        let camera = FileCamera(path: try Self.shortMovie(in: scratch), speed: 2000, loop: true)
+        _ = try camera.start(CameraConfiguration(size: FrameSize(width: 320, height: 240), frameRate: 30))
+        defer { camera.stop() }
+        Thread.sleep(forTimeInterval: 0.2)  // past the first frames' slack
+        var times: [Double] = []
+        for _ in 0..<3 {
+            let frame = try #require(Self.nextFrame(camera, within: 5), "no frame within 5 s")
+            times.append(frame.time)
+        }
+        #expect(times == times.sorted() && Set(times).count == 3, "\(times)")
+    }
 }

@@ -67,8 +67,14 @@ public final class FileCamera: FrameSource {
         return CameraConfiguration(size: FrameSize(width: r.width, height: r.height), frameRate: frameRate)
     }
 
+    /// The longest a call waits, skipping late frames, before it gives a late one: a file
+    /// decoded slower than it plays (a busy machine, a high `speed`) still gives frames,
+    /// as a camera under pressure gives fewer, never none.
+    public static let longestWithoutFrame = 0.5
+
     public func nextFrame() throws -> Frame? {
         guard var reader else { throw CaptureError.failed("file:\(path): the camera is not streaming") }
+        let called = pacer.elapsed
         while !ended {
             let decoded: MovieFrameReader.DecodedFrame?
             do {
@@ -98,7 +104,7 @@ public final class FileCamera: FrameSource {
             // A lowered frame rate (system pressure) skips frames that come too soon.
             if lastDelivered >= 0, seconds - lastDelivered < 0.999 / frameRate { continue }
             // In real time, frames whose moment has passed are dropped, as a camera would.
-            if speed > 0, pacer.elapsed > seconds / speed + 1 / frameRate {
+            if speed > 0, pacer.elapsed > seconds / speed + 1 / frameRate, pacer.elapsed - called < Self.longestWithoutFrame {
                 last = decoded.pixels
                 skipped += 1
                 continue

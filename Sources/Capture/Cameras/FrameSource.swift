@@ -57,6 +57,11 @@ public protocol FrameSource: AnyObject {
     /// and returns what it applied.
     func start(_ configuration: CameraConfiguration) throws -> CameraConfiguration
     /// Blocks until the next frame. nil: the source has ended (a file camera with no frame).
+    /// It must return within seconds, whatever the camera does, for the session waits on
+    /// it (a movie for its duration, a photo for its frame): a device that stops
+    /// delivering throws `CaptureError.timeout` (`V4L2Camera.frameTimeout`), the file
+    /// camera gives a late frame rather than none (`FileCamera.longestWithoutFrame`), and
+    /// the virtual camera draws one on time.
     func nextFrame() throws -> Frame?
     /// Lowers (or raises) the frame rate while streaming; returns the rate applied.
     func setFrameRate(_ frameRate: Double) throws -> Double
