@@ -11,7 +11,7 @@ public struct AudioChunk: Sendable {
 }
 
 /// A microphone as a session drives it: started after its camera, then read until
-/// stopped. Implementations: `VirtualMicrophone` (the virtual camera's), `ALSAMicrophone`
+/// stopped. Implementations: `VirtualMicrophone` (the virtual camera's), `SystemMicrophone`
 /// (the system's default input). One session reads a source from one thread.
 public protocol AudioSource: AnyObject {
     /// What it is, for messages: "virtual", "ALSA default".

@@ -21,8 +21,9 @@ public final class SystemMicrophone: AudioSource {
     }
 
     public func start() throws {
-        // Without a sound card ALSA would only print its own errors before failing.
-        if driver == "alsa", !FileManager.default.fileExists(atPath: "/dev/snd") {
+        // Without a sound card ALSA would only print its own errors before failing (its
+        // `null` device needs none).
+        if driver == "alsa", device != "null", !FileManager.default.fileExists(atPath: "/dev/snd") {
             throw CaptureError.unsupported("this machine has no sound input (no sound card: /dev/snd is missing)")
         }
         do {
