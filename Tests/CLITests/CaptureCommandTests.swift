@@ -388,10 +388,16 @@ struct LiveCaptureTests {
         #expect(stillID == asset["contentIdentifier"] as? String)
 
         // The movie: a timed metadata track, and 1.5 s either side of the shutter.
-        let probe = try run("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_tag_string:format=duration", "-of", "json", movie])
+        let probe = try run(
+            "ffprobe", ["-v", "error", "-show_entries", "stream=codec_type,codec_name,codec_tag_string,sample_rate:format=duration", "-of", "json", movie])
         let info = try #require(try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any])
         let streams = try #require(info["streams"] as? [[String: Any]])
         #expect(streams.contains { $0["codec_type"] as? String == "data" && $0["codec_tag_string"] as? String == "mebx" })
+        // With sound, as every Live Photo has: the virtual camera's microphone, AAC.
+        #expect(streams.contains { $0["codec_type"] as? String == "audio" && $0["codec_name"] as? String == "aac" && $0["sample_rate"] as? String == "48000" }, "\(probe.stdout)")
+        // heif-info reads the still, with the colour profile captures carry.
+        let heifInfo = try run("heif-info", [still])
+        #expect(heifInfo.status == 0 && heifInfo.stdout.contains("color profile: nclx"), "\(heifInfo.stdout)")
         let duration = Double(((info["format"] as? [String: Any])?["duration"] as? String) ?? "") ?? 0
         #expect(duration >= 2.5 && duration <= 3.5, "\(duration) s")
 
