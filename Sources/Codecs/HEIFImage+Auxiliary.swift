@@ -16,6 +16,14 @@ public final class HEIFAuxiliaryImage {
     public var orientation: EXIFOrientation { image.orientation }
     /// Bits per luma sample as coded (8, 10, …).
     public var bitDepth: Int { Int(heif_image_handle_get_luma_bits_per_pixel(image.handle)) }
+    /// 1 for a monochrome item, else 3: what the codec stores decides gray versus colour
+    /// (known from the item's configuration, without decoding it).
+    public var channels: Int {
+        var colorspace = heif_colorspace_undefined
+        var chroma = heif_chroma_undefined
+        _ = heif_image_handle_get_preferred_decoding_colorspace(image.handle, &colorspace, &chroma)
+        return colorspace == heif_colorspace_monochrome || chroma == heif_chroma_monochrome ? 1 : 3
+    }
     /// XMP attached to the item (Apple's `apdi` pixel data info, depth calibration, …).
     public var xmp: [UInt8]? { image.metadataBlocks(type: "mime").first }
 
@@ -53,11 +61,7 @@ public final class HEIFAuxiliaryImage {
     /// Orientation (the item's irot/imir) is applied.
     public func decodeSamples() throws -> ImageSamples {
         let deep = bitDepth > 8
-        // What the codec stores decides gray versus colour.
-        var colorspace = heif_colorspace_undefined
-        var chroma = heif_chroma_undefined
-        _ = heif_image_handle_get_preferred_decoding_colorspace(image.handle, &colorspace, &chroma)
-        let isGray = colorspace == heif_colorspace_monochrome || chroma == heif_chroma_monochrome
+        let isGray = channels == 1
         let raw =
             isGray
             ? try image.decode(colorspace: heif_colorspace_monochrome, chroma: heif_chroma_monochrome, keepHighBitDepth: deep)

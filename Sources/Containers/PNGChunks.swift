@@ -5,6 +5,15 @@ public struct PNGChunks: Sendable {
     public let height: Int
     public let bitDepth: Int
     public let colorType: Int
+    /// Samples per pixel as decoded: gray 1, gray+alpha 2, RGB and palette 3, RGBA 4.
+    public var channels: Int {
+        switch colorType {
+        case 0: 1
+        case 4: 2
+        case 6: 4
+        default: 3
+        }
+    }
     public let exifTIFF: ArraySlice<UInt8>?
     /// Every chunk in file order: its type and where the whole chunk (length, type, data,
     /// CRC) lies in the bytes.

@@ -125,7 +125,14 @@ struct GalleryAPI: Sendable {
                 throw HTTPError(.notFound, message: "no such auxiliary image type")
             }
             let library = self.library
-            let file = try await Blocking.run { try library.auxiliaryFile(asset: asset, resource: resource, type: type) }
+            let file: DisplayFile
+            do {
+                file = try await Blocking.run { try library.auxiliaryFile(asset: asset, resource: resource, type: type) }
+            } catch let error as DisplayError {
+                throw HTTPError(.notFound, message: error.description)
+            } catch let error as AuxiliaryError {
+                throw HTTPError(.unprocessableContent, message: error.description)
+            }
             return try await FileResponse.respond(file, to: request, immutable: true, context: context)
         }
     }

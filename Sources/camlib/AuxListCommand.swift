@@ -17,6 +17,12 @@ struct AuxListCommand: ParsableCommand {
         var movie: String?
         switch try target.resolve() {
         case .asset(let library, let id):
+            // The PNGs it names are made now when not made yet (import records the facts
+            // only), so every path it prints is there.
+            if !library.isReadOnly {
+                try Isolation.runInChild(describing: target.asset)
+                try library.makeAuxiliaryPNGs(of: id)
+            }
             let description = try library.describe([id]).first
             aux = description?.aux ?? []
             if description?.kind == .motion, let m = description?.resources.first(where: { $0.role == .pairedVideo }) {

@@ -357,8 +357,17 @@ struct AuxiliaryImageEdgeTests {
         let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         let report = try Importer(library: library).run(paths: [broken.path])
         #expect(report.errors.isEmpty && report.imported == 1)
-        #expect(report.warnings.contains { $0.message.contains("heif:item/49") && $0.message.contains("not extracted") })
-        let aux = try library.describe([try library.findAsset(broken.path)])[0].aux
+        // Import reads the item's facts, not its data: the damage shows when its PNG is
+        // first asked for, as an error naming the asset, the file and the item, said once.
+        let id = try library.findAsset(broken.path)
+        #expect(try library.describe([id])[0].aux.allSatisfy { $0.path != nil })
+        let failed = try library.makeAuxiliaryPNGs(of: id)
+        #expect(failed.count == 1)
+        let said = "\(try #require(failed.first))"
+        #expect(said.hasPrefix("asset \(id) (broken-depth.heic): ") && said.contains("heif:item/49") && said.contains("cannot be decoded"), "\(said)")
+        // Said once: from then on the row says why, and it is not tried again.
+        #expect(try library.makeAuxiliaryPNGs(of: id).isEmpty)
+        let aux = try library.describe([id])[0].aux
         #expect(aux.count == 7)
         let disparity = try #require(aux.first { $0.source == "heif:item/49" })
         #expect(disparity.path == nil && disparity.problem?.isEmpty == false)

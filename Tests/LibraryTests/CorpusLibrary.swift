@@ -33,9 +33,11 @@ final class CorpusLibrary: Sendable {
         report = try Importer(library: library).run(paths: Self.folders.map { Media.path($0) })
     }
 
-    /// The asset whose still or movie was imported from `relative` (a corpus path).
+    /// The asset whose still or movie was imported from `relative` (a corpus path), its
+    /// auxiliary images' PNGs made (as `aux extract` or the gallery would on first use).
     func asset(_ relative: String) throws -> AssetDescription {
         let id = try library.findAsset(Media.path(relative))
+        try library.makeAuxiliaryPNGs(of: id)
         return try library.describe([id])[0]
     }
 

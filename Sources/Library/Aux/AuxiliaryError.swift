@@ -26,16 +26,24 @@ public struct AuxiliaryError: Error, CustomStringConvertible, Sendable {
     /// Runs `body`; what it throws becomes an `AuxiliaryError` about `asset` and `file`
     /// (an `AuxiliaryError` keeps its reason and takes these names: a library attach
     /// works on a render whose path means nothing to the user).
-    static func naming<T>(asset: Int64? = nil, file: String?, _ body: () throws -> T) throws -> T {
+    static func naming<T>(asset: Int64? = nil, file: String?, _ body: () throws -> T, onError: () -> Void = {}) throws -> T {
         do {
             return try body()
-        } catch let error as AuxiliaryError {
-            throw AuxiliaryError(error.reason, asset: asset ?? error.asset, file: file ?? error.file)
-        } catch let error as FileAccessError {
-            // It names its own file (the PNG given, the --out path).
-            throw error
         } catch {
-            throw AuxiliaryError(MediaAnalyzer.describe(error), asset: asset, file: file)
+            onError()
+            throw named(error, asset: asset, file: file)
+        }
+    }
+
+    private static func named(_ error: Error, asset: Int64?, file: String?) -> Error {
+        switch error {
+        case let error as AuxiliaryError:
+            AuxiliaryError(error.reason, asset: asset ?? error.asset, file: file ?? error.file)
+        // It names its own file (the PNG given, the --out path).
+        case let error as FileAccessError:
+            error
+        default:
+            AuxiliaryError(MediaAnalyzer.describe(error), asset: asset, file: file)
         }
     }
 }

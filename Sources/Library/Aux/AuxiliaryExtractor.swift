@@ -18,9 +18,9 @@ public struct StillExtras: Sendable {
 ///   GDepth/GImage, Google Container items, and appended Motion Photo movies; each image
 ///   turned to the photo's EXIF orientation.
 public enum AuxiliaryExtractor {
-    /// Opens a still and lists (and with `decode`, decodes) what it carries.
+    /// Opens a still and lists (and with `decode`, decodes the images it names) what it carries.
     /// Errors name the file: "PATH: cannot read HEIF: …".
-    public static func scan(path: String, decode: Bool) throws -> StillExtras {
+    public static func scan(path: String, decode: AuxiliaryDecoding) throws -> StillExtras {
         do {
             return try scan(bytes: try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)), decode: decode)
         } catch {
@@ -29,7 +29,7 @@ public enum AuxiliaryExtractor {
     }
 
     /// The same, for a whole file held in memory.
-    public static func scan(bytes: [UInt8], decode: Bool) throws -> StillExtras {
+    public static func scan(bytes: [UInt8], decode: AuxiliaryDecoding) throws -> StillExtras {
         switch MediaFormat.sniff(Array(bytes.prefix(64))) {
         case .jpeg?:
             let segments = try JPEGSegments(parsing: bytes)
@@ -47,7 +47,7 @@ public enum AuxiliaryExtractor {
 
     // MARK: HEIF
 
-    static func scanHEIF(_ bytes: [UInt8], primary: HEIFImage, decode: Bool) -> StillExtras {
+    static func scanHEIF(_ bytes: [UInt8], primary: HEIFImage, decode: AuxiliaryDecoding) -> StillExtras {
         var extras = StillExtras()
         let (items, problems) = primary.auxiliaryImages()
         for problem in problems {
@@ -84,8 +84,8 @@ public enum AuxiliaryExtractor {
             if let xmp { encoding.absorb(xmp, type: type) } else { encoding.describe(type) }
             var found = FoundAuxiliaryImage(
                 type: type, urn: item.urn, source: "heif:item/\(item.itemID)", width: item.width, height: item.height,
-                bitDepth: item.bitDepth, channels: nil, encoding: encoding)
-            if decode {
+                bitDepth: item.bitDepth, channels: item.channels, encoding: encoding)
+            if decode.wants(found.source) {
                 do {
                     let samples = try item.decodeSamples()
                     found.samples = samples
@@ -103,7 +103,7 @@ public enum AuxiliaryExtractor {
 
     // MARK: JPEG
 
-    static func scanJPEG(_ bytes: [UInt8], segments: JPEGSegments, orientation: EXIFOrientation, decode: Bool) -> StillExtras {
+    static func scanJPEG(_ bytes: [UInt8], segments: JPEGSegments, orientation: EXIFOrientation, decode: AuxiliaryDecoding) -> StillExtras {
         var extras = StillExtras()
         var xmp: XMPPacket?
         do {
@@ -142,7 +142,7 @@ public enum AuxiliaryExtractor {
                     if entry.type == 0x010001 || entry.type == 0x010002 { continue }
                     let semantic = containerItems[entry.offset]?.semantic
                     extras.auxiliaryImages.append(
-                        mpfImage(bytes, entry: entry, number: number, semantic: semantic, orientation: orientation, decode: decode))
+                        mpfImage(bytes, entry: entry, number: number, semantic: semantic, orientation: orientation, decode: decode.wants("mpf:\(number)")))
                     if entry.offset + entry.size <= bytes.count { imageEnd = max(imageEnd, entry.offset + entry.size) }
                 }
             } catch {
@@ -168,7 +168,9 @@ public enum AuxiliaryExtractor {
                 continue
             }
             imageEnd = max(imageEnd, offset + item.length)
-            decodeEmbedded(Array(bytes[offset..<(offset + item.length)]), mime: item.mime, type: type, orientation: orientation, decode: decode, into: &found)
+            decodeEmbedded(
+                Array(bytes[offset..<(offset + item.length)]), mime: item.mime, type: type, orientation: orientation, decode: decode.wants(found.source),
+                into: &found)
             extras.auxiliaryImages.append(found)
         }
 
@@ -195,7 +197,7 @@ public enum AuxiliaryExtractor {
                     extras.auxiliaryImages.append(found)
                     continue
                 }
-                decodeEmbedded([UInt8](raw), mime: mime, type: type, orientation: orientation, decode: decode, into: &found)
+                decodeEmbedded([UInt8](raw), mime: mime, type: type, orientation: orientation, decode: decode.wants(found.source), into: &found)
                 extras.auxiliaryImages.append(found)
             }
         }
@@ -244,13 +246,21 @@ public enum AuxiliaryExtractor {
             found.problem = "the embedded \(mime.isEmpty ? "image" : mime) is neither PNG nor JPEG data"
             return
         }
+        let single = type != .other && type != .hdrGainMap
         if !decode {
+            // The facts from the headers. A depth map or matte kept as colour PNG (GDepth's
+            // are RGB with equal channels) is decoded to tell: one channel when they are
+            // equal, as decoding makes it (such maps are small).
             if isJPEG, let frame = try? JPEGSegments(parsing: data).frame {
                 (found.width, found.height) = orientation.displayedSize(width: frame.width, height: frame.height)
-                found.bitDepth = frame.precision
+                (found.bitDepth, found.channels) = (frame.precision, frame.components == 1 || single ? 1 : 3)
             } else if isPNG, let chunks = try? PNGChunks(parsing: data) {
                 (found.width, found.height) = orientation.displayedSize(width: chunks.width, height: chunks.height)
                 found.bitDepth = chunks.bitDepth
+                found.channels = chunks.channels
+                if single, chunks.channels > 1, let decoded = try? PNGCodec.decodeSamples(data).samples {
+                    found.channels = decoded.gray == nil ? decoded.channels : 1
+                }
             }
             return
         }
@@ -262,7 +272,6 @@ public enum AuxiliaryExtractor {
                 // one channel, like every other.
                 samples = type != .other && type != .hdrGainMap ? decoded.gray ?? decoded : decoded
             } else {
-                let single = type != .other && type != .hdrGainMap
                 let decoded = try JPEGCodec.decode(data, output: single ? .gray : .asStored)
                 samples = .eight(decoded.pixels)
             }
@@ -287,6 +296,24 @@ public enum AuxiliaryExtractor {
             }
         } catch {
             extras.warnings.append("\(error)")
+        }
+    }
+}
+
+/// Which auxiliary images a scan decodes: none (their facts come from the container),
+/// all, or those found at the given sources (`heif:item/N`, `mpf:N`, …). `true` and
+/// `false` stand for all and none.
+public enum AuxiliaryDecoding: Sendable, ExpressibleByBooleanLiteral {
+    case none, all
+    case only(Set<String>)
+
+    public init(booleanLiteral value: Bool) { self = value ? .all : .none }
+
+    func wants(_ source: String) -> Bool {
+        switch self {
+        case .none: false
+        case .all: true
+        case .only(let sources): sources.contains(source)
         }
     }
 }

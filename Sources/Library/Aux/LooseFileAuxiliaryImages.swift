@@ -6,7 +6,7 @@ import Foundation
 public enum LooseFileAuxiliaryImages {
     /// Lists (without decoding unless `decode`) what a still carries.
     public static func describe(path: String, decode: Bool = false) throws -> (aux: [AssetDescription.Aux], movie: EmbeddedMovie?, warnings: [String]) {
-        let extras = try AuxiliaryExtractor.scan(path: path, decode: decode)
+        let extras = try AuxiliaryExtractor.scan(path: path, decode: decode ? .all : .none)
         let aux = extras.auxiliaryImages.map { found in
             AssetDescription.Aux(
                 type: found.type, urn: found.urn, width: found.width, height: found.height, bitDepth: found.bitDepth, path: nil,

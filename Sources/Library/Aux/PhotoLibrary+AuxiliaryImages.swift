@@ -10,44 +10,30 @@ extension PhotoLibrary {
     }
 
     /// Writes an asset's auxiliary images as PNGs into `folder`, named by type
-    /// (`disparity.png`, `skinMatte.png`, a second of a type `other-2.png`). A missing
-    /// derived PNG (derived/ deleted) is rebuilt from the original. Returns what was
-    /// written; problems (an image camlib could not decode, an existing file) are
-    /// reported per image and the others are still written.
+    /// (`disparity.png`, `skinMatte.png`, a second of a type `other-2.png`): the library's
+    /// own PNGs, made first when they are not made yet or are missing
+    /// (``auxiliaryPNG(_:)``). Returns what was written; problems (an image camlib could
+    /// not decode, an existing file) are reported per image and the others are still
+    /// written.
     public func extractAuxiliaryImages(
         of asset: Int64, types: Set<AuxiliaryImageType>?, to folder: URL, overwrite: Bool
     ) throws -> [AuxiliaryExtraction] {
-        let images = try auxiliaryImages(of: asset).filter { types == nil || types!.contains($0.type) || (types!.contains(.depth) && $0.type == .disparity) }
-        var rebuilt: [String: FoundAuxiliaryImage]?
-        var stillName = ""
+        let rows = try currentAuxiliaryRows(of: asset).filter { row in
+            guard let types else { return true }
+            return types.contains(row.type) || (types.contains(.depth) && row.type == .disparity)
+        }
         var names = AuxiliaryFileNames()
         var results: [AuxiliaryExtraction] = []
-        for image in images {
-            let destination = folder.appendingPathComponent(names.next(for: image.type))
-            var result = AuxiliaryExtraction(type: image.type, source: image.source, path: destination.path, problem: nil)
+        for row in rows {
+            let destination = folder.appendingPathComponent(names.next(for: row.type))
+            var result = AuxiliaryExtraction(type: row.type, source: row.source, path: destination.path, problem: nil)
             do {
-                if let problem = image.problem, image.path == nil { throw AuxiliaryError(problem) }
-                var png: [UInt8]?
-                if let path = image.path, let data = FileManager.default.contents(atPath: path) { png = [UInt8](data) }
-                if png == nil {
-                    // Rebuild from the original still.
-                    if rebuilt == nil {
-                        guard let still = try describe([asset]).first?.resources.first(where: { $0.role == .photo }) else {
-                            throw AuxiliaryError("the asset has no still to extract from")
-                        }
-                        let extras = try AuxiliaryExtractor.scan(path: still.path, decode: true)
-                        rebuilt = Dictionary(extras.auxiliaryImages.map { ($0.source, $0) }, uniquingKeysWith: { a, _ in a })
-                        stillName = still.originalName ?? URL(fileURLWithPath: still.path).lastPathComponent
-                    }
-                    guard let found = rebuilt?[image.source], let samples = found.samples else {
-                        throw AuxiliaryError("its PNG is missing and it cannot be decoded again from the original")
-                    }
-                    png = try AuxiliaryPNG.encode(samples, of: found, in: stillName)
-                }
-                try AtomicFile.write(png!, to: destination, overwrite: overwrite)
+                let png = try auxiliaryPNG(row)
+                try AtomicFile.write(try FileAccessError.contents(of: png.path), to: destination, overwrite: overwrite)
+            } catch let error as AuxiliaryError {
+                (result.path, result.problem) = (nil, error.reason)
             } catch {
-                result.path = nil
-                result.problem = MediaAnalyzer.describe(error)
+                (result.path, result.problem) = (nil, MediaAnalyzer.describe(error))
             }
             results.append(result)
         }

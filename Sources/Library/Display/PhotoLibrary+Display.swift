@@ -103,13 +103,20 @@ extension PhotoLibrary {
     }
 
     /// The PNG of an auxiliary image (depth, a matte) of the asset's still `resource`, in
-    /// the still's orientation, as import or `aux attach` extracted it.
+    /// the still's orientation: made the first time it is asked for (``auxiliaryPNG(_:)``),
+    /// or as `aux attach` made it. Throws `DisplayError.notFound` when the still has no
+    /// such image, an ``AuxiliaryError`` when it cannot be decoded.
     public func auxiliaryFile(asset: Int64, resource: Int64, type: AuxiliaryImageType) throws -> DisplayFile {
         let found = try catalog.read { db in try AuxImageRecord.fetchExtracted(asset: asset, resource: resource, type: type, db) }
-        guard let found, let path = found.path else {
-            throw DisplayError.notFound("asset \(asset) has no extracted \(type.rawValue) image of file \(resource)")
+        guard let found, found.path != nil else {
+            throw DisplayError.notFound("asset \(asset) has no \(type.rawValue) image in file \(resource)")
         }
-        return DisplayFile(url: try file(path, of: asset), mime: "image/png", tag: found.sha256 ?? "\(asset)-\(resource)-\(type.rawValue)")
+        let tag = "\(asset)-\(resource)-\(found.source)"
+        if let made = madePNG(found) { return DisplayFile(url: made, mime: "image/png", tag: tag) }
+        // Made the first time it is shown: a decode, as many at once as there are cores.
+        DisplayRendering.workers.wait()
+        defer { DisplayRendering.workers.signal() }
+        return DisplayFile(url: try auxiliaryPNG(found), mime: "image/png", tag: tag)
     }
 
     /// Where the files browsers are given go: the library's own derived/, or, for a

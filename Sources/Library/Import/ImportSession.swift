@@ -92,18 +92,13 @@ struct ImportSession {
                     thumbnailURL = try library.publishDerived(URL(fileURLWithPath: t.temporaryPath), to: layout.thumbnail(of: a.sha256))
                     published.append(thumbnailURL!)
                 }
+                // Where each aux image's PNG goes when it is first asked for (none is made
+                // now); an image whose container is damaged gets none.
                 var auxURLs: [URL?] = []
                 var names = AuxiliaryFileNames()
                 for aux in a.auxiliaryImages {
-                    guard let temporary = aux.temporaryPath else {
-                        auxURLs.append(nil)
-                        continue
-                    }
                     let name = names.next(for: aux.type)
-                    let url = try library.publishDerived(
-                        URL(fileURLWithPath: temporary), to: layout.auxiliaryImages(of: a.sha256).appendingPathComponent(name))
-                    published.append(url)
-                    auxURLs.append(url)
+                    auxURLs.append(aux.problem == nil ? layout.auxiliaryImages(of: a.sha256).appendingPathComponent(name) : nil)
                 }
                 var movieURL: URL?
                 var posterURL: URL?
@@ -188,7 +183,7 @@ struct ImportSession {
             var record = AuxImageRecord(
                 id: nil, assetId: asset, resourceId: still, type: aux.type, urn: aux.urn, source: aux.source, width: aux.width,
                 height: aux.height, bitDepth: aux.bitDepth, channels: aux.channels, path: url.map(library.relative),
-                sha256: url == nil ? nil : aux.sha256, bytes: url == nil ? nil : aux.bytes, encoding: aux.encoding.json,
+                sha256: nil, bytes: nil, encoding: aux.encoding.json,
                 problem: aux.problem, addedAt: now)
             try record.insert(db)
         }

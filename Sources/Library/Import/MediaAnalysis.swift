@@ -22,8 +22,8 @@ public struct MediaAnalysis: Codable, Sendable, Equatable {
     public var embeddedMovie: StagedMovie?
 }
 
-/// An auxiliary image found in a still: its facts, and its pixels as a PNG in tmp/ when
-/// they could be decoded.
+/// An auxiliary image found in a still: its facts, read from the container (its PNG is
+/// made when first asked for: ``PhotoLibrary/auxiliaryPNG(_:)``).
 public struct StagedAuxiliaryImage: Codable, Sendable, Equatable {
     public var type: AuxiliaryImageType
     public var urn: String?
@@ -33,9 +33,6 @@ public struct StagedAuxiliaryImage: Codable, Sendable, Equatable {
     public var bitDepth: Int?
     public var channels: Int?
     public var encoding: AuxiliaryEncoding
-    public var temporaryPath: String?
-    public var sha256: String?
-    public var bytes: Int64?
     public var problem: String?
 }
 
@@ -98,7 +95,6 @@ public enum AnalysisOutcome: Codable, Sendable, Equatable {
         guard case .analyzed(let a) = self else { return }
         unlink(a.stagedCopy)
         if let t = a.thumbnail { unlink(t.temporaryPath) }
-        for aux in a.auxiliaryImages { if let p = aux.temporaryPath { unlink(p) } }
         if let movie = a.embeddedMovie {
             unlink(movie.temporaryPath)
             if let t = movie.thumbnail { unlink(t.temporaryPath) }

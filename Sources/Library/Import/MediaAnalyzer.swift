@@ -97,8 +97,7 @@ public enum MediaAnalyzer {
             do {
                 let thumbnail = try writeThumbnail(pixels, in: stagingDirectory)
                 staged.append(thumbnail.temporaryPath)
-                let aux = try stageAuxiliaryImages(
-                    extras.auxiliaryImages, of: url.lastPathComponent, in: stagingDirectory, staged: &staged)
+                let aux = auxiliaryFacts(extras.auxiliaryImages)
                 let movie = try extras.movie.flatMap {
                     try stageMovie($0, of: bytes, in: stagingDirectory, staged: &staged, warnings: &warnings)
                 }
@@ -170,8 +169,8 @@ public enum MediaAnalyzer {
             apply(exif, to: &metadata)
             metadata.orientation = orientation.rawValue
             (metadata.width, metadata.height) = orientation.displayedSize(width: frame.width, height: frame.height)
-            AnalysisStep.begin("decoding its auxiliary images (libturbojpeg, libpng)")
-            let extras = AuxiliaryExtractor.scanJPEG(bytes, segments: segments, orientation: orientation, decode: true)
+            AnalysisStep.begin("reading its auxiliary images' headers (camlib's parser, libpng for GDepth maps)")
+            let extras = AuxiliaryExtractor.scanJPEG(bytes, segments: segments, orientation: orientation, decode: .none)
             AnalysisStep.begin("decoding its picture for the thumbnail (libturbojpeg)")
             if let thumb = exif?.thumbnailJPEG, let decoded = try? JPEGCodec.decode(thumb),
                 max(decoded.pixels.width, decoded.pixels.height) >= smallestUsableEmbeddedThumbnail
@@ -195,8 +194,8 @@ public enum MediaAnalyzer {
             metadata.orientation = image.orientation.rawValue
             metadata.width = image.width
             metadata.height = image.height
-            AnalysisStep.begin("decoding its auxiliary images and reading their XMP (libheif, Foundation's XML parser)")
-            let extras = AuxiliaryExtractor.scanHEIF(bytes, primary: image, decode: true)
+            AnalysisStep.begin("listing its auxiliary images and reading their XMP (libheif, Foundation's XML parser)")
+            let extras = AuxiliaryExtractor.scanHEIF(bytes, primary: image, decode: .none)
             AnalysisStep.begin("decoding its picture for the thumbnail (libheif)")
             if let thumb = image.thumbnail(), max(thumb.width, thumb.height) >= smallestUsableEmbeddedThumbnail,
                 let pixels = try? thumb.decodeScaled(maxSide: thumbnailSide)
@@ -294,28 +293,15 @@ public enum MediaAnalyzer {
 
     // MARK: Auxiliary images and embedded movies
 
-    /// Writes each decoded auxiliary image of the still named `file` as a lossless PNG into tmp/.
-    static func stageAuxiliaryImages(_ found: [FoundAuxiliaryImage], of file: String, in directory: URL, staged: inout [String]) throws
-        -> [StagedAuxiliaryImage]
-    {
-        var out: [StagedAuxiliaryImage] = []
-        for aux in found {
-            var entry = StagedAuxiliaryImage(
+    /// What import records of a still's auxiliary images: their facts, read from the
+    /// container without decoding them; their PNGs are made when first asked for
+    /// (``PhotoLibrary/auxiliaryPNG(_:)``).
+    static func auxiliaryFacts(_ found: [FoundAuxiliaryImage]) -> [StagedAuxiliaryImage] {
+        found.map { aux in
+            StagedAuxiliaryImage(
                 type: aux.type, urn: aux.urn, source: aux.source, width: aux.width, height: aux.height, bitDepth: aux.bitDepth,
                 channels: aux.channels, encoding: aux.encoding, problem: aux.problem)
-            if let samples = aux.samples {
-                do {
-                    let png = try AuxiliaryPNG.encode(samples, of: aux, in: file)
-                    let file = try AtomicFile.writeTemporary(png, in: directory)
-                    staged.append(file.url.path)
-                    (entry.temporaryPath, entry.sha256, entry.bytes) = (file.url.path, file.sha256, file.bytes)
-                } catch let e as PNGError {
-                    entry.problem = "cannot write it as PNG: \(e.message)"
-                }
-            }
-            out.append(entry)
         }
-        return out
     }
 
     /// Cuts a Motion Photo's movie out of the still into tmp/ and reads its metadata; a

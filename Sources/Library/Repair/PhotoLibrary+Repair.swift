@@ -33,8 +33,9 @@ public struct RepairReport: Codable, Sendable {
 extension PhotoLibrary {
     /// Mends what verify finds that can be mended from the library itself: finishes an
     /// emptying of the trash that did not finish; makes every missing or damaged derived
-    /// file (thumbnails, auxiliary images' PNGs, Motion Photo movies and posters) again
-    /// from the file it was made from, by the same analysis import runs, and every
+    /// file (thumbnails, Motion Photo movies and posters) again from the file it was made
+    /// from, by the same analysis import runs, and auxiliary images' PNGs as when they
+    /// are first asked for (``auxiliaryPNG(_:)``), and every
     /// browsers' copy whose structure is broken (``damaged(_:)``) by the gallery's
     /// code; deletes files under `derived/` that no row names, and moves those under `originals/` to
     /// `lost+found/TIME/` (a file no row names is never taken for the library's, but
@@ -80,10 +81,16 @@ extension PhotoLibrary {
         // renders, from their recipes; files made from renders (their thumbnails and aux PNGs).
         let renderRoles = Set(ResourceRole.renders.map(\.rawValue))
         var fromOriginals: [Int64: [CatalogFile]] = [:], fromRenders: [Int64: [CatalogFile]] = [:]
-        var renders: [CatalogFile] = []
+        var renders: [CatalogFile] = [], auxImages: [CatalogFile] = []
         for file in broken {
             if file.source == .resource && renderRoles.contains(file.role) {
                 renders.append(file)
+                continue
+            }
+            // Aux images' PNGs are made as when first asked for, after the renders they
+            // may come from.
+            if file.source == .auxImage {
+                auxImages.append(file)
                 continue
             }
             guard let madeFrom = file.madeFrom else {
@@ -121,8 +128,32 @@ extension PhotoLibrary {
             actions.append(try rerender(file, dryRun: dryRun))
         }
         try rebuildAll(fromRenders)
+        for file in auxImages {
+            progress(done, total)
+            done += 1
+            actions.append(try remakeAuxiliaryPNG(file, dryRun: dryRun))
+        }
         progress(total, total)
         return actions
+    }
+
+    /// An auxiliary image's PNG that is missing or damaged, made again from its still.
+    private func remakeAuxiliaryPNG(_ file: CatalogFile, dryRun: Bool) throws -> RepairReport.Action {
+        let path = absolute(file.path).path
+        guard let row = try catalog.read({ db in try AuxImageRecord.fetchOne(db, key: file.id) }) else {
+            return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): its row is gone")
+        }
+        if dryRun {
+            return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) would be made again from its still")
+        }
+        do {
+            _ = try auxiliaryPNG(row, remake: true)
+        } catch {
+            return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): \(error)")
+        }
+        let now = try catalog.read { db in try AuxImageRecord.fetchOne(db, key: file.id)?.sha256 }
+        let same = now == file.sha256 ? "the same bytes as before" : "new bytes, recorded"
+        return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) made again from its still (\(same))")
     }
 
     /// `files`, all made from the resource `sourceID`, made again from it. `remade`: the
@@ -156,11 +187,7 @@ extension PhotoLibrary {
         for file in files {
             let staged: (path: String, sha256: String, bytes: Int64)?
             let thumbnail = file.role == ResourceRole.thumbnail.rawValue
-            if file.source == .auxImage {
-                staged = a.auxiliaryImages.first { $0.source == file.auxSource }.flatMap { aux in
-                    aux.temporaryPath.map { ($0, aux.sha256 ?? "", aux.bytes ?? 0) }
-                }
-            } else if thumbnail && file.madeFrom == sourceID {
+            if thumbnail && file.madeFrom == sourceID {
                 staged = a.thumbnail.map { ($0.temporaryPath, $0.sha256, $0.bytes) }
             } else if thumbnail && movieID != nil && file.madeFrom == movieID {
                 staged = a.embeddedMovie?.thumbnail.map { ($0.temporaryPath, $0.sha256, $0.bytes) }

@@ -41,9 +41,10 @@ struct CatalogFile: Sendable {
                 FROM resource WHERE id > ? ORDER BY id LIMIT ?
                 """
         case .auxImage:
+            // PNGs made (a row without sha256 names one not asked for yet).
             sql = """
                 SELECT id, asset_id, 'aux:' || type, path, sha256, bytes, 0, added_at, NULL, resource_id, source
-                FROM aux_image WHERE id > ? AND path IS NOT NULL ORDER BY id LIMIT ?
+                FROM aux_image WHERE id > ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY id LIMIT ?
                 """
         }
         return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [after, limit]).map { row in
