@@ -52,6 +52,35 @@ public final class HEIFFile {
         try check(heif_context_read_from_memory_without_copy(ctx, memory.baseAddress, bytes.count, nil), "reading the file")
     }
 
+    /// Reads bytes in place that the caller keeps alive (``reading(_:_:)``).
+    private init(borrowing bytes: UnsafeRawBufferPointer) throws {
+        HEIFLibrary.ensureInitialized()
+        guard let ctx = heif_context_alloc() else {
+            throw HEIFError(code: -1, subcode: 0, message: "libheif could not allocate a context", context: "(memory)")
+        }
+        self.context = ctx
+        self.path = "(memory)"
+        self.memory = nil
+        self.isHEVC = Self.mimeType(of: Array(bytes.prefix(64))).hasPrefix("image/heic")
+        Self.limitThreads(ctx)
+        try check(heif_context_read_from_memory_without_copy(ctx, bytes.baseAddress, bytes.count, nil), "reading the file")
+    }
+
+    /// Runs `body` with the file held in `bytes`, read in place: no copy of the bytes
+    /// (import holds each still once, for its hash, its parsers and its copy). The file and
+    /// every image of it live only for `body`; one that escapes it stops the process
+    /// rather than read freed memory.
+    public static func reading<T>(_ bytes: [UInt8], _ body: (HEIFFile) throws -> T) throws -> T {
+        try bytes.withUnsafeBytes { raw in
+            var file: HEIFFile? = try HEIFFile(borrowing: raw)
+            defer {
+                precondition(isKnownUniquelyReferenced(&file), "a HEIFFile read in place outlived its bytes")
+                file = nil
+            }
+            return try body(file!)
+        }
+    }
+
     deinit {
         heif_context_free(context)
         memory?.deallocate()

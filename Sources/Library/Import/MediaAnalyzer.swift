@@ -67,7 +67,9 @@ public enum MediaAnalyzer {
             if claimed != nil { throw Failure(reason: "the file is empty (0 bytes)") }
             return .skipped(path: path, reason: "empty file")
         }
-        let header = try FileReading.prefix(of: path, count: 4096)
+        // Every read of the file from here on goes through this one descriptor.
+        let source = try SourceFile(path: path)
+        let header = try source.bytes(count: 4096)
         guard let format = MediaFormat.sniff(header), format != .appleAdjustment else {
             if let claimed, claimed != .appleAdjustment {
                 throw Failure(reason: "not \(claimed.withArticle) file: its first bytes (\(describeMagic(header))) match no format camlib reads")
@@ -83,8 +85,9 @@ public enum MediaAnalyzer {
             guard size <= largestStill else {
                 throw Failure(reason: "a \(size >> 20) MB still is larger than camlib accepts (\(largestStill >> 20) MB)")
             }
-            // One read serves the hash, the decoders and the staged copy.
-            let bytes = try [UInt8](Data(contentsOf: url, options: .alwaysMapped))
+            // One read serves the hash, the parsers, the decoders and the staged copy.
+            let bytes = try source.readAll()
+            guard !source.changed else { throw LibraryError.changedDuringImport(path: path) }
             let sha = SHA256.hash(data: bytes).hexString
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
             let (metadata, pixels, stillWarnings, extras) = try readStill(format: format, bytes: bytes, path: path)
@@ -110,43 +113,51 @@ public enum MediaAnalyzer {
                 throw error
             }
         } else {
-            // Hash first, so a movie the library holds is neither decoded nor copied.
-            let sha = try FileReading.sha256(of: path)
-            if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
-            AnalysisStep.begin("reading it as a movie (FFmpeg)")
-            let movie = try MovieFile(path: path)
-            guard let video = movie.video else { throw Failure(reason: "cannot read movie: it has no video stream") }
-            guard video.width > 0, video.height > 0 else { throw Failure(reason: "cannot read movie: its video has no size") }
-            var metadata = movieMetadata(movie, video: video)
-            if metadata.contentIdentifier != nil {
-                // A Live Photo's movie (a few MB): when its still was taken.
-                metadata.stillImageTime = stillImageTime(path)
+            // Copied into the library's tmp/ as it is hashed: one read of the source, and
+            // FFmpeg reads the copy. A movie the library holds already is not decoded, and
+            // its copy goes.
+            let copy = try source.copy(into: stagingDirectory, readOnly: true)
+            let sha = copy.sha256
+            if isKnown(sha) {
+                unlink(copy.url.path)
+                return .alreadyInLibrary(path: path, sha256: sha, format: format)
             }
-            let frame: PixelBuffer<UInt8>
             do {
-                AnalysisStep.begin("decoding its poster frame (FFmpeg)")
-                frame = try movie.posterFrame(maxSide: thumbnailSide)
-            } catch let e as FFmpegError {
-                throw Failure(reason: "cannot decode any frame of its \(video.codec) video: \(e.message)")
-            }
-            let poster = try writeThumbnail((frame, "decoded"), in: stagingDirectory)
-            let copy: AtomicFile.Temporary
-            do {
-                copy = try AtomicFile.copyToTemporary(from: url, in: stagingDirectory, readOnly: true)
+                analysis = try analyzeMovie(copy, of: path, format: format, warnings: warnings, stagingDirectory: stagingDirectory)
             } catch {
-                unlink(poster.temporaryPath)
+                unlink(copy.url.path)
                 throw error
             }
-            guard copy.sha256 == sha, copy.bytes == size else {
-                unlink(copy.url.path)
-                unlink(poster.temporaryPath)
-                throw LibraryError.changedDuringImport(path: path)
-            }
-            analysis = MediaAnalysis(
-                path: path, format: format, bytes: size, sha256: sha, stagedCopy: copy.url.path, metadata: metadata,
-                thumbnail: poster, warnings: warnings)
         }
         return .analyzed(analysis)
+    }
+
+    /// A movie, from its copy in tmp/ (`copy`, of the file at `path`): metadata, and its
+    /// poster frame as its thumbnail.
+    private static func analyzeMovie(
+        _ copy: AtomicFile.Temporary, of path: String, format: MediaFormat, warnings: [String], stagingDirectory: URL
+    ) throws -> MediaAnalysis {
+        let staged = copy.url.path
+        AnalysisStep.begin("reading it as a movie (FFmpeg)")
+        let movie = try MovieFile(path: staged)
+        guard let video = movie.video else { throw Failure(reason: "cannot read movie: it has no video stream") }
+        guard video.width > 0, video.height > 0 else { throw Failure(reason: "cannot read movie: its video has no size") }
+        var metadata = movieMetadata(movie, video: video)
+        if metadata.contentIdentifier != nil {
+            // A Live Photo's movie (a few MB): when its still was taken.
+            metadata.stillImageTime = stillImageTime(staged)
+        }
+        let frame: PixelBuffer<UInt8>
+        do {
+            AnalysisStep.begin("decoding its poster frame (FFmpeg)")
+            frame = try movie.posterFrame(maxSide: thumbnailSide)
+        } catch let e as FFmpegError {
+            throw Failure(reason: "cannot decode any frame of its \(video.codec) video: \(e.message)")
+        }
+        let poster = try writeThumbnail((frame, "decoded"), in: stagingDirectory)
+        return MediaAnalysis(
+            path: path, format: format, bytes: copy.bytes, sha256: copy.sha256, stagedCopy: staged, metadata: metadata,
+            thumbnail: poster, warnings: warnings)
     }
 
     // MARK: Stills
@@ -183,26 +194,28 @@ public enum MediaAnalyzer {
 
         case .heif, .avif:
             AnalysisStep.begin("opening it (libheif)")
-            let file = try HEIFFile(path: path)
-            let image = try file.primaryImage()
-            guard image.width > 0, image.height > 0 else { throw Failure(reason: "cannot read HEIF: the primary image has no size") }
-            AnalysisStep.begin("reading its Exif (libexif)")
-            let exif = readEXIF(image.exifTIFF(), warnings: &warnings)
-            apply(exif, to: &metadata)
-            // irot/imir, not the EXIF tag, orient a HEIF image (libheif already applied
-            // them to width/height and to decoded pixels).
-            metadata.orientation = image.orientation.rawValue
-            metadata.width = image.width
-            metadata.height = image.height
-            AnalysisStep.begin("listing its auxiliary images and reading their XMP (libheif, Foundation's XML parser)")
-            let extras = AuxiliaryExtractor.scanHEIF(bytes, primary: image, decode: .none)
-            AnalysisStep.begin("decoding its picture for the thumbnail (libheif)")
-            if let thumb = image.thumbnail(), max(thumb.width, thumb.height) >= smallestUsableEmbeddedThumbnail,
-                let pixels = try? thumb.decodeScaled(maxSide: thumbnailSide)
-            {
-                return (metadata, (pixels, "embedded"), warnings, extras)
+            // libheif reads the bytes already in memory, in place.
+            return try HEIFFile.reading(bytes) { file in
+                let image = try file.primaryImage()
+                guard image.width > 0, image.height > 0 else { throw Failure(reason: "cannot read HEIF: the primary image has no size") }
+                AnalysisStep.begin("reading its Exif (libexif)")
+                let exif = readEXIF(image.exifTIFF(), warnings: &warnings)
+                apply(exif, to: &metadata)
+                // irot/imir, not the EXIF tag, orient a HEIF image (libheif already applied
+                // them to width/height and to decoded pixels).
+                metadata.orientation = image.orientation.rawValue
+                metadata.width = image.width
+                metadata.height = image.height
+                AnalysisStep.begin("listing its auxiliary images and reading their XMP (libheif, Foundation's XML parser)")
+                let extras = AuxiliaryExtractor.scanHEIF(bytes, primary: image, decode: .none)
+                AnalysisStep.begin("decoding its picture for the thumbnail (libheif)")
+                if let thumb = image.thumbnail(), max(thumb.width, thumb.height) >= smallestUsableEmbeddedThumbnail,
+                    let pixels = try? thumb.decodeScaled(maxSide: thumbnailSide)
+                {
+                    return (metadata, (pixels, "embedded"), warnings, extras)
+                }
+                return (metadata, (try image.decodeScaled(maxSide: thumbnailSide), "decoded"), warnings, extras)
             }
-            return (metadata, (try image.decodeScaled(maxSide: thumbnailSide), "decoded"), warnings, extras)
 
         case .png:
             AnalysisStep.begin("reading and decoding it (libpng)")

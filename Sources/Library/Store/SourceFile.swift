@@ -1,0 +1,78 @@
+import Foundation
+
+/// A file being imported, opened once: its first bytes, the whole of a still, the copy
+/// of a movie are all read through one descriptor, so import reads each file from where
+/// the user keeps it once (a card, a network share, a slow disk), and everything after
+/// works on what was read (the still's bytes in memory, the movie's copy in the library).
+final class SourceFile {
+    let path: String
+    private let fd: Int32
+    /// Size and modification time when it was opened.
+    let size: Int64
+    private let modified: timespec
+
+    /// Opens a regular file (call `stat` first: opening a FIFO would wait for a writer).
+    init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw LibraryError.io(path: path, operation: "stat", errno: code)
+        }
+        (self.path, self.fd, size, modified) = (path, fd, Int64(info.st_size), info.st_mtim)
+    }
+
+    deinit { close(fd) }
+
+    /// Up to `count` bytes from `offset` (fewer at the end of the file).
+    func bytes(at offset: Int64 = 0, count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let got = try out.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        out.removeLast(count - got)
+        return out
+    }
+
+    /// The whole file.
+    func readAll() throws -> [UInt8] {
+        let all = try bytes(count: Int(size))
+        guard all.count == Int(size) else { throw LibraryError.changedDuringImport(path: path) }
+        return all
+    }
+
+    /// Copies the file into a new temporary file in `directory`, hashing it on the way.
+    func copy(into directory: URL, readOnly: Bool) throws -> AtomicFile.Temporary {
+        let copy = try AtomicFile.streamTemporary(in: directory, readOnly: readOnly) { stream in
+            try stream.copy(from: fd, path, offset: 0, size: size)
+        }
+        guard !changed else {
+            unlink(copy.url.path)
+            throw LibraryError.changedDuringImport(path: path)
+        }
+        return copy
+    }
+
+    /// Whether the file's size or modification time moved since it was opened (a file
+    /// still being written, or rewritten while it was read).
+    var changed: Bool {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return true }
+        return Int64(info.st_size) != size || info.st_mtim.tv_sec != modified.tv_sec || info.st_mtim.tv_nsec != modified.tv_nsec
+    }
+
+    /// Fills `buffer` from `offset` as far as the file goes; returns the bytes read.
+    private func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        var got = 0
+        while got < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + got, buffer.count - got, off_t(offset) + off_t(got))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryError.io(path: path, operation: "read", errno: errno)
+            }
+            if n == 0 { break }
+            got += n
+        }
+        return got
+    }
+}
