@@ -1,5 +1,8 @@
 import Foundation
+import Codecs
+import Containers
 import Glibc
+import Imaging
 import Testing
 import TestSupport
 
@@ -60,5 +63,32 @@ struct ImportReadsOnceTests {
         let again = try Self.opens(of: paths) { report = try Importer(library: library).run(paths: [folder.path]) }
         #expect(report?.duplicates == names.count)
         for path in paths { #expect(again[path] == 1, "again: \(URL(fileURLWithPath: path).lastPathComponent) opened \(again[path] ?? 0) times") }
+    }
+}
+
+/// Thumbnails from what a file carries.
+struct EmbeddedThumbnailTests {
+    @Test func aJPEGsMPFPreviewIsItsThumbnail() throws {
+        let scratch = try ScratchDirectory()
+        // A red photo without an Exif thumbnail, carrying a blue 640x480 MPF preview: the
+        // thumbnail is blue when it comes from the preview, red when the photo is decoded.
+        var red = PixelBuffer<UInt8>(width: 1600, height: 1200, channels: 3)
+        var blue = PixelBuffer<UInt8>(width: 640, height: 480, channels: 3)
+        for i in 0..<(red.width * red.height) { red.components[i * 3] = 220 }
+        for i in 0..<(blue.width * blue.height) { blue.components[i * 3 + 2] = 220 }
+        let photo = try MPFIndex.appending(try JPEGCodec.encode(blue, quality: 90), attribute: 0x010001, to: try JPEGCodec.encode(red, quality: 90))
+        let path = scratch.file("preview.jpg")
+        try Data(photo).write(to: URL(fileURLWithPath: path))
+        let outcome = MediaAnalyzer.analyze(path: path, stagingDirectory: try scratch.subdirectory("tmp"))
+        defer { outcome.discardStagedFiles() }
+        guard case .analyzed(let a) = outcome else {
+            Issue.record("not analyzed: \(outcome)")
+            return
+        }
+        let thumbnail = try #require(a.thumbnail)
+        #expect(thumbnail.source == "embedded" && thumbnail.width == 320 && thumbnail.height == 240, "\(thumbnail)")
+        let pixels = try JPEGCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: thumbnail.temporaryPath)))).pixels
+        let middle = (pixels.height / 2 * pixels.width + pixels.width / 2) * 3
+        #expect(pixels.components[middle + 2] > 180 && pixels.components[middle] < 60, "\(pixels.components[middle..<(middle + 3)])")
     }
 }

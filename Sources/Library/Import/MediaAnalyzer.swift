@@ -188,6 +188,12 @@ public enum MediaAnalyzer {
             {
                 return (metadata, (decoded.pixels.applying(orientation), "embedded"), warnings, extras)
             }
+            // An MPF large thumbnail (a camera's screen-size preview), when there is one.
+            if let preview = mpfPreview(bytes, segments: segments), let decoded = try? JPEGCodec.decode(preview, atLeast: thumbnailSide),
+                max(decoded.pixels.width, decoded.pixels.height) >= smallestUsableEmbeddedThumbnail
+            {
+                return (metadata, (decoded.pixels.applying(orientation), "embedded"), warnings, extras)
+            }
             let decoded = try JPEGCodec.decode(bytes, atLeast: thumbnailSide)
             if let w = decoded.warning { warnings.append("the JPEG data is damaged but decodable (\(w))") }
             return (metadata, (decoded.pixels.applying(orientation), "decoded"), warnings, extras)
@@ -234,6 +240,17 @@ public enum MediaAnalyzer {
         default:
             throw Failure(reason: "\(format.displayName) is not a still")
         }
+    }
+
+    /// The smallest MPF large thumbnail (MP Type 0x010001 VGA, 0x010002 full HD) of a JPEG
+    /// that is at least thumbnail-sized, as its JPEG bytes.
+    static func mpfPreview(_ bytes: [UInt8], segments: JPEGSegments) -> [UInt8]? {
+        guard let segment = segments.mpfSegment, let index = try? MPFIndex(segment: segment) else { return nil }
+        return index.entries
+            .filter { ($0.type == 0x010001 || $0.type == 0x010002) && $0.offset > 0 && $0.size > 0 && $0.offset + $0.size <= bytes.count }
+            .sorted { $0.size < $1.size }
+            .lazy.map { Array(bytes[$0.offset..<($0.offset + $0.size)]) }
+            .first { (try? JPEGCodec.dimensions($0)).map { max($0.width, $0.height) >= smallestUsableEmbeddedThumbnail } ?? false }
     }
 
     static func readEXIF(_ tiff: ArraySlice<UInt8>?, warnings: inout [String]) -> EXIFMetadata? {
