@@ -95,6 +95,8 @@ extension PhotoLibrary {
                 }
             }
         }
+        // The temporary file goes whatever happens (placed, it is renamed away first).
+        defer { unlink(made.url.path) }
         if isReadOnly {
             try AtomicFile.publishIfAbsent(made.url, to: target)
             return target
