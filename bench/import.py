@@ -63,6 +63,13 @@ def unique_variant(data, name, k):
     return data + mark
 
 
+def lanes_command(files):
+    """heif-dec on each of `files`, two processes at a time (as camlib runs its analyses),
+    each writing into $TMPDIR."""
+    return ["sh", "-c", 'for f in "$@"; do printf "%s\\0" "$f"; done | xargs -0 -P 2 -I{} sh -c \'heif-dec "$1" "$2/$$.y4m" > /dev/null\' sh {} "$TMPDIR"',
+            "sh"] + files
+
+
 def make_set(corpus, wanted, dest):
     """Copies of the corpus's folders (malformed aside) into dest/1, dest/2, … until
     `wanted` files; returns the number of files and of copies."""
@@ -112,9 +119,7 @@ def main():
             runs = [measure(["heif-dec", f, os.path.join(tmp, "out.y4m")]) for f in undecorated]
             results[floor_name].append((sum(r[0] for r in runs), max(r[1] for r in runs), 0))
             # The same decodes as camlib runs its analyses: two processes at a time.
-            lanes = ["sh", "-c", 'for f in "$@"; do printf "%s\\0" "$f"; done | xargs -0 -P 2 -I{} sh -c \'heif-dec "$1" "$2/$$.y4m" > /dev/null\' sh {} "$TMPDIR"',
-                     "sh"] + undecorated
-            results[floor2_name].append(measure(["env", f"TMPDIR={tmp}"] + lanes))
+            results[floor2_name].append(measure(["env", f"TMPDIR={tmp}"] + lanes_command(undecorated)))
 
     print(f"corpus: {corpus}: {files} files, {size_mb:.1f} MB; best of {args.runs} runs; {os.cpu_count()} cores")
     print(f"{'':34} {'seconds':>8} {'files/s':>9} {'peak MB':>8}")
@@ -144,14 +149,16 @@ def main():
             subprocess.run(["chmod", "-R", "u+w", lib])
             shutil.rmtree(lib)
             other = measure(["exiftool", "-json", "-r", folder])
+            # The floor on the set itself, two at a time: every copy's thumbnail-less HEIFs.
+            copied = [os.path.join(folder, str(k), os.path.relpath(f, corpus)) for k in range(1, copies + 1) for f in undecorated]
+            big_floor2 = measure(["env", f"TMPDIR={tmp}"] + lanes_command(copied))[0]
         big_floor = floor * copies
-        big_floor2 = floor2 * copies
         print(f"\nset: {count} files ({copies} copies of the corpus), {size:.1f} MB; one run each")
         print(f"{'':34} {'seconds':>8} {'files/s':>9} {'peak MB':>8}")
         print(f"{'camlib import (new library)':34} {mine[0]:8.2f} {count / mine[0]:9.1f} {mine[1]:8.1f}")
         print(f"{'exiftool -json -r':34} {other[0]:8.2f} {count / other[0]:9.1f} {other[1]:8.1f}")
         print(f"{'floor (corpus floor x copies)':34} {big_floor:8.2f}")
-        print(f"{'floor two at a time (x copies)':34} {big_floor2:8.2f}")
+        print(f"{'floor, two at a time':34} {big_floor2:8.2f}")
         verdict = "met" if other[0] / mine[0] >= 1.0 or mine[0] <= 1.1 * big_floor2 else "NOT met"
         print(f"camlib is {other[0] / mine[0]:.2f}x exiftool's speed, {mine[0] / (big_floor / 2):.2f}x the floor split perfectly "
               f"over two cores, {mine[0] / big_floor2:.2f}x the floor run two at a time ({verdict})")
