@@ -36,33 +36,29 @@ public final class HEIFFile {
         try check(heif_context_read_from_file(ctx, path, nil), "reading the file")
     }
 
-    /// Reads a whole file held in memory (its structure, not its pixels).
-    public init(bytes: [UInt8]) throws {
-        HEIFLibrary.ensureInitialized()
-        guard let ctx = heif_context_alloc() else {
-            throw HEIFError(code: -1, subcode: 0, message: "libheif could not allocate a context", context: "(memory)")
-        }
+    /// Reads a whole file held in memory (its structure, not its pixels), from a copy of
+    /// its own.
+    public convenience init(bytes: [UInt8]) throws {
         let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
         bytes.withUnsafeBytes { memory.copyMemory(from: $0) }
-        self.context = ctx
-        self.path = "(memory)"
-        self.memory = memory
-        self.isHEVC = Self.mimeType(of: Array(bytes.prefix(64))).hasPrefix("image/heic")
-        Self.limitThreads(ctx)
-        try check(heif_context_read_from_memory_without_copy(ctx, memory.baseAddress, bytes.count, nil), "reading the file")
+        try self.init(reading: UnsafeRawBufferPointer(rebasing: memory[0..<bytes.count]), owning: memory)
     }
 
-    /// Reads bytes in place that the caller keeps alive (``reading(_:_:)``).
-    private init(borrowing bytes: UnsafeRawBufferPointer) throws {
+    /// Reads `bytes` in place; `owning`, when given, is freed with the file (a copy made
+    /// for it); otherwise the caller keeps the bytes alive (``reading(_:_:)``).
+    private init(reading bytes: UnsafeRawBufferPointer, owning: UnsafeMutableRawBufferPointer?) throws {
         HEIFLibrary.ensureInitialized()
         guard let ctx = heif_context_alloc() else {
+            owning?.deallocate()
             throw HEIFError(code: -1, subcode: 0, message: "libheif could not allocate a context", context: "(memory)")
         }
         self.context = ctx
         self.path = "(memory)"
-        self.memory = nil
+        self.memory = owning
         self.isHEVC = Self.mimeType(of: Array(bytes.prefix(64))).hasPrefix("image/heic")
         Self.limitThreads(ctx)
+        // (Once every property is set, a throw runs deinit, which frees the context and
+        // the copy.)
         try check(heif_context_read_from_memory_without_copy(ctx, bytes.baseAddress, bytes.count, nil), "reading the file")
     }
 
@@ -72,7 +68,7 @@ public final class HEIFFile {
     /// rather than read freed memory.
     public static func reading<T>(_ bytes: [UInt8], _ body: (HEIFFile) throws -> T) throws -> T {
         try bytes.withUnsafeBytes { raw in
-            var file: HEIFFile? = try HEIFFile(borrowing: raw)
+            var file: HEIFFile? = try HEIFFile(reading: raw, owning: nil)
             defer {
                 precondition(isKnownUniquelyReferenced(&file), "a HEIFFile read in place outlived its bytes")
                 file = nil
