@@ -24,12 +24,12 @@ extension PhotoLibrary {
         }
         var names = AuxiliaryFileNames()
         var results: [AuxiliaryExtraction] = []
-        for row in rows {
+        // Those not made yet are made from one reading of their still.
+        for (row, png) in zip(rows, try auxiliaryPNGs(rows)) {
             let destination = folder.appendingPathComponent(names.next(for: row.type))
             var result = AuxiliaryExtraction(type: row.type, source: row.source, path: destination.path, problem: nil)
             do {
-                let png = try auxiliaryPNG(row)
-                try AtomicFile.write(try FileAccessError.contents(of: png.path), to: destination, overwrite: overwrite)
+                try AtomicFile.write(try FileAccessError.contents(of: try png.get().path), to: destination, overwrite: overwrite)
             } catch let error as AuxiliaryError {
                 (result.path, result.problem) = (nil, error.reason)
             } catch {

@@ -37,15 +37,9 @@ extension PhotoLibrary {
     /// yet; returns those that cannot be decoded (their rows say why from then on).
     @discardableResult
     public func makeAuxiliaryPNGs(of asset: Int64) throws -> [AuxiliaryError] {
-        var failed: [AuxiliaryError] = []
-        for row in try currentAuxiliaryRows(of: asset) where row.path != nil {
-            do {
-                _ = try auxiliaryPNG(row)
-            } catch let error as AuxiliaryError {
-                failed.append(error)
-            }
+        try auxiliaryPNGs(try currentAuxiliaryRows(of: asset).filter { $0.path != nil }).compactMap { result in
+            if case .failure(let error) = result { error } else { nil }
         }
-        return failed
     }
 
     /// The asset's auxiliary images in the files its current version shows, in the order
@@ -60,41 +54,104 @@ extension PhotoLibrary {
     /// `remake`: make it even when a file of the recorded size is there (`repair`, for a
     /// file whose bytes are not those recorded).
     func auxiliaryPNG(_ row: AuxImageRecord, remake: Bool = false) throws -> URL {
-        guard let path = row.path else {
-            throw AuxiliaryError(row.problem ?? "its \(row.type.rawValue) image could not be decoded", asset: row.assetId)
-        }
-        let kept = try file(path, of: row.assetId)
-        if !remake, let made = madePNG(row) { return made }
-        let target = isReadOnly ? try displayLayout().root.appendingPathComponent(path) : kept
-        if isReadOnly, FileManager.default.fileExists(atPath: target.path) { return target }
+        try auxiliaryPNGs([row], remake: remake)[0].get()
+    }
 
-        guard let still = try catalog.read({ db in try ResourceRecord.fetchOne(db, key: row.resourceId) }) else {
-            throw AuxiliaryError("the file its \(row.type.rawValue) image is in is not in the catalog", asset: row.assetId)
+    /// The PNGs of `rows`, in their order: each where it is, or why it cannot be made.
+    /// Those to make that one still holds are made from one reading and parse of it.
+    func auxiliaryPNGs(_ rows: [AuxImageRecord], remake: Bool = false) throws -> [Result<URL, AuxiliaryError>] {
+        var results = [Result<URL, AuxiliaryError>?](repeating: nil, count: rows.count)
+        var toMake: [Int64: [Wanted]] = [:]
+        for (index, row) in rows.enumerated() {
+            guard let path = row.path else {
+                results[index] = .failure(AuxiliaryError(row.problem ?? "its \(row.type.rawValue) image could not be decoded", asset: row.assetId))
+                continue
+            }
+            let kept = try file(path, of: row.assetId)
+            if !remake, let made = madePNG(row) {
+                results[index] = .success(made)
+                continue
+            }
+            let target = isReadOnly ? try displayLayout().root.appendingPathComponent(path) : kept
+            if isReadOnly, FileManager.default.fileExists(atPath: target.path) {
+                results[index] = .success(target)
+                continue
+            }
+            toMake[row.resourceId, default: []].append(Wanted(index: index, row: row, target: target))
+        }
+        for (resource, wanted) in toMake.sorted(by: { $0.key < $1.key }) {
+            for (index, result) in try makePNGs(wanted, in: resource) { results[index] = result }
+        }
+        return results.map { $0! }
+    }
+
+    /// An aux image whose PNG is to be made: where it is in the caller's list, and where
+    /// its PNG goes.
+    private struct Wanted {
+        var index: Int
+        var row: AuxImageRecord
+        var target: URL
+    }
+
+    /// Decodes the images `wanted`, all held by the still `resource`, from one reading of
+    /// it, and places their PNGs. An image that cannot be decoded is said once, in its
+    /// row, as import said it of such images; a still that cannot be read (missing,
+    /// unreadable) fails them all and changes nothing.
+    private func makePNGs(_ wanted: [Wanted], in resource: Int64) throws -> [(Int, Result<URL, AuxiliaryError>)] {
+        let asset = wanted[0].row.assetId
+        func failure(_ error: Error, file: String?) -> AuxiliaryError {
+            error as? AuxiliaryError ?? AuxiliaryError(MediaAnalyzer.describe(error), asset: asset, file: file)
+        }
+        guard let still = try catalog.read({ db in try ResourceRecord.fetchOne(db, key: resource) }) else {
+            let error = AuxiliaryError("the file its auxiliary images are in is not in the catalog", asset: asset)
+            return wanted.map { ($0.index, .failure(error)) }
         }
         let name = still.originalName ?? URL(fileURLWithPath: still.path).lastPathComponent
-        // An image that cannot be decoded is said once, in the row, as import said it of
-        // such images; a file that cannot be read (missing, unreadable) changes nothing.
-        var undecodable: String?
-        let made = try AuxiliaryError.naming(asset: row.assetId, file: name) { () throws -> AtomicFile.Temporary in
-            let stillPath = try file(still.path, of: row.assetId).path
-            let found = try AuxiliaryExtractor.scan(path: stillPath, decode: .only([row.source])).auxiliaryImages
-            guard let image = found.first(where: { $0.source == row.source }), let samples = image.samples else {
-                let why = found.first { $0.source == row.source }.map { $0.problem ?? "no samples" } ?? "it is no longer in the file"
-                undecodable = "its \(row.type.rawValue) image (\(row.source)) cannot be decoded: \(why)"
-                throw AuxiliaryError(undecodable!)
+        let found: [FoundAuxiliaryImage]
+        do {
+            found = try AuxiliaryError.naming(asset: asset, file: name) {
+                let sources = Set(wanted.map(\.row.source))
+                return try AuxiliaryExtractor.scan(path: try file(still.path, of: asset).path, decode: .only(sources)).auxiliaryImages
             }
-            let png = try AuxiliaryPNG.encode(samples, of: image, in: name)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            return try AtomicFile.writeTemporary(png, in: isReadOnly ? target.deletingLastPathComponent() : temporary)
-        } onError: {
-            if let undecodable, !isReadOnly {
-                try? catalog.write { db in
+        } catch {
+            let error = failure(error, file: name)
+            return wanted.map { ($0.index, .failure(error)) }
+        }
+        var out: [(Int, Result<URL, AuxiliaryError>)] = []
+        var undecodable: [(id: Int64?, reason: String)] = []
+        for w in wanted {
+            let row = w.row
+            do {
+                let url = try AuxiliaryError.naming(asset: asset, file: name) {
+                    guard let image = found.first(where: { $0.source == row.source }), let samples = image.samples else {
+                        let why = found.first { $0.source == row.source }.map { $0.problem ?? "no samples" } ?? "it is no longer in the file"
+                        let reason = "its \(row.type.rawValue) image (\(row.source)) cannot be decoded: \(why)"
+                        undecodable.append((row.id, reason))
+                        throw AuxiliaryError(reason)
+                    }
+                    return try place(try AuxiliaryPNG.encode(samples, of: image, in: name), of: row, at: w.target)
+                }
+                out.append((w.index, .success(url)))
+            } catch {
+                out.append((w.index, .failure(failure(error, file: name))))
+            }
+        }
+        if !undecodable.isEmpty, !isReadOnly {
+            try? catalog.write { db in
+                for (id, reason) in undecodable {
                     try db.execute(
-                        sql: "UPDATE aux_image SET path = NULL, sha256 = NULL, bytes = NULL, problem = ? WHERE id = ?",
-                        arguments: [undecodable, row.id])
+                        sql: "UPDATE aux_image SET path = NULL, sha256 = NULL, bytes = NULL, problem = ? WHERE id = ?", arguments: [reason, id])
                 }
             }
         }
+        return out
+    }
+
+    /// Puts a made PNG at `target`, recording its bytes in `row` (in the user's cache for
+    /// a read-only library, the row as it is).
+    private func place(_ png: [UInt8], of row: AuxImageRecord, at target: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let made = try AtomicFile.writeTemporary(png, in: isReadOnly ? target.deletingLastPathComponent() : temporary)
         // The temporary file goes whatever happens (placed, it is renamed away first).
         defer { unlink(made.url.path) }
         if isReadOnly {

@@ -90,7 +90,7 @@ public enum MediaAnalyzer {
             guard !source.changed else { throw LibraryError.changedDuringImport(path: path) }
             let sha = SHA256.hash(data: bytes).hexString
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
-            let (metadata, pixels, stillWarnings, extras) = try readStill(format: format, bytes: bytes, path: path)
+            let (metadata, pixels, stillWarnings, extras) = try readStill(format: format, bytes: bytes)
             warnings += stillWarnings + extras.warnings
             for aux in extras.auxiliaryImages {
                 if let problem = aux.problem { warnings.append("auxiliary image \(aux.source) (\(aux.type.rawValue)) not extracted: \(problem)") }
@@ -164,7 +164,7 @@ public enum MediaAnalyzer {
 
     /// Metadata, thumbnail pixels (oriented, not yet scaled), warnings, and the
     /// auxiliary images and embedded movie (decoded, not yet staged).
-    static func readStill(format: MediaFormat, bytes: [UInt8], path: String) throws
+    static func readStill(format: MediaFormat, bytes: [UInt8]) throws
         -> (MediaMetadata, (PixelBuffer<UInt8>, String), [String], StillExtras)
     {
         var warnings: [String] = []

@@ -128,32 +128,34 @@ extension PhotoLibrary {
             actions.append(try rerender(file, dryRun: dryRun))
         }
         try rebuildAll(fromRenders)
-        for file in auxImages {
-            progress(done, total)
-            done += 1
-            actions.append(try remakeAuxiliaryPNG(file, dryRun: dryRun))
-        }
+        progress(done, total)
+        actions += try remakeAuxiliaryPNGs(auxImages, dryRun: dryRun)
         progress(total, total)
         return actions
     }
 
-    /// An auxiliary image's PNG that is missing or damaged, made again from its still.
-    private func remakeAuxiliaryPNG(_ file: CatalogFile, dryRun: Bool) throws -> RepairReport.Action {
-        let path = absolute(file.path).path
-        guard let row = try catalog.read({ db in try AuxImageRecord.fetchOne(db, key: file.id) }) else {
-            return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): its row is gone")
+    /// Auxiliary images' PNGs that are missing or damaged, made again from their stills
+    /// (each still read once for all of its images).
+    private func remakeAuxiliaryPNGs(_ files: [CatalogFile], dryRun: Bool) throws -> [RepairReport.Action] {
+        let rows = try catalog.read { db in try files.map { try AuxImageRecord.fetchOne(db, key: $0.id) } }
+        let present = rows.compactMap { $0 }
+        let made = dryRun ? [] : try auxiliaryPNGs(present, remake: true)
+        let outcome = Dictionary(uniqueKeysWithValues: zip(present.map(\.id), made))
+        return try zip(files, rows).map { file, row in
+            let path = absolute(file.path).path
+            guard row != nil else {
+                return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): its row is gone")
+            }
+            if dryRun {
+                return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) would be made again from its still")
+            }
+            if case .failure(let error)? = outcome[file.id] {
+                return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): \(error)")
+            }
+            let now = try catalog.read { db in try AuxImageRecord.fetchOne(db, key: file.id)?.sha256 }
+            let same = now == file.sha256 ? "the same bytes as before" : "new bytes, recorded"
+            return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) made again from its still (\(same))")
         }
-        if dryRun {
-            return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) would be made again from its still")
-        }
-        do {
-            _ = try auxiliaryPNG(row, remake: true)
-        } catch {
-            return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): \(error)")
-        }
-        let now = try catalog.read { db in try AuxImageRecord.fetchOne(db, key: file.id)?.sha256 }
-        let same = now == file.sha256 ? "the same bytes as before" : "new bytes, recorded"
-        return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) made again from its still (\(same))")
     }
 
     /// `files`, all made from the resource `sourceID`, made again from it. `remade`: the

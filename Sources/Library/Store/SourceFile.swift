@@ -26,10 +26,10 @@ final class SourceFile {
 
     deinit { close(fd) }
 
-    /// Up to `count` bytes from `offset` (fewer at the end of the file).
-    func bytes(at offset: Int64 = 0, count: Int) throws -> [UInt8] {
+    /// Its first `count` bytes (fewer for a shorter file).
+    func bytes(count: Int) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
-        let got = try out.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        let got = try out.withUnsafeMutableBytes { try read(into: $0, at: 0) }
         out.removeLast(count - got)
         return out
     }
