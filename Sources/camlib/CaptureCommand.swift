@@ -330,7 +330,7 @@ struct CaptureCommand: ParsableCommand {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         do {
             let outcome = try library.importCaptures(
-                from: staging, leftovers: leftovers, options: ImportOptions(isolation: .workerProcesses(executable: executable)))
+                from: staging, leftovers: leftovers, options: ImportOptions(isolation: .workerProcesses(AnalysisWorkers(executable: executable))))
             guard let report = outcome.report else { return (true, []) }
             for e in report.errors { Terminal.error("camlib: \(e.path): not imported: \(e.message) (the file stays in \(staging.path))") }
             let ids = report.assetIDs.map(String.init).joined(separator: ", ")

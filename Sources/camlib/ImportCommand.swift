@@ -56,14 +56,18 @@ struct ImportCommand: ParsableCommand {
             Terminal.error("camlib: nothing to import, so no library was made at \(libraryOptions.location.path)")
             throw ExitCode.failure
         }
+        // The analysis workers start first and load their libraries while the catalog
+        // is opened (or made) and the inputs listed.
+        var options = ImportOptions()
+        if let jobs { options.jobs = jobs }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let workers = AnalysisWorkers(executable: executable, prestart: max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount - 1)))
+        options.isolation = .workerProcesses(workers)
         let (library, scratch) = try openLibrary()
         defer {
             library.endRehearsal()
             if let scratch { try? FileManager.default.removeItem(at: scratch) }
         }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var options = ImportOptions(isolation: .workerProcesses(executable: executable))
-        if let jobs { options.jobs = jobs }
         let importer = Importer(library: library, options: options)
 
         let signals = StopSignals { importer.cancel() }

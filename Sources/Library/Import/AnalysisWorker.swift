@@ -1,3 +1,4 @@
+import Codecs
 import Foundation
 import GRDB
 
@@ -13,9 +14,9 @@ struct AnalysisRequest: Codable {
 public enum AnalysisIsolation: Sendable {
     /// In this process: fastest to start, but a crash in a C library ends the import.
     case inProcess
-    /// In child processes running `EXECUTABLE analyze-worker`: a crash or hang costs
-    /// only the file that caused it. What `camlib import` uses.
-    case workerProcesses(executable: String)
+    /// In child processes running `EXECUTABLE analyze-worker`, taken from `workers`: a
+    /// crash or hang costs only the file that caused it. What `camlib import` uses.
+    case workerProcesses(AnalysisWorkers)
 }
 
 /// The child side: reads one JSON request per line on stdin, answers one JSON outcome
@@ -24,6 +25,9 @@ public enum AnalysisWorker {
     public static func serve() {
         limitMemory()
         exitWithParent()
+        // Started before the import has work for it (see AnalysisWorkers): the libraries
+        // load while the import opens its catalog, not during the first file.
+        CodecLibraries.preload()
         // Each step goes out before it starts, unbuffered: if it crashes, the import knows.
         AnalysisStep.report { step in FileHandle.standardOutput.write(Data(AnalysisStep.line(step).utf8)) }
         let decoder = JSONDecoder()
@@ -100,186 +104,4 @@ final class InProcessAnalyzer: Analyzer {
         return MediaAnalyzer.analyze(path: path, stagingDirectory: stagingDirectory, isKnown: { known?.contains($0) ?? false })
     }
     func stop() {}
-}
-
-/// The parent side of one worker process. Restarts the worker after a crash or a
-/// time-out; each costs only the file being analysed.
-final class WorkerProcessAnalyzer: Analyzer {
-    let executable: String
-    private var process: Process?
-    private var toWorker: FileHandle?
-    private var fromWorker: Int32 = -1
-    private var buffered: [UInt8] = []
-
-    init(executable: String) {
-        self.executable = executable
-    }
-
-    deinit { stop() }
-
-    /// `timeLimit` is CPU time the worker may spend on the file, so a busy machine does
-    /// not make a slow-but-working decode look like a hang; a wall-clock limit ten times
-    /// longer catches a worker stuck without using the CPU.
-    func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome {
-        do {
-            try startIfNeeded()
-        } catch {
-            return .failed(path: path, reason: "cannot start an analysis worker (\(executable)): \(error)")
-        }
-        var line = (try? JSONEncoder().encode(AnalysisRequest(path: path, stagingDirectory: stagingDirectory.path, catalogPath: catalogPath))) ?? Data()
-        line.append(UInt8(ascii: "\n"))
-        do {
-            try toWorker?.write(contentsOf: line)
-        } catch {
-            return .failed(path: path, reason: "the analysis worker died: \(reapDescription())")
-        }
-        // The worker says each step before it starts it; the last one is where it was.
-        var step: String?
-        while true {
-            switch readLine(cpuLimit: timeLimit, wallLimit: max(60, timeLimit * 10)) {
-            case .line(let bytes):
-                if let next = AnalysisStep.parse(bytes) {
-                    step = next
-                    continue
-                }
-                if let outcome = try? JSONDecoder().decode(AnalysisOutcome.self, from: Data(bytes)) { return outcome }
-                return .failed(path: path, reason: "camlib internal error: unreadable answer from the analysis worker")
-            case .closed:
-                let doing = step.map { "while \($0)" } ?? "before it began"
-                return .failed(path: path, reason: "the analysis crashed \(doing) (\(reapDescription())); camlib skipped this file")
-            case .timedOut(let cpu):
-                kill()
-                let doing = step.map { " (\($0))" } ?? ""
-                return .failed(
-                    path: path,
-                    reason: cpu
-                        ? "reading this file used more than \(Int(timeLimit)) s of CPU time without finishing\(doing); camlib gave up on it"
-                        : "reading this file made no progress for \(Int(max(60, timeLimit * 10))) s\(doing); camlib gave up on it")
-            }
-        }
-    }
-
-    func stop() {
-        try? toWorker?.close()
-        toWorker = nil
-        if let p = process {
-            p.waitUntilExit()
-        }
-        closeReader()
-        process = nil
-    }
-
-    private func startIfNeeded() throws {
-        if let p = process, p.isRunning { return }
-        closeReader()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["analyze-worker"]
-        let input = Pipe(), output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = FileHandle.nullDevice
-        // camlib reports a worker's crash itself, one line per file; Swift's backtracer
-        // would spend 0.1 s symbolicating a report that nobody reads.
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        // Decoding allocates tens of MB per image. glibc gives each thread that
-        // allocates (libheif's and FFmpeg's decoding threads) an arena of its own, and each
-        // arena kept its largest image's worth: two workers grew to 210 MB each on a
-        // 560-file set. One arena, large buffers (4 MB and up) mapped and unmapped for
-        // each image, smaller ones kept for the next file (trim at 512 MB): 280 MB for the
-        // whole import instead of 465, in the same time (bench/import.py --files).
-        environment["GLIBC_TUNABLES"] = "glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=536870912"
-        p.environment = environment
-        try p.run()
-        process = p
-        toWorker = input.fileHandleForWriting
-        // Own the read end as a plain descriptor, to poll() it with a deadline.
-        fromWorker = dup(output.fileHandleForReading.fileDescriptor)
-        try? output.fileHandleForReading.close()
-        try? input.fileHandleForReading.close()
-        try? output.fileHandleForWriting.close()
-        buffered = []
-    }
-
-    private enum ReadResult { case line([UInt8]), closed, timedOut(cpu: Bool) }
-
-    private func readLine(cpuLimit: Double, wallLimit: Double) -> ReadResult {
-        let wallDeadline = Date().addingTimeInterval(wallLimit)
-        let pid = process?.processIdentifier ?? 0
-        let cpuAtStart = Self.cpuSeconds(of: pid)
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            if let nl = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffered[..<nl])
-                buffered.removeSubrange(...nl)
-                return .line(line)
-            }
-            if let start = cpuAtStart, let now = Self.cpuSeconds(of: pid), now - start > cpuLimit { return .timedOut(cpu: true) }
-            if Date() > wallDeadline { return .timedOut(cpu: false) }
-            var fds = pollfd(fd: fromWorker, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&fds, 1, 100)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return .closed
-            }
-            if ready == 0 { continue }
-            let n = chunk.withUnsafeMutableBytes { Foundation.read(fromWorker, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .closed
-            }
-            if n == 0 { return .closed }
-            buffered.append(contentsOf: chunk[..<n])
-        }
-    }
-
-    /// User + system CPU time of a process, from /proc/PID/stat (fields 14 and 15, in
-    /// clock ticks; the command name in field 2 may hold spaces, so count after its ')').
-    static func cpuSeconds(of pid: Int32) -> Double? {
-        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After ')': state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    private func kill() {
-        if let p = process, p.isRunning {
-            Foundation.kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-        }
-        try? toWorker?.close()
-        toWorker = nil
-        closeReader()
-        process = nil
-    }
-
-    /// Waits for a dead worker and says how it ended.
-    private func reapDescription() -> String {
-        guard let p = process else { return "worker not running" }
-        try? toWorker?.close()
-        toWorker = nil
-        p.waitUntilExit()
-        closeReader()
-        process = nil
-        switch p.terminationReason {
-        case .uncaughtSignal:
-            let sig = p.terminationStatus
-            let name = strsignal(sig).map { String(cString: $0) } ?? "signal \(sig)"
-            return "signal \(sig), \(name)"
-        case .exit:
-            return "exit status \(p.terminationStatus)"
-        @unknown default:
-            return "ended"
-        }
-    }
-
-    private func closeReader() {
-        if fromWorker >= 0 { close(fromWorker) }
-        fromWorker = -1
-        buffered = []
-    }
 }

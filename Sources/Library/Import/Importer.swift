@@ -135,13 +135,14 @@ final class AnalysisPipeline: @unchecked Sendable {
                 let analyzer: Analyzer =
                     switch options.isolation {
                     case .inProcess: InProcessAnalyzer()
-                    case .workerProcesses(let exe): WorkerProcessAnalyzer(executable: exe)
+                    case .workerProcesses(let workers): workers.take()
                     }
                 while let (index, path) = take() {
                     // CPU seconds: short for the small hostile files that spin a decoder,
                     // growing with size for big movies (hashing at 20 MB/s is far below
                     // real speed).
-                    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                    var info = stat()
+                    let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
                     let limit = AnalysisPipeline.timeLimit(bytes: size)
                     let outcome = analyzer.analyze(path: path, stagingDirectory: tmp, catalogPath: catalogPath, timeLimit: limit)
                     put(outcome, at: index)
