@@ -26,6 +26,14 @@ extension ImportSession {
         // A render is kept as it is: the thumbnail and aux images its analysis made go.
         defer { AnalysisOutcome.analyzed(a).discardStagedFiles() }
         let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
+        if library.rehearsal == nil {
+            do {
+                try AtomicFile.makeDurable([a.stagedCopy])
+            } catch {
+                report.errors.append(FileProblem(path: a.path, message: MediaAnalyzer.describe(error)))
+                return
+            }
+        }
         attach(path: a.path, staged: staged, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType,
                to: asset, into: &report) { db, resource in
             // Apple's render belongs to Apple's current edit, when its .AAE came first.

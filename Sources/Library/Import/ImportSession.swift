@@ -80,6 +80,7 @@ struct ImportSession {
         let layout = library.layout
         var published: [URL] = []
         do {
+            if library.rehearsal == nil { try a.makeStagedFilesDurable() }
             return try library.catalog.write { db in
                 if let existing = try ResourceRecord.assetHolding(original: a.sha256, db) { return .duplicate(asset: existing) }
                 // Files first, rows after: a crash in between leaves an unlisted file,

@@ -8,8 +8,9 @@ public struct MediaAnalysis: Codable, Sendable, Equatable {
     public var format: MediaFormat
     public var bytes: Int64
     public var sha256: String
-    /// The original's bytes, copied into the library's tmp/ folder, read-only and
-    /// fsynced, waiting to be linked into originals/.
+    /// The original's bytes, copied into the library's tmp/ folder, read-only, waiting
+    /// to be linked into originals/. Like every file an analysis stages, not fsynced yet:
+    /// the import does that just before it links them (``makeStagedFilesDurable()``).
     public var stagedCopy: String
     public var metadata: MediaMetadata
     /// A JPEG written to the library's tmp/ folder, or nil when none could be made.
@@ -20,6 +21,17 @@ public struct MediaAnalysis: Codable, Sendable, Equatable {
     public var auxiliaryImages: [StagedAuxiliaryImage] = []
     /// A Motion Photo's movie, cut out of the still into tmp/.
     public var embeddedMovie: StagedMovie?
+
+    /// Every file the analysis wrote into tmp/.
+    var stagedFiles: [String] {
+        [stagedCopy] + [thumbnail?.temporaryPath, embeddedMovie?.temporaryPath, embeddedMovie?.thumbnail?.temporaryPath].compactMap { $0 }
+    }
+
+    /// Fsyncs the staged files, before they are linked into the library: the analysis
+    /// writes them without waiting for the disk (see ``AtomicFile``).
+    func makeStagedFilesDurable() throws {
+        try AtomicFile.makeDurable(stagedFiles)
+    }
 }
 
 /// An auxiliary image found in a still: its facts, read from the container (its PNG is
@@ -93,12 +105,7 @@ public enum AnalysisOutcome: Codable, Sendable, Equatable {
     /// Removes the files this outcome staged in tmp/, for an outcome that is not committed.
     func discardStagedFiles() {
         guard case .analyzed(let a) = self else { return }
-        unlink(a.stagedCopy)
-        if let t = a.thumbnail { unlink(t.temporaryPath) }
-        if let movie = a.embeddedMovie {
-            unlink(movie.temporaryPath)
-            if let t = movie.thumbnail { unlink(t.temporaryPath) }
-        }
+        for path in a.stagedFiles { unlink(path) }
     }
 
     case analyzed(MediaAnalysis)

@@ -8,7 +8,7 @@ import Imaging
 /// oriented JPEG thumbnail, and a staged copy of the original; both files go into
 /// `stagingDirectory` (the library's tmp/) for the import to link into place.
 ///
-/// Runs inside an analysis worker process (see ``AnalysisWorkerPool``) so that a C
+/// Runs inside an analysis worker process (see ``AnalysisWorkers``) so that a C
 /// library crashing or hanging on a hostile file costs that file, not the import.
 public enum MediaAnalyzer {
     /// Longest side of a thumbnail, in pixels.
@@ -104,7 +104,7 @@ public enum MediaAnalyzer {
                 let movie = try extras.movie.flatMap {
                     try stageMovie($0, of: bytes, in: stagingDirectory, staged: &staged, warnings: &warnings)
                 }
-                let copy = try AtomicFile.writeTemporary(bytes, in: stagingDirectory, readOnly: true, sha256: sha)
+                let copy = try AtomicFile.writeTemporary(bytes, in: stagingDirectory, readOnly: true, sha256: sha, durable: false)
                 analysis = MediaAnalysis(
                     path: path, format: format, bytes: Int64(bytes.count), sha256: sha, stagedCopy: copy.url.path,
                     metadata: metadata, thumbnail: thumbnail, warnings: warnings, auxiliaryImages: aux, embeddedMovie: movie)
@@ -116,7 +116,7 @@ public enum MediaAnalyzer {
             // Copied into the library's tmp/ as it is hashed: one read of the source, and
             // FFmpeg reads the copy. A movie the library holds already is not decoded, and
             // its copy goes.
-            let copy = try source.copy(into: stagingDirectory, readOnly: true)
+            let copy = try source.copy(into: stagingDirectory, readOnly: true, durable: false)
             let sha = copy.sha256
             if isKnown(sha) {
                 unlink(copy.url.path)
@@ -340,7 +340,7 @@ public enum MediaAnalyzer {
         throws -> StagedMovie?
     {
         let data = Array(bytes[movie.range])
-        let file = try AtomicFile.writeTemporary(data, in: directory, readOnly: true)
+        let file = try AtomicFile.writeTemporary(data, in: directory, readOnly: true, durable: false)
         do {
             AnalysisStep.begin("reading the movie inside it (FFmpeg)")
             let reader = try MovieFile(path: file.url.path)
@@ -373,7 +373,7 @@ public enum MediaAnalyzer {
     static func writeThumbnail(_ source: (PixelBuffer<UInt8>, String), in directory: URL) throws -> Thumbnail {
         let pixels = try PixelScaler.scaledToFit(source.0, maxSide: thumbnailSide)
         let jpeg = try JPEGCodec.encode(pixels, quality: thumbnailQuality)
-        let file = try AtomicFile.writeTemporary(jpeg, in: directory)
+        let file = try AtomicFile.writeTemporary(jpeg, in: directory, durable: false)
         return Thumbnail(
             temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, width: pixels.width, height: pixels.height,
             source: source.1)

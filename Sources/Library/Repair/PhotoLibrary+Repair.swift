@@ -202,6 +202,7 @@ extension PhotoLibrary {
                 actions.append(notRepaired(file, "reading \(source.path) again did not make it"))
                 continue
             }
+            try AtomicFile.makeDurable([staged.path])  // an analysis stages files without fsyncing them
             try catalog.write { db in
                 _ = try publishDerived(URL(fileURLWithPath: staged.path), to: destination)
                 if staged.sha256 != file.sha256 || staged.bytes != file.bytes {

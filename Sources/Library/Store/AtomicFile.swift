@@ -4,8 +4,13 @@ import Foundation
 /// Writes that a crash cannot leave half-done: data goes to a temporary file in the
 /// library's `tmp/` folder, is fsynced, and is then linked into place under a name that
 /// did not exist before (never overwriting), and the folder is fsynced.
+///
+/// An import's analysis workers write their staged files with `durable: false` and the
+/// import fsyncs them (``makeDurable(_:)``) just before it links them: a worker waiting
+/// for the disk leaves its core idle, the import's own thread does not.
 enum AtomicFile {
-    /// A fsynced temporary file and what was written to it.
+    /// A temporary file and what was written to it; fsynced unless written with
+    /// `durable: false`.
     struct Temporary {
         let url: URL
         let sha256: String
@@ -33,8 +38,11 @@ enum AtomicFile {
     }
 
     /// Writes `data` into a new temporary file in `directory`; `sha256` saves hashing
-    /// again when the caller already knows it.
-    static func writeTemporary(_ data: [UInt8], in directory: URL, readOnly: Bool = false, sha256: String? = nil) throws -> Temporary {
+    /// again when the caller already knows it. `durable: false` leaves the fsync to
+    /// whoever links it into place (``makeDurable(_:)``).
+    static func writeTemporary(
+        _ data: [UInt8], in directory: URL, readOnly: Bool = false, sha256: String? = nil, durable: Bool = true
+    ) throws -> Temporary {
         let (url, fd) = try createTemporary(in: directory)
         var ok = false
         defer {
@@ -42,7 +50,7 @@ enum AtomicFile {
             if !ok { unlink(url.path) }
         }
         try data.withUnsafeBytes { try writeAll(fd, $0, path: url.path) }
-        try finish(fd, path: url.path, readOnly: readOnly)
+        try finish(fd, path: url.path, readOnly: readOnly, durable: durable)
         ok = true
         return Temporary(url: url, sha256: sha256 ?? SHA256.hash(data: data).hexString, bytes: Int64(data.count))
     }
@@ -82,8 +90,11 @@ enum AtomicFile {
     }
 
     /// A new temporary file in `directory` that `body` writes piece by piece (a movie of
-    /// any size, never whole in memory); removed if `body` throws.
-    static func streamTemporary(in directory: URL, readOnly: Bool = false, _ body: (inout Stream) throws -> Void) throws -> Temporary {
+    /// any size, never whole in memory); removed if `body` throws. `durable` as for
+    /// ``writeTemporary(_:in:readOnly:sha256:durable:)``.
+    static func streamTemporary(
+        in directory: URL, readOnly: Bool = false, durable: Bool = true, _ body: (inout Stream) throws -> Void
+    ) throws -> Temporary {
         let (url, fd) = try createTemporary(in: directory)
         var ok = false
         defer {
@@ -92,7 +103,7 @@ enum AtomicFile {
         }
         var stream = Stream(fd: fd, path: url.path)
         try body(&stream)
-        try finish(fd, path: url.path, readOnly: readOnly)
+        try finish(fd, path: url.path, readOnly: readOnly, durable: durable)
         ok = true
         return Temporary(url: url, sha256: stream.hasher.finalize().hexString, bytes: stream.count)
     }
@@ -176,6 +187,16 @@ enum AtomicFile {
         }
     }
 
+    /// Fsyncs files written with `durable: false`, before they are linked into place.
+    static func makeDurable(_ paths: [String]) throws {
+        for path in paths {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+            defer { close(fd) }
+            guard fsync(fd) == 0 else { throw LibraryError.io(path: path, operation: "fsync", errno: errno) }
+        }
+    }
+
     /// Makes a directory entry change durable.
     static func syncDirectory(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -204,8 +225,9 @@ enum AtomicFile {
         }
     }
 
-    private static func finish(_ fd: Int32, path: String, readOnly: Bool) throws {
+    private static func finish(_ fd: Int32, path: String, readOnly: Bool, durable: Bool = true) throws {
         if readOnly, fchmod(fd, 0o444) != 0 { throw LibraryError.io(path: path, operation: "chmod", errno: errno) }
+        guard durable else { return }
         guard fsync(fd) == 0 else { throw LibraryError.io(path: path, operation: "fsync", errno: errno) }
     }
 }

@@ -41,9 +41,10 @@ final class SourceFile {
         return all
     }
 
-    /// Copies the file into a new temporary file in `directory`, hashing it on the way.
-    func copy(into directory: URL, readOnly: Bool) throws -> AtomicFile.Temporary {
-        let copy = try AtomicFile.streamTemporary(in: directory, readOnly: readOnly) { stream in
+    /// Copies the file into a new temporary file in `directory`, hashing it on the way;
+    /// `durable` as for ``AtomicFile/writeTemporary(_:in:readOnly:sha256:durable:)``.
+    func copy(into directory: URL, readOnly: Bool, durable: Bool = true) throws -> AtomicFile.Temporary {
+        let copy = try AtomicFile.streamTemporary(in: directory, readOnly: readOnly, durable: durable) { stream in
             try stream.copy(from: fd, path, offset: 0, size: size)
         }
         guard !changed else {
