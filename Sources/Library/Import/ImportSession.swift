@@ -29,11 +29,67 @@ struct ImportSession {
     // MARK: Photos and movies
 
     mutating func commitMedia(_ a: MediaAnalysis, into report: inout ImportReport) {
+        commitMedia([a], into: &report)
+    }
+
+    /// Commits a group of analysed files, in order, in one transaction: each file's rows
+    /// in a savepoint of their own (a file that fails is an error of its own and leaves
+    /// nothing behind), each folder a file went into fsynced once, and the catalog
+    /// fsynced once. Files first, rows after: a crash in between leaves unlisted files,
+    /// never a row naming a missing one. The import groups what has arrived while it was
+    /// committing: one file at a time while it keeps up, more on a slow disk.
+    mutating func commitMedia(_ group: [MediaAnalysis], into report: inout ImportReport) {
+        // Staged files that were not published (a duplicate, an error) go; no-ops otherwise.
+        defer { for a in group { AnalysisOutcome.analyzed(a).discardStagedFiles() } }
+        var results = [Result<Outcome, Error>?](repeating: nil, count: group.count)
+        var ready: [Int] = []
+        for (i, a) in group.enumerated() {
+            do {
+                if library.rehearsal == nil { try a.makeStagedFilesDurable() }
+                ready.append(i)
+            } catch {
+                results[i] = .failure(error)
+            }
+        }
+        var published: [URL] = []
         do {
-            let outcome = try commitMediaOrThrow(a)
-            record(outcome, for: a, into: &report)
+            let committed: [Int: Result<Outcome, Error>] = try library.catalog.write { db in
+                var done: [Int: Result<Outcome, Error>] = [:]
+                var folders = Set<URL>()
+                for i in ready {
+                    var mine: [URL] = []
+                    do {
+                        var outcome: Outcome?
+                        try db.inSavepoint {
+                            outcome = try commitOne(group[i], published: &mine, db)
+                            return .commit
+                        }
+                        done[i] = .success(outcome!)
+                        published += mine
+                        folders.formUnion(mine.map { $0.deletingLastPathComponent() })
+                    } catch {
+                        for url in mine { unlink(url.path) }
+                        done[i] = .failure(error)
+                    }
+                }
+                if library.rehearsal == nil {
+                    for folder in folders.sorted(by: { $0.path < $1.path }) { try AtomicFile.syncDirectory(folder) }
+                }
+                return done
+            }
+            for (i, result) in committed { results[i] = result }
         } catch {
-            report.errors.append(FileProblem(path: a.path, message: MediaAnalyzer.describe(error)))
+            // The transaction as a whole failed (the disk is full, say): nothing of the
+            // group is in the catalog, so none of its files may stay.
+            for url in published { unlink(url.path) }
+            for i in ready { results[i] = .failure(error) }
+        }
+        for (a, result) in zip(group, results) {
+            switch result {
+            case .success(let outcome)?: record(outcome, for: a, into: &report)
+            case .failure(let error)?: report.errors.append(FileProblem(path: a.path, message: MediaAnalyzer.describe(error)))
+            case nil: report.errors.append(FileProblem(path: a.path, message: "camlib internal error: the file was not committed"))
+            }
         }
     }
 
@@ -73,57 +129,46 @@ struct ImportSession {
         remember(path: a.path, asset: asset, isStill: a.format.isStill)
     }
 
-    private func commitMediaOrThrow(_ a: MediaAnalysis) throws -> Outcome {
+    /// One file of a group: its files published (into `published`, folders not yet
+    /// fsynced) and its rows inserted, in the caller's transaction.
+    private func commitOne(_ a: MediaAnalysis, published: inout [URL], _ db: Database) throws -> Outcome {
         let source = URL(fileURLWithPath: a.path)
-        // Staged files that were not published (a duplicate, an error) go; no-ops otherwise.
-        defer { AnalysisOutcome.analyzed(a).discardStagedFiles() }
         let layout = library.layout
-        var published: [URL] = []
-        do {
-            if library.rehearsal == nil { try a.makeStagedFilesDurable() }
-            return try library.catalog.write { db in
-                if let existing = try ResourceRecord.assetHolding(original: a.sha256, db) { return .duplicate(asset: existing) }
-                // Files first, rows after: a crash in between leaves an unlisted file,
-                // never a row naming a missing one.
-                let original = try library.publishOriginal(
-                    URL(fileURLWithPath: a.stagedCopy), named: source.lastPathComponent, capturedAt: a.metadata.capturedAt)
-                published.append(original)
-                var thumbnailURL: URL?
-                if let t = a.thumbnail {
-                    thumbnailURL = try library.publishDerived(URL(fileURLWithPath: t.temporaryPath), to: layout.thumbnail(of: a.sha256))
-                    published.append(thumbnailURL!)
-                }
-                // Where each aux image's PNG goes when it is first asked for (none is made
-                // now); an image whose container is damaged gets none.
-                var auxURLs: [URL?] = []
-                var names = AuxiliaryFileNames()
-                for aux in a.auxiliaryImages {
-                    let name = names.next(for: aux.type)
-                    auxURLs.append(aux.problem == nil ? layout.auxiliaryImages(of: a.sha256).appendingPathComponent(name) : nil)
-                }
-                var movieURL: URL?
-                var posterURL: URL?
-                if let movie = a.embeddedMovie {
-                    movieURL = try library.publishDerived(
-                        URL(fileURLWithPath: movie.temporaryPath), to: layout.motionMovie(of: a.sha256, format: movie.format))
-                    published.append(movieURL!)
-                    if let t = movie.thumbnail {
-                        // Named after the still: two stills may embed the same movie.
-                        posterURL = try library.publishDerived(
-                            URL(fileURLWithPath: t.temporaryPath), to: layout.thumbnail(of: a.sha256, suffix: "-motion"))
-                        published.append(posterURL!)
-                    }
-                }
-                let outcome = try insert(a, original: original, thumbnail: thumbnailURL, db)
-                if case .imported(let asset, _, _) = outcome {
-                    try insertExtras(a, asset: asset, auxURLs: auxURLs, movie: movieURL, poster: posterURL, db)
-                }
-                return outcome
-            }
-        } catch {
-            for url in published { unlink(url.path) }
-            throw error
+        if let existing = try ResourceRecord.assetHolding(original: a.sha256, db) { return .duplicate(asset: existing) }
+        let original = try library.publishOriginal(
+            URL(fileURLWithPath: a.stagedCopy), named: source.lastPathComponent, capturedAt: a.metadata.capturedAt, syncFolder: false)
+        published.append(original)
+        var thumbnailURL: URL?
+        if let t = a.thumbnail {
+            thumbnailURL = try library.publishDerived(URL(fileURLWithPath: t.temporaryPath), to: layout.thumbnail(of: a.sha256), syncFolder: false)
+            published.append(thumbnailURL!)
         }
+        // Where each aux image's PNG goes when it is first asked for (none is made now);
+        // an image whose container is damaged gets none.
+        var auxURLs: [URL?] = []
+        var names = AuxiliaryFileNames()
+        for aux in a.auxiliaryImages {
+            let name = names.next(for: aux.type)
+            auxURLs.append(aux.problem == nil ? layout.auxiliaryImages(of: a.sha256).appendingPathComponent(name) : nil)
+        }
+        var movieURL: URL?
+        var posterURL: URL?
+        if let movie = a.embeddedMovie {
+            movieURL = try library.publishDerived(
+                URL(fileURLWithPath: movie.temporaryPath), to: layout.motionMovie(of: a.sha256, format: movie.format), syncFolder: false)
+            published.append(movieURL!)
+            if let t = movie.thumbnail {
+                // Named after the still: two stills may embed the same movie.
+                posterURL = try library.publishDerived(
+                    URL(fileURLWithPath: t.temporaryPath), to: layout.thumbnail(of: a.sha256, suffix: "-motion"), syncFolder: false)
+                published.append(posterURL!)
+            }
+        }
+        let outcome = try insert(a, original: original, thumbnail: thumbnailURL, db)
+        if case .imported(let asset, _, _) = outcome {
+            try insertExtras(a, asset: asset, auxURLs: auxURLs, movie: movieURL, poster: posterURL, db)
+        }
+        return outcome
     }
 
     /// Rows for a new still or movie: joins its Live Photo partner's asset when there is

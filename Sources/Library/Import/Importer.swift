@@ -16,9 +16,9 @@ public struct ImportOptions: Sendable {
 }
 
 /// Brings files into a library: analyses them in parallel (each worker also stages a
-/// fsynced copy of the original in tmp/), then, one file at a time and in input order,
-/// links the copy into originals/ and records it with its metadata, thumbnail and Live
-/// Photo pairing in one transaction.
+/// copy of the original in tmp/), then, in input order, links the copies into originals/
+/// and records them with their metadata, thumbnails and Live Photo pairing, a group of
+/// files (whatever has arrived) in one transaction.
 ///
 /// ```swift
 /// let report = try Importer(library: lib).run(paths: ["/media/phone/DCIM"]) { p in print(p.done, p.total) }
@@ -33,7 +33,10 @@ public final class Importer: Sendable {
         self.options = options
     }
 
-    /// Stops after the file being committed; safe to call from a signal handler's queue.
+    /// Files committed in one transaction at most (see ``ImportSession/commitMedia(_:into:)``).
+    static let largestGroup = 32
+
+    /// Stops after the files being committed; safe to call from a signal handler's queue.
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
@@ -49,32 +52,53 @@ public final class Importer: Sendable {
         var done = inputs.errors.count + inputs.skipped.count
         let total = inputs.count
 
-        // 1. Photos and movies: analysed in parallel, committed here as they arrive.
+        // 1. Photos and movies: analysed in parallel, committed here as they arrive, in
+        // groups of whatever has arrived meanwhile (one transaction and one fsync of each
+        // folder per group: see ImportSession.commitMedia).
         var deferredRenders: [MediaAnalysis] = []
         let analyses = AnalysisPipeline(paths: inputs.media, library: library, options: options, isCancelled: { [self] in isCancelled })
-        while let outcome = analyses.next() {
-            done += 1
-            switch outcome {
-            case .skipped(let path, let reason):
-                report.skipped += 1
-                report.skippedFiles.append(FileProblem(path: path, message: reason))
-                progress(ImportProgress(done: done, total: total, path: path))
-            case .failed(let path, let reason):
-                report.errors.append(FileProblem(path: path, message: reason))
-                progress(ImportProgress(done: done, total: total, path: path))
-            case .alreadyInLibrary(let path, let sha256, let format):
-                session.recordKnown(path: path, sha256: sha256, isStill: format.isStill, into: &report)
-                progress(ImportProgress(done: done, total: total, path: path))
-            case .analyzed(let analysis):
-                for w in analysis.warnings { report.warnings.append(FileProblem(path: analysis.path, message: w)) }
-                if session.isRenderCandidate(analysis.path) {
-                    // IMG_E1234.*: attached once every IMG_1234 of this import is in.
-                    deferredRenders.append(analysis)
-                    continue
-                }
-                session.commitMedia(analysis, into: &report)
+        var group: [MediaAnalysis] = []
+        func commitGroup() {
+            guard !group.isEmpty else { return }
+            session.commitMedia(group, into: &report)
+            for analysis in group {
+                done += 1
                 progress(ImportProgress(done: done, total: total, path: analysis.path))
             }
+            group = []
+        }
+        while let arrived = analyses.next(upTo: Self.largestGroup) {
+            for outcome in arrived {
+                if case .analyzed(let analysis) = outcome {
+                    for w in analysis.warnings { report.warnings.append(FileProblem(path: analysis.path, message: w)) }
+                    if session.isRenderCandidate(analysis.path) {
+                        // IMG_E1234.*: attached (and counted) once every IMG_1234 of this
+                        // import is in.
+                        deferredRenders.append(analysis)
+                    } else {
+                        group.append(analysis)
+                    }
+                    continue
+                }
+                // In input order: what came before is committed first.
+                commitGroup()
+                done += 1
+                switch outcome {
+                case .skipped(let path, let reason):
+                    report.skipped += 1
+                    report.skippedFiles.append(FileProblem(path: path, message: reason))
+                    progress(ImportProgress(done: done, total: total, path: path))
+                case .failed(let path, let reason):
+                    report.errors.append(FileProblem(path: path, message: reason))
+                    progress(ImportProgress(done: done, total: total, path: path))
+                case .alreadyInLibrary(let path, let sha256, let format):
+                    session.recordKnown(path: path, sha256: sha256, isStill: format.isStill, into: &report)
+                    progress(ImportProgress(done: done, total: total, path: path))
+                case .analyzed:
+                    break
+                }
+            }
+            commitGroup()
             if isCancelled { break }
         }
         analyses.finish()
@@ -177,17 +201,22 @@ final class AnalysisPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The outcome of the next path in input order, waiting for it; nil when every path
-    /// has been delivered (or the import was cancelled and the threads stopped).
-    func next() -> AnalysisOutcome? {
+    /// The outcome of the next path in input order, waiting for it, and those of the
+    /// paths after it that are ready too, up to `limit` in all; nil when every path has
+    /// been delivered (or the import was cancelled and the threads stopped).
+    func next(upTo limit: Int) -> [AnalysisOutcome]? {
         condition.lock()
         defer { condition.unlock() }
         while results[delivered] == nil {
             if delivered == paths.count || running == 0 { return nil }
             condition.wait()
         }
-        delivered += 1
-        return results.removeValue(forKey: delivered - 1)
+        var ready: [AnalysisOutcome] = []
+        while ready.count < limit, let outcome = results.removeValue(forKey: delivered) {
+            ready.append(outcome)
+            delivered += 1
+        }
+        return ready
     }
 
     /// Waits for the threads, and drops the staged files of outcomes nobody committed.

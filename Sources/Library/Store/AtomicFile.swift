@@ -110,7 +110,9 @@ enum AtomicFile {
 
     /// Moves a temporary file to `destination`, or to `name-2.ext`, `name-3.ext`, … when
     /// that name is taken. Never replaces an existing file. Returns where it landed.
-    static func publish(_ temporary: URL, to destination: URL) throws -> URL {
+    /// `syncFolder: false` leaves fsyncing the folder to the caller, who publishes
+    /// several files into a few folders and syncs each folder once.
+    static func publish(_ temporary: URL, to destination: URL, syncFolder: Bool = true) throws -> URL {
         let folder = destination.deletingLastPathComponent()
         let ext = destination.pathExtension
         let stem = destination.deletingPathExtension().lastPathComponent
@@ -124,7 +126,7 @@ enum AtomicFile {
             candidate = folder.appendingPathComponent(ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)")
         }
         unlink(temporary.path)
-        try syncDirectory(folder)
+        if syncFolder { try syncDirectory(folder) }
         return candidate
     }
 
@@ -167,7 +169,7 @@ enum AtomicFile {
     static func placing(in folder: URL, _ place: () -> Int32) throws -> Int32 {
         var result: Int32 = -1
         for _ in 0..<3 {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try makeFolder(folder)
             result = place()
             if result == 0 || errno != ENOENT { break }
         }
@@ -185,6 +187,21 @@ enum AtomicFile {
                 unlink(folder.appendingPathComponent(name).path)
             }
         }
+    }
+
+    /// Makes `folder` and whichever of its parents are missing, each one's entry made
+    /// durable in the folder above it (a month's new folder in originals/ must survive a
+    /// crash as surely as the file linked into it).
+    static func makeFolder(_ folder: URL) throws {
+        var missing: [URL] = []
+        var next = folder.standardizedFileURL
+        while access(next.path, F_OK) != 0, next.path != "/" {
+            missing.append(next)
+            next = next.deletingLastPathComponent()
+        }
+        guard !missing.isEmpty else { return }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for made in missing.reversed() { try syncDirectory(made.deletingLastPathComponent()) }
     }
 
     /// Fsyncs files written with `durable: false`, before they are linked into place.
