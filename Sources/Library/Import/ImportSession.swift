@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 /// The committing half of one import: copies originals in and writes their catalog rows,
-/// one transaction per file, joining Live Photo halves (``LivePhotoPairing``). Apple's
+/// a group of files per transaction and a savepoint per file, joining Live Photo halves (``LivePhotoPairing``). Apple's
 /// sidecars and rendered edits (`ImportSession+AppleEdits`) and camlib's exported
 /// histories (`ImportSession+History`) attach to the assets committed here. Used from one
 /// thread.
