@@ -25,6 +25,7 @@ public enum AnalysisWorker {
     public static func serve() {
         limitMemory()
         exitWithParent()
+        AtomicFile.stageForParent()
         // Started before the import has work for it (see AnalysisWorkers): the libraries
         // load while the import opens its catalog, not during the first file.
         CodecLibraries.preload()

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// Writes that a crash cannot leave half-done: data goes to a temporary file in the
 /// library's `tmp/` folder, is fsynced, and is then linked into place under a name that
@@ -222,9 +223,22 @@ enum AtomicFile {
         guard fsync(fd) == 0 else { throw LibraryError.io(path: url.path, operation: "fsync folder", errno: errno) }
     }
 
+    /// The process named in temporary files' names (`PID-UUID.part`), whose files
+    /// ``removeAbandonedTemporaries(in:)`` leaves alone while it runs: this process, or,
+    /// in an analysis worker, the import that started it (``stageForParent()``).
+    private static let owner = Atomic<Int32>(getpid())
+
+    /// From now on this process's temporary files are named after its parent: an
+    /// analysis worker's staged files are the import's, which links them in, maybe after
+    /// the worker has ended (Apple's renders wait for every other file); under the
+    /// worker's own pid another camlib opening the library would sweep them meanwhile.
+    static func stageForParent() {
+        owner.store(getppid(), ordering: .relaxed)
+    }
+
     private static func createTemporary(in directory: URL) throws -> (URL, Int32) {
         // The pid in the name lets a later run tell abandoned temporaries from live ones.
-        let url = directory.appendingPathComponent("\(getpid())-\(UUID().uuidString).part")
+        let url = directory.appendingPathComponent("\(owner.load(ordering: .relaxed))-\(UUID().uuidString).part")
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw LibraryError.io(path: url.path, operation: "create", errno: errno) }
         return (url, fd)
