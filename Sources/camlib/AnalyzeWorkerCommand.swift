@@ -12,5 +12,8 @@ struct AnalyzeWorkerCommand: ParsableCommand {
         // Ctrl-C reaches the whole process group; the import decides when workers stop.
         signal(SIGINT, SIG_IGN)
         AnalysisWorker.serve()
+        // Every answer is written (unbuffered); the C libraries' exit handlers have
+        // nothing to save, and a worker must not hang on its way out.
+        _exit(0)
     }
 }

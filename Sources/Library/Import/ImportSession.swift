@@ -4,10 +4,10 @@ import Foundation
 import GRDB
 
 /// The committing half of one import: copies originals in and writes their catalog rows,
-/// a group of files per transaction and a savepoint per file, joining Live Photo halves (``LivePhotoPairing``). Apple's
-/// sidecars and rendered edits (`ImportSession+AppleEdits`) and camlib's exported
-/// histories (`ImportSession+History`) attach to the assets committed here. Used from one
-/// thread.
+/// a group of files per transaction and a savepoint per file, joining Live Photo halves
+/// (``LivePhotoPairing``). Apple's sidecars and rendered edits (`ImportSession+AppleEdits`)
+/// and camlib's exported histories (`ImportSession+History`) attach to the assets
+/// committed here. Used from one thread.
 struct ImportSession {
     let library: PhotoLibrary
     /// For sidecars: folder → lower-cased stem → the asset a still or movie of that name

@@ -64,14 +64,29 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
         }
     }
 
+    /// Closes the worker's input, which ends it, and waits for it: a few seconds, then it
+    /// is killed (a worker stuck on its way out must not hold up the import).
     func stop() {
         try? toWorker?.close()
         toWorker = nil
-        if let p = process {
-            p.waitUntilExit()
-        }
+        if let p = process { Self.reap(p, killingAfter: 5) }
         closeReader()
         process = nil
+    }
+
+    /// Waits for `p` to end, killing it if it has not after `seconds`. Polls instead of
+    /// Foundation's `waitUntilExit()`, which spins a run loop with nothing in it: a core
+    /// at 100% for as long as it waits.
+    static func reap(_ p: Process, killingAfter seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while p.isRunning {
+            if Date() > deadline {
+                Foundation.kill(p.processIdentifier, SIGKILL)
+                while p.isRunning { usleep(2_000) }
+                return
+            }
+            usleep(1_000)
+        }
     }
 
     /// Starts the worker now, if it is not running.
@@ -157,7 +172,7 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
     private func kill() {
         if let p = process, p.isRunning {
             Foundation.kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
+            Self.reap(p, killingAfter: 0)
         }
         try? toWorker?.close()
         toWorker = nil
@@ -170,7 +185,7 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
         guard let p = process else { return "worker not running" }
         try? toWorker?.close()
         toWorker = nil
-        p.waitUntilExit()
+        Self.reap(p, killingAfter: 5)
         closeReader()
         process = nil
         switch p.terminationReason {
