@@ -327,10 +327,9 @@ struct CaptureCommand: ParsableCommand {
     /// and says what happened on stderr: whether everything went in, and the asset ids.
     func importStaged(library: PhotoLibrary, staging: URL, leftovers: [String]) -> (Bool, [Int64]) {
         if !leftovers.isEmpty { Terminal.error("camlib: importing \(leftovers.count) file(s) an interrupted capture left") }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         do {
             let outcome = try library.importCaptures(
-                from: staging, leftovers: leftovers, options: ImportOptions(isolation: .workerProcesses(AnalysisWorkers(executable: executable))))
+                from: staging, leftovers: leftovers, options: ImportOptions(isolation: .workerProcesses(AnalysisWorkers())))
             guard let report = outcome.report else { return (true, []) }
             for e in report.errors { Terminal.error("camlib: \(e.path): not imported: \(e.message) (the file stays in \(staging.path))") }
             let ids = report.assetIDs.map(String.init).joined(separator: ", ")

@@ -60,9 +60,8 @@ struct ImportCommand: ParsableCommand {
         // is opened (or made) and the inputs listed.
         var options = ImportOptions()
         if let jobs { options.jobs = jobs }
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let workers = AnalysisWorkers(executable: executable, prestart: max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount - 1)))
-        options.isolation = .workerProcesses(workers)
+        let early = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount - 1))
+        options.isolation = .workerProcesses(AnalysisWorkers(prestart: early))
         let (library, scratch) = try openLibrary()
         defer {
             library.endRehearsal()

@@ -74,9 +74,8 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
         process = nil
     }
 
-    /// Waits for `p` to end, killing it if it has not after `seconds`. Polls instead of
-    /// Foundation's `waitUntilExit()`, which spins a run loop with nothing in it: a core
-    /// at 100% for as long as it waits.
+    /// Waits for `p` to end, killing it if it has not after `seconds` (at once for 0):
+    /// unlike `waitUntilExit()`, never for ever.
     static func reap(_ p: Process, killingAfter seconds: Double) {
         let deadline = Date().addingTimeInterval(seconds)
         while p.isRunning {
@@ -170,10 +169,7 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
     }
 
     private func kill() {
-        if let p = process, p.isRunning {
-            Foundation.kill(p.processIdentifier, SIGKILL)
-            Self.reap(p, killingAfter: 0)
-        }
+        if let p = process { Self.reap(p, killingAfter: 0) }
         try? toWorker?.close()
         toWorker = nil
         closeReader()

@@ -207,20 +207,20 @@ enum AtomicFile {
 
     /// Fsyncs files written with `durable: false`, before they are linked into place.
     static func makeDurable(_ paths: [String]) throws {
-        for path in paths {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
-            defer { close(fd) }
-            guard fsync(fd) == 0 else { throw LibraryError.io(path: path, operation: "fsync", errno: errno) }
-        }
+        for path in paths { try sync(path, flags: 0, what: "") }
     }
 
     /// Makes a directory entry change durable.
     static func syncDirectory(_ url: URL) throws {
-        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw LibraryError.io(path: url.path, operation: "open folder", errno: errno) }
+        try sync(url.path, flags: O_DIRECTORY, what: " folder")
+    }
+
+    /// Opens `path` read-only and fsyncs it; errors say "open\(what)" or "fsync\(what)".
+    private static func sync(_ path: String, flags: Int32, what: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
+        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open" + what, errno: errno) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw LibraryError.io(path: url.path, operation: "fsync folder", errno: errno) }
+        guard fsync(fd) == 0 else { throw LibraryError.io(path: path, operation: "fsync" + what, errno: errno) }
     }
 
     /// The process named in temporary files' names (`PID-UUID.part`), whose files
