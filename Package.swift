@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "CPNGCodec", dependencies: ["CPNG"]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        // glibc's mallopt, for how renders allocate.
+        .systemLibrary(name: "CMalloc"),
 
         // Pixel buffers, EXIF orientation, resampling. Pure Swift.
         .target(name: "Imaging", swiftSettings: optimisedPixels),
@@ -59,7 +61,7 @@ let package = Package(
         .target(
             name: "Library",
             dependencies: [
-                "Imaging", "Containers", "Codecs", "Filters",
+                "Imaging", "Containers", "Codecs", "Filters", "CMalloc",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

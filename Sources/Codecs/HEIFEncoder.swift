@@ -194,25 +194,33 @@ extension HEIFEncoder {
     /// picture still come out above its budget, it is encoded once more with the quality
     /// the measured bytes call for.
     static func encodeWithinBudget(_ still: Still) throws -> [UInt8] {
-        guard let budget = still.maximumCodedBytes, budget > 0, still.pixels.width >= 256, still.pixels.height >= 256 else {
-            return try encodeRGBNow(still)
+        try fittingBudget(still, width: still.pixels.width, height: still.pixels.height, encode: encodeRGBNow) { settings in
+            var trial = settings
+            trial.pixels = samplePatches(still.pixels)
+            return (try codedBytes(of: encodeRGBNow(trial)), trial.pixels.width * trial.pixels.height)
         }
+    }
+
+    /// The rate control of `encodeWithinBudget` for a picture of `width`×`height` that
+    /// `encode` codes with the settings it is given, and `trial` codes in part: the trial's
+    /// coded bytes and pixels, at the settings it is given (no thumbnail, no budget).
+    static func fittingBudget(
+        _ still: Still, width: Int, height: Int, encode: (Still) throws -> [UInt8], trial: (Still) throws -> (bytes: Int, pixels: Int)
+    ) throws -> [UInt8] {
+        guard let budget = still.maximumCodedBytes, budget > 0, width >= 256, height >= 256 else { return try encode(still) }
         // Aim a tenth under the budget: the prediction is an estimate.
         let aim = Double(budget) * 0.9
-        var trial = Still(pixels: samplePatches(still.pixels))
-        trial.quality = still.quality
-        trial.preset = still.preset
-        trial.compression = still.compression
-        trial.thumbnailSide = nil
-        let trialBytes = try codedBytes(of: encodeRGBNow(trial))
-        let scale = Double(still.pixels.width * still.pixels.height) / Double(trial.pixels.width * trial.pixels.height)
+        var settings = still
+        (settings.thumbnailSide, settings.maximumCodedBytes) = (nil, nil)
+        let measured = try trial(settings)
+        let scale = Double(width * height) / Double(measured.pixels)
         var fitted = still
-        fitted.quality = quality(still.quality, bytes: Double(trialBytes) * scale, aim: aim)
-        let encoded = try encodeRGBNow(fitted)
+        fitted.quality = quality(still.quality, bytes: Double(measured.bytes) * scale, aim: aim)
+        let encoded = try encode(fitted)
         let bytes = try codedBytes(of: encoded)
         guard bytes > budget, fitted.quality > minimumQuality else { return encoded }
         fitted.quality = quality(fitted.quality, bytes: Double(bytes), aim: aim)
-        return try encodeRGBNow(fitted)
+        return try encode(fitted)
     }
 
     /// Below this the picture falls apart; a render never goes lower.
@@ -265,38 +273,44 @@ extension HEIFEncoder {
             if let icc = still.iccProfile, !icc.isEmpty {
                 try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
             }
-            let encoder = try encoder(ctx, for: still.compression)
-            defer { heif_encoder_release(encoder) }
-            try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
-            // x265's preset: for a 12-megapixel photo on two cores, libheif's default "slow"
-            // takes 20 s, "fast" 9 s, "ultrafast" under 4 s (measured; x265 is three quarters
-            // of an edit's time). camlib renders with "ultrafast" at a higher quality setting
-            // than libheif's default of 50.
-            if still.compression == .hevc {
-                try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
-            }
-            let sRGB = still.iccProfile?.isEmpty ?? true  // an ICC profile says it instead
-            guard let handle = try encode(ctx, image, encoder, orientation: still.orientation, describingColour: sRGB) else {
-                throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding")
-            }
-            defer { heif_image_handle_release(handle) }
-            // A thumbnail only when it is smaller than the image (libheif refuses otherwise).
-            if let side = still.thumbnailSide, side < max(p.width, p.height) {
-                guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
-                defer { heif_encoding_options_free(options) }
-                options.pointee.image_orientation = heif_orientation(rawValue: UInt32(still.orientation.rawValue))
-                var thumb: OpaquePointer?
-                try check(heif_context_encode_thumbnail(ctx, image, handle, encoder, options, Int32(side), &thumb), "encoding the thumbnail")
-                if let thumb { heif_image_handle_release(thumb) }
-            }
-            if let exif = still.exifTIFF, !exif.isEmpty {
-                try exif.withUnsafeBytes { try check(heif_context_add_exif_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding Exif") }
-            }
-            if let xmp = still.xmp, !xmp.isEmpty {
-                try xmp.withUnsafeBytes { try check(heif_context_add_XMP_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding XMP") }
-            }
-            return try markingTransformsEssential(write(ctx))
+            return try encodeFilled(ctx, image, still, width: p.width, height: p.height)
         }
+    }
+
+    /// Codes `image` (its pixels and colour profile set) into `ctx` as `still` says, with
+    /// its thumbnail, Exif and XMP, and returns the file's bytes.
+    static func encodeFilled(_ ctx: OpaquePointer, _ image: OpaquePointer, _ still: Still, width: Int, height: Int) throws -> [UInt8] {
+        let encoder = try encoder(ctx, for: still.compression)
+        defer { heif_encoder_release(encoder) }
+        try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
+        // x265's preset: for a 12-megapixel photo on two cores, libheif's default "slow"
+        // takes 20 s, "fast" 9 s, "ultrafast" under 4 s (measured; x265 is three quarters
+        // of an edit's time). camlib renders with "ultrafast" at a higher quality setting
+        // than libheif's default of 50.
+        if still.compression == .hevc {
+            try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
+        }
+        let sRGB = still.iccProfile?.isEmpty ?? true  // an ICC profile says it instead
+        guard let handle = try encode(ctx, image, encoder, orientation: still.orientation, describingColour: sRGB) else {
+            throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding")
+        }
+        defer { heif_image_handle_release(handle) }
+        // A thumbnail only when it is smaller than the image (libheif refuses otherwise).
+        if let side = still.thumbnailSide, side < max(width, height) {
+            guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
+            defer { heif_encoding_options_free(options) }
+            options.pointee.image_orientation = heif_orientation(rawValue: UInt32(still.orientation.rawValue))
+            var thumb: OpaquePointer?
+            try check(heif_context_encode_thumbnail(ctx, image, handle, encoder, options, Int32(side), &thumb), "encoding the thumbnail")
+            if let thumb { heif_image_handle_release(thumb) }
+        }
+        if let exif = still.exifTIFF, !exif.isEmpty {
+            try exif.withUnsafeBytes { try check(heif_context_add_exif_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding Exif") }
+        }
+        if let xmp = still.xmp, !xmp.isEmpty {
+            try xmp.withUnsafeBytes { try check(heif_context_add_XMP_metadata(ctx, handle, $0.baseAddress, Int32($0.count)), "adding XMP") }
+        }
+        return try markingTransformsEssential(write(ctx))
     }
 
     /// The file with every irot, imir, clap and colr association marked essential, as MIAF

@@ -106,8 +106,8 @@ public struct ComicFilter: RegionFilter {
             }
         }
 
-        /// The whole picture straight into Y'CbCr 4:2:0 planes (BT.709), as a video
-        /// encoder takes it: each pixel's luma from its colour, each chroma sample from
+        /// The whole picture straight into Y'CbCr 4:2:0 planes (in their matrix and
+        /// range), as an encoder takes it: each pixel's luma from its colour, each chroma sample from
         /// the mean colour of its 2x2 pixels. No RGB picture is made, nor converted.
         func draw(into target: YCbCr420Planes) {
             precondition(target.width % 2 == 0 && target.height % 2 == 0, "4:2:0 needs even sides")
@@ -116,9 +116,11 @@ public struct ComicFilter: RegionFilter {
             // Levels: video's 16 ... 235 and 16 ... 240 unless full range.
             let lumaScale: Float = target.fullRange ? 1 : 219 / 255, lumaOffset: Float = target.fullRange ? 0 : 16
             let chromaScale: Float = target.fullRange ? 1 : 224 / 255
-            let (cbScale, crScale) = (chromaScale / BT709.cbSpan, chromaScale / BT709.crSpan)
+            let m = target.matrix
+            let (cbScale, crScale) = (chromaScale / m.cbSpan, chromaScale / m.crSpan)
+            let (kr, kg, kb) = (m.kr, m.kg, m.kb)
             @inline(__always) func luma(_ c: (Float, Float, Float)) -> UInt8 {
-                NearestByte.byte((BT709.kr * c.0 + BT709.kg * c.1 + BT709.kb * c.2) * lumaScale + lumaOffset)
+                NearestByte.byte((kr * c.0 + kg * c.1 + kb * c.2) * lumaScale + lumaOffset)
             }
             // Three rows of scratch for the row itself, and two for the pair sums of an
             // even row's red, green and blue, which its odd row completes.
@@ -131,7 +133,7 @@ public struct ComicFilter: RegionFilter {
                 var x = 0
                 while x + FloatVector.lanes <= w {
                     let (red, green, blue) = row.colours(x)
-                    let y = (BT709.kr * red + BT709.kg * green + BT709.kb * blue) * lumaScale + lumaOffset
+                    let y = (kr * red + kg * green + kb * blue) * lumaScale + lumaOffset
                     let bytes = SIMD8<UInt8>(truncatingIfNeeded: NearestByte.words(y))
                     UnsafeMutableRawPointer(lumaRow + x).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
                     var (pr, pg, pb) = (red.evenHalf + red.oddHalf, green.evenHalf + green.oddHalf, blue.evenHalf + blue.oddHalf)
@@ -141,7 +143,7 @@ public struct ComicFilter: RegionFilter {
                         pg += UnsafeRawPointer(sumG + i).loadUnaligned(as: Half.self)
                         pb += UnsafeRawPointer(sumB + i).loadUnaligned(as: Half.self)
                         let (mr, mg, mb) = (pr * 0.25, pg * 0.25, pb * 0.25)
-                        let my = BT709.kr * mr + BT709.kg * mg + BT709.kb * mb
+                        let my = kr * mr + kg * mg + kb * mb
                         let u = NearestByte.bytes(clamping: (mb - my) * cbScale + 128), v = NearestByte.bytes(clamping: (mr - my) * crScale + 128)
                         UnsafeMutableRawPointer(cb + i).storeBytes(of: u, as: SIMD4<UInt8>.self)
                         UnsafeMutableRawPointer(cr + i).storeBytes(of: v, as: SIMD4<UInt8>.self)
@@ -161,7 +163,7 @@ public struct ComicFilter: RegionFilter {
                     var (pr, pg, pb) = (r0 + r1, g0 + g1, b0 + b1)
                     if completes {
                         (pr, pg, pb) = ((pr + sumR[i]) * 0.25, (pg + sumG[i]) * 0.25, (pb + sumB[i]) * 0.25)
-                        let my = BT709.kr * pr + BT709.kg * pg + BT709.kb * pb
+                        let my = kr * pr + kg * pg + kb * pb
                         cb[i] = NearestByte.byte(min(255, max(0, (pb - my) * cbScale + 128)))
                         cr[i] = NearestByte.byte(min(255, max(0, (pr - my) * crScale + 128)))
                     } else {
@@ -181,16 +183,18 @@ public struct ComicFilter: RegionFilter {
             screen.dots(inRow: y, x: left, count: w, into: row.dotted)
             // The fill: luma posterised, the colours' chroma kept and lifted, so grays
             // stay gray and hues keep their hue. A pass of its own: in one loop with
-            // the composition, the constants of both leave too few registers.
+            // the composition, the constants of both leave too few registers. The tone is
+            // of Rec. 709 luma, whatever matrix the output is coded in.
+            let (kr, kg, kb) = (YCbCrMatrix.bt709.kr, YCbCrMatrix.bt709.kg, YCbCrMatrix.bt709.kb)
             var x = 0
             while x + FloatVector.lanes <= w {
-                let lx = BT709.kr * FloatVector.load(row.r + x) + BT709.kg * FloatVector.load(row.g + x) + BT709.kb * FloatVector.load(row.b + x)
+                let lx = kr * FloatVector.load(row.r + x) + kg * FloatVector.load(row.g + x) + kb * FloatVector.load(row.b + x)
                 FloatVector.store(lx, row.l + x)
                 FloatVector.store(ComicFilter.tone(lx, steps: steps), row.tone + x)
                 x += FloatVector.lanes
             }
             while x < w {
-                row.l[x] = BT709.kr * row.r[x] + BT709.kg * row.g[x] + BT709.kb * row.b[x]
+                row.l[x] = kr * row.r[x] + kg * row.g[x] + kb * row.b[x]
                 row.tone[x] = ComicFilter.tone(FloatVector.V(repeating: row.l[x]), steps: steps)[0]
                 x += 1
             }

@@ -130,6 +130,18 @@ public final class RegionRendering {
         plans[0] = filter.plan(width: width, height: height, summary: SmoothedImage(averagedPicture: picture, scale: shape.scale, blurRadius: blur))
     }
 
+    /// As `summarize(averaged:)`, from the picture reduced to any size from the working
+    /// size up (a still's Y'CbCr planes halved as stored): averaged down the rest of the way
+    /// here, in floating point.
+    public func summarize(reduced picture: PixelBuffer<UInt8>) {
+        guard let size = summaryAloneSize, let filter = summaryFilter, let shape = summaryShape, let blur = filter.summarySize?.blurRadius else {
+            preconditionFailure("the recipe needs more of the picture than its average")
+        }
+        precondition(picture.channels == 3 && picture.width >= size.width && picture.height >= size.height, "the picture at least at the summary's size")
+        let planes = SmoothedImage.areaAverage(picture, width: size.width, height: size.height)
+        plans[0] = filter.plan(width: width, height: height, summary: SmoothedImage(averaged: planes, scale: shape.scale, blurRadius: blur))
+    }
+
     /// Whether every region must be passed to `summarize` (and then `finishSummary`
     /// called) before `draw`.
     public var needsSummary: Bool { summaryStep != nil && plans[summaryStep!] == nil }

@@ -1,5 +1,5 @@
 extension PixelBuffer where Component == UInt8 {
-    /// The picture averaged down to half its width and height, as RGB (BT.709's matrix,
+    /// The picture averaged down to half its width and height, as RGB (the planes' matrix,
     /// full-range output): each pixel from the mean of its 2x2 luma samples and the one
     /// chroma sample 4:2:0 already keeps for them, so nothing is resampled but the luma.
     /// What swscale's area filter makes of the same frame, at a fraction of its cost
@@ -13,8 +13,9 @@ extension PixelBuffer where Component == UInt8 {
         // Levels to 0 ... 255 and ±127.5, folded into the matrix.
         let lumaScale: Float = p.fullRange ? 1 : 255 / 219, lumaOffset: Float = p.fullRange ? 0 : 16
         let chromaScale: Float = p.fullRange ? 1 : 255 / 224
-        let crToR = BT709.crSpan * chromaScale, cbToB = BT709.cbSpan * chromaScale
-        let cbToG = -BT709.kb * BT709.cbSpan / BT709.kg * chromaScale, crToG = -BT709.kr * BT709.crSpan / BT709.kg * chromaScale
+        let m = p.matrix
+        let crToR = m.crSpan * chromaScale, cbToB = m.cbSpan * chromaScale
+        let cbToG = -m.kb * m.cbSpan / m.kg * chromaScale, crToG = -m.kr * m.crSpan / m.kg * chromaScale
         out.components.withUnsafeMutableBufferPointer { buffer in
             let o = buffer.baseAddress!
             for y in 0..<h {

@@ -2,13 +2,14 @@ import Testing
 
 @testable import Imaging
 
-/// A 4:2:0 picture halved to RGB: luma averaged 2x2, its chroma sample kept, BT.709's
-/// matrix applied at the levels the picture declares.
+/// A 4:2:0 picture halved to RGB: luma averaged 2x2, its chroma sample kept, the
+/// picture's matrix (BT.709 or BT.601) applied at the levels it declares.
 struct YCbCrTests {
     /// Planes of `width`×`height` luma with every 2x2 block `luma(x, y)` (in block
     /// units) and the block's chroma.
     static func halved(
-        width: Int, height: Int, fullRange: Bool, luma: (Int, Int, Int, Int) -> UInt8, chroma: (Int, Int) -> (UInt8, UInt8)
+        width: Int, height: Int, fullRange: Bool, matrix: YCbCrMatrix = .bt709, luma: (Int, Int, Int, Int) -> UInt8,
+        chroma: (Int, Int) -> (UInt8, UInt8)
     ) -> PixelBuffer<UInt8>? {
         // Strides wider than the rows, as decoders pad them.
         let lumaStride = width + 32, chromaStride = width / 2 + 16
@@ -28,24 +29,29 @@ struct YCbCrTests {
                     PixelBuffer<UInt8>.halvedRGB(
                         YCbCr420Planes(
                             luma: y.baseAddress!, lumaStride: lumaStride, cb: cb.baseAddress!, cr: cr.baseAddress!, chromaStride: chromaStride,
-                            width: width, height: height, fullRange: fullRange))
+                            width: width, height: height, fullRange: fullRange, matrix: matrix))
                 }
             }
         }
     }
 
-    /// BT.709 from Y'CbCr in 0 ... 1 and ±0.5.
-    static func rgb(_ y: Double, _ cb: Double, _ cr: Double) -> [Double] {
-        [y + 1.5748 * cr, y - 0.187324 * cb - 0.468124 * cr, y + 1.8556 * cb].map { min(255, max(0, $0 * 255)) }
+    /// R'G'B' from Y'CbCr in 0 ... 1 and ±0.5: BT.709's inverse (Rec. 709 table 3.5) or
+    /// BT.601's (JFIF's).
+    static func rgb(_ y: Double, _ cb: Double, _ cr: Double, bt601: Bool) -> [Double] {
+        let rgb = bt601
+            ? [y + 1.402 * cr, y - 0.344136 * cb - 0.714136 * cr, y + 1.772 * cb]
+            : [y + 1.5748 * cr, y - 0.187324 * cb - 0.468124 * cr, y + 1.8556 * cb]
+        return rgb.map { min(255, max(0, $0 * 255)) }
     }
 
     // 36 pixels wide: four runs of 8 and four pixels one by one, in every row.
-    @Test(arguments: [false, true])
-    func eachPixelIsItsBlocksMeanThroughTheMatrix(fullRange: Bool) throws {
+    @Test(arguments: [false, true], [false, true])
+    func eachPixelIsItsBlocksMeanThroughTheMatrix(fullRange: Bool, bt601: Bool) throws {
         let (width, height) = (72, 6)
         let luma = { (bx: Int, by: Int, dx: Int, dy: Int) -> UInt8 in UInt8(16 + (bx * 5 + by * 17) % 200 + dx * 3 + dy * 6) }
         let chroma = { (bx: Int, by: Int) -> (UInt8, UInt8) in (UInt8(16 + (bx * 11) % 224), UInt8(16 + (bx * 7 + by * 13) % 224)) }
-        let out = try #require(Self.halved(width: width, height: height, fullRange: fullRange, luma: luma, chroma: chroma))
+        let out = try #require(
+            Self.halved(width: width, height: height, fullRange: fullRange, matrix: bt601 ? .bt601 : .bt709, luma: luma, chroma: chroma))
         #expect((out.width, out.height, out.channels) == (36, 3, 3))
         for by in 0..<3 {
             for bx in 0..<36 {
@@ -53,7 +59,7 @@ struct YCbCrTests {
                 let (cb, cr) = chroma(bx, by)
                 let y = fullRange ? mean / 255 : (mean - 16) / 219
                 let scale = fullRange ? 255.0 : 224.0
-                let expected = Self.rgb(y, (Double(cb) - 128) / scale, (Double(cr) - 128) / scale)
+                let expected = Self.rgb(y, (Double(cb) - 128) / scale, (Double(cr) - 128) / scale, bt601: bt601)
                 for c in 0..<3 {
                     let got = Double(out.components[(by * 36 + bx) * 3 + c])
                     #expect(abs(got - expected[c]) <= 0.51, "block \(bx),\(by) channel \(c): \(got), expected \(expected[c])")

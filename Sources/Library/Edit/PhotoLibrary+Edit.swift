@@ -26,6 +26,7 @@ extension PhotoLibrary {
     /// steps come first (the way PhotoKit resumes an edit it can handle).
     public func edit(asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void = { _ in }) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
+        RenderAllocation.prepare()
         let stillResource = description.resources.first { $0.role == .photo }
         let videoResource = stillResource == nil ? description.resources.first { $0.role == .video } : nil
         guard stillResource != nil || videoResource != nil else {

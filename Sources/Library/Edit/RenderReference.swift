@@ -6,7 +6,8 @@ import Imaging
 
 /// What an edit looks like before any encoder touches it: the filtered still, or each
 /// filtered movie frame (filtered as the renderers filter them: as stored when the recipe
-/// allows), in display orientation, as lossless PNG. The reference that
+/// allows, and a comic decided from the same working-size summary the render is, drawn
+/// as RGB where the render draws Y'CbCr), in display orientation, as lossless PNG. The reference that
 /// bench/edit.py measures renders against (SSIM), so the quality a render's rate control
 /// gives up is a number.
 public enum RenderReference {
@@ -19,6 +20,11 @@ public enum RenderReference {
         case .heif?, .avif?:
             let primary = try HEIFFile(path: path).primaryImage()
             try StillRenderer.checkSize(width: primary.width, height: primary.height)
+            if MediaFormat.sniff(head) == .heif, let rendering = try StillRenderer.summarizedFromYCbCr(primary, recipe: recipe) {
+                var drawn = PixelBuffer<UInt8>(width: rendering.width, height: rendering.height, channels: 3)
+                rendering.draw(&drawn, x: 0, y: 0)
+                return [try png(drawn.applying(primary.orientation), folder.appendingPathComponent("still.png"))]
+            }
             let filtered = try StillRenderer.filteredAsStored(primary, recipe: recipe)
             return [try png(filtered.applying(primary.orientation), folder.appendingPathComponent("still.png"))]
         case .jpeg?:
@@ -32,9 +38,20 @@ public enum RenderReference {
         default:
             let reader = try MovieFrameReader(path: path)
             var written: [String] = []
-            while let frame = try reader.next() {
+            func next() throws -> PixelBuffer<UInt8>? {
+                guard case .fromAverageToYCbCr(let size, _) = MovieRenderer.drawing(recipe) else {
+                    return try reader.next().map { recipe.apply(toStored: $0.pixels, shownIn: reader.orientation) }
+                }
+                let averaged = size(reader.width, reader.height)
+                guard let frame = try reader.next(averagedTo: averaged.width, averaged.height) else { return nil }
+                let rendering = RegionRendering(recipe: recipe, width: reader.width, height: reader.height)!
+                rendering.summarize(averaged: frame.pixels)
+                var drawn = PixelBuffer<UInt8>(width: reader.width, height: reader.height, channels: 3)
+                rendering.draw(&drawn, x: 0, y: 0)
+                return drawn
+            }
+            while let filtered = try next() {
                 let name = String(format: "frame-%05d.png", written.count + 1)
-                let filtered = recipe.apply(toStored: frame.pixels, shownIn: reader.orientation)
                 written.append(try png(filtered.applying(reader.orientation), folder.appendingPathComponent(name)))
             }
             return written

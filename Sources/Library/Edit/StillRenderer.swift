@@ -108,6 +108,8 @@ public enum StillRenderer {
             recipe.treatsEveryDirectionAlike, let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height)
         {
             encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still)
+        } else if compression == .hevc, let rendering = try summarizedFromYCbCr(primary, recipe: recipe) {
+            encoded = try HEIFEncoder.encodeYCbCr420(still, width: rendering.width, height: rendering.height) { rendering.draw(into: $0) }
         } else {
             still.pixels = try filteredAsStored(primary, recipe: recipe)
             encoded = try HEIFEncoder.encodeRGB(still)
@@ -116,6 +118,26 @@ public enum StillRenderer {
         return Render(
             bytes: withAux, format: compression == .av1 ? .avif : .heif,
             warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+    }
+
+    /// A recipe that needs nothing of the picture but its average and draws Y'CbCr itself
+    /// (comic), summarised from the picture decoded as stored to its coded Y'CbCr 4:2:0 and
+    /// halved there, to be drawn straight into the encoder's planes: no full-size RGB
+    /// picture is decoded, converted or copied, on either side (for a 24-megapixel still,
+    /// two 72 MB pictures and libheif's conversion each way). nil when the recipe or the
+    /// picture does not allow it (odd sides, a crop, more than 8 bits, an unknown matrix).
+    static func summarizedFromYCbCr(_ primary: HEIFImage, recipe: FilterRecipe) throws -> RegionRendering? {
+        guard recipe.treatsEveryDirectionAlike, !primary.isCropped else { return nil }
+        let stored = primary.storedSize
+        guard let rendering = RegionRendering(recipe: recipe, width: stored.width, height: stored.height), rendering.drawsYCbCr,
+            let size = rendering.summaryAloneSize, size.width * 2 <= stored.width, size.height * 2 <= stored.height
+        else { return nil }
+        let summarized = try primary.withStoredYCbCr420 { planes -> Bool in
+            guard let halved = PixelBuffer.halvedRGB(planes) else { return false }
+            rendering.summarize(reduced: halved)
+            return true
+        }
+        return summarized == true ? rendering : nil
     }
 
     /// The recipe over a HEIF picture, as stored: decoded as stored and filtered so when

@@ -1,0 +1,2 @@
+// glibc's allocator settings (mallopt), which Swift's Glibc module leaves out.
+#include <malloc.h>
