@@ -3,10 +3,11 @@ import Imaging
 
 extension HEIFImage {
     /// Decodes the whole picture as stored (no irot/imir/clap) to 8-bit Y'CbCr 4:2:0, as
-    /// an iPhone HEIC is coded (nothing converted), and hands `body` its planes, which
+    /// an iPhone HEIC is coded (nothing converted; deeper samples are reduced to 8 bits,
+    /// other chroma layouts converted, by libheif), and hands `body` its planes, which
     /// live until `body` returns. nil, with nothing decoded, when the picture's sides are
-    /// not even; nil, decoded but not handed on, when its samples are not 8-bit or its
-    /// matrix is not one `YCbCrMatrix` knows: the caller then decodes RGB.
+    /// not even; nil, decoded but not handed on, when its matrix is not one `YCbCrMatrix`
+    /// knows: the caller then decodes RGB.
     public func withStoredYCbCr420<T>(_ body: (YCbCr420Planes) throws -> T) throws -> T? {
         let stored = storedSize
         guard stored.width > 0, stored.height > 0, stored.width % 2 == 0, stored.height % 2 == 0 else { return nil }

@@ -108,7 +108,9 @@ public enum StillRenderer {
             recipe.treatsEveryDirectionAlike, let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height)
         {
             encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still)
-        } else if compression == .hevc, let rendering = try summarizedFromYCbCr(primary, recipe: recipe) {
+        } else if compression == .hevc, let rendering = try? summarizedFromYCbCr(primary, recipe: recipe) {
+            // (A picture libheif cannot give as 4:2:0 is decoded as RGB below, which says
+            // what is wrong with it if anything is.)
             encoded = try HEIFEncoder.encodeYCbCr420(still, width: rendering.width, height: rendering.height) { rendering.draw(into: $0) }
         } else {
             still.pixels = try filteredAsStored(primary, recipe: recipe)
@@ -125,7 +127,7 @@ public enum StillRenderer {
     /// halved there, to be drawn straight into the encoder's planes: no full-size RGB
     /// picture is decoded, converted or copied, on either side (for a 24-megapixel still,
     /// two 72 MB pictures and libheif's conversion each way). nil when the recipe or the
-    /// picture does not allow it (odd sides, a crop, more than 8 bits, an unknown matrix).
+    /// picture does not allow it (odd sides, a crop, a matrix camlib does not know).
     static func summarizedFromYCbCr(_ primary: HEIFImage, recipe: FilterRecipe) throws -> RegionRendering? {
         guard recipe.treatsEveryDirectionAlike, !primary.isCropped else { return nil }
         let stored = primary.storedSize
