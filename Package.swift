@@ -43,9 +43,11 @@ let package = Package(
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
         // glibc's mallopt, for how renders allocate.
         .systemLibrary(name: "CMalloc"),
+        // Vector minimum and maximum as single instructions, for pixel loops.
+        .systemLibrary(name: "CVector"),
 
         // Pixel buffers, EXIF orientation, resampling. Pure Swift.
-        .target(name: "Imaging", swiftSettings: optimisedPixels),
+        .target(name: "Imaging", dependencies: ["CVector"], swiftSettings: optimisedPixels),
         // Pure functions over pixel buffers: comic, noir, mono, sepia, posterize, vignette.
         .target(name: "Filters", dependencies: ["Imaging"], swiftSettings: optimisedPixels),
         // Byte-level formats: ISOBMFF boxes, JPEG segments, TIFF/IFD, Apple MakerNote.

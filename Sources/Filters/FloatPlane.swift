@@ -107,8 +107,7 @@ enum FloatVector {
 
     /// `v` within `low ... high`, lane by lane.
     @inline(__always) static func clamp(_ v: V, _ low: V, _ high: V) -> V {
-        let above = v.replacing(with: low, where: v .< low)
-        return above.replacing(with: high, where: above .> high)
+        v.clamped(low, high)
     }
 
     @inline(__always) static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {

@@ -13,13 +13,12 @@ public enum NearestByte {
 
     /// Each lane clamped to 0 ... 255 and rounded, in the low byte of its word.
     @inlinable @inline(__always) public static func words(clamping v: SIMD8<Float>) -> SIMD8<UInt32> {
-        words(v.replacing(with: 0, where: v .< 0).replacing(with: 255, where: v .> 255))
+        words(v.clamped(0, 255))
     }
 
     /// Each lane clamped to 0 ... 255 and rounded, as bytes.
     @inlinable @inline(__always) public static func bytes(clamping v: SIMD4<Float>) -> SIMD4<UInt8> {
-        let clamped = v.replacing(with: 0, where: v .< 0).replacing(with: 255, where: v .> 255)
-        return SIMD4(truncatingIfNeeded: unsafeBitCast(clamped + SIMD4(repeating: rounder), to: SIMD4<UInt32>.self))
+        SIMD4(truncatingIfNeeded: unsafeBitCast(v.clamped(0, 255) + SIMD4(repeating: rounder), to: SIMD4<UInt32>.self))
     }
 
     /// `v` (0 ... 255 expected) rounded, as a byte.
