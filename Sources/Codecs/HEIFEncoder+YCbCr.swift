@@ -48,13 +48,9 @@ extension HEIFEncoder {
                 strides.append(Int(stride))
             }
             guard strides[1] == strides[2] else { throw HEIFError(code: -1, subcode: 0, message: "chroma planes of different strides", context: "encoding") }
-            // heif_nclx_color_profile_alloc → heif_nclx_color_profile_free (libheif copies it).
-            guard let nclx = heif_nclx_color_profile_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no colour profile", context: "encoding") }
+            // The matrix the planes are drawn in (libheif copies the profile).
+            let nclx = try sRGBDescription()
             defer { heif_nclx_color_profile_free(nclx) }
-            nclx.pointee.color_primaries = heif_color_primaries_ITU_R_BT_709_5
-            nclx.pointee.transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1
-            nclx.pointee.matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6
-            nclx.pointee.full_range_flag = 1
             try check(heif_image_set_nclx_color_profile(created, nclx), "setting the matrix")
             if let icc = iccProfile, !icc.isEmpty {
                 try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(created, "prof", $0.baseAddress, $0.count), "setting the colour profile") }

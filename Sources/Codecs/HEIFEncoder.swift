@@ -86,20 +86,28 @@ public enum HEIFEncoder {
         guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
         defer { heif_encoding_options_free(options) }
         options.pointee.image_orientation = heif_orientation(rawValue: UInt32(orientation.rawValue))
-        // heif_nclx_color_profile_alloc → heif_nclx_color_profile_free (libheif copies it).
-        let nclx = describingColour ? heif_nclx_color_profile_alloc() : nil
+        // (libheif copies the profile.)
+        let nclx = describingColour ? try sRGBDescription() : nil
         defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
         if let nclx {
-            nclx.pointee.color_primaries = heif_color_primaries_ITU_R_BT_709_5
-            nclx.pointee.transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1
-            nclx.pointee.matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6
-            nclx.pointee.full_range_flag = 1
             options.pointee.output_nclx_profile = nclx
             options.pointee.macOS_compatibility_workaround_no_nclx_profile = 0
         }
         var handle: OpaquePointer?
         try check(heif_context_encode_image(ctx, image, encoder, options, &handle), "encoding")
         return handle
+    }
+
+    /// sRGB as an nclx profile: sRGB's primaries and transfer, the BT.601 matrix libheif
+    /// converts RGB with, full range. heif_nclx_color_profile_alloc: the caller frees it
+    /// with heif_nclx_color_profile_free.
+    static func sRGBDescription() throws -> UnsafeMutablePointer<heif_color_profile_nclx> {
+        guard let nclx = heif_nclx_color_profile_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no colour profile", context: "encoding") }
+        nclx.pointee.color_primaries = heif_color_primaries_ITU_R_BT_709_5
+        nclx.pointee.transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1
+        nclx.pointee.matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6
+        nclx.pointee.full_range_flag = 1
+        return nclx
     }
 
     /// libheif's HEVC encoder (its x265 plugin); the caller releases it with
