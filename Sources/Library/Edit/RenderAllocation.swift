@@ -10,11 +10,12 @@ internal import CMalloc
 /// still's whole picture) are still mapped and given back when freed, so a 200-megapixel
 /// edit's peak does not grow.
 enum RenderAllocation {
-    private static let tuned: Bool = {
-        mallopt(M_MMAP_THRESHOLD, 64 << 20) == 1 && mallopt(M_TRIM_THRESHOLD, 256 << 20) == 1
+    private static let tuned: Void = {
+        // mallopt returns 0 for a setting it refuses; the default then stays, which is slower, not wrong.
+        _ = mallopt(M_MMAP_THRESHOLD, 64 << 20)
+        _ = mallopt(M_TRIM_THRESHOLD, 256 << 20)
     }()
 
-    /// Sets the allocator up, once per process; whether glibc took the settings.
-    @discardableResult
-    static func prepare() -> Bool { tuned }
+    /// Sets the allocator up, once per process.
+    static func prepare() { tuned }
 }

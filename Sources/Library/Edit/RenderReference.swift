@@ -38,11 +38,11 @@ public enum RenderReference {
         default:
             let reader = try MovieFrameReader(path: path)
             var written: [String] = []
+            // The working size when the render draws each frame from its average alone.
+            let averaged: (width: Int, height: Int)?
+            if case .fromAverageToYCbCr(let size, _) = MovieRenderer.drawing(recipe) { averaged = size(reader.width, reader.height) } else { averaged = nil }
             func next() throws -> PixelBuffer<UInt8>? {
-                guard case .fromAverageToYCbCr(let size, _) = MovieRenderer.drawing(recipe) else {
-                    return try reader.next().map { recipe.apply(toStored: $0.pixels, shownIn: reader.orientation) }
-                }
-                let averaged = size(reader.width, reader.height)
+                guard let averaged else { return try reader.next().map { recipe.apply(toStored: $0.pixels, shownIn: reader.orientation) } }
                 guard let frame = try reader.next(averagedTo: averaged.width, averaged.height) else { return nil }
                 let rendering = RegionRendering(recipe: recipe, width: reader.width, height: reader.height)!
                 rendering.summarize(averaged: frame.pixels)
