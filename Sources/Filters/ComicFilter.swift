@@ -258,13 +258,11 @@ public struct ComicFilter: RegionFilter {
     /// smooth sides instead of the working grid's stairs, and the slope sharpens it again
     /// to about a pixel of soft rim.
     func lineMask(_ soft: SmoothedImage, short: Double) -> (FloatPlane, Float) {
-        let distance = lines.distances([soft.red, soft.green, soft.blue])
         let fullHalfWidth = max(0.75, lineWidth / 1000 * short / 2)
         let smooth = soft.scale > 1.5
         // At least 0.9 working pixels, or softening would wipe the line out.
         let half = Float(max(smooth ? 0.9 : 0, fullHalfWidth / soft.scale))
-        var mask = FloatPlane(width: distance.width, height: distance.height)
-        for i in mask.values.indices { mask.values[i] = min(1, max(0, half + 0.5 - distance.values[i])) }
+        let mask = lines.coverage(red: soft.red, green: soft.green, blue: soft.blue, halfWidth: half)
         guard smooth else { return (mask, 1) }
         return (mask.boxBlurred(radius: 1), Float(soft.scale))
     }

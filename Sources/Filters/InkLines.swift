@@ -7,8 +7,9 @@
 /// 2. candidates connected (8 neighbours) to a pixel of at least `high` are kept, and only
 ///    in runs of at least `minimumLength` pixels (hysteresis: lines do not break where an
 ///    edge weakens for a moment, and texture's short flecks are not drawn);
-/// 3. the distance from every sample to the nearest line (a two-pass chamfer transform),
-///    which the full-size pass turns into a line of any width with smooth sides.
+/// 3. each kept line pixel covers the samples around it by how far inside half the line
+///    width they lie (chamfer distance: 1 along an axis, √2 diagonally), which the
+///    full-size pass turns into a line of any width with smooth sides.
 struct InkLines {
     /// Thresholds on the colour gradient, in levels per working pixel (a hard step of S
     /// levels in every channel measures about 0.56·S once the picture is softened).
@@ -16,98 +17,130 @@ struct InkLines {
     let low: Float
     let minimumLength: Int
 
-    /// Distance in working pixels from each sample to the nearest line (capped at 255).
-    func distances(_ channels: [FloatPlane]) -> FloatPlane {
-        let lines = thinLines(channels)
-        return Self.distanceTransform(lines, width: channels[0].width, height: channels[0].height)
+    /// How much of each sample a line of half-width `half` (working pixels) covers:
+    /// `half + 0.5 − d` within 0 ... 1, where d is the chamfer distance to the nearest
+    /// line pixel. Only the samples within `half + 0.5` of a line are covered, so each
+    /// line pixel stamps its small neighbourhood (a 3x3 one at the comic's default width)
+    /// rather than a distance transform running over the whole plane.
+    func coverage(red: FloatPlane, green: FloatPlane, blue: FloatPlane, halfWidth half: Float) -> FloatPlane {
+        let w = red.width, h = red.height
+        let lines = thinLines(red: red, green: green, blue: blue)
+        let reach = half + 0.5
+        let radius = max(0, Int(reach.rounded(.down)))
+        // The neighbourhood's offsets and what they cover; the chamfer distance of an
+        // offset is its longer side plus (√2 − 1) times its shorter one.
+        var stamp: [(dx: Int, dy: Int, cover: Float)] = []
+        for dy in -radius...radius {
+            for dx in -radius...radius {
+                let (long, short) = (Float(max(abs(dx), abs(dy))), Float(min(abs(dx), abs(dy))))
+                let cover = min(1, reach - (long + (Float(2).squareRoot() - 1) * short))
+                if cover > 0 { stamp.append((dx, dy, cover)) }
+            }
+        }
+        var mask = FloatPlane(width: w, height: h)
+        mask.values.withUnsafeMutableBufferPointer { m in
+            lines.withUnsafeBufferPointer { lines in
+                for i in 0..<(w * h) where lines[i] != 0 {
+                    let x = i % w, y = i / w
+                    if x >= radius, x < w - radius, y >= radius, y < h - radius {
+                        for s in stamp where m[i + s.dy * w + s.dx] < s.cover { m[i + s.dy * w + s.dx] = s.cover }
+                    } else {
+                        for s in stamp {
+                            let (sx, sy) = (x + s.dx, y + s.dy)
+                            guard sx >= 0, sx < w, sy >= 0, sy < h else { continue }
+                            m[sy * w + sx] = max(m[sy * w + sx], s.cover)
+                        }
+                    }
+                }
+            }
+        }
+        return mask
     }
 
     /// 1 on the kept lines, 0 elsewhere. The gradient is the colour one: the root mean
     /// square of the channels' Sobel gradients, so an edge between two colours of the same
     /// brightness (an orange disc on a blue sky) is an edge too; its direction is the
     /// strongest channel's.
-    func thinLines(_ channels: [FloatPlane]) -> [UInt8] {
-        let w = channels[0].width, h = channels[0].height
+    func thinLines(red: FloatPlane, green: FloatPlane, blue: FloatPlane) -> [UInt8] {
+        let w = red.width, h = red.height
         guard w >= 3, h >= 3 else { return [UInt8](repeating: 0, count: w * h) }
         let n = w * h
+        typealias V = FloatVector.V
         // Scratch planes as raw buffers: the loops below run over every working pixel of
         // every frame, and array accesses with their checks cost several times the arithmetic.
+        // The magnitude's border stays 0 (it is read across the edge); the directions are
+        // read only where the magnitude was written.
         let magnitude = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
-        let strongest = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
-        let gx = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
-        let gy = UnsafeMutableBufferPointer<Float>.allocate(capacity: n)
+        let direction = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n)
         let candidate = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: n)
-        defer {
-            magnitude.deallocate(); strongest.deallocate(); gx.deallocate(); gy.deallocate(); candidate.deallocate()
-        }
+        defer { magnitude.deallocate(); direction.deallocate(); candidate.deallocate() }
         magnitude.initialize(repeating: 0)
-        strongest.initialize(repeating: 0)
-        gx.initialize(repeating: 0)
-        gy.initialize(repeating: 0)
         candidate.initialize(repeating: 0)
-        let (load, store) = (FloatVector.load(_:) as (UnsafePointer<Float>) -> FloatVector.V, FloatVector.store)
-        let (mag, str, gxp, gyp) = (magnitude.baseAddress!, strongest.baseAddress!, gx.baseAddress!, gy.baseAddress!)
-        for plane in channels {
-            plane.values.withUnsafeBufferPointer { values in
-                let l = values.baseAddress!
-                for y in 1..<(h - 1) {
-                    let start = y * w + 1, end = y * w + w - 1
-                    var i = start
-                    // Several pixels at a time in vector registers, then the row's rest.
-                    while i + FloatVector.lanes <= end {
-                        let a = load(l + i - w - 1), b = load(l + i - w), c = load(l + i - w + 1)
-                        let d = load(l + i - 1), f = load(l + i + 1)
-                        let g = load(l + i + w - 1), k = load(l + i + w), m = load(l + i + w + 1)
-                        let x = (c + 2 * f + m) - (a + 2 * d + g)
-                        let y = (g + 2 * k + m) - (a + 2 * b + c)
-                        let squared = x * x + y * y
-                        store(FloatVector.load(mag + i) + squared, mag + i)
-                        let strongest = FloatVector.load(str + i)
-                        let stronger = squared .> strongest
-                        store(strongest.replacing(with: squared, where: stronger), str + i)
-                        store(FloatVector.load(gxp + i).replacing(with: x, where: stronger), gxp + i)
-                        store(FloatVector.load(gyp + i).replacing(with: y, where: stronger), gyp + i)
-                        i += FloatVector.lanes
-                    }
-                    while i < end {
-                        let a = l[i - w - 1], b = l[i - w], c = l[i - w + 1]
-                        let d = l[i - 1], f = l[i + 1]
-                        let g = l[i + w - 1], k = l[i + w], m = l[i + w + 1]
-                        let x = (c + 2 * f + m) - (a + 2 * d + g)
-                        let y = (g + 2 * k + m) - (a + 2 * b + c)
-                        let squared = x * x + y * y
-                        mag[i] += squared
-                        if squared > str[i] {
-                            str[i] = squared
-                            gxp[i] = x
-                            gyp[i] = y
+        let (mag, dir) = (magnitude.baseAddress!, direction.baseAddress!)
+        // Sobel's gain is 4 for a unit step: in levels per pixel.
+        let norm = 1 / (4 * Float(3).squareRoot())
+        // The neighbour across the edge, by direction: along x, along y, at 45° and 135°.
+        let steps = [1, w, w + 1, w - 1]
+        @inline(__always) func sobel(_ l: UnsafePointer<Float>, _ i: Int) -> (x: V, y: V) {
+            let a = FloatVector.load(l + i - w - 1), b = FloatVector.load(l + i - w), c = FloatVector.load(l + i - w + 1)
+            let d = FloatVector.load(l + i - 1), f = FloatVector.load(l + i + 1)
+            let g = FloatVector.load(l + i + w - 1), k = FloatVector.load(l + i + w), m = FloatVector.load(l + i + w + 1)
+            return ((c + 2 * f + m) - (a + 2 * d + g), (g + 2 * k + m) - (a + 2 * b + c))
+        }
+        red.values.withUnsafeBufferPointer { r in
+            green.values.withUnsafeBufferPointer { g in
+                blue.values.withUnsafeBufferPointer { b in
+                    let planes = (r.baseAddress!, g.baseAddress!, b.baseAddress!)
+                    for y in 1..<(h - 1) {
+                        let start = y * w + 1, end = y * w + w - 1
+                        // Several pixels at a time in vector registers, the three channels
+                        // together; the row's last ones in a last vector that overlaps the
+                        // one before (its pixels come out the same twice).
+                        var i = start
+                        while end - start >= FloatVector.lanes && i < end {
+                            i = min(i, end - FloatVector.lanes)
+                            let (rx, ry) = sobel(planes.0, i), (gx, gy) = sobel(planes.1, i), (bx, by) = sobel(planes.2, i)
+                            let (rs, gs, bs) = (rx * rx + ry * ry, gx * gx + gy * gy, bx * bx + by * by)
+                            FloatVector.store((rs + gs + bs).squareRoot() * norm, mag + i)
+                            // The strongest channel's direction; ties stay with the earlier one.
+                            var (x, y, best) = (rx, ry, rs)
+                            let green = gs .> best
+                            (x, y, best) = (x.replacing(with: gx, where: green), y.replacing(with: gy, where: green), best.replacing(with: gs, where: green))
+                            let blue = bs .> best
+                            (x, y) = (x.replacing(with: bx, where: blue), y.replacing(with: by, where: blue))
+                            UnsafeMutableRawPointer(dir + i).storeBytes(of: Self.directions(x, y), as: SIMD8<UInt8>.self)
+                            i += FloatVector.lanes
                         }
-                        i += 1
+                        // Rows narrower than a vector, one pixel at a time.
+                        while i < end {
+                            var (sum, best, bx, by): (Float, Float, Float, Float) = (0, -1, 0, 0)
+                            for l in [planes.0, planes.1, planes.2] {
+                                let a = l[i - w - 1], b = l[i - w], c = l[i - w + 1]
+                                let d = l[i - 1], f = l[i + 1]
+                                let g = l[i + w - 1], k = l[i + w], m = l[i + w + 1]
+                                let x = (c + 2 * f + m) - (a + 2 * d + g)
+                                let y = (g + 2 * k + m) - (a + 2 * b + c)
+                                let squared = x * x + y * y
+                                sum += squared
+                                if squared > best { (best, bx, by) = (squared, x, y) }
+                            }
+                            mag[i] = sum.squareRoot() * norm
+                            dir[i] = Self.directions(V(repeating: bx), V(repeating: by))[0]
+                            i += 1
+                        }
                     }
                 }
             }
         }
-        // Sobel's gain is 4 for a unit step: in levels per pixel.
-        let norm = 1 / (4 * Float(channels.count).squareRoot())
-        for i in 0..<n { magnitude[i] = magnitude[i].squareRoot() * norm }
         // Candidates (1 weak, 2 strong): the largest across the edge, along the strongest
-        // channel's gradient direction (along x, 45°, along y, 135°).
+        // channel's gradient direction.
         for y in 1..<(h - 1) {
             for i in (y * w + 1)..<(y * w + w - 1) {
-                let m = magnitude[i]
+                let m = mag[i]
                 guard m >= low else { continue }
-                let x = gx[i], y = gy[i]
-                let ax = abs(x), ay = abs(y)
-                let step: Int
-                if ay * 2.4142 < ax {
-                    step = 1
-                } else if ax * 2.4142 < ay {
-                    step = w
-                } else {
-                    step = (x > 0) == (y > 0) ? w + 1 : w - 1
-                }
+                let step = steps[Int(dir[i])]
                 // Ties go to one side only, so a plateau still gives one line.
-                guard m > magnitude[i - step] && m >= magnitude[i + step] else { continue }
+                guard m > mag[i - step] && m >= mag[i + step] else { continue }
                 candidate[i] = m >= high ? 2 : 1
             }
         }
@@ -138,48 +171,17 @@ struct InkLines {
         return lines
     }
 
-    /// Chamfer distances (1 along an axis, √2 diagonally) to the nearest 1 in `lines`:
-    /// a pass down (from the row above, then along the row left to right) and a pass up
-    /// (from the row below, then right to left). Each row's terms from its neighbour row
-    /// run in vector registers; only the scan along the row is serial.
-    static func distanceTransform(_ lines: [UInt8], width w: Int, height h: Int) -> FloatPlane {
-        var d = FloatPlane(width: w, height: h, repeating: 255)
-        guard w > 0, h > 0 else { return d }
-        let diagonal: Float = 1.41421356
-        d.values.withUnsafeMutableBufferPointer { d in
-            lines.withUnsafeBufferPointer { lines in
-                for i in 0..<(w * h) where lines[i] != 0 { d[i] = 0 }
-            }
-            func fromRow(_ row: Int, _ neighbour: Int) {
-                let r = d.baseAddress! + row * w, n = d.baseAddress! + neighbour * w
-                r[0] = min(r[0], n[0] + 1)
-                if w > 1 {
-                    r[0] = min(r[0], n[1] + diagonal)
-                    r[w - 1] = min(r[w - 1], min(n[w - 1] + 1, n[w - 2] + diagonal))
-                }
-                if w > 2 {
-                    for x in 1..<(w - 1) { r[x] = min(r[x], min(n[x] + 1, min(n[x - 1], n[x + 1]) + diagonal)) }
-                }
-            }
-            for y in 0..<h {
-                if y > 0 { fromRow(y, y - 1) }
-                let r = d.baseAddress! + y * w
-                var previous = r[0]
-                for x in 1..<max(1, w) {
-                    previous = min(r[x], previous + 1)
-                    r[x] = previous
-                }
-            }
-            for y in stride(from: h - 1, through: 0, by: -1) {
-                if y < h - 1 { fromRow(y, y + 1) }
-                let r = d.baseAddress! + y * w
-                var next = r[w - 1]
-                for x in stride(from: w - 2, through: 0, by: -1) {
-                    next = min(r[x], next + 1)
-                    r[x] = next
-                }
-            }
-        }
-        return d
+    /// The direction of gradients (x, y), as an index into the neighbour steps: 0 along x,
+    /// 1 along y, 2 at 45° (both of one sign), 3 at 135°; within 22.5° of an axis it is
+    /// that axis (tan 67.5° = 2.4142).
+    @inline(__always) static func directions(_ x: FloatVector.V, _ y: FloatVector.V) -> SIMD8<UInt8> {
+        typealias V = FloatVector.V
+        let ax = x.magnitudes, ay = y.magnitudes
+        let zero = V(repeating: 0)
+        var code = SIMD8<Int32>(repeating: 3)
+        code.replace(with: 2, where: (x .> zero) .== (y .> zero))
+        code.replace(with: 1, where: ax * 2.4142 .< ay)
+        code.replace(with: 0, where: ay * 2.4142 .< ax)
+        return SIMD8<UInt8>(truncatingIfNeeded: code)
     }
 }

@@ -14,6 +14,10 @@ extension SIMD4 where Scalar == Float {
     public func clamped(_ low: Float, _ high: Float) -> Self {
         clamped(Self(repeating: low), Self(repeating: high))
     }
+
+    /// Each lane's absolute value, as one maximum instruction (of it and its negation).
+    @inlinable @inline(__always)
+    public var magnitudes: Self { camlib_max4(self, -self) }
 }
 
 extension SIMD8 where Scalar == Float {
@@ -27,4 +31,8 @@ extension SIMD8 where Scalar == Float {
     public func clamped(_ low: Float, _ high: Float) -> Self {
         clamped(Self(repeating: low), Self(repeating: high))
     }
+
+    /// As `SIMD4.magnitudes`, a half at a time.
+    @inlinable @inline(__always)
+    public var magnitudes: Self { Self(lowHalf: lowHalf.magnitudes, highHalf: highHalf.magnitudes) }
 }
