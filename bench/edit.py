@@ -14,8 +14,11 @@ not depend on how the comic looks.
    own renders at camlib's settings (the still with heif-enc at the quality that gives
    camlib's bytes, the movie with ffmpeg). Goals: camlib under 1.0x ffmpeg's time, and
    within 1.15x of the floor. Beside them, for comparison, camlib editing the movie alone
-   (imported as a video).
-3. Memory: peak resident memory of `camlib edit` on synthetic JPEG stills of 24, 100 and 200
+   (imported as a video). Every command runs unwatched (sampling memory every 10 ms costs
+   a command a few percent, camlib more than ffmpeg for its many more threads); the peak
+   is the kernel's high-water mark of the command's process (each works in one).
+3. Memory: peak resident memory of `camlib edit` (the kernel's high-water mark, which
+   a sampler can miss between samples) on synthetic JPEG stills of 24, 100 and 200
    megapixels and HEIC grids of 39 (the largest rendered whole), 93 and 197 (rendered tile by
    tile) (goal: under 1 GB up to 200 megapixels).
 
@@ -138,11 +141,11 @@ def speed(camlib, tmp, runs):
         work = os.path.join(tmp, f"speed-{n}")
         lib = os.path.join(work, "lib")
         subprocess.run([camlib, "import", "--library", lib, still, movie], check=True, capture_output=True)
-        results["camlib edit (still + movie)"].append(measure([camlib, "edit", "--library", lib, still, "--filter", "comic"]))
+        results["camlib edit (still + movie)"].append(measure([camlib, "edit", "--library", lib, still, "--filter", "comic"], sample=False))
         results["ffmpeg comic-like graph (movie)"].append(measure([
             "ffmpeg", "-v", "error", "-y", "-i", movie, "-map", "0:v", "-map", "0:a", "-filter_complex", GRAPH,
             "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", f"bframes=0:crf={MOVIE_CRF}:{vbv}:log-level=error",
-            "-c:a", "copy", os.path.join(work, "ffmpeg.mov")]))
+            "-c:a", "copy", os.path.join(work, "ffmpeg.mov")], sample=False))
         db = sqlite3.connect(os.path.join(lib, "catalog.sqlite"))
         paths = dict(db.execute("SELECT role, path FROM resource WHERE role IN ('renderedPhoto', 'renderedVideo')").fetchall())
         rendered_still, rendered_movie = os.path.join(lib, paths["renderedPhoto"]), os.path.join(lib, paths["renderedVideo"])
@@ -159,10 +162,10 @@ def speed(camlib, tmp, runs):
                     floor_quality = q
                     break
         results["floor: heif-enc of camlib's still"].append(measure([
-            "heif-enc", "-q", str(floor_quality), "-p", "preset=ultrafast", "-o", os.path.join(work, "floor.heic"), png]))
+            "heif-enc", "-q", str(floor_quality), "-p", "preset=ultrafast", "-o", os.path.join(work, "floor.heic"), png], sample=False))
         results["floor: x265 of camlib's movie"].append(measure([
             "ffmpeg", "-v", "error", "-y", "-i", rendered_movie, "-map", "0:v", "-c:v", "libx265", "-preset", "ultrafast",
-            "-x265-params", f"bframes=0:crf={MOVIE_CRF}:{vbv}:log-level=error", os.path.join(work, "floor.mov")]))
+            "-x265-params", f"bframes=0:crf={MOVIE_CRF}:{vbv}:log-level=error", os.path.join(work, "floor.mov")], sample=False))
         # The movie imported on its own (a video, not a Live Photo's half): what editing
         # a video costs, next to ffmpeg's graph on the same movie.
         alone = os.path.join(work, "alone")
@@ -171,7 +174,7 @@ def speed(camlib, tmp, runs):
         shutil.copyfile(movie, video)
         subprocess.run([camlib, "import", "--library", os.path.join(alone, "lib"), video], check=True, capture_output=True)
         results["camlib edit of the movie alone"].append(
-            measure([camlib, "edit", "--library", os.path.join(alone, "lib"), video, "--filter", "comic"]))
+            measure([camlib, "edit", "--library", os.path.join(alone, "lib"), video, "--filter", "comic"], sample=False))
         subprocess.run(["chmod", "-R", "u+w", work])
     for name, measured in results.items():
         if any(r[2] != 0 for r in measured):
@@ -231,7 +234,7 @@ def memory(camlib, tmp):
                            check=True)
         lib = os.path.join(work, "lib")
         subprocess.run([camlib, "import", "--library", lib, still], check=True, capture_output=True)
-        seconds, peak, status = measure([camlib, "edit", "--library", lib, still, "--filter", "comic"])
+        seconds, peak, status = measure([camlib, "edit", "--library", lib, still, "--filter", "comic"], sample=False)
         worst = max(worst, peak)
         print(f"{kind:>6} {width * height / 1e6:10.0f} {f'{width}x{height}':>12} {seconds:8.2f} {peak:8.0f}" + ("" if status == 0 else f"  (exit {status})"))
         subprocess.run(["chmod", "-R", "u+w", work])
