@@ -43,7 +43,9 @@ public final class MovieFrameReader {
     private var inputEnded = false
     private var decoderDrained = false
 
-    public init(path: String) throws {
+    /// `decoderThreads`: frame threads for the decoder; 0 for FFmpeg's own count (one more
+    /// than the cores).
+    public init(path: String, decoderThreads: Int = 0) throws {
         try FFmpegLibrary.load()
         self.path = path
         // Until every property is set, failures free what was opened so far.
@@ -70,9 +72,9 @@ public final class MovieFrameReader {
         rc = ff.avcodec_parameters_to_context(dec, par)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_to_context") }
         dec.pointee.pkt_timebase = stream.pointee.time_base
-        // Frame threads on every core: decoding runs ahead while the caller filters and
-        // encodes the previous frames (FFmpeg's default is one thread).
-        dec.pointee.thread_count = 0
+        // Frame threads: decoding runs ahead while the caller filters and encodes the
+        // previous frames (FFmpeg's default is one thread).
+        dec.pointee.thread_count = Int32(clamping: max(0, decoderThreads))
         rc = ff.avcodec_open2(dec, codec, nil)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_open2 (decoder)") }
         let newPacket = ff.av_packet_alloc(), newFrame = ff.av_frame_alloc()
