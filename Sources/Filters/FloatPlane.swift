@@ -24,6 +24,34 @@ struct FloatPlane: Sendable {
         }
     }
 
+    /// Three planes whose every sample `fill` writes together, given their storage
+    /// uninitialised: for a picture split into its channels in one pass.
+    static func three(
+        width: Int, height: Int,
+        writingEvery fill: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) -> Void
+    ) -> (FloatPlane, FloatPlane, FloatPlane) {
+        let count = width * height
+        var (a, b, c) = ([Float](), [Float](), [Float]())
+        a = [Float](unsafeUninitializedCapacity: count) { pa, na in
+            b = [Float](unsafeUninitializedCapacity: count) { pb, nb in
+                c = [Float](unsafeUninitializedCapacity: count) { pc, nc in
+                    if count > 0 { fill(pa.baseAddress!, pb.baseAddress!, pc.baseAddress!) }
+                    nc = count
+                }
+                nb = count
+            }
+            na = count
+        }
+        return (FloatPlane(width: width, height: height, values: a), FloatPlane(width: width, height: height, values: b),
+                FloatPlane(width: width, height: height, values: c))
+    }
+
+    private init(width: Int, height: Int, values: [Float]) {
+        self.width = width
+        self.height = height
+        self.values = values
+    }
+
     subscript(x: Int, y: Int) -> Float {
         get { values[y * width + x] }
         set { values[y * width + x] = newValue }

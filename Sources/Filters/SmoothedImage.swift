@@ -55,15 +55,10 @@ public struct SmoothedImage: Sendable {
     init(averagedPicture picture: borrowing PixelBuffer<UInt8>, scale: Double, blurRadius: Int) {
         let (w, h) = (picture.width, picture.height)
         // The three planes in one pass over the interleaved bytes.
-        var red = FloatPlane(width: w, height: h), green = FloatPlane(width: w, height: h), blue = FloatPlane(width: w, height: h)
-        picture.components.withUnsafeBufferPointer { rgb in
-            red.values.withUnsafeMutableBufferPointer { r in
-                green.values.withUnsafeMutableBufferPointer { g in
-                    blue.values.withUnsafeMutableBufferPointer { b in
-                        let (rgb, r, g, b) = (rgb.baseAddress!, r.baseAddress!, g.baseAddress!, b.baseAddress!)
-                        for i in 0..<(w * h) { (r[i], g[i], b[i]) = (Float(rgb[3 * i]), Float(rgb[3 * i + 1]), Float(rgb[3 * i + 2])) }
-                    }
-                }
+        let (red, green, blue) = picture.components.withUnsafeBufferPointer { rgb in
+            FloatPlane.three(width: w, height: h) { r, g, b in
+                let rgb = rgb.baseAddress!
+                for i in 0..<(w * h) { (r[i], g[i], b[i]) = (Float(rgb[3 * i]), Float(rgb[3 * i + 1]), Float(rgb[3 * i + 2])) }
             }
         }
         self.init(averaged: [red, green, blue], scale: scale, blurRadius: blurRadius)
@@ -416,11 +411,10 @@ public final class AreaAccumulator {
 
     /// The softened working-size picture, once every region has been added.
     func smoothed(blurRadius: Int) -> SmoothedImage {
-        var red = FloatPlane(width: width, height: height), green = red, blue = red
-        for i in 0..<(width * height) {
-            red.values[i] = sums[i * 3]
-            green.values[i] = sums[i * 3 + 1]
-            blue.values[i] = sums[i * 3 + 2]
+        let (red, green, blue) = sums.withUnsafeBufferPointer { sums in
+            FloatPlane.three(width: width, height: height) { r, g, b in
+                for i in 0..<(width * height) { (r[i], g[i], b[i]) = (sums[i * 3], sums[i * 3 + 1], sums[i * 3 + 2]) }
+            }
         }
         return SmoothedImage(averaged: [red, green, blue], scale: scale, blurRadius: blurRadius)
     }

@@ -33,4 +33,14 @@ struct FloatPlaneTests {
         #expect(plane.values == (0..<15).map(Float.init))
         #expect(FloatPlane(width: 0, height: 4) { _ in Issue.record("nothing to write") }.values.isEmpty)
     }
+
+    @Test func threePlanesWrittenTogetherHoldWhatWasWritten() {
+        let (a, b, c) = FloatPlane.three(width: 4, height: 3) { a, b, c in
+            for i in 0..<12 { (a[i], b[i], c[i]) = (Float(i), Float(-i), Float(2 * i)) }
+        }
+        #expect(a.values == (0..<12).map(Float.init) && b.values == (0..<12).map { Float(-$0) } && c.values == (0..<12).map { Float(2 * $0) })
+        #expect([a.width, a.height, c.width, c.height] == [4, 3, 4, 3])
+        let empty = FloatPlane.three(width: 0, height: 5) { _, _, _ in Issue.record("nothing to write") }
+        #expect(empty.0.values.isEmpty && empty.2.values.isEmpty)
+    }
 }

@@ -16,4 +16,12 @@ struct SIMDClampedTests {
         let clamped = SIMD8<Float>(.nan, 1, .nan, 2, 3, .nan, 4, 5).clamped(0, 255)
         #expect(clamped == SIMD8(0, 1, 0, 2, 3, 0, 4, 5))
     }
+
+    /// Magnitudes lane by lane, a negative zero's included (its sign bit cleared).
+    @Test func magnitudesAreEachLanesAbsoluteValue() {
+        let v = SIMD8<Float>(-3, 0, -0.0, 1.5, -.infinity, 7, -2.25, 1e-30)
+        #expect(v.magnitudes == SIMD8(3, 0, 0, 1.5, .infinity, 7, 2.25, 1e-30))
+        #expect(v.magnitudes[2].sign == .plus)
+        #expect(SIMD4<Float>(-1, 2, -3, 4).magnitudes == SIMD4(1, 2, 3, 4))
+    }
 }
