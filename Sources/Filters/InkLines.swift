@@ -145,6 +145,9 @@ struct InkLines {
             }
         }
         // Connected runs of candidates: kept when one is strong and the run is long enough.
+        // Candidates lie off the border (the loop above leaves it 0), so a candidate's
+        // eight neighbours are all in the plane: fixed offsets, no row and column worked out.
+        let neighbours = [-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1]
         var lines = [UInt8](repeating: 0, count: n)
         var stack: [Int] = [], run: [Int] = []
         lines.withUnsafeMutableBufferPointer { lines in
@@ -156,13 +159,11 @@ struct InkLines {
                 run.removeAll(keepingCapacity: true)
                 while let i = stack.popLast() {
                     run.append(i)
-                    let x = i % w, y = i / w
-                    for ny in max(0, y - 1)...min(h - 1, y + 1) {
-                        for j in (ny * w + max(0, x - 1))...(ny * w + min(w - 1, x + 1)) where candidate[j] != 0 {
-                            if candidate[j] == 2 { strong = true }
-                            candidate[j] = 0
-                            stack.append(j)
-                        }
+                    for offset in neighbours where candidate[i + offset] != 0 {
+                        let j = i + offset
+                        if candidate[j] == 2 { strong = true }
+                        candidate[j] = 0
+                        stack.append(j)
                     }
                 }
                 if strong && run.count >= minimumLength { for i in run { lines[i] = 1 } }
