@@ -87,6 +87,12 @@ struct InkLines {
             let g = FloatVector.load(l + i + w - 1), k = FloatVector.load(l + i + w), m = FloatVector.load(l + i + w + 1)
             return ((c + 2 * f + m) - (a + 2 * d + g), (g + 2 * k + m) - (a + 2 * b + c))
         }
+        func sobelAt(_ l: UnsafePointer<Float>, _ i: Int) -> (x: Float, y: Float) {
+            let a = l[i - w - 1], b = l[i - w], c = l[i - w + 1]
+            let d = l[i - 1], f = l[i + 1]
+            let g = l[i + w - 1], k = l[i + w], m = l[i + w + 1]
+            return ((c + 2 * f + m) - (a + 2 * d + g), (g + 2 * k + m) - (a + 2 * b + c))
+        }
         red.values.withUnsafeBufferPointer { r in
             green.values.withUnsafeBufferPointer { g in
                 blue.values.withUnsafeBufferPointer { b in
@@ -114,12 +120,7 @@ struct InkLines {
                         // Rows narrower than a vector, one pixel at a time.
                         while i < end {
                             var (sum, best, bx, by): (Float, Float, Float, Float) = (0, -1, 0, 0)
-                            for l in [planes.0, planes.1, planes.2] {
-                                let a = l[i - w - 1], b = l[i - w], c = l[i - w + 1]
-                                let d = l[i - 1], f = l[i + 1]
-                                let g = l[i + w - 1], k = l[i + w], m = l[i + w + 1]
-                                let x = (c + 2 * f + m) - (a + 2 * d + g)
-                                let y = (g + 2 * k + m) - (a + 2 * b + c)
+                            for (x, y) in [sobelAt(planes.0, i), sobelAt(planes.1, i), sobelAt(planes.2, i)] {
                                 let squared = x * x + y * y
                                 sum += squared
                                 if squared > best { (best, bx, by) = (squared, x, y) }
