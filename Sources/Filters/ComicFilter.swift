@@ -217,10 +217,10 @@ public struct ComicFilter: RegionFilter {
                 let lx = FloatVector.load(l + x), tx = FloatVector.load(tone + x)
                 // A dot darkens the fill by `ink`; a line covers it.
                 let darken = one - ink * FloatVector.load(dotted + x)
-                let c = FloatVector.clamp((FloatVector.load(m + x) - half) * slope + half, zero, one)
-                let fr = FloatVector.clamp(tx + saturation * (FloatVector.load(r + x) - lx), zero, full) * darken
-                let fg = FloatVector.clamp(tx + saturation * (FloatVector.load(g + x) - lx), zero, full) * darken
-                let fb = FloatVector.clamp(tx + saturation * (FloatVector.load(b + x) - lx), zero, full) * darken
+                let c = ((FloatVector.load(m + x) - half) * slope + half).clamped(zero, one)
+                let fr = (tx + saturation * (FloatVector.load(r + x) - lx)).clamped(zero, full) * darken
+                let fg = (tx + saturation * (FloatVector.load(g + x) - lx)).clamped(zero, full) * darken
+                let fb = (tx + saturation * (FloatVector.load(b + x) - lx)).clamped(zero, full) * darken
                 return (fr + c * (V(repeating: inkR) - fr), fg + c * (V(repeating: inkG) - fg), fb + c * (V(repeating: inkB) - fb))
             }
 
@@ -246,7 +246,7 @@ public struct ComicFilter: RegionFilter {
     @inline(__always) static func tone(_ l: FloatVector.V, steps: Float) -> FloatVector.V {
         typealias V = FloatVector.V
         let rounder = V(repeating: NearestByte.rounder)
-        let whole = (FloatVector.clamp(l, V(repeating: 0), V(repeating: 255)) + rounder) - rounder
+        let whole = (l.clamped(0, 255) + rounder) - rounder
         let level = (whole * (steps / 255) + rounder) - rounder
         return (0.12 + 0.88 * level / steps) * 255
     }

@@ -133,11 +133,6 @@ enum FloatVector {
         UnsafeRawPointer(p).loadUnaligned(as: V.self)
     }
 
-    /// `v` within `low ... high`, lane by lane.
-    @inline(__always) static func clamp(_ v: V, _ low: V, _ high: V) -> V {
-        v.clamped(low, high)
-    }
-
     @inline(__always) static func store(_ v: V, _ p: UnsafeMutablePointer<Float>) {
         UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
     }

@@ -120,11 +120,15 @@ struct InkLines {
                         // Rows narrower than a vector, one pixel at a time.
                         while i < end {
                             var (sum, best, bx, by): (Float, Float, Float, Float) = (0, -1, 0, 0)
-                            for (x, y) in [sobelAt(planes.0, i), sobelAt(planes.1, i), sobelAt(planes.2, i)] {
-                                let squared = x * x + y * y
+                            // In channel order; ties stay with the earlier one.
+                            func add(_ g: (x: Float, y: Float)) {
+                                let squared = g.x * g.x + g.y * g.y
                                 sum += squared
-                                if squared > best { (best, bx, by) = (squared, x, y) }
+                                if squared > best { (best, bx, by) = (squared, g.x, g.y) }
                             }
+                            add(sobelAt(planes.0, i))
+                            add(sobelAt(planes.1, i))
+                            add(sobelAt(planes.2, i))
                             mag[i] = sum.squareRoot() * norm
                             dir[i] = Self.directions(V(repeating: bx), V(repeating: by))[0]
                             i += 1
