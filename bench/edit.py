@@ -11,12 +11,13 @@ not depend on how the comic looks.
    camlib's whole edit (still + movie) next to ffmpeg's comic-like graph on the movie alone
    at the same encoder, preset and rate control (CRF 23 capped at the original's video bit
    rate with a half-second buffer), and the encoder floor: x265 alone re-encoding camlib's
-   own renders at camlib's settings (the still with heif-enc at the quality that gives
-   camlib's bytes, the movie with ffmpeg). Goals: camlib under 1.0x ffmpeg's time, and
-   within 1.15x of the floor. Beside them, for comparison, camlib editing the movie alone
-   (imported as a video). Every command runs unwatched (sampling memory every 10 ms costs
-   a command a few percent, camlib more than ffmpeg for its many more threads); the peak
-   is the kernel's high-water mark of the command's process (each works in one).
+   own renders at camlib's settings (the still with heif-enc at camlib's x265 preset and
+   RD level and at the quality that gives camlib's bytes, the movie with ffmpeg). Goals:
+   camlib under 1.0x ffmpeg's time, and within 1.15x of the floor. Beside them, for
+   comparison, camlib editing the movie alone (imported as a video). Every command runs
+   unwatched (sampling memory every 10 ms costs a command a few percent, camlib more than
+   ffmpeg for its many more threads); the peak is the kernel's high-water mark of the
+   command's process (each works in one).
 3. Memory: peak resident memory of `camlib edit` (the kernel's high-water mark, which
    a sampler can miss between samples) on synthetic JPEG stills of 24, 100 and 200
    megapixels and HEIC grids of 39 (the largest rendered whole), 93 and 197 (rendered tile by
@@ -33,6 +34,8 @@ from measure import ROOT, build_camlib, measure  # noqa: E402
 MEDIA = os.path.join(ROOT, "..", "shared", "media")
 PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 MOVIE_CRF = 23
+# camlib's x265 settings for a still (HEIFEncoder.setSpeed), given to the floor's heif-enc.
+STILL_X265 = ["-p", "preset=ultrafast", "-p", "x265:rd=1"]
 # Edges (dark lines) multiplied over a posterised copy: what comic does, in FFmpeg filters.
 GRAPH = ("split[a][b];"
          "[a]edgedetect=low=0.08:high=0.2,negate[edges];"
@@ -157,12 +160,12 @@ def speed(camlib, tmp, runs):
             target, floor_quality = os.path.getsize(rendered_still), 10
             for q in range(60, 9, -4):
                 out = os.path.join(work, "probe.heic")
-                subprocess.run(["heif-enc", "-q", str(q), "-p", "preset=ultrafast", "-o", out, png], check=True, capture_output=True)
+                subprocess.run(["heif-enc", "-q", str(q), *STILL_X265, "-o", out, png], check=True, capture_output=True)
                 if os.path.getsize(out) <= target:
                     floor_quality = q
                     break
         results["floor: heif-enc of camlib's still"].append(measure([
-            "heif-enc", "-q", str(floor_quality), "-p", "preset=ultrafast", "-o", os.path.join(work, "floor.heic"), png], sample=False))
+            "heif-enc", "-q", str(floor_quality), *STILL_X265, "-o", os.path.join(work, "floor.heic"), png], sample=False))
         results["floor: x265 of camlib's movie"].append(measure([
             "ffmpeg", "-v", "error", "-y", "-i", rendered_movie, "-map", "0:v", "-c:v", "libx265", "-preset", "ultrafast",
             "-x265-params", f"bframes=0:crf={MOVIE_CRF}:{vbv}:log-level=error", os.path.join(work, "floor.mov")], sample=False))

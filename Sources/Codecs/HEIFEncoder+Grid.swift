@@ -76,7 +76,7 @@ extension HEIFEncoder {
         let encoder = try encoder(ctx, for: .hevc)
         defer { heif_encoder_release(encoder) }
         try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
-        try check(heif_encoder_set_parameter_string(encoder, "preset", still.preset), "choosing the x265 preset")
+        try setSpeed(of: encoder, preset: still.preset)
         // heif_encoding_options_alloc → heif_encoding_options_free.
         guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
         defer { heif_encoding_options_free(options) }
