@@ -111,7 +111,7 @@ public struct ComicFilter: RegionFilter {
         /// the mean colour of its 2x2 pixels. No RGB picture is made, nor converted.
         func draw(into target: YCbCr420Planes) {
             precondition(target.width % 2 == 0 && target.height % 2 == 0, "4:2:0 needs even sides")
-            let (w, half) = (target.width, target.width / 2)
+            let w = target.width
             typealias Half = SIMD4<Float>
             // Levels: video's 16 ... 235 and 16 ... 240 unless full range.
             let lumaScale: Float = target.fullRange ? 1 : 219 / 255, lumaOffset: Float = target.fullRange ? 0 : 16
@@ -122,53 +122,59 @@ public struct ComicFilter: RegionFilter {
             @inline(__always) func luma(_ c: (Float, Float, Float)) -> UInt8 {
                 NearestByte.byte((kr * c.0 + kg * c.1 + kb * c.2) * lumaScale + lumaOffset)
             }
-            // Three rows of scratch for the row itself, and two for the pair sums of an
-            // even row's red, green and blue, which its odd row completes.
-            rows.forEachRow(x: 0, y: 0, width: w, height: target.height, extraRows: 5, rowsTogether: 2) { r, planes, extra in
+            // Three rows of scratch for the row itself, and six for the colours of a pair
+            // of rows (the even row's, then the odd row's), whose 2x2 means the chroma is.
+            rows.forEachRow(x: 0, y: 0, width: w, height: target.height, extraRows: 9, rowsTogether: 2) { r, planes, extra in
                 let row = prepare(r, x: 0, width: w, planes: planes, extra: extra)
                 let lumaRow = target.luma + r * target.lumaStride
-                let (sumR, sumG, sumB) = (extra + 3 * w, extra + 3 * w + half, extra + 3 * w + 2 * half)
-                let completes = r % 2 == 1
-                let (cb, cr) = (target.cb + r / 2 * target.chromaStride, target.cr + r / 2 * target.chromaStride)
+                let colours = extra + (r % 2 == 0 ? 3 : 6) * w
+                let (red, green, blue) = (colours, colours + w, colours + 2 * w)
+                // The pixels' colours kept for the chroma, which is worked out in a loop of
+                // its own: in this one, the compiler would carry the pairing of columns
+                // back through all the arithmetic, lane by lane.
                 var x = 0
                 while x + FloatVector.lanes <= w {
-                    let (red, green, blue) = row.colours(x)
-                    let y = (kr * red + kg * green + kb * blue) * lumaScale + lumaOffset
+                    let (vr, vg, vb) = row.colours(x)
+                    let y = (kr * vr + kg * vg + kb * vb) * lumaScale + lumaOffset
                     let bytes = SIMD8<UInt8>(truncatingIfNeeded: NearestByte.words(y))
                     UnsafeMutableRawPointer(lumaRow + x).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
-                    var (pr, pg, pb) = (red.evenHalf + red.oddHalf, green.evenHalf + green.oddHalf, blue.evenHalf + blue.oddHalf)
-                    let i = x / 2
-                    if completes {
-                        pr += UnsafeRawPointer(sumR + i).loadUnaligned(as: Half.self)
-                        pg += UnsafeRawPointer(sumG + i).loadUnaligned(as: Half.self)
-                        pb += UnsafeRawPointer(sumB + i).loadUnaligned(as: Half.self)
-                        let (mr, mg, mb) = (pr * 0.25, pg * 0.25, pb * 0.25)
-                        let my = kr * mr + kg * mg + kb * mb
-                        let u = NearestByte.bytes(clamping: (mb - my) * cbScale + 128), v = NearestByte.bytes(clamping: (mr - my) * crScale + 128)
-                        UnsafeMutableRawPointer(cb + i).storeBytes(of: u, as: SIMD4<UInt8>.self)
-                        UnsafeMutableRawPointer(cr + i).storeBytes(of: v, as: SIMD4<UInt8>.self)
-                    } else {
-                        UnsafeMutableRawPointer(sumR + i).storeBytes(of: pr, as: Half.self)
-                        UnsafeMutableRawPointer(sumG + i).storeBytes(of: pg, as: Half.self)
-                        UnsafeMutableRawPointer(sumB + i).storeBytes(of: pb, as: Half.self)
-                    }
+                    FloatVector.store(vr, red + x)
+                    FloatVector.store(vg, green + x)
+                    FloatVector.store(vb, blue + x)
                     x += FloatVector.lanes
                 }
-                // The rest, a pair of pixels at a time (the width is even).
                 while x < w {
-                    let left = row.colour(x), right = row.colour(x + 1)
-                    (lumaRow[x], lumaRow[x + 1]) = (luma(left), luma(right))
-                    let (r0, g0, b0) = left, (r1, g1, b1) = right
+                    let c = row.colour(x)
+                    lumaRow[x] = luma(c)
+                    (red[x], green[x], blue[x]) = c
+                    x += 1
+                }
+                guard r % 2 == 1 else { return }
+                // The chroma of each 2x2 pixels, from the mean of their colours.
+                let (evenR, evenG, evenB) = (extra + 3 * w, extra + 4 * w, extra + 5 * w)
+                let (cb, cr) = (target.cb + r / 2 * target.chromaStride, target.cr + r / 2 * target.chromaStride)
+                @inline(__always) func means(_ even: UnsafeMutablePointer<Float>, _ odd: UnsafeMutablePointer<Float>, _ x: Int) -> Half {
+                    let both = FloatVector.load(even + x) + FloatVector.load(odd + x)
+                    return (both.evenHalf + both.oddHalf) * 0.25
+                }
+                x = 0
+                while x + FloatVector.lanes <= w {
+                    let (mr, mg, mb) = (means(evenR, red, x), means(evenG, green, x), means(evenB, blue, x))
+                    let my = kr * mr + kg * mg + kb * mb
                     let i = x / 2
-                    var (pr, pg, pb) = (r0 + r1, g0 + g1, b0 + b1)
-                    if completes {
-                        (pr, pg, pb) = ((pr + sumR[i]) * 0.25, (pg + sumG[i]) * 0.25, (pb + sumB[i]) * 0.25)
-                        let my = kr * pr + kg * pg + kb * pb
-                        cb[i] = NearestByte.byte(min(255, max(0, (pb - my) * cbScale + 128)))
-                        cr[i] = NearestByte.byte(min(255, max(0, (pr - my) * crScale + 128)))
-                    } else {
-                        (sumR[i], sumG[i], sumB[i]) = (pr, pg, pb)
-                    }
+                    UnsafeMutableRawPointer(cb + i).storeBytes(of: NearestByte.bytes(clamping: (mb - my) * cbScale + 128), as: SIMD4<UInt8>.self)
+                    UnsafeMutableRawPointer(cr + i).storeBytes(of: NearestByte.bytes(clamping: (mr - my) * crScale + 128), as: SIMD4<UInt8>.self)
+                    x += FloatVector.lanes
+                }
+                // The rest, a pair of columns at a time (the width is even), summed as above.
+                @inline(__always) func mean(_ even: UnsafeMutablePointer<Float>, _ odd: UnsafeMutablePointer<Float>, _ x: Int) -> Float {
+                    ((even[x] + odd[x]) + (even[x + 1] + odd[x + 1])) * 0.25
+                }
+                while x < w {
+                    let (mr, mg, mb) = (mean(evenR, red, x), mean(evenG, green, x), mean(evenB, blue, x))
+                    let my = kr * mr + kg * mg + kb * mb
+                    cb[x / 2] = NearestByte.byte(min(255, max(0, (mb - my) * cbScale + 128)))
+                    cr[x / 2] = NearestByte.byte(min(255, max(0, (mr - my) * crScale + 128)))
                     x += 2
                 }
             }
