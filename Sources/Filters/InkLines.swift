@@ -139,8 +139,17 @@ struct InkLines {
         }
         // Candidates (1 weak, 2 strong): the largest across the edge, along the strongest
         // channel's gradient direction.
+        let lowVector = V(repeating: low)
         for y in 1..<(h - 1) {
-            for i in (y * w + 1)..<(y * w + w - 1) {
+            var i = y * w + 1
+            let end = y * w + w - 1
+            while i < end {
+                // Past most samples, those below `low`, a vector's worth at a time.
+                if i + FloatVector.lanes <= end, !any(FloatVector.load(mag + i) .>= lowVector) {
+                    i += FloatVector.lanes
+                    continue
+                }
+                defer { i += 1 }
                 let m = mag[i]
                 guard m >= low else { continue }
                 let step = steps[Int(dir[i])]
@@ -156,7 +165,16 @@ struct InkLines {
         var lines = [UInt8](repeating: 0, count: n)
         var stack: [Int] = [], run: [Int] = []
         lines.withUnsafeMutableBufferPointer { lines in
-            for start in 0..<n where candidate[start] != 0 {
+            var next = 0
+            while next < n {
+                let start = next
+                // Past most samples, those that are no candidate, eight at a time.
+                if start + 8 <= n, UnsafeRawPointer(candidate.baseAddress! + start).loadUnaligned(as: UInt64.self) == 0 {
+                    next += 8
+                    continue
+                }
+                next += 1
+                guard candidate[start] != 0 else { continue }
                 // A candidate is taken out (set to 0) once seen.
                 var strong = candidate[start] == 2
                 candidate[start] = 0
