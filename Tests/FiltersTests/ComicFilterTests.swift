@@ -1,3 +1,4 @@
+import CComicRows
 import Foundation
 import Imaging
 import Testing
@@ -84,18 +85,24 @@ struct ComicFilterTests {
         #expect(stray == 0, "\(stray) ink pixels away from every edge")
     }
 
-    /// The fill's tones, worked out in vector registers, are the posterised luma as
-    /// defined: the luma rounded to a whole 0 ... 255, the nearest of `levels` levels,
-    /// lifted so that the darkest is 12% gray.
+    /// The fill's tones, worked out in vector registers (`CComicRows`), are the
+    /// posterised luma as defined: Rec. 709 luma, rounded to a whole 0 ... 255, the
+    /// nearest of `levels` levels, lifted so that the darkest is 12% gray.
     @Test func theFillsTonesAreTheLumaPosterised() {
+        // Grays from below black to above white, and colours; a count that is no
+        // multiple of a vector.
+        let gray = (-20...2570).map { Float($0) / 10 }
+        let (r, g, b) = (gray + [255, 0, 0, 40.5], gray + [0, 255, 0, 90.25], gray + [0, 0, 255, 200])
         for levels in [2, 3, 5, 8, 17, 32] {
             let steps = Double(levels - 1)
-            for tenth in -20...2570 {
-                let l = Double(tenth) / 10
-                let whole = min(255, max(0, l.rounded(.toNearestOrEven)))
+            var l = [Float](repeating: .nan, count: r.count), tone = l
+            camlib_comic_tones(r, g, b, r.count, Float(steps), &l, &tone)
+            for i in r.indices {
+                let luma = 0.2126 * Double(r[i]) + 0.7152 * Double(g[i]) + 0.0722 * Double(b[i])
+                #expect(abs(Double(l[i]) - luma) < 0.001, "luma \(l[i]), not \(luma)")
+                let whole = min(255, max(0, Double(l[i]).rounded(.toNearestOrEven)))
                 let expected = (0.12 + 0.88 * (whole / 255 * steps).rounded() / steps) * 255
-                let tone = ComicFilter.tone(FloatVector.V(repeating: Float(l)), steps: Float(steps))
-                #expect(abs(Double(tone[0]) - expected) < 0.001 && tone.min() == tone.max(), "levels \(levels), luma \(l): \(tone[0]), not \(expected)")
+                #expect(abs(Double(tone[i]) - expected) < 0.001, "levels \(levels), luma \(l[i]): \(tone[i]), not \(expected)")
             }
         }
     }

@@ -1,0 +1,53 @@
+// The comic filter's per-pixel loops over one full-size row (Filters/ComicFilter.swift
+// calls them), in C so that each is compiled twice, for SSE2 and for AVX2, and the one
+// the processor runs best is chosen when the program loads (target_clones): Swift
+// compiles a function for one instruction set only. Plain loops over restrict pointers,
+// which clang turns into vector code; no fused multiply-adds, so both versions give the
+// same bits.
+#pragma once
+#include <stdint.h>
+
+/// What the colours of a row are made with (ComicFilter.Plan).
+typedef struct {
+    /// How much a dot darkens the fill (0 ... 1).
+    float ink;
+    /// The line mask's slope about 0.5, which sharpens its upsampled values into coverage.
+    float slope;
+    /// How far the colours' chroma is lifted around their luma.
+    float saturation;
+    /// The ink of the lines, 0 ... 255.
+    float inkRed, inkGreen, inkBlue;
+} camlib_comic_look;
+
+/// Rec. 709 luma `l` of the row's softened colours, and the fill's `tone`: the luma
+/// rounded to a whole 0 ... 255, the nearest of `steps + 1` levels, lifted so that the
+/// darkest is 12% gray.
+void camlib_comic_tones(
+    const float *restrict r, const float *restrict g, const float *restrict b, long count, float steps,
+    float *restrict l, float *restrict tone);
+
+/// The pixels' colours, 0 ... 255: the fill (the tone, with the colours' chroma lifted),
+/// darkened by its dot (`dotted`, 0 ... 1) and covered by a line (`mask`, through the
+/// look's slope), into `red`, `green`, `blue`.
+void camlib_comic_colours(
+    const float *restrict r, const float *restrict g, const float *restrict b, const float *restrict mask,
+    const float *restrict dotted, const float *restrict l, const float *restrict tone, long count,
+    const camlib_comic_look *look, float *restrict red, float *restrict green, float *restrict blue);
+
+/// Luma bytes of colours through a matrix's kr, kg, kb: (kr·R + kg·G + kb·B)·scale + offset,
+/// rounded (ties to even).
+void camlib_comic_luma(
+    const float *restrict red, const float *restrict green, const float *restrict blue, long count,
+    float kr, float kg, float kb, float scale, float offset, uint8_t *restrict luma);
+
+/// Chroma bytes of each 2x2 pixels (columns 2i and 2i + 1 of an even and an odd row of
+/// colours; `count` columns, even) from their mean colour: (B − Y)·cbScale + 128 and
+/// (R − Y)·crScale + 128, clamped to 0 ... 255 and rounded.
+void camlib_comic_chroma(
+    const float *restrict evenRed, const float *restrict evenGreen, const float *restrict evenBlue,
+    const float *restrict oddRed, const float *restrict oddGreen, const float *restrict oddBlue, long count,
+    float kr, float kg, float kb, float cbScale, float crScale, uint8_t *restrict cb, uint8_t *restrict cr);
+
+/// Colours as interleaved RGB bytes, rounded (ties to even).
+void camlib_comic_bytes(
+    const float *restrict red, const float *restrict green, const float *restrict blue, long count, uint8_t *restrict rgb);
