@@ -48,12 +48,12 @@ let package = Package(
 
         // The comic's per-pixel loops over a row, in C: compiled for SSE2 and for AVX2,
         // the processor's choice made when the program loads.
-        .target(name: "CComicRows"),
+        .target(name: "CRowLoops"),
 
         // Pixel buffers, EXIF orientation, resampling. Pure Swift.
         .target(name: "Imaging", dependencies: ["CVector"], swiftSettings: optimisedPixels),
         // Pure functions over pixel buffers: comic, noir, mono, sepia, posterize, vignette.
-        .target(name: "Filters", dependencies: ["Imaging", "CComicRows"], swiftSettings: optimisedPixels),
+        .target(name: "Filters", dependencies: ["Imaging", "CRowLoops"], swiftSettings: optimisedPixels),
         // Byte-level formats: ISOBMFF boxes, JPEG segments, TIFF/IFD, Apple MakerNote.
         .target(name: "Containers", dependencies: ["Imaging"]),
         // Stills and movies through libheif, libexif, libturbojpeg, libpng, libav*.
@@ -99,7 +99,7 @@ let package = Package(
         // Test helpers: where ../shared/media is, the CI rule for it, temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
-        .testTarget(name: "FiltersTests", dependencies: ["Filters", "Imaging", "CComicRows"]),
+        .testTarget(name: "FiltersTests", dependencies: ["Filters", "Imaging", "CRowLoops"]),
         .testTarget(name: "ContainersTests", dependencies: ["Containers", "TestSupport"]),
         .testTarget(name: "CodecsTests", dependencies: ["Codecs", "CPNGCodec", "Containers", "Imaging", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Codecs", "Containers", "Imaging", "CV4L2", "TestSupport"]),

@@ -1,4 +1,4 @@
-import CComicRows
+import CRowLoops
 import Imaging
 
 /// The look of Core Image's CIComicEffect ("outlines edges and applies a color
@@ -121,7 +121,7 @@ public struct ComicFilter: RegionFilter {
             }
         }
 
-        /// What the colours are made with, for `CComicRows`' loops.
+        /// What the colours are made with, for `CRowLoops`' loops.
         var look: camlib_comic_look {
             let (inkRed, inkGreen, inkBlue) = ComicFilter.inkColour
             return camlib_comic_look(

@@ -1,3 +1,4 @@
+import CRowLoops
 import Imaging
 
 /// A picture averaged down to a working size whose short side is at most `shortSide`
@@ -219,11 +220,11 @@ struct UpsampledRows: Sendable {
         let sw = planes[0].width
         // Twice the working width (a movie frame of a comic, 1920 from 960): each working
         // sample gives the two columns either side of it, a quarter of the way to its
-        // neighbours, eight samples at a time in vector registers.
+        // neighbours (`CRowLoops`, in vector registers).
         if width == 2 * sw, x % 2 == 0, columns % 2 == 0 {
             for (p, plane) in planes.enumerated() {
                 plane.values.withUnsafeBufferPointer { v in
-                    Self.doubled(v.baseAddress! + r * sw, count: sw, from: x / 2, pairs: columns / 2, into: out + p * columns)
+                    camlib_rows_doubled(v.baseAddress! + r * sw, sw, x / 2, columns / 2, out + p * columns)
                 }
             }
             return
@@ -247,32 +248,6 @@ struct UpsampledRows: Sendable {
 }
 
 extension UpsampledRows {
-    /// `pairs` samples of `line` (of `count`) from `first` on, each read back as two
-    /// columns: 3/4 of itself and 1/4 of its neighbour on that side (the edges clamped),
-    /// as the bilinear reading of a line twice as long has them.
-    static func doubled(_ line: UnsafePointer<Float>, count: Int, from first: Int, pairs: Int, into out: UnsafeMutablePointer<Float>) {
-        typealias V = FloatVector.V
-        let (quarter, threeQuarters) = (V(repeating: 0.25), V(repeating: 0.75))
-        var j = 0
-        while j < pairs {
-            let k = first + j
-            if k >= 1, k + FloatVector.lanes < count, j + FloatVector.lanes <= pairs {
-                let v = UnsafeRawPointer(line + k).loadUnaligned(as: V.self)
-                let before = UnsafeRawPointer(line + k - 1).loadUnaligned(as: V.self)
-                let after = UnsafeRawPointer(line + k + 1).loadUnaligned(as: V.self)
-                var both = SIMD16<Float>()
-                both.evenHalf = quarter * before + threeQuarters * v
-                both.oddHalf = threeQuarters * v + quarter * after
-                UnsafeMutableRawPointer(out + 2 * j).storeBytes(of: both, as: SIMD16<Float>.self)
-                j += FloatVector.lanes
-            } else {
-                let v = line[k], before = line[max(0, k - 1)], after = line[min(count - 1, k + 1)]
-                (out[2 * j], out[2 * j + 1]) = (0.25 * before + 0.75 * v, 0.75 * v + 0.25 * after)
-                j += 1
-            }
-        }
-    }
-
     /// Calls `body` for every row of `pixels` (RGB), the region of the reader's picture
     /// whose top-left pixel is (`x`, `y`), in parallel bands: with the picture's row
     /// number, that row of every plane read back at full size over the region's columns

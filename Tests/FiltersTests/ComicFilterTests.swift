@@ -1,4 +1,4 @@
-import CComicRows
+import CRowLoops
 import Foundation
 import Imaging
 import Testing
@@ -85,7 +85,7 @@ struct ComicFilterTests {
         #expect(stray == 0, "\(stray) ink pixels away from every edge")
     }
 
-    /// The fill's tones, worked out in vector registers (`CComicRows`), are the
+    /// The fill's tones, worked out in vector registers (`CRowLoops`), are the
     /// posterised luma as defined: Rec. 709 luma, rounded to a whole 0 ... 255, the
     /// nearest of `levels` levels, lifted so that the darkest is 12% gray.
     @Test func theFillsTonesAreTheLumaPosterised() {

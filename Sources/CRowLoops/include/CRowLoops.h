@@ -1,11 +1,19 @@
-// The comic filter's per-pixel loops over one full-size row (Filters/ComicFilter.swift
-// calls them), in C so that each is compiled twice, for SSE2 and for AVX2, and the one
-// the processor runs best is chosen when the program loads (target_clones): Swift
-// compiles a function for one instruction set only. Plain loops over restrict pointers,
-// which clang turns into vector code; no fused multiply-adds, so both versions give the
-// same bits.
+// Per-pixel loops over rows of the filters' full-size drawing (Filters calls them), in C
+// so that each is compiled twice, for SSE2 and for AVX2, and the one the processor runs
+// best is chosen when the program loads (target_clones): Swift compiles a function for
+// one instruction set only. Plain loops over restrict pointers, which clang turns into
+// vector code; no fused multiply-adds, so both versions give the same bits.
 #pragma once
 #include <stdint.h>
+
+// Working planes read back at full size (upsample.c).
+
+/// `pairs` samples of `line` (of `count`) from `first` on, each read back as two columns:
+/// 3/4 of itself and 1/4 of its neighbour on that side (the line's ends clamped), as the
+/// bilinear reading of a line twice as long has them.
+void camlib_rows_doubled(const float *restrict line, long count, long first, long pairs, float *restrict out);
+
+// The comic's colours (comic.c).
 
 /// What the colours of a row are made with (ComicFilter.Plan).
 typedef struct {

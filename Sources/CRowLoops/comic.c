@@ -1,7 +1,6 @@
-#include "CComicRows.h"
+#include "CRowLoops.h"
+#include "clones.h"
 #include <string.h>
-
-#define CLONES __attribute__((target_clones("avx2", "default")))
 
 // 1.5·2²³: adding it to a float of 0 ... 2²² leaves the float rounded to a whole number
 // (ties to even) in the low bits of its mantissa (Imaging's NearestByte).
