@@ -46,12 +46,13 @@ let package = Package(
         // Vector minimum and maximum as single instructions, for pixel loops.
         .systemLibrary(name: "CVector"),
 
-        // The comic's per-pixel loops over a row, in C: compiled for SSE2 and for AVX2,
-        // the processor's choice made when the program loads.
+        // Per-pixel loops over rows (the comic's colours, reading working rows back,
+        // halving a Y'CbCr picture), in C: compiled for SSE2 and for AVX2, the processor's
+        // choice made when the program loads.
         .target(name: "CRowLoops"),
 
-        // Pixel buffers, EXIF orientation, resampling. Pure Swift.
-        .target(name: "Imaging", dependencies: ["CVector"], swiftSettings: optimisedPixels),
+        // Pixel buffers, EXIF orientation, resampling; their hottest row loops in CRowLoops.
+        .target(name: "Imaging", dependencies: ["CVector", "CRowLoops"], swiftSettings: optimisedPixels),
         // Pure functions over pixel buffers: comic, noir, mono, sepia, posterize, vignette.
         .target(name: "Filters", dependencies: ["Imaging", "CRowLoops"], swiftSettings: optimisedPixels),
         // Byte-level formats: ISOBMFF boxes, JPEG segments, TIFF/IFD, Apple MakerNote.

@@ -1,3 +1,5 @@
+import CRowLoops
+
 extension PixelBuffer where Component == UInt8 {
     /// The picture averaged down to half its width and height, as RGB (the planes' matrix,
     /// full-range output): each pixel from the mean of its 2x2 luma samples and the one
@@ -9,7 +11,6 @@ extension PixelBuffer where Component == UInt8 {
         guard p.width >= 2, p.height >= 2, p.width % 2 == 0, p.height % 2 == 0 else { return nil }
         let w = p.width / 2, h = p.height / 2
         var out = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
-        typealias V = SIMD8<Float>
         // Levels to 0 ... 255 and ±127.5, folded into the matrix.
         let lumaScale: Float = p.fullRange ? 1 : 255 / 219, lumaOffset: Float = p.fullRange ? 0 : 16
         let chromaScale: Float = p.fullRange ? 1 : 255 / 224
@@ -19,38 +20,10 @@ extension PixelBuffer where Component == UInt8 {
         out.components.withUnsafeMutableBufferPointer { buffer in
             let o = buffer.baseAddress!
             for y in 0..<h {
-                let above = p.luma + 2 * y * p.lumaStride, below = above + p.lumaStride
-                let cb = p.cb + y * p.chromaStride, cr = p.cr + y * p.chromaStride
-                let row = o + y * w * 3
-                var x = 0
-                while x + 8 <= w {
-                    let a = SIMD16<Float>(UnsafeRawPointer(above + 2 * x).loadUnaligned(as: SIMD16<UInt8>.self))
-                    let b = SIMD16<Float>(UnsafeRawPointer(below + 2 * x).loadUnaligned(as: SIMD16<UInt8>.self))
-                    let sum = a + b
-                    let luma = ((sum.evenHalf + sum.oddHalf) * 0.25 - lumaOffset) * lumaScale
-                    let u = V(UnsafeRawPointer(cb + x).loadUnaligned(as: SIMD8<UInt8>.self)) - 128
-                    let v = V(UnsafeRawPointer(cr + x).loadUnaligned(as: SIMD8<UInt8>.self)) - 128
-                    let r = NearestByte.words(clamping: luma + crToR * v)
-                    let g = NearestByte.words(clamping: luma + cbToG * u + crToG * v)
-                    let bl = NearestByte.words(clamping: luma + cbToB * u)
-                    let q = row + x * 3
-                    for k in 0..<8 {
-                        q[k * 3] = UInt8(truncatingIfNeeded: r[k])
-                        q[k * 3 + 1] = UInt8(truncatingIfNeeded: g[k])
-                        q[k * 3 + 2] = UInt8(truncatingIfNeeded: bl[k])
-                    }
-                    x += 8
-                }
-                while x < w {
-                    let sum = Float(above[2 * x]) + Float(above[2 * x + 1]) + Float(below[2 * x]) + Float(below[2 * x + 1])
-                    let luma = (sum * 0.25 - lumaOffset) * lumaScale
-                    let u = Float(cb[x]) - 128, v = Float(cr[x]) - 128
-                    let q = row + x * 3
-                    q[0] = NearestByte.byte(min(255, max(0, luma + crToR * v)))
-                    q[1] = NearestByte.byte(min(255, max(0, luma + cbToG * u + crToG * v)))
-                    q[2] = NearestByte.byte(min(255, max(0, luma + cbToB * u)))
-                    x += 1
-                }
+                let above = p.luma + 2 * y * p.lumaStride
+                camlib_rows_halved_rgb(
+                    above, above + p.lumaStride, p.cb + y * p.chromaStride, p.cr + y * p.chromaStride, w, lumaScale, lumaOffset, crToR,
+                    cbToG, crToG, cbToB, o + y * w * 3)
             }
         }
         return out

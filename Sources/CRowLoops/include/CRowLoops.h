@@ -59,3 +59,13 @@ void camlib_comic_chroma(
 /// Colours as interleaved RGB bytes, rounded (ties to even).
 void camlib_comic_bytes(
     const float *restrict red, const float *restrict green, const float *restrict blue, long count, uint8_t *restrict rgb);
+
+// Pictures decoded as Y'CbCr (ycbcr.c).
+
+/// One row of an 8-bit 4:2:0 picture halved, as RGB bytes: each output pixel the 2x2 mean
+/// of luma (rows `above` and `below`) beside the chroma sample the picture has there,
+/// levelled ((Y − lumaOffset)·lumaScale) and through the matrix (crToR, cbToG, crToG,
+/// cbToB, with chroma about 128), clamped to 0 ... 255 and rounded; `count` output pixels.
+void camlib_rows_halved_rgb(
+    const uint8_t *restrict above, const uint8_t *restrict below, const uint8_t *restrict cb, const uint8_t *restrict cr,
+    long count, float lumaScale, float lumaOffset, float crToR, float cbToG, float crToG, float cbToB, uint8_t *restrict rgb);
