@@ -1,4 +1,5 @@
 #pragma once
+// Rounding and clamping shared by the loops.
 #include <stdint.h>
 #include <string.h>
 
@@ -21,4 +22,3 @@ static inline uint8_t byte(float v) {
     memcpy(&bits, &f, sizeof bits);
     return (uint8_t)bits;
 }
-

@@ -149,13 +149,13 @@ struct InkLines {
                     i += FloatVector.lanes
                     continue
                 }
-                defer { i += 1 }
                 let m = mag[i]
-                guard m >= low else { continue }
-                let step = steps[Int(dir[i])]
-                // Ties go to one side only, so a plateau still gives one line.
-                guard m > mag[i - step] && m >= mag[i + step] else { continue }
-                candidate[i] = m >= high ? 2 : 1
+                if m >= low {
+                    let step = steps[Int(dir[i])]
+                    // Ties go to one side only, so a plateau still gives one line.
+                    if m > mag[i - step] && m >= mag[i + step] { candidate[i] = m >= high ? 2 : 1 }
+                }
+                i += 1
             }
         }
         // Connected runs of candidates: kept when one is strong and the run is long enough.

@@ -44,7 +44,7 @@ struct YCbCrTests {
         return rgb.map { min(255, max(0, $0 * 255)) }
     }
 
-    // 36 pixels wide: four runs of 8 and four pixels one by one, in every row.
+    // 36 pixels wide, no multiple of a vector: the loop's vector part and its rest both run.
     @Test(arguments: [false, true], [false, true])
     func eachPixelIsItsBlocksMeanThroughTheMatrix(fullRange: Bool, bt601: Bool) throws {
         let (width, height) = (72, 6)

@@ -1,4 +1,4 @@
-// Per-pixel loops over rows of the filters' full-size drawing (Filters calls them), in C
+// Per-pixel loops over rows of pictures (Filters and Imaging call them), in C
 // so that each is compiled twice, for SSE2 and for AVX2, and the one the processor runs
 // best is chosen when the program loads (target_clones): Swift compiles a function for
 // one instruction set only. Plain loops over restrict pointers, which clang turns into
