@@ -4,7 +4,7 @@
 #include <string.h>
 
 // 1.5·2²³: adding it to a float of 0 ... 2²² leaves the float rounded to a whole number
-// (ties to even) in the low bits of its mantissa (Imaging's NearestByte).
+// (ties to even) in the low bits of its mantissa: cheaper than a conversion with range checks.
 static const float rounder = 12582912.0f;
 
 static inline float clamp(float v, float low, float high) {
