@@ -67,7 +67,16 @@ extension HEIFImage {
         // heif_image_handle_decode_image_tile → heif_image_release.
         guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: context) }
         defer { heif_image_release(image) }
-        return try Self.rgbPixels(image, context: context)
+        let pixels = try Self.rgbPixels(image, context: context)
+        // A tile must be the size its grid declares (every tile is placed by it): a file
+        // whose tiles say one size and are coded at another is refused here.
+        if let t = storedTiling, pixels.width != t.tileWidth || pixels.height != t.tileHeight {
+            throw HEIFError(
+                code: -1, subcode: 0,
+                message: "the tile is coded at \(pixels.width)x\(pixels.height), but the grid declares tiles of \(t.tileWidth)x\(t.tileHeight)",
+                context: context)
+        }
+        return pixels
     }
 
     /// An interleaved RGB heif_image's pixels (the caller keeps and releases the image).

@@ -76,6 +76,17 @@ public struct MovieTracks: Sendable {
         let stbl = try child(try child(mdia, "minf", in: bytes), "stbl", in: bytes)
         let boxes = stbl.children(in: bytes)
         func find(_ type: String) -> ISOBox? { boxes.first { $0.type == type } }
+        // Every table's entry count, bounded by what its box holds: a count read from the
+        // file never drives a loop past its box (a ctts declaring 4 billion entries spun
+        // an edit forever).
+        func entries(_ box: ISOBox, size: Int, countAt: Int = 4) throws -> Int {
+            let count = Int(try r.u32(at: box.payload.lowerBound + countAt))
+            let room = (box.payload.count - countAt - 4) / size
+            guard count <= room else {
+                throw FormatError("movie", "track \(id)'s \(box.type) declares \(count) entries, but its box holds \(max(room, 0))")
+            }
+            return count
+        }
         guard let stsd = find("stsd"), let stts = find("stts"), let stsc = find("stsc") else {
             throw FormatError("movie", "track \(id) lacks its sample tables")
         }
@@ -85,6 +96,7 @@ public struct MovieTracks: Sendable {
             let p = stsz.payload.lowerBound + 4
             let fixed = Int(try r.u32(at: p)), count = Int(try r.u32(at: p + 4))
             guard count < 1 << 24 else { throw FormatError("movie", "track \(id) claims \(count) samples") }
+            if fixed == 0 { _ = try entries(stsz, size: 4, countAt: 8) }
             sizes = fixed != 0 ? Array(repeating: fixed, count: count) : try (0..<count).map { Int(try r.u32(at: p + 8 + $0 * 4)) }
         } else {
             throw FormatError("movie", "track \(id) has no stsz box (compact sizes are not supported)")
@@ -93,8 +105,7 @@ public struct MovieTracks: Sendable {
         var durations: [UInt32] = []
         do {
             let p = stts.payload.lowerBound + 4
-            let entries = Int(try r.u32(at: p))
-            for e in 0..<entries {
+            for e in 0..<(try entries(stts, size: 8)) {
                 let count = Int(try r.u32(at: p + 4 + e * 8)), delta = try r.u32(at: p + 8 + e * 8)
                 guard durations.count + count <= sizes.count else { break }
                 durations += Array(repeating: delta, count: count)
@@ -105,19 +116,18 @@ public struct MovieTracks: Sendable {
         if let ctts = find("ctts") {
             let p = ctts.payload.lowerBound + 4
             var i = 0
-            for e in 0..<Int(try r.u32(at: p)) {
+            for e in 0..<(try entries(ctts, size: 8)) where i < composition.count {
                 let count = Int(try r.u32(at: p + 4 + e * 8)), value = Int32(bitPattern: try r.u32(at: p + 8 + e * 8))
-                for _ in 0..<count where i < composition.count {
-                    composition[i] = value
-                    i += 1
-                }
+                let end = min(composition.count, i + count)
+                composition.replaceSubrange(i..<end, with: repeatElement(value, count: end - i))
+                i = end
             }
         }
         // Sync samples: all when there is no stss.
         var sync = Array(repeating: find("stss") == nil, count: sizes.count)
         if let stss = find("stss") {
             let p = stss.payload.lowerBound + 4
-            for e in 0..<Int(try r.u32(at: p)) {
+            for e in 0..<(try entries(stss, size: 4)) {
                 let n = Int(try r.u32(at: p + 4 + e * 4))
                 if n >= 1 && n <= sync.count { sync[n - 1] = true }
             }
@@ -126,16 +136,16 @@ public struct MovieTracks: Sendable {
         var chunkOffsets: [Int] = []
         if let stco = find("stco") {
             let p = stco.payload.lowerBound + 4
-            chunkOffsets = try (0..<Int(try r.u32(at: p))).map { Int(try r.u32(at: p + 4 + $0 * 4)) }
+            chunkOffsets = try (0..<(try entries(stco, size: 4))).map { Int(try r.u32(at: p + 4 + $0 * 4)) }
         } else if let co64 = find("co64") {
             let p = co64.payload.lowerBound + 4
-            chunkOffsets = try (0..<Int(try r.u32(at: p))).map { Int(try r.u64(at: p + 4 + $0 * 8)) }
+            chunkOffsets = try (0..<(try entries(co64, size: 8))).map { Int(try r.u64(at: p + 4 + $0 * 8)) }
         } else {
             throw FormatError("movie", "track \(id) has no chunk offsets")
         }
         // Samples per chunk (stsc runs), then each sample's offset.
         let p = stsc.payload.lowerBound + 4
-        let runs = try (0..<Int(try r.u32(at: p))).map { e in
+        let runs = try (0..<(try entries(stsc, size: 12))).map { e in
             (first: Int(try r.u32(at: p + 4 + e * 12)), perChunk: Int(try r.u32(at: p + 8 + e * 12)))
         }
         var samples: [Sample] = []

@@ -3,13 +3,17 @@ import Foundation
 import Library
 import Synchronization
 
-/// Edits started from the page: each runs on its own thread through the same
-/// `PhotoLibrary.edit` as `camlib edit`, and the page follows its progress by polling.
+/// Edits started from the page. Each runs in a child camlib (`camlib edit … --json`), the
+/// same command and library calls as on the command line, so a file that crashes, hangs
+/// or exhausts a decoder ends that edit and never the gallery; the page follows its
+/// progress by polling. A few run at a time (each holds a full-size picture, up to
+/// 600 MB for a 200-megapixel still); the others wait their turn, and past a queue of
+/// ``maximumWaiting`` the gallery says it is busy.
 final class EditJobs: Sendable {
     struct State: Encodable, Sendable {
         var job: String
         var asset: Int64
-        /// running, done or failed.
+        /// queued, running, done or failed.
         var state: String
         /// still, then movie (a Live Photo's or Motion Photo's frames).
         var phase: String?
@@ -23,33 +27,55 @@ final class EditJobs: Sendable {
         enum CodingKeys: String, CodingKey { case job, asset, state, phase, framesDone, framesExpected, error, warnings }
     }
 
-    private let states = Mutex<[String: State]>([:])
+    /// Why a job was not started.
+    enum Refusal: Error {
+        case busy(waiting: Int)
+    }
 
-    func start(asset: Int64, library: PhotoLibrary, steps: [FilterStep], extending: Bool) async -> State {
+    /// The camlib executable the edits run in.
+    let executable: String
+    let libraryRoot: String
+    /// Edits running at once: an edit keeps every core busy on its own.
+    let concurrent: Int
+    /// Wall-clock time one edit may take before it is stopped (a 200-megapixel comic
+    /// takes about a minute here; a file that makes a decoder loop never ends).
+    let timeLimit: TimeInterval
+    static let maximumWaiting = 32
+
+    private let states = Mutex<[String: State]>([:])
+    private let slots: DispatchSemaphore
+
+    init(executable: String, libraryRoot: String, concurrent: Int = 1, timeLimit: TimeInterval = 900) {
+        self.executable = executable
+        self.libraryRoot = libraryRoot
+        self.concurrent = concurrent
+        self.timeLimit = timeLimit
+        slots = DispatchSemaphore(value: concurrent)
+    }
+
+    func start(asset: Int64, steps: [FilterStep], extending: Bool) throws(Refusal) -> State {
         let id = UUID().uuidString.lowercased()
-        let first = State(job: id, asset: asset, state: "running")
-        update(id) { $0 = first }
-        Thread.detachNewThread { [self] in
-            do {
-                let result = try library.edit(asset: asset, steps: steps, extending: extending) { progress in
-                    self.update(id) { s in
-                        switch progress {
-                        case .still: s?.phase = "still"
-                        case .movieFrames(let done, let expected):
-                            s?.phase = "movie"
-                            s?.framesDone = done
-                            s?.framesExpected = expected
-                        }
-                    }
-                }
-                update(id) { s in
+        let first = State(job: id, asset: asset, state: "queued")
+        try states.withLock { states throws(Refusal) in
+            let waiting = states.values.filter { $0.state == "queued" }.count
+            guard waiting < Self.maximumWaiting else { throw .busy(waiting: waiting) }
+            states[id] = first
+        }
+        var arguments = ["edit", String(asset), "--library", libraryRoot, "--json", "--progress-lines"]
+        for step in steps { arguments += [extending ? "--add-filter" : "--filter", step.description] }
+        Thread.detachNewThread { [self, arguments] in
+            slots.wait()
+            defer { slots.signal() }
+            update(id) { $0?.state = "running" }
+            let outcome = run(arguments, job: id)
+            update(id) { s in
+                switch outcome {
+                case .success(let warnings):
                     s?.state = "done"
-                    s?.warnings = result.warnings
-                }
-            } catch {
-                update(id) { s in
+                    s?.warnings = warnings
+                case .failure(let reason):
                     s?.state = "failed"
-                    s?.error = "asset \(asset): \(error)"
+                    s?.error = "asset \(asset): \(reason)"
                 }
             }
         }
@@ -60,11 +86,96 @@ final class EditJobs: Sendable {
         states.withLock { $0[id] }
     }
 
+    private enum Outcome {
+        case success(warnings: [String])
+        case failure(String)
+    }
+
+    /// Runs one edit in a child camlib: its progress lines go into the job's state, its
+    /// other words on standard error are the failure's reason.
+    private func run(_ arguments: [String], job: String) -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return .failure("cannot start the edit (\(executable)): \(error)")
+        }
+        // Standard output is the result, read whole on a thread of its own so neither pipe
+        // fills while the other is read.
+        let result = Mutex<Data>(Data())
+        let readerDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            result.withLock { $0 = data }
+            readerDone.signal()
+        }
+        let deadline = DispatchTime.now() + timeLimit
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
+        var said: [String] = []
+        var pending = Data()
+        while true {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                if !progress(line, job: job) { said.append(line) }
+            }
+        }
+        if !pending.isEmpty { said.append(String(decoding: pending, as: UTF8.self)) }
+        process.waitUntilExit()
+        watchdog.cancel()
+        readerDone.wait()
+        let words = said.map { $0.hasPrefix("camlib: ") ? String($0.dropFirst(8)) : $0 }.filter { !$0.isEmpty }
+        if process.terminationReason == .uncaughtSignal {
+            let signal = process.terminationStatus
+            if signal == SIGKILL, DispatchTime.now() >= deadline {
+                return .failure("the edit took longer than \(Int(timeLimit)) seconds and was stopped")
+            }
+            let name = String(cString: strsignal(signal))
+            return .failure("the edit crashed (\(name)); the gallery goes on, and the asset is as it was" + (words.isEmpty ? "" : ": " + words.joined(separator: "; ")))
+        }
+        guard process.terminationStatus == 0 else {
+            return .failure(words.isEmpty ? "the edit failed (exit status \(process.terminationStatus))" : words.joined(separator: "; "))
+        }
+        struct Answer: Decodable { var warnings: [String] }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: result.withLock { $0 }) else {
+            return .failure("camlib internal error: the edit gave no result")
+        }
+        return .success(warnings: answer.warnings)
+    }
+
+    /// A progress line of the child's, taken into the job's state; false for other words.
+    private func progress(_ line: String, job: String) -> Bool {
+        struct Line: Decodable {
+            var phase: String
+            var framesDone: Int?
+            var framesExpected: Int?
+        }
+        guard line.hasPrefix("{"), let parsed = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) else { return false }
+        update(job) { s in
+            s?.phase = parsed.phase
+            if parsed.framesDone != nil {
+                s?.framesDone = parsed.framesDone
+                s?.framesExpected = parsed.framesExpected
+            }
+        }
+        return true
+    }
+
     private func update(_ id: String, _ change: (inout State?) -> Void) {
         states.withLock { states in
             change(&states[id])
             // Finished jobs are kept for the page to read, the latest 200 of them.
-            let finished = states.values.filter { $0.state != "running" }
+            let finished = states.values.filter { $0.state == "done" || $0.state == "failed" }
             if finished.count > 200 {
                 for old in finished.sorted(by: { $0.started < $1.started }).prefix(finished.count - 200) { states[old.job] = nil }
             }

@@ -25,7 +25,7 @@ import NIOCore
 /// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
-    let jobs = EditJobs()
+    let jobs: EditJobs
     let making = OnceAtATime<DisplayFile>()
     let known = DisplayFiles()
 
@@ -65,8 +65,11 @@ struct GalleryAPI: Sendable {
             guard !steps.isEmpty || edit.extend == true else { throw HTTPError(.badRequest, message: "choose at least one filter") }
             guard try await describe([id]).first != nil else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
             try refuseIfReadOnly()
-            let job = await jobs.start(asset: id, library: library, steps: steps, extending: edit.extend ?? false)
-            return try jsonResponse(job, status: .accepted)
+            do {
+                return try jsonResponse(try jobs.start(asset: id, steps: steps, extending: edit.extend ?? false), status: .accepted)
+            } catch EditJobs.Refusal.busy(let waiting) {
+                throw HTTPError(.serviceUnavailable, message: "\(waiting) edits are waiting already; try again when they are done")
+            }
         }
         router.post("/api/assets/:id/revert") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)

@@ -14,6 +14,10 @@ public struct GalleryServer: Sendable {
         public var port = 8765
         /// Needed by every request when set; required off loopback.
         public var token: String?
+        /// The camlib executable that edits started from the page run in (a child
+        /// process each, so a file that crashes a decoder cannot take the gallery down):
+        /// this program, by default.
+        public var camlibExecutable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         public init() {}
     }
 
@@ -40,7 +44,8 @@ public struct GalleryServer: Sendable {
         let policy = AccessPolicy(token: options.token, host: options.host)
         let router = Router()
         router.add(middleware: AccessMiddleware(policy: policy))
-        GalleryAPI(library: library).addRoutes(to: router)
+        let jobs = EditJobs(executable: options.camlibExecutable, libraryRoot: library.root.path)
+        GalleryAPI(library: library, jobs: jobs).addRoutes(to: router)
         WebPage.addRoutes(to: router)
         var logger = Logger(label: "camlib.serve")
         logger.logLevel = ProcessInfo.processInfo.environment["CAMLIB_SERVE_LOG"] == "1" ? .info : .warning

@@ -55,6 +55,12 @@ struct EditCommand: ParsableCommand {
 
     @OptionGroup var output: JSONOutput<EditCommand>
 
+    /// For `camlib serve`, which runs each edit in a child camlib so that a file that
+    /// crashes or exhausts a decoder costs that edit only: progress as JSON lines on
+    /// standard error, and the child ends with its parent.
+    @Flag(name: .customLong("progress-lines"), help: .private)
+    var progressLines = false
+
     func validate() throws {
         if filter.isEmpty && addFilter.isEmpty { throw ValidationError("give --filter NAME (or --add-filter NAME to extend the current edit)") }
         if !filter.isEmpty && !addFilter.isEmpty { throw ValidationError("use --filter (start from the original) or --add-filter (extend), not both") }
@@ -76,6 +82,7 @@ struct EditCommand: ParsableCommand {
     }
 
     func run() throws {
+        if progressLines { ChildProcess.exitWithParent() }
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         let extending = !addFilter.isEmpty
@@ -107,7 +114,16 @@ struct EditCommand: ParsableCommand {
     /// still, then the movie's frames as they render.
     func edit(_ library: PhotoLibrary, _ id: Int64, _ steps: [FilterStep], _ extending: Bool) throws -> EditResult {
         let movie = MovieBar()
-        return try library.edit(asset: id, steps: steps, extending: extending) { step in
+        return try library.edit(asset: id, steps: steps, extending: extending) { [progressLines] step in
+            if progressLines {
+                let line: String
+                switch step {
+                case .still: line = #"{"phase":"still"}"#
+                case .movieFrames(let done, let expected): line = #"{"phase":"movie","framesDone":\#(done),"framesExpected":\#(expected)}"#
+                }
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+                return
+            }
             switch step {
             case .still:
                 if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[Krendering the still…".utf8)) }

@@ -43,6 +43,7 @@ final class GalleryLibrary: Sendable {
         var options = GalleryServer.Options()
         options.host = host
         options.token = token
+        options.camlibExecutable = Camlib.path
         return try await GalleryServer(library: library, options: options).application().test(.router, body)
     }
 }

@@ -68,20 +68,83 @@ struct ExportTests {
         #expect(resumed.recipe.steps.map(\.name) == ["noir", "vignette", "sepia"])
     }
 
-    /// Apple's sidecars go with their asset whatever edit is current, and come back with it.
+    /// Apple's sidecars go with their asset whatever edit is current, and come back with it;
+    /// under a camlib edit Apple's edit sidecar travels inside the history, never as a file
+    /// beside camlib's render (by Apple's naming `IMG_4120.AAE` describes `IMG_E4120.*`).
     @Test func appleSidecarsTravelWithTheirAssetUnderACamlibEdit() throws {
         let scratch = try ScratchDirectory()
         let library = try EditTests.library(["apple-misc/IMG_4120.JPG", "apple-misc/IMG_4120.AAE", "apple-misc/IMG_E4120.JPG"], in: scratch)
         let id = try library.findAsset(Media.path("apple-misc/IMG_4120.JPG"))
-        _ = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        let edit = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
         let out = try scratch.subdirectory("out")
         let files = try Exporter.export(try library.describe([id])[0], from: library, to: out, originalOnly: false)
-        #expect(files.map { URL(fileURLWithPath: $0).lastPathComponent } == ["IMG_4120.JPG", "IMG_E4120.jpg", "IMG_4120.AAE", "IMG_4120.camlib.json"])
+        #expect(files.map { URL(fileURLWithPath: $0).lastPathComponent } == ["IMG_4120.JPG", "IMG_E4120.jpg", "IMG_4120.camlib.json"])
+        #expect(try FileReading.sha256(of: files[1]) == (try FileReading.sha256(of: edit.renders[0])))
         let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), mode: .create)
         #expect(try Importer(library: other).run(paths: [out.path]).errors.isEmpty)
         let restored = try other.describe([try other.findAsset(files[0])])[0]
         #expect(restored.adjustments.map(\.formatIdentifier) == ["com.apple.photo", "org.camlib.filters"])
         #expect(restored.adjustments.last?.current == true)
+        #expect(restored.resources.filter { $0.role == .adjustmentSidecar }.map(\.originalName) == ["IMG_4120.AAE"])
+        #expect(restored.resources.first { $0.role == .adjustmentSidecar }?.sha256 == (try FileReading.sha256(of: Media.path("apple-misc/IMG_4120.AAE"))))
+        #expect(restored.resources.first { $0.role == .renderedPhoto }?.sha256 == (try FileReading.sha256(of: edit.renders[0])))
+        #expect(try other.verify(quick: false).sound)
+    }
+
+    /// An edited Live Photo whose original came with Apple's edit (IMG_3582.AAE) and the
+    /// camera's adjustments (IMG_O3582.aae): exported and imported into a new library, its
+    /// camlib edit is current with its own rendered still and movie, not Apple's; a second
+    /// export writes them again; nothing pairs Apple's sidecar with camlib's render; and
+    /// `--original` keeps the camera's sidecar with the original.
+    @Test func anEditedLivePhotoKeepsItsRenderThroughExportAndImport() throws {
+        let scratch = try ScratchDirectory()
+        let names = ["IMG_3582.HEIC", "IMG_3582.mov", "IMG_3582.AAE", "IMG_O3582.aae"]
+        let library = try EditTests.library(names.map { "apple-live-photo/\($0)" }, in: scratch)
+        let id = try library.findAsset(Media.path("apple-live-photo/IMG_3582.HEIC"))
+        let edit = try library.edit(asset: id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        #expect(edit.renders.count == 2)
+        let out = try scratch.subdirectory("out")
+        let files = try Exporter.export(try library.describe([id])[0], from: library, to: out, originalOnly: false)
+            .map { URL(fileURLWithPath: $0).lastPathComponent }
+        #expect(files == ["IMG_3582.HEIC", "IMG_3582.mov", "IMG_E3582.heic", "IMG_E3582.mov", "IMG_O3582.aae", "IMG_3582.camlib.json"], "\(files)")
+
+        let other = try PhotoLibrary(root: scratch.url.appendingPathComponent("other"), mode: .create)
+        let report = try Importer(library: other).run(paths: [out.path])
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let restored = try other.describe([try other.findAsset(out.appendingPathComponent("IMG_3582.HEIC").path)])[0]
+        #expect(restored.kind == .live)
+        #expect(restored.adjustments.last { $0.current }?.formatIdentifier == "org.camlib.filters")
+        let renders = Dictionary(uniqueKeysWithValues: restored.resources.filter { ResourceRole.renders.contains($0.role) }.map { ($0.role, $0.sha256) })
+        #expect(renders[.renderedPhoto] == (try FileReading.sha256(of: edit.renders[0])))
+        #expect(renders[.renderedVideo] == (try FileReading.sha256(of: edit.renders[1])))
+        #expect(Set(restored.resources.filter { $0.role == .adjustmentSidecar }.compactMap(\.originalName)) == ["IMG_3582.AAE", "IMG_O3582.aae"])
+        #expect(try other.verify(quick: false).sound)
+        // Exported again from the new library: the same files, the render included.
+        let again = try Exporter.export(restored, from: other, to: try scratch.subdirectory("again"), originalOnly: false)
+        #expect(again.map { URL(fileURLWithPath: $0).lastPathComponent } == files)
+        // The original alone keeps the camera's adjustments, never Apple's edit.
+        let originals = try Exporter.export(restored, from: other, to: try scratch.subdirectory("originals"), originalOnly: true)
+        #expect(originals.map { URL(fileURLWithPath: $0).lastPathComponent } == ["IMG_3582.HEIC", "IMG_3582.mov", "IMG_O3582.aae"])
+    }
+
+    /// A current edit that lost the link to its render (as an import of an older export
+    /// left it) is found by verify and rendered again by repair.
+    @Test func verifyFindsACurrentEditWithoutItsRenderAndRepairRendersIt() throws {
+        let scratch = try ScratchDirectory()
+        let library = try EditTests.library(["orientation/Landscape_1.jpg"], in: scratch)
+        let id = try library.findAsset(Media.path("orientation/Landscape_1.jpg"))
+        let edit = try library.edit(asset: id, steps: [try FilterStep(parsing: "sepia")], extending: false)
+        #expect(try library.verify(quick: true).sound)
+        try library.catalog.write { db in try db.execute(sql: "DELETE FROM adjustment_render WHERE adjustment_id = ?", arguments: [edit.adjustmentID]) }
+        let problems = try library.verify(quick: true).problems
+        #expect(problems.map(\.kind) == [.unrendered] && problems.first?.asset == id, "\(problems)")
+        #expect(try library.repair(dryRun: true).actions.map(\.kind) == [.rebuilt])
+        let repaired = try library.repair().actions
+        #expect(repaired.map(\.kind) == [.rebuilt], "\(repaired)")
+        #expect(try library.verify(quick: false).sound)
+        let described = try library.describe([id])[0]
+        #expect(described.resources.first { $0.role == .renderedPhoto }?.sha256 == (try FileReading.sha256(of: edit.renders[0])))
+        #expect(described.adjustments.count == 1, "no new adjustment: the current one got its render back")
     }
 
     /// Exported files carry the capture time; a dry run says what a real run writes.

@@ -27,14 +27,6 @@ extension PhotoLibrary {
     public func edit(asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void = { _ in }) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
         RenderAllocation.prepare()
-        let stillResource = description.resources.first { $0.role == .photo }
-        let videoResource = stillResource == nil ? description.resources.first { $0.role == .video } : nil
-        guard stillResource != nil || videoResource != nil else {
-            throw MediaAnalyzer.Failure(reason: "asset \(asset) has no photo or video of its own to edit")
-        }
-        let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
-        // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
-        let motionMovie = description.kind == .motion ? description.resources.first { $0.role == .pairedVideo } : nil
         let current = try catalog.read { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
@@ -54,11 +46,45 @@ extension PhotoLibrary {
         let attachments = currentRecipe?.attachments ?? []
         let recipe = CamlibRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps, attachments: attachments)
         let extendsID: Int64? = extending || !attachments.isEmpty ? current?.id : nil
+        return try render(description, recipe: recipe, extending: extendsID, progress: progress)
+    }
+
+    /// The current edit rendered again when it has lost its renders (`camlib repair`): its
+    /// recipe over the originals, the files linked to it; no new adjustment is made.
+    func renderCurrentEditAgain(asset: Int64) throws -> EditResult {
+        guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
+        let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
+        guard let current, let id = current.id, let recipe = CamlibAdjustment.recipe(current) else {
+            throw MediaAnalyzer.Failure(reason: "asset \(asset) has no current camlib edit to render")
+        }
+        guard recipe.attachments.isEmpty else {
+            throw MediaAnalyzer.Failure(
+                reason: "its edit carries images attached with `camlib aux attach`, which the library does not keep apart from the render; `camlib revert \(asset)`, then `camlib aux attach` again, makes a new one")
+        }
+        RenderAllocation.prepare()
+        return try render(description, recipe: recipe, extending: nil, renderingFor: id)
+    }
+
+    /// Renders `recipe` over the asset's originals and records it: as a new adjustment that
+    /// becomes current, or with `renderingFor`, as the renders of that adjustment.
+    func render(
+        _ description: AssetDescription, recipe: CamlibRecipe, extending extendsID: Int64?, renderingFor existing: Int64? = nil,
+        progress: @escaping (EditProgress) -> Void = { _ in }
+    ) throws -> EditResult {
+        let asset = description.id
+        let stillResource = description.resources.first { $0.role == .photo }
+        let videoResource = stillResource == nil ? description.resources.first { $0.role == .video } : nil
+        guard stillResource != nil || videoResource != nil else {
+            throw MediaAnalyzer.Failure(reason: "asset \(asset) has no photo or video of its own to edit")
+        }
+        let movie = description.kind == .live ? description.resources.first { $0.role == .pairedVideo } : nil
+        // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
+        let motionMovie = description.kind == .motion ? description.resources.first { $0.role == .pairedVideo } : nil
         if let videoResource {
-            return try editVideo(asset: asset, video: videoResource, recipe: recipe, extending: extendsID, progress: progress)
+            return try editVideo(asset: asset, video: videoResource, recipe: recipe, extending: extendsID, renderingFor: existing, progress: progress)
         }
         let still = stillResource!
-        let auxiliarySource = attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
+        let auxiliarySource = recipe.attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
         let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }
         // A Live Photo's render pair gets a content identifier of its own, as Apple's do.
         let identifier = movie == nil ? nil : try RenderIdentifier.pair(for: description, recipe: recipe)
@@ -126,7 +152,7 @@ extension PhotoLibrary {
                             file, role: .renderedVideo, mime: mime, ext: movieExt, of: asset, derivedFrom: movieID, published: &published, db))
                 }
                 try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
-                let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), db)
+                let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), existing: existing, db)
                 return EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path }, warnings: render.warnings)
             }
@@ -139,7 +165,8 @@ extension PhotoLibrary {
     /// A video's edit: every frame through the recipe, streamed to a new movie that keeps
     /// the sound, metadata and orientation; it becomes the current version.
     func editVideo(
-        asset: Int64, video: AssetDescription.Resource, recipe: CamlibRecipe, extending: Int64?, progress: @escaping (EditProgress) -> Void
+        asset: Int64, video: AssetDescription.Resource, recipe: CamlibRecipe, extending: Int64?, renderingFor existing: Int64? = nil,
+        progress: @escaping (EditProgress) -> Void
     ) throws -> EditResult {
         let file = try EditError.naming(asset: asset, video) {
             try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
@@ -155,7 +182,7 @@ extension PhotoLibrary {
                 let (render, path) = try recordRender(
                     file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
                     published: &published, db)
-                let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extending, renders: [render], db)
+                let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extending, renders: [render], existing: existing, db)
                 return EditResult(adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: [])
             }
         } catch {
@@ -197,11 +224,18 @@ extension PhotoLibrary {
     }
 
     /// Records camlib's `recipe` as a new adjustment of `asset` (resuming `extending`)
-    /// whose renders are the resources `renders`, and makes it the current version.
+    /// whose renders are the resources `renders`, and makes it the current version; with
+    /// `existing`, links the renders to that adjustment instead.
     @discardableResult
     func recordCamlibAdjustment(
-        _ recipe: CamlibRecipe, of asset: Int64, extending: Int64?, renders: [Int64], _ db: Database
+        _ recipe: CamlibRecipe, of asset: Int64, extending: Int64?, renders: [Int64], existing: Int64? = nil, _ db: Database
     ) throws -> Int64 {
+        if let existing {
+            for resource in renders where try !AdjustmentRenderRecord.exists(db, key: ["adjustment_id": existing, "resource_id": resource]) {
+                try AdjustmentRenderRecord(adjustmentId: existing, resourceId: resource).insert(db)
+            }
+            return existing
+        }
         var adjustment = AdjustmentRecord(
             id: nil, assetId: asset, formatIdentifier: CamlibAdjustment.formatIdentifier,
             formatVersion: CamlibAdjustment.formatVersion(of: recipe), data: try CamlibAdjustment.data(recipe), extendsId: extending,

@@ -190,6 +190,9 @@ public enum StillRenderer {
             let tile = try primary.decodeStoredTileRGB(column: column, row: row)
             let (w, h) = (min(t.tileWidth, t.width - column * t.tileWidth), min(t.tileHeight, t.height - row * t.tileHeight))
             guard w != tile.width || h != tile.height else { return tile }
+            guard w <= tile.width, h <= tile.height else {
+                throw MediaAnalyzer.Failure(reason: "tile \(column),\(row) is \(tile.width)x\(tile.height), smaller than the \(w)x\(h) its grid places")
+            }
             var part = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
             for y in 0..<h {
                 part.components.replaceSubrange((y * w * 3)..<((y + 1) * w * 3), with: tile.components[(y * tile.width * 3)..<(y * tile.width * 3 + w * 3)])

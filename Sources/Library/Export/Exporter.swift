@@ -11,8 +11,11 @@ import GRDB
 ///   still's stem (its content identifier already matches); a video's movie;
 /// - unless `originalOnly`, when the current version is an edit: its render as
 ///   `STEM_E.ext`-style Apple name (`IMG_E1234.HEIC`, or `<stem>_E.heic` for other names)
-///   and `<stem>.camlib.json`, the adjustment history, which import reads back; an Apple
-///   edit's `.AAE` sidecars go along as they are.
+///   and `<stem>.camlib.json`, the adjustment history, which import reads back;
+/// - Apple's sidecars: the camera's `IMG_O1234.AAE` always (it belongs with the original);
+///   Apple's edit `IMG_1234.AAE` as a file only where it cannot claim a render it does not
+///   describe (Apple's edit is current, or no camlib edit is exported); under a camlib edit
+///   it travels inside the history instead, and import restores it from there.
 public enum Exporter {
     public struct Exported: Codable, Sendable {
         public var asset: Int64
@@ -29,9 +32,35 @@ public enum Exporter {
         public static let suffix = ".camlib.json"
         public var format = "org.camlib.history"
         public var version = 1
-        /// sha256 of the original still the history applies to.
+        /// sha256 of the original the history applies to: the still, or a video's movie.
         public var original: String
         public var adjustments: [AssetDescription.Adjustment]
+        /// sha256 of each render of the current edit exported beside the history
+        /// (`IMG_E1234.*`): import links exactly these to it, whatever else claims them.
+        /// Absent in histories written before camlib 0.35.
+        public var renders: [String]?
+        /// Apple's edit sidecars that would, as files beside camlib's render, claim to
+        /// describe it (by Apple's naming `IMG_1234.AAE` describes `IMG_E1234.*`).
+        public var appleSidecars: [EmbeddedSidecar]?
+        /// True when the original was the current version (a reverted edit): import makes
+        /// it current again. Absent in histories written before camlib 0.35.
+        public var originalIsCurrent: Bool?
+
+        public init(
+            original: String, adjustments: [AssetDescription.Adjustment], renders: [String]? = nil, appleSidecars: [EmbeddedSidecar]? = nil,
+            originalIsCurrent: Bool? = nil
+        ) {
+            (self.original, self.adjustments, self.renders, self.appleSidecars) = (original, adjustments, renders, appleSidecars)
+            self.originalIsCurrent = originalIsCurrent
+        }
+    }
+
+    /// A sidecar's bytes carried inside the history, under the name it had.
+    public struct EmbeddedSidecar: Codable, Sendable, Equatable {
+        public var name: String
+        public var sha256: String
+        /// Base64.
+        public var data: String
     }
 
     /// The name of a render next to an original named `stem`: Apple's `IMG_E1234` for
@@ -91,28 +120,42 @@ public enum Exporter {
         for r in asset.resources where r.role == .photo || r.role == .video || (r.role == .pairedVideo && asset.kind == .live) {
             plan.append((r, "\(stem).\(ext(r))"))
         }
-        if !originalOnly {
-            // The current edit's render (none when the original is current).
-            if asset.adjustments.contains(where: \.current) {
-                for r in asset.resources where r.role == .renderedPhoto || r.role == .renderedVideo {
-                    plan.append((r, "\(renderStem(for: stem)).\(URL(fileURLWithPath: r.path).pathExtension)"))
+        let camlibCurrent = asset.adjustments.contains { $0.current && $0.formatIdentifier == CamlibAdjustment.formatIdentifier }
+        let hasCamlibHistory = asset.adjustments.contains { $0.formatIdentifier == CamlibAdjustment.formatIdentifier }
+        let renders = originalOnly || !asset.adjustments.contains(where: \.current)
+            ? [] : asset.resources.filter { $0.role == .renderedPhoto || $0.role == .renderedVideo }
+        // The current edit's render (none when the original is current).
+        for r in renders { plan.append((r, "\(renderStem(for: stem)).\(URL(fileURLWithPath: r.path).pathExtension)")) }
+        // Apple's sidecars: the camera's (IMG_O1234.AAE) with the original, always; Apple's
+        // edit (IMG_1234.AAE) as a file unless camlib's history is exported and Apple's edit
+        // is not current: beside camlib's IMG_E1234 it would claim to describe that render.
+        var embedded: [EmbeddedSidecar] = []
+        for r in asset.resources where r.role == .adjustmentSidecar {
+            let ownStem = URL(fileURLWithPath: r.originalName ?? r.path).deletingPathExtension().lastPathComponent
+            let isCameraAdjustment = AppleSidecarName.adjustmentTarget(stem: ownStem) != ownStem
+            if isCameraAdjustment {
+                plan.append((r, sidecarName(r)))  // its own name, as a name only: never a path out of the folder
+            } else if !originalOnly {
+                if hasCamlibHistory && (camlibCurrent || !asset.adjustments.contains(where: \.current)) {
+                    let bytes = try Data(contentsOf: URL(fileURLWithPath: r.path))
+                    guard SHA256.hash(data: bytes).hexString == r.sha256 else {
+                        throw LibraryError.damaged(asset: asset.id, path: r.path, detail: "its bytes are not the ones recorded, so it is not exported")
+                    }
+                    embedded.append(EmbeddedSidecar(name: URL(fileURLWithPath: r.originalName ?? r.path).lastPathComponent, sha256: r.sha256, data: bytes.base64EncodedString()))
+                } else {
+                    plan.append((r, sidecarName(r)))
                 }
-            }
-            // Apple's sidecars (IMG_1234.AAE, IMG_O1234.AAE) always: they are Apple's edit
-            // history, which importing the export restores, whatever edit is current.
-            for r in asset.resources where r.role == .adjustmentSidecar {
-                // Its own name, as a name only: never a path out of the folder.
-                plan.append((r, sidecarName(r)))
             }
         }
         var history: [UInt8]?
-        if !originalOnly, let photo = asset.resources.first(where: { $0.role == .photo }) {
+        if !originalOnly, hasCamlibHistory {
             let adjustments = asset.adjustments.filter { $0.formatIdentifier == CamlibAdjustment.formatIdentifier }
-            if !adjustments.isEmpty {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                history = [UInt8](try encoder.encode(HistorySidecar(original: photo.sha256, adjustments: adjustments)))
-            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let sidecar = HistorySidecar(
+                original: primary.sha256, adjustments: adjustments, renders: camlibCurrent ? renders.map(\.sha256) : nil,
+                appleSidecars: embedded.isEmpty ? nil : embedded, originalIsCurrent: !asset.adjustments.contains(where: \.current))
+            history = [UInt8](try encoder.encode(sidecar))
         }
         // Everything to write: the files, then the history, each with the bytes it must hold.
         var items: [Item] = plan.map { Item(content: .file($0.source), name: $0.name, sha256: $0.source.sha256, bytes: $0.source.bytes) }

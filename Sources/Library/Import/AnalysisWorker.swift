@@ -23,8 +23,8 @@ public enum AnalysisIsolation: Sendable {
 /// per line on stdout, until stdin closes.
 public enum AnalysisWorker {
     public static func serve() {
-        limitMemory()
-        exitWithParent()
+        ChildProcess.limitMemory()
+        ChildProcess.exitWithParent()
         AtomicFile.stageForParent()
         // Started before the import has work for it (see AnalysisWorkers): the libraries
         // load while the import opens its catalog, not during the first file.
@@ -49,25 +49,6 @@ public enum AnalysisWorker {
             data.append(UInt8(ascii: "\n"))
             FileHandle.standardOutput.write(data)
         }
-    }
-
-    /// A worker whose import was killed (SIGKILL leaves no chance to stop it) would finish
-    /// its file and leave a thumbnail in tmp/ that no one commits. It checks every 50 ms
-    /// whether it was re-parented and exits at once if so. (prctl's PR_SET_PDEATHSIG
-    /// would do this, but prctl is variadic and Swift cannot call it.)
-    static func exitWithParent() {
-        let parent = getppid()
-        let watchdog = Thread {
-            while getppid() == parent { usleep(50_000) }
-            _exit(0)
-        }
-        watchdog.start()
-    }
-
-    /// A decompression bomb should fail in the worker, not take the machine's memory.
-    static func limitMemory() {
-        var limit = rlimit(rlim_cur: 8 << 30, rlim_max: 8 << 30)
-        _ = setrlimit(Int32(RLIMIT_AS.rawValue), &limit)
     }
 }
 

@@ -56,33 +56,39 @@ extension ImportSession {
         if let header = try? FileReading.prefix(of: path, count: 512), MediaFormat.sniff(header) != .appleAdjustment {
             report.warnings.append(FileProblem(path: path, message: "does not look like an Apple adjustment plist; kept as is"))
         }
-        // Photos' own edit (IMG_1234.AAE) is the asset's current version, as on the phone;
-        // the camera's (IMG_O1234.AAE) is history.
-        let isCameraAdjustment = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
-            != url.deletingPathExtension().lastPathComponent
+        do {
+            let staged = try AtomicFile.copyToTemporary(from: url, in: library.temporary, readOnly: true)
+            // Photos' own edit (IMG_1234.AAE) is the asset's current version, as on the phone;
+            // the camera's (IMG_O1234.AAE) is history.
+            let isCameraAdjustment = target != url.deletingPathExtension().lastPathComponent
+            attachAppleSidecar(path: path, staged: staged, to: asset, makeCurrent: !isCameraAdjustment, into: &report)
+        } catch {
+            report.errors.append(FileProblem(path: path, message: MediaAnalyzer.describe(error)))
+        }
+    }
+
+    /// Attaches an Apple sidecar, staged in the library, to `asset` with the adjustment it
+    /// holds; with `makeCurrent`, that adjustment becomes the asset's current version and
+    /// takes the renders imported as files that belong to no adjustment yet.
+    mutating func attachAppleSidecar(path: String, staged: AtomicFile.Temporary, to asset: Int64, makeCurrent: Bool, into report: inout ImportReport) {
         var adjustment: AppleAdjustment?
         do {
-            adjustment = try AppleAdjustment(plist: [UInt8](Data(contentsOf: url)))
+            adjustment = try AppleAdjustment(plist: [UInt8](Data(contentsOf: staged.url)))
         } catch {
             report.warnings.append(FileProblem(path: path, message: "\(error); kept as a sidecar, not as an edit"))
         }
-        do {
-            let staged = try AtomicFile.copyToTemporary(from: url, in: library.temporary, readOnly: true)
-            attach(path: path, staged: staged, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report) {
-                db, sidecar in
-                guard let adjustment else { return }
-                var record = AdjustmentRecord(
-                    id: nil, assetId: asset, formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
-                    data: adjustment.decodedJSON ?? Data(adjustment.data).base64EncodedString(), extendsId: nil, origin: .apple,
-                    sidecarResourceId: sidecar, createdAt: adjustment.timestamp.map(catalogTime) ?? utcNow())  // when the edit was made
-                try record.insert(db)
-                guard !isCameraAdjustment else { return }
-                // Apple's renders already attached (IMG_E1234.*) are this edit's.
-                try AdjustmentRenderRecord.claimUnlinkedRenders(of: asset, for: record.id!, importedOnly: true, db)
-                try AssetVersionRecord.setCurrent(asset: asset, adjustment: record.id!, db)
-            }
-        } catch {
-            report.errors.append(FileProblem(path: path, message: MediaAnalyzer.describe(error)))
+        attach(path: path, staged: staged, role: .adjustmentSidecar, mime: MediaFormat.appleAdjustment.mimeType, to: asset, into: &report) {
+            db, sidecar in
+            guard let adjustment else { return }
+            var record = AdjustmentRecord(
+                id: nil, assetId: asset, formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
+                data: adjustment.decodedJSON ?? Data(adjustment.data).base64EncodedString(), extendsId: nil, origin: .apple,
+                sidecarResourceId: sidecar, createdAt: adjustment.timestamp.map(catalogTime) ?? utcNow())  // when the edit was made
+            try record.insert(db)
+            guard makeCurrent else { return }
+            // Apple's renders already attached (IMG_E1234.*) are this edit's.
+            try AdjustmentRenderRecord.claimUnlinkedRenders(of: asset, for: record.id!, importedOnly: true, db)
+            try AssetVersionRecord.setCurrent(asset: asset, adjustment: record.id!, db)
         }
     }
 }

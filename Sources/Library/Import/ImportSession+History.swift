@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 
@@ -13,10 +14,23 @@ extension ImportSession {
             guard history.format == "org.camlib.history", history.version == 1 else {
                 throw MediaAnalyzer.Failure(reason: "a camlib history of format \(history.format) \(history.version), which this camlib does not read")
             }
-            let (restored, asset): (Int, Int64) = try library.catalog.write { db in
-                guard let asset = try ResourceRecord.assetHolding(original: history.original, db) else {
-                    throw MediaAnalyzer.Failure(reason: "its original (sha256 \(history.original.prefix(12))…) is not in the library; import it with the sidecar")
+            let holder = try library.catalog.read { db in try ResourceRecord.assetHolding(original: history.original, db) }
+            guard let asset = holder else {
+                throw MediaAnalyzer.Failure(reason: "its original (sha256 \(history.original.prefix(12))…) is not in the library; import it with the sidecar")
+            }
+            // Apple's edit sidecars it carries (Apple's edit was not current when exported):
+            // attached as they were, as history.
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            for sidecar in history.appleSidecars ?? [] {
+                let name = URL(fileURLWithPath: sidecar.name).lastPathComponent  // a name only, never a path
+                guard let bytes = Data(base64Encoded: sidecar.data), SHA256.hash(data: bytes).hexString == sidecar.sha256 else {
+                    report.errors.append(FileProblem(path: path, message: "the Apple sidecar \(name) it carries is damaged (its bytes do not match its sha256); not restored"))
+                    continue
                 }
+                let staged = try AtomicFile.writeTemporary([UInt8](bytes), in: library.temporary, readOnly: true)
+                attachAppleSidecar(path: folder.appendingPathComponent(name).path, staged: staged, to: asset, makeCurrent: false, into: &report)
+            }
+            let restored: Int = try library.catalog.write { db in
                 var added = 0
                 var current: Int64?
                 for a in history.adjustments {
@@ -33,12 +47,20 @@ extension ImportSession {
                     if a.current { current = id }
                 }
                 if let current {
-                    try AdjustmentRenderRecord.claimUnlinkedRenders(of: asset, for: current, importedOnly: false, db)
+                    if let renders = history.renders {
+                        // Exactly the renders exported beside it, taken from whatever
+                        // claimed them first (an Apple sidecar imported with them).
+                        try AdjustmentRenderRecord.link(renders: renders, of: asset, to: current, db)
+                    } else {
+                        try AdjustmentRenderRecord.claimUnlinkedRenders(of: asset, for: current, importedOnly: false, db)
+                    }
                     try AssetVersionRecord.setCurrent(asset: asset, adjustment: current, db)
+                } else if history.originalIsCurrent == true {
+                    try AssetVersionRecord.setCurrent(asset: asset, adjustment: nil, db)
                 }
-                touchedAssets.insert(asset)
-                return (added, asset)
+                return added
             }
+            touchedAssets.insert(asset)
             // Images the current version attached: its render's aux images again (not
             // in a rehearsal, where the render beside it was not placed).
             if library.rehearsal == nil { try library.listAttachedImages(of: asset) }

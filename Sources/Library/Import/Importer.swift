@@ -109,9 +109,12 @@ public final class Importer: Sendable {
             session.commitRender(analysis, into: &report)
             progress(ImportProgress(done: done, total: total, path: analysis.path))
         }
-        for path in inputs.sidecars where !isCancelled {
+        // Apple's sidecars before camlib's histories, which say which renders are camlib's
+        // and which edit is current, whatever an Apple sidecar claimed before them.
+        let isHistory = { (path: String) in path.hasSuffix(Exporter.HistorySidecar.suffix) }
+        for path in inputs.sidecars.filter({ !isHistory($0) }) + inputs.sidecars.filter(isHistory) where !isCancelled {
             done += 1
-            if path.hasSuffix(Exporter.HistorySidecar.suffix) {
+            if isHistory(path) {
                 session.commitHistory(path, into: &report)
             } else {
                 session.commitSidecar(path, into: &report)

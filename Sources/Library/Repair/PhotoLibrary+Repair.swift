@@ -54,6 +54,7 @@ extension PhotoLibrary {
             for problem in removal.problems { report.actions.append(.init(kind: .notRepaired, asset: nil, path: layout.root.path, detail: problem)) }
         }
         report.actions += try rebuildDerivedFiles(dryRun: dryRun, progress: progress)
+        report.actions += try renderUnrenderedEdits(dryRun: dryRun)
         // One walk of the folders: the broken browsers' copies, then the strays.
         let files = try walkFiles()
         for cache in damaged(files.caches) {
@@ -64,6 +65,26 @@ extension PhotoLibrary {
         }
         report.actions += try clearStrayFiles(files.strays, dryRun: dryRun, report: &report)
         return report
+    }
+
+    /// Current camlib edits without a render of their still or movie (``VerifyReport/Problem/Kind/unrendered``),
+    /// rendered again from their recipes.
+    private func renderUnrenderedEdits(dryRun: Bool) throws -> [RepairReport.Action] {
+        let assets = Set(try catalog.read { db in try AdjustmentRecord.currentWithoutRender(db) }.map(\.asset)).sorted()
+        return assets.map { asset in
+            let folder = layout.derived.appendingPathComponent("renders").path
+            if dryRun {
+                return .init(kind: .rebuilt, asset: asset, path: folder, detail: "asset \(asset): its current edit would be rendered again from its recipe")
+            }
+            do {
+                let result = try renderCurrentEditAgain(asset: asset)
+                return .init(kind: .rebuilt, asset: asset, path: result.renders.first ?? folder,
+                             detail: "asset \(asset): its current edit had no render; rendered again from its recipe (\(result.renders.count) files)")
+            } catch {
+                return .init(kind: .notRepaired, asset: asset, path: folder,
+                             detail: "asset \(asset): its current edit has no render and could not be rendered again: \(MediaAnalyzer.describe(error))")
+            }
+        }
     }
 
     /// Every derived file that is missing or does not hold its recorded bytes, made again.

@@ -18,6 +18,9 @@ public struct VerifyReport: Codable, Sendable {
             case unknown
             /// A file an emptying of the trash listed for deletion and did not delete yet.
             case pendingRemoval
+            /// The current version is a camlib edit with no render of the still or movie:
+            /// the asset would show, export and play the original instead.
+            case unrendered
         }
 
         public var kind: Kind
@@ -41,7 +44,7 @@ public struct VerifyReport: Codable, Sendable {
     public var bytesRead: Int64 = 0
     public var problems: [Problem] = []
 
-    /// Nothing is missing, damaged, outside or unknown.
+    /// Nothing is missing, damaged, outside, unknown or unrendered.
     public var sound: Bool { problems.isEmpty }
 }
 
@@ -65,6 +68,12 @@ extension PhotoLibrary {
             }
             report.files += page.count
             progress(report.files, total)
+        }
+        report.problems += try catalog.read { db in try AdjustmentRecord.currentWithoutRender(db) }.map { missing in
+            let what = missing.role == .renderedPhoto ? "still" : "movie"
+            return .init(
+                kind: .unrendered, asset: missing.asset, role: missing.role.rawValue, path: layout.derived.appendingPathComponent("renders").path, original: false,
+                detail: "asset \(missing.asset): its current edit (adjustment \(missing.adjustment)) has no rendered \(what), so the original shows in its place; `camlib repair` renders it again")
         }
         let files = try walkFiles()
         report.problems += unknownFiles(files.strays)

@@ -73,6 +73,26 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
         ).fetchOne(db)
     }
 
+    /// Assets whose current version is a camlib edit that has no render of a still or
+    /// movie the asset has (a Live Photo's edit renders both), with the role missing.
+    static func currentWithoutRender(_ db: Database) throws -> [(asset: Int64, adjustment: Int64, role: ResourceRole)] {
+        try SQLRequest<Row>(
+            """
+                SELECT v.asset_id, v.current_adjustment_id, need.role
+                FROM asset_version v
+                JOIN adjustment d ON d.id = v.current_adjustment_id AND d.origin = \(AdjustmentOrigin.camlib)
+                JOIN (SELECT DISTINCT r.asset_id,
+                             CASE r.role WHEN 'photo' THEN 'renderedPhoto' ELSE 'renderedVideo' END AS role
+                      FROM resource r JOIN asset a ON a.id = r.asset_id
+                      WHERE r.role IN ('photo', 'video') OR (r.role = 'pairedVideo' AND a.kind = 'live')) need
+                  ON need.asset_id = v.asset_id
+                WHERE NOT EXISTS (SELECT 1 FROM adjustment_render ar JOIN resource x ON x.id = ar.resource_id
+                                  WHERE ar.adjustment_id = v.current_adjustment_id AND x.role = need.role)
+                ORDER BY v.asset_id, need.role
+                """
+        ).fetchAll(db).map { ($0[0], $0[1], ResourceRole(rawValue: $0[2]) ?? .renderedPhoto) }
+    }
+
     /// The adjustment with exactly this recipe and time, when the asset has it already.
     static func find(asset: Int64, formatIdentifier: String, data: String, createdAt: String, _ db: Database) throws -> Int64? {
         try AdjustmentRecord
@@ -114,6 +134,15 @@ extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
                 WHERE r.asset_id = \(asset) AND r.role IN \(ResourceRole.renders) \(imported)
                   AND NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = r.id)
                 """)
+    }
+
+    /// Links the asset's renders with these sha256s to `adjustment`, and to no other.
+    static func link(renders sha256s: [String], of asset: Int64, to adjustment: Int64, _ db: Database) throws {
+        guard !sha256s.isEmpty else { return }
+        let renders = SQLRequest<Int64>("SELECT id FROM resource WHERE asset_id = \(asset) AND role IN \(ResourceRole.renders) AND sha256 IN \(sha256s)")
+        let ids = try renders.fetchAll(db)
+        try db.execute(literal: "DELETE FROM adjustment_render WHERE resource_id IN \(ids)")
+        for id in ids { try AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: id).insert(db) }
     }
 
     /// The adjustment that rendered the resource (the oldest, when one recipe's render
