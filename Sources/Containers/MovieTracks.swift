@@ -77,15 +77,11 @@ public struct MovieTracks: Sendable {
         let boxes = stbl.children(in: bytes)
         func find(_ type: String) -> ISOBox? { boxes.first { $0.type == type } }
         // Every table's entry count, bounded by what its box holds: a count read from the
-        // file never drives a loop past its box (a ctts declaring 4 billion entries spun
-        // an edit forever).
+        // file never drives a loop past its box (a ctts declaring millions of entries
+        // spun an edit forever). The entries there are read, as FFmpeg does.
         func entries(_ box: ISOBox, size: Int, countAt: Int = 4) throws -> Int {
             let count = Int(try r.u32(at: box.payload.lowerBound + countAt))
-            let room = (box.payload.count - countAt - 4) / size
-            guard count <= room else {
-                throw FormatError("movie", "track \(id)'s \(box.type) declares \(count) entries, but its box holds \(max(room, 0))")
-            }
-            return count
+            return max(0, min(count, (box.payload.count - countAt - 4) / size))
         }
         guard let stsd = find("stsd"), let stts = find("stts"), let stsc = find("stsc") else {
             throw FormatError("movie", "track \(id) lacks its sample tables")
@@ -96,8 +92,8 @@ public struct MovieTracks: Sendable {
             let p = stsz.payload.lowerBound + 4
             let fixed = Int(try r.u32(at: p)), count = Int(try r.u32(at: p + 4))
             guard count < 1 << 24 else { throw FormatError("movie", "track \(id) claims \(count) samples") }
-            if fixed == 0 { _ = try entries(stsz, size: 4, countAt: 8) }
-            sizes = fixed != 0 ? Array(repeating: fixed, count: count) : try (0..<count).map { Int(try r.u32(at: p + 8 + $0 * 4)) }
+            sizes = fixed != 0
+                ? Array(repeating: fixed, count: count) : try (0..<min(count, try entries(stsz, size: 4, countAt: 8))).map { Int(try r.u32(at: p + 8 + $0 * 4)) }
         } else {
             throw FormatError("movie", "track \(id) has no stsz box (compact sizes are not supported)")
         }

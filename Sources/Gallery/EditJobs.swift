@@ -101,6 +101,10 @@ final class EditJobs: Sendable {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
+        // A crash ends the child at once, without Swift's backtrace on its standard error.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
         do {
             try process.run()
         } catch {
@@ -141,7 +145,8 @@ final class EditJobs: Sendable {
                 return .failure("the edit took longer than \(Int(timeLimit)) seconds and was stopped")
             }
             let name = String(cString: strsignal(signal))
-            return .failure("the edit crashed (\(name)); the gallery goes on, and the asset is as it was" + (words.isEmpty ? "" : ": " + words.joined(separator: "; ")))
+            let said = said.filter { $0.hasPrefix("camlib: ") }.map { String($0.dropFirst(8)) }
+            return .failure("the edit crashed (\(name)); the gallery goes on, and the asset is as it was" + (said.isEmpty ? "" : ": " + said.joined(separator: "; ")))
         }
         guard process.terminationStatus == 0 else {
             return .failure(words.isEmpty ? "the edit failed (exit status \(process.terminationStatus))" : words.joined(separator: "; "))

@@ -408,8 +408,8 @@ struct GalleryAPITests {
                 #expect(response.status == .accepted)
                 return try response.object()["job"] as? String ?? ""
             }
-            var state = "running"
-            for _ in 0..<600 where state == "running" {
+            var state = "queued"
+            for _ in 0..<600 where state == "running" || state == "queued" {
                 try await Task.sleep(for: .milliseconds(100))
                 state = try await client.execute(uri: "/api/jobs/\(job)", method: .get) { try $0.object()["state"] as? String ?? "" }
             }
@@ -418,6 +418,71 @@ struct GalleryAPITests {
         let after = try own.library.describe([asset.id])[0]
         #expect(after.adjustments.count == 1 && after.adjustments[0].current)
         #expect(after.adjustments[0].data.contains("sepia"))
+    }
+
+    /// An edit runs in a child camlib: when it dies (here it is killed, as the kernel
+    /// kills a process that exhausts memory; a signal sent to it is not a fault, and
+    /// Swift's crash handler lets a sent SIGSEGV pass), the job says so, the gallery goes on answering, and the
+    /// library is as it was. Edits run one at a time: the second waits, queued.
+    @Test func aCrashingEditCostsThatEditOnlyAndEditsTakeTurns() async throws {
+        let own = try GalleryLibrary(folders: ["apple-live-photo"])
+        let live = try own.asset("apple-live-photo/IMG_4394.HEIC")
+        let other = try own.asset("apple-live-photo/IMG_3582.HEIC")
+        let header = HTTPField.Name("X-Camlib-Request")!
+        try await own.test { client in
+            func start(_ id: Int64) async throws -> [String: Any] {
+                try await client.execute(
+                    uri: "/api/assets/\(id)/edit", method: .post, headers: [header: "1"], body: ByteBuffer(string: #"{"filters": ["comic"]}"#)
+                ) { response in
+                    #expect(response.status == .accepted)
+                    return try response.object()
+                }
+            }
+            func state(_ job: String) async throws -> [String: Any] {
+                try await client.execute(uri: "/api/jobs/\(job)", method: .get) { try $0.object() }
+            }
+            let first = try #require(try await start(live.id)["job"] as? String)
+            let second = try #require(try await start(other.id)["job"] as? String)
+            // The first runs in a child camlib, the second waits its turn.
+            var child: Int32?
+            for _ in 0..<300 where child == nil {
+                try await Task.sleep(for: .milliseconds(100))
+                child = Self.editProcess(of: live.id)
+            }
+            let pid = try #require(child, "no child camlib edits asset \(live.id)")
+            #expect(try await state(first)["state"] as? String == "running")
+            #expect(try await state(second)["state"] as? String == "queued")
+            kill(pid, SIGKILL)
+            var failed: [String: Any] = [:]
+            for _ in 0..<300 {
+                failed = try await state(first)
+                if failed["state"] as? String != "running" { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(failed["state"] as? String == "failed")
+            #expect((failed["error"] as? String)?.contains("the edit crashed (Killed)") == true, "\(failed)")
+            // The gallery still answers, and the next edit goes on.
+            try await client.execute(uri: "/api/assets/\(live.id)", method: .get) { #expect($0.status == .ok) }
+            var next = "queued"
+            for _ in 0..<1200 where next == "queued" || next == "running" {
+                try await Task.sleep(for: .milliseconds(100))
+                next = try await state(second)["state"] as? String ?? ""
+            }
+            #expect(next == "done")
+        }
+        #expect(try own.library.describe([live.id])[0].adjustments.filter { $0.formatIdentifier == "org.camlib.filters" }.isEmpty)
+        #expect(try own.library.verify(quick: true).sound)
+    }
+
+    /// The pid of the child camlib that edits `asset` for the gallery.
+    static func editProcess(of asset: Int64) -> Int32? {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(name), let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { continue }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard arguments.contains("--progress-lines"), let edit = arguments.firstIndex(of: "edit"), edit + 1 < arguments.count else { continue }
+            if arguments[edit + 1] == String(asset) { return pid }
+        }
+        return nil
     }
 
     @Test func byteRangesAreReadAsRFC9110Says() {
