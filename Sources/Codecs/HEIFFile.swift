@@ -214,6 +214,7 @@ public final class HEIFImage {
     /// `colorspace`/`chroma`, or the codec's own when both are undefined; more than 8 bits
     /// per sample are reduced to 8 unless `keepHighBitDepth`. The caller releases the image with heif_image_release.
     func decode(colorspace: heif_colorspace, chroma: heif_chroma, keepHighBitDepth: Bool = false, asStored: Bool = false) throws -> OpaquePointer {
+        try checkDecodeLimit()
         // heif_decoding_options_alloc → heif_decoding_options_free.
         guard let options = heif_decoding_options_alloc() else {
             throw HEIFError(code: -1, subcode: 0, message: "could not allocate decoding options", context: "decoding")
@@ -236,6 +237,15 @@ public final class HEIFImage {
         try file.check(error, "decoding image item \(itemID)")
         guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: "decoding image item \(itemID)") }
         return image
+    }
+
+    /// Refuses a picture larger than ``DecodeLimits/maximumPixels`` before libheif
+    /// allocates it.
+    func checkDecodeLimit() throws {
+        let stored = (Int(heif_image_handle_get_ispe_width(handle)), Int(heif_image_handle_get_ispe_height(handle)))
+        if let refusal = DecodeLimits.refusal(width: max(stored.0, width), height: max(stored.1, height)) {
+            throw HEIFError(code: -1, subcode: 0, message: refusal, context: "decoding image item \(itemID)")
+        }
     }
 
     /// Decodes to 8-bit RGB in display orientation.

@@ -48,6 +48,9 @@ extension HEIFImage {
     /// is read this way a tile at a time; libheif refuses to decode one whole (its
     /// security limit on one allocation is 512 MB).
     public func decodeStoredTileRGB(column: Int, row: Int) throws -> PixelBuffer<UInt8> {
+        if let t = storedTiling, let refusal = DecodeLimits.refusal(width: t.tileWidth, height: t.tileHeight) {
+            throw HEIFError(code: -1, subcode: 0, message: "a tile: " + refusal, context: "decoding tile \(column),\(row) of image item \(itemID)")
+        }
         // heif_decoding_options_alloc → heif_decoding_options_free.
         guard let options = heif_decoding_options_alloc() else {
             throw HEIFError(code: -1, subcode: 0, message: "could not allocate decoding options", context: "decoding")

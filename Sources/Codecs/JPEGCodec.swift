@@ -42,7 +42,7 @@ public enum JPEGCodec {
         var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
         let rc = jpeg.withUnsafeBufferPointer { tjDecompressHeader3(tj, $0.baseAddress, UInt(jpeg.count), &w, &h, &sub, &cs) }
         guard rc == 0 else { throw JPEGError(message: errorString(tj), context: "reading the header") }
-        guard w > 0, h > 0 else { throw JPEGError(message: "image size \(w)x\(h) is empty", context: "reading the header") }
+        if let refusal = DecodeLimits.refusal(width: Int(w), height: Int(h)) { throw JPEGError(message: refusal, context: "reading the header") }
 
         var (outW, outH) = (Int(w), Int(h))
         if let minimumLongSide {

@@ -152,6 +152,9 @@ public final class MovieFile {
         guard let codecCtx = codec else { throw FFmpegError(message: "out of memory", call: "avcodec_alloc_context3") }
         var rc = ff.avcodec_parameters_to_context(codecCtx, par)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_to_context") }
+        if let refusal = DecodeLimits.refusal(width: Int(codecCtx.pointee.width), height: Int(codecCtx.pointee.height)) {
+            throw FFmpegError(message: refusal, call: "the video's size")
+        }
         codecCtx.pointee.thread_count = 1
         // A 320-pixel poster cannot show deblocking; skipping it saves a fifth of the decode.
         codecCtx.pointee.skip_loop_filter = AVDISCARD_ALL

@@ -72,6 +72,9 @@ public final class MovieFrameReader {
         rc = ff.avcodec_parameters_to_context(dec, par)
         guard rc >= 0 else { throw FFmpegError(code: rc, call: "avcodec_parameters_to_context") }
         dec.pointee.pkt_timebase = stream.pointee.time_base
+        if let refusal = DecodeLimits.refusal(width: Int(dec.pointee.width), height: Int(dec.pointee.height)) {
+            throw FFmpegError(message: refusal, call: "the video's size")
+        }
         // Frame threads: decoding runs ahead while the caller filters and encodes the
         // previous frames (FFmpeg's default is one thread).
         dec.pointee.thread_count = Int32(clamping: max(0, decoderThreads))

@@ -23,9 +23,9 @@ public enum PNGCodec {
         // From here until png_image_finish_read, png_image_free releases libpng's state.
         image.format = cpng_format_rgb()
         let w = Int(image.width), h = Int(image.height)
-        guard w > 0, h > 0, w * h <= 1 << 28 else {
+        if let refusal = DecodeLimits.refusal(width: w, height: h) {
             png_image_free(&image)
-            throw PNGError(message: "image size \(w)x\(h) is not supported")
+            throw PNGError(message: refusal)
         }
         var pixels = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
         var white = png_color(red: 255, green: 255, blue: 255)
@@ -54,9 +54,9 @@ public enum PNGCodec {
         }
         image.format = cpng_format_rgb() | 0x01
         let w = Int(image.width), h = Int(image.height)
-        guard w > 0, h > 0, w * h <= 1 << 28 else {
+        if let refusal = DecodeLimits.refusal(width: w, height: h) {
             png_image_free(&image)
-            throw PNGError(message: "image size \(w)x\(h) is not supported")
+            throw PNGError(message: refusal)
         }
         var rgba = [UInt8](repeating: 0, count: w * h * 4)
         let done = rgba.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, Int32(w * 4), nil) }
@@ -164,7 +164,7 @@ extension PNGCodec {
     /// PNG with an sBIT below 16 gives its samples at that depth: shifted back from the full
     /// range, or as they are when every sample already fits in those bits (files written
     /// unscaled, by tools that skip the scaling and by camlib before it scaled).
-    public static func decodeSamples(_ png: [UInt8], maxPixels: Int = 1 << 28) throws -> (samples: ImageSamples, hadAlpha: Bool) {
+    public static func decodeSamples(_ png: [UInt8], maxPixels: Int = DecodeLimits.maximumPixels) throws -> (samples: ImageSamples, hadAlpha: Bool) {
         var decoded = cpng_decoded()
         var error = cpng_error()
         let ok = png.withUnsafeBytes { cpng_decode($0.baseAddress, $0.count, maxPixels, &decoded, &error) }

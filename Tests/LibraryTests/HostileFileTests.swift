@@ -81,4 +81,40 @@ struct HostileFileTests {
         #expect(!edit.signaled, "killed after two minutes: \(edit.stderr)")
         #expect(edit.status == 0 || edit.stderr.contains("asset 1 (IMG_4394.mov)"), "\(edit.stderr)")
     }
+
+    /// A JPEG's frame header patched to declare `width` x `height` (the data stays the
+    /// small picture's): what a 4 KB file claiming 400 megapixels looks like.
+    static func jpegDeclaring(width: Int, height: Int, from relative: String, in scratch: ScratchDirectory) throws -> String {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Media.path(relative))))
+        let segments = try JPEGSegments(parsing: bytes)
+        let frame = try #require(segments.segments.first { [0xC0, 0xC1, 0xC2].contains($0.marker) })
+        let at = frame.offset + 4 + 1  // marker, length, then precision
+        bytes.replaceSubrange(at..<(at + 4), with: [UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF)])
+        let url = scratch.url.appendingPathComponent("declares-\(width)x\(height).jpg")
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    /// Every decode path refuses a picture over the pixel limit from its header, before
+    /// the decoder allocates it (a 4 KB progressive JPEG declaring 20000x20000 took the
+    /// gallery to 2.4 GB for one preview): previews, edits, thumbnails on import.
+    @Test func aPictureDeclaringMoreThanTheLimitIsRefusedByEveryDecoder() throws {
+        let scratch = try ScratchDirectory()
+        let path = try Self.jpegDeclaring(width: 20000, height: 20000, from: "orientation/Landscape_1.jpg", in: scratch)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let error = #expect(throws: JPEGError.self) { try JPEGCodec.decode(bytes, atLeast: 2048) }
+        #expect(error?.message.contains("20000x20000 (400 megapixels)") == true, "\(String(describing: error))")
+        #expect(throws: JPEGError.self) { try JPEGCodec.decode(bytes) }
+        // What the gallery's previews and camlib edit decode through.
+        #expect(throws: JPEGError.self) { try DisplayRendering.orientedStill(path: path, maxSide: 2048) }
+        let edit = #expect(throws: (any Error).self) {
+            try StillRenderer.render(path: path, recipe: FilterRecipe(steps: [try FilterStep(name: "mono")]))
+        }
+        #expect("\(edit!)".contains("megapixels"), "\(edit!)")
+        // Import says why it cannot make the thumbnail, naming the file.
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        let report = try Importer(library: library).run(paths: [path])
+        #expect(report.errors.count == 1 && report.errors.first?.message.contains("megapixels") == true, "\(report.errors)")
+        #expect(try library.verify(quick: false).sound)
+    }
 }

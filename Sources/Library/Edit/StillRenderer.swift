@@ -24,7 +24,7 @@ public enum StillRenderer {
     /// at about 3 bytes a pixel, 640 MB here; a HEIC's more, libheif's decoder and encoder
     /// holding their own copies). A file declaring more is refused before anything is
     /// decoded.
-    public static let maximumPixels = 200_000_000
+    public static let maximumPixels = DecodeLimits.maximumPixels
 
     static func checkSize(width: Int, height: Int) throws {
         guard width > 0, height > 0 else { throw MediaAnalyzer.Failure(reason: "the photo declares an empty size (\(width)x\(height))") }
