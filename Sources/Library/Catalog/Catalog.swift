@@ -42,8 +42,15 @@ public final class Catalog: Sendable {
             Self.trace(to: trace, &config)
         }
         var notes: [String] = []
+        // Creating and migrating a catalog is done by one process at a time: the others
+        // wait on the lock, then find the work done (ten imports started at once on a new
+        // library each ran the same migrations).
+        let file = URL(fileURLWithPath: path)
+        let lockPath = file.deletingLastPathComponent().appendingPathComponent("." + file.lastPathComponent + ".lock").path
+        var migrating: FileLock?
         switch access {
         case .readWrite(let concurrent):
+            if !FileManager.default.fileExists(atPath: path) { migrating = try FileLock(lockPath) }
             config.prepareDatabase { db in
                 // FULL: a committed import survives power loss, not only a crash.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -77,14 +84,24 @@ public final class Catalog: Sendable {
         let migrator = Self.migrator
         // One read of the applied migrations: those this camlib does not know mean a newer
         // camlib wrote the catalog (what DatabaseMigrator.hasBeenSuperseded tells, reading again).
-        let (unknown, pending): ([String], [String]) = try database.read { db in
-            let applied = try migrator.appliedIdentifiers(db)
-            let known = Self.knownMigrations
-            return (applied.subtracting(known).sorted(), known.filter { !applied.contains($0) })
+        let database = self.database
+        func migrations() throws -> (unknown: [String], pending: [String]) {
+            try database.read { db in
+                let applied = try migrator.appliedIdentifiers(db)
+                let known = Self.knownMigrations
+                return (applied.subtracting(known).sorted(), known.filter { !applied.contains($0) })
+            }
         }
+        var (unknown, pending) = try migrations()
         if !unknown.isEmpty { throw LibraryError.newerCatalog(path: path, unknownMigrations: unknown) }
         guard !pending.isEmpty else { return }
         guard access != .readOnly else { throw LibraryError.readOnlyNeedsMigration(path: path, migrations: pending) }
+        if migrating == nil {
+            migrating = try FileLock(lockPath)
+            pending = try migrations().pending  // as another process may have left them
+            guard !pending.isEmpty else { return }
+        }
+        defer { withExtendedLifetime(migrating) {} }
         if pending.count < Self.knownMigrations.count { willMigrate(pending) }
         try migrator.migrate(database)
     }

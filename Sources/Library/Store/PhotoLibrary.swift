@@ -34,7 +34,15 @@ public final class PhotoLibrary: Sendable {
         self.layout = layout
         let fm = FileManager.default
         let catalogPath = layout.catalog.path
-        let exists = fm.fileExists(atPath: catalogPath)
+        var exists = fm.fileExists(atPath: catalogPath)
+        // A library is created by one process at a time: the others wait, then open it.
+        var creating: FileLock?
+        if !exists, mode == .create {
+            try FileAccessError.makeFolder(root, for: "a library")
+            creating = try FileLock(root.appendingPathComponent(".camlib-create.lock").path)
+            exists = fm.fileExists(atPath: catalogPath)
+        }
+        defer { withExtendedLifetime(creating) {} }
         if !exists {
             guard mode == .create else { throw LibraryError.noLibrary(path: root.path) }
             if let contents = try? fm.contentsOfDirectory(atPath: root.path), !contents.filter({ !$0.hasPrefix(".") }).isEmpty {
