@@ -59,4 +59,25 @@ struct KillTests {
         }
         #expect(kills > 0, "every export finished before it could be killed")
     }
+
+    /// An import killed at any moment, then run again: the originals it had placed but not
+    /// recorded are adopted, never stored again as `NAME-2`, and the library is sound
+    /// without a repair.
+    @Test func aKilledImportRunAgainAdoptsWhatItLeft() throws {
+        let scratch = try ScratchDirectory()
+        let folders = ["apple-live-photo", "apple-misc", "orientation"].map { Media.path($0) }
+        var kills = 0
+        for (i, delay) in [0.3, 0.6, 0.9, 1.2, 1.6, 2.0].enumerated() {
+            let lib = scratch.file("lib\(i)")
+            if try Self.runKilled(["import", "--library", lib] + folders, after: delay) { kills += 1 }
+            let again = try Camlib.run(["import", "--library", lib] + folders)
+            #expect(again.status == 0, "killed after \(delay) s: \(again.stderr)")
+            let verified = try Camlib.run(["verify", "--library", lib])
+            #expect(verified.status == 0, "killed after \(delay) s: \(verified.stdout)")
+            let originals = FileManager.default.enumerator(atPath: lib + "/originals")?.compactMap { $0 as? String } ?? []
+            let twice = originals.filter { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent.hasSuffix("-2") }
+            #expect(twice.isEmpty, "killed after \(delay) s: \(twice)")
+        }
+        #expect(kills > 0, "every import finished before it could be killed")
+    }
 }

@@ -135,8 +135,8 @@ struct ImportSession {
         let source = URL(fileURLWithPath: a.path)
         let layout = library.layout
         if let existing = try ResourceRecord.assetHolding(original: a.sha256, db) { return .duplicate(asset: existing) }
-        let original = try library.publishOriginal(
-            URL(fileURLWithPath: a.stagedCopy), named: source.lastPathComponent, capturedAt: a.metadata.capturedAt, syncFolder: false)
+        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
+        let original = try library.publishOriginal(staged, named: source.lastPathComponent, capturedAt: a.metadata.capturedAt, syncFolder: false, db)
         published.append(original)
         var thumbnailURL: URL?
         if let t = a.thumbnail {
@@ -278,7 +278,7 @@ struct ImportSession {
                         throw LibraryError.assetNotFound("\(asset) with a still or movie to attach \(source.lastPathComponent) to")
                     }
                     let folder = try library.file(primary.path, of: asset).deletingLastPathComponent()
-                    let url = try library.publishOriginal(copy.url, to: folder.appendingPathComponent(source.lastPathComponent))
+                    let url = try library.publishOriginal(copy, to: folder.appendingPathComponent(source.lastPathComponent), db)
                     published = url
                     var record = ResourceRecord(
                         id: nil, assetId: asset, role: role, path: library.relative(url), sha256: copy.sha256, bytes: copy.bytes,

@@ -112,8 +112,10 @@ enum AtomicFile {
     /// Moves a temporary file to `destination`, or to `name-2.ext`, `name-3.ext`, … when
     /// that name is taken. Never replaces an existing file. Returns where it landed.
     /// `syncFolder: false` leaves fsyncing the folder to the caller, who publishes
-    /// several files into a few folders and syncs each folder once.
-    static func publish(_ temporary: URL, to destination: URL, syncFolder: Bool = true) throws -> URL {
+    /// several files into a few folders and syncs each folder once. `adopting` says whether
+    /// a file found under a taken name is this very file already (left by an earlier run
+    /// killed before it recorded it): then that file is kept and returned.
+    static func publish(_ temporary: URL, to destination: URL, syncFolder: Bool = true, adopting: ((URL) -> Bool)? = nil) throws -> URL {
         let folder = destination.deletingLastPathComponent()
         let ext = destination.pathExtension
         let stem = destination.deletingPathExtension().lastPathComponent
@@ -123,6 +125,7 @@ enum AtomicFile {
             // link() fails with EEXIST instead of replacing, unlike rename().
             if try placing(in: folder, { link(temporary.path, candidate.path) }) == 0 { break }
             guard errno == EEXIST else { throw LibraryError.io(path: candidate.path, operation: "link", errno: errno) }
+            if let adopting, adopting(candidate) { break }
             n += 1
             candidate = folder.appendingPathComponent(ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)")
         }

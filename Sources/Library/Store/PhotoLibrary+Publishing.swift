@@ -1,22 +1,34 @@
 import Containers
 import Foundation
+import GRDB
 
 extension PhotoLibrary {
     /// Links a staged original into `originals/` by its capture month, under its own name
     /// (`NAME-2.EXT` when the name is taken: an original is never replaced).
-    func publishOriginal(_ staged: URL, named name: String, capturedAt time: CaptureTime?, syncFolder: Bool = true) throws -> URL {
-        try publishOriginal(staged, to: layout.original(named: name, capturedAt: time), syncFolder: syncFolder)
+    func publishOriginal(
+        _ staged: AtomicFile.Temporary, named name: String, capturedAt time: CaptureTime?, syncFolder: Bool = true, _ db: Database
+    ) throws -> URL {
+        try publishOriginal(staged, to: layout.original(named: name, capturedAt: time), syncFolder: syncFolder, db)
     }
 
     /// Links a staged original (or sidecar) to `destination`, or `NAME-2.EXT`, … when that
     /// is taken. In a rehearsal, only says where it would go. `syncFolder: false` leaves
-    /// fsyncing the folder to the caller (see ``AtomicFile/publish(_:to:syncFolder:)``).
-    func publishOriginal(_ staged: URL, to destination: URL, syncFolder: Bool = true) throws -> URL {
+    /// fsyncing the folder to the caller (see ``AtomicFile/publish(_:to:syncFolder:adopting:)``).
+    /// A file under a taken name that holds these very bytes and that no row names (an
+    /// import killed between placing it and recording it) is adopted, not copied again
+    /// as `NAME-2.EXT`.
+    func publishOriginal(_ staged: AtomicFile.Temporary, to destination: URL, syncFolder: Bool = true, _ db: Database) throws -> URL {
         if let rehearsal {
-            unlink(staged.path)
+            unlink(staged.url.path)
             return rehearsal.claim(destination)
         }
-        return try AtomicFile.publish(staged, to: destination, syncFolder: syncFolder)
+        return try AtomicFile.publish(staged.url, to: destination, syncFolder: syncFolder) { [self] taken in
+            var info = stat()
+            guard lstat(taken.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == staged.bytes,
+                (try? FileReading.sha256(of: taken.path)) == staged.sha256
+            else { return false }
+            return (try? CatalogFile.isNamed(relative(taken), db)) == false
+        }
     }
 
     /// Renames a fsynced temporary file to a derived file's place, replacing what is there
