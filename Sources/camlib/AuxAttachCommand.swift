@@ -90,6 +90,7 @@ struct AuxAttachCommand: ParsableCommand {
     }
 
     func run() throws {
+        try RegularFile.require(from)
         try Isolation.runInChild(describing: target.asset)
         let depthRange: ClosedRange<Double>?
         if let zNear, let zFar {

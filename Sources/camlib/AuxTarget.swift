@@ -40,6 +40,7 @@ struct AuxTarget: ParsableArguments {
             if library == nil, Int64(asset) != nil { throw LibraryError.noLibrary(path: libraryOptions.location.path) }
             throw ValidationError("\(asset): no such file, and not an asset of the library")
         }
+        try RegularFile.require(asset)
         return .file(asset)
     }
 }

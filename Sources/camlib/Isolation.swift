@@ -1,4 +1,5 @@
 import Foundation
+import Library
 
 /// Runs a command's work in a child process, so that a C library that aborts or spins on a
 /// hostile file (libheif 1.19.7 asserts on one file of the test corpus) ends with a clear
@@ -17,6 +18,8 @@ enum Isolation {
         if ProcessInfo.processInfo.environment[variable] == "1" {
             var limit = rlimit(rlim_cur: cpuSeconds, rlim_max: cpuSeconds + 5)
             setrlimit(Int32(RLIMIT_CPU.rawValue), &limit)
+            // Killed, the parent cannot stop its child: the child sees and follows.
+            ChildProcess.exitWithParent()
             return
         }
         let child = Process()

@@ -22,7 +22,7 @@ struct ImportInputs {
             let url = LibraryLocation.absolute(given)
             var isDir: ObjCBool = false
             guard fm.fileExists(atPath: url.path, isDirectory: &isDir) else {
-                errors.append(FileProblem(path: url.path, message: "no such file or folder"))
+                errors.append(FileProblem(path: url.path, message: url.path.contains("\u{FFFD}") ? Self.notUTF8 : "no such file or folder"))
                 continue
             }
             if !isDir.boolValue {
@@ -72,10 +72,19 @@ struct ImportInputs {
         FileAccessError.errno(of: error).map { String(cString: strerror($0)) } ?? (error as NSError).localizedDescription
     }
 
+    /// A name that is not UTF-8 reaches camlib with U+FFFD in place of its bytes (from a
+    /// folder's listing or the command line), and no file has that name.
+    static let notUTF8 =
+        "its name is not valid UTF-8 (shown with \u{FFFD} where its bytes are), so camlib cannot open it by name; rename it to UTF-8 (for example `convmv -f latin1 -t utf-8 --notest FILE`) and import it again"
+
     private mutating func add(_ url: URL, _ seen: inout Set<String>) {
         let path = url.standardizedFileURL.path
         guard seen.insert(path).inserted else { return }
         let name = url.lastPathComponent
+        if path.contains("\u{FFFD}"), !FileManager.default.fileExists(atPath: path) {
+            errors.append(FileProblem(path: path, message: Self.notUTF8))
+            return
+        }
         if name.hasPrefix(".") {
             // macOS leaves ._IMG_1234.HEIC (AppleDouble) and .DS_Store beside copied photos.
             skipped.append(FileProblem(path: path, message: "hidden file"))

@@ -57,6 +57,7 @@ extension PhotoLibrary {
     /// The asset a user names: its id ("12"), a path of one of its files in the library,
     /// or any file elsewhere whose bytes the library holds (found by sha256).
     public func findAsset(_ reference: String) throws -> Int64 {
+        guard !reference.isEmpty else { throw LibraryError.assetNotFound("named by an empty argument (give an asset id or a file's path)") }
         if let id = Int64(reference) {
             if try catalog.read({ db in try AssetRecord.exists(id, db) }) { return id }
             throw LibraryError.assetNotFound("with id \(id)")

@@ -4,10 +4,42 @@ import Foundation
 /// Reading files with plain POSIX calls: in 1 MB chunks, retrying on EINTR, with errors
 /// that name the file.
 enum FileReading {
+    /// Opens `path` for reading when it is a regular file (following a symbolic link);
+    /// anything else is refused before a read: opening a FIFO would wait for a writer,
+    /// and a device such as /dev/zero never ends. The caller closes the descriptor.
+    static func openRegularFile(_ path: String) throws -> Int32 {
+        // O_NONBLOCK: opening a FIFO does not wait for a writer; cleared below.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw LibraryError.io(path: path, operation: "fstat", errno: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw LibraryError.notAFile(path: path, kind: kind(of: info.st_mode))
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
+
+    /// What a file that is not a regular file is, in words.
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a folder"
+        default: "not a regular file"
+        }
+    }
+
     /// Calls `body` with each successive chunk of the file.
     static func forEachChunk(of path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        let fd = try openRegularFile(path)
         defer { close(fd) }
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
@@ -25,8 +57,7 @@ enum FileReading {
 
     /// The first `count` bytes (fewer for a shorter file).
     static func prefix(of path: String, count: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
+        let fd = try openRegularFile(path)
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: count)
         var got = 0
@@ -52,8 +83,7 @@ enum FileReading {
     /// The top-level ISOBMFF boxes of a file, from their headers alone: type, offset and
     /// size of each; nil when the file cannot be read or its boxes do not add up.
     static func topLevelBoxes(of path: String) -> [(type: String, offset: Int64, size: Int64)]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? openRegularFile(path) else { return nil }
         defer { close(fd) }
         var boxes: [(type: String, offset: Int64, size: Int64)] = []
         guard walkBoxes(fd, path, { boxes.append(($0, $1, $2)); return true }) else { return nil }
@@ -101,8 +131,7 @@ enum FileReading {
     /// box headers only, so a movie's media data is never read, and the file's size; nil
     /// when there is none, the file is damaged, or the box is larger than `limit`.
     static func topLevelBox(_ type: String, of path: String, limit: Int = 64 << 20) -> (box: [UInt8], fileSize: Int)? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? openRegularFile(path) else { return nil }
         defer { close(fd) }
         var found: (offset: Int64, size: Int64)?
         guard walkBoxes(fd, path, { name, offset, size in
@@ -112,5 +141,13 @@ enum FileReading {
         var info = stat()
         guard fstat(fd, &info) == 0, let box = try? bytes(fd, path, offset: found.offset, count: Int(found.size)) else { return nil }
         return (box, Int(info.st_size))
+    }
+}
+
+/// For commands that read a file a person names: refuses anything but a regular file
+/// (a FIFO, /dev/zero, a folder) before it is read, with an error that says what it is.
+public enum RegularFile {
+    public static func require(_ path: String) throws {
+        close(try FileReading.openRegularFile(path))
     }
 }

@@ -9,6 +9,9 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case changedDuringImport(path: String)
     case assetNotFound(String)
     case exists(path: String)
+    /// A FIFO, device, socket or folder where a file was expected: never read (a FIFO
+    /// blocks, /dev/zero never ends).
+    case notAFile(path: String, kind: String)
     /// The library is on storage this process cannot write.
     case readOnly(path: String)
     /// A read-only library whose catalog an older camlib wrote.
@@ -36,6 +39,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "\(path): the file changed while it was being imported; import it again"
         case .assetNotFound(let what):
             "no asset \(what) in the library"
+        case .notAFile(let path, let kind):
+            "\(path) is \(kind), not a file: camlib reads only regular files"
         case .exists(let path):
             "\(path) already exists (use --force to replace it)"
         case .readOnly(let path):
