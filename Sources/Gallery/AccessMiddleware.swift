@@ -7,6 +7,19 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     let policy: AccessPolicy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await checked(request, context: context, next: next)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        // Browsers take every answer, errors too, for the type it says, never guessing
+        // from its bytes.
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        return response
+    }
+
+    private func checked(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard policy.acceptsHost(request.head.authority) else {
             throw HTTPError(.misdirectedRequest, message: "this gallery answers to 127.0.0.1 and localhost only")
         }
@@ -16,7 +29,17 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
                 throw HTTPError(.unauthorized, message: "this gallery needs its token: open the URL `camlib serve` printed")
             }
         }
-        if request.method == .post {
+        // A page of another site may link here, but not use the API or make the gallery
+        // decode and encode for it (an edit preview costs a second of CPU): browsers say
+        // where a request comes from in Sec-Fetch-Site.
+        let path = request.uri.path
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site == "cross-site" || site == "same-site",
+            path.hasPrefix("/api/") || path.hasPrefix("/media/")
+        {
+            throw HTTPError(.forbidden, message: "the gallery's API and files answer its own page only")
+        }
+        // Every method but GET and HEAD changes something.
+        if request.method != .get && request.method != .head {
             guard request.headers[HTTPField.Name(AccessPolicy.writeHeader)!] == "1" else {
                 throw HTTPError(.forbidden, message: "a change needs the \(AccessPolicy.writeHeader) header the gallery's page sends")
             }

@@ -147,7 +147,7 @@ extension GalleryAPI {
             switch error {
             case .noAlbum: throw HTTPError(.notFound, message: error.description)
             case .exists, .notEmpty: throw HTTPError(.conflict, message: error.description)
-            case .badName, .notInAlbum: throw HTTPError(.badRequest, message: error.description)
+            case .badName, .badKeyword, .notInAlbum: throw HTTPError(.badRequest, message: error.description)
             }
         } catch let error as LibraryError {
             switch error {

@@ -39,6 +39,11 @@ public struct GalleryServer: Sendable {
         }
     }
 
+    /// A connection that sends nothing for this long, before its request's head is whole
+    /// or between requests, is closed (a client trickling a header a byte at a time held
+    /// its connection forever). A response being written is never cut.
+    static let idleSeconds = 15
+
     /// The server, not yet running: what `run` runs, and what tests drive without a socket.
     public func application(ready: @escaping @Sendable (URL) -> Void = { _ in }) -> some ApplicationProtocol {
         let policy = AccessPolicy(token: options.token, host: options.host)
@@ -52,6 +57,7 @@ public struct GalleryServer: Sendable {
         let host = options.host, token = options.token
         return Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(Self.idleSeconds)))),
             configuration: .init(address: .hostname(host, port: options.port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -184,6 +184,65 @@ struct GalleryAPITests {
         }
     }
 
+    /// An edited photo's depth and mattes are still shown: the render carries them, and
+    /// their URLs name the still the page shows.
+    @Test func anEditedPhotosAuxiliaryImagesAreStillServed() async throws {
+        let own = try GalleryLibrary(folders: ["apple-portrait-heic"])
+        let asset = try own.asset("apple-portrait-heic/pug.heic")
+        _ = try own.library.edit(asset: asset.id, steps: [try FilterStep(parsing: "mono")], extending: false)
+        try await own.test { client in
+            let object = try await client.execute(uri: "/api/assets/\(asset.id)", method: .get) { try $0.object() }
+            let aux = try #require((object["media"] as? [String: Any])?["aux"] as? [String: String])
+            #expect(aux["disparity"] != nil, "\(aux)")  // iPhone depth is stored as disparity
+            for (type, url) in aux {
+                try await client.execute(uri: url, method: .get) { response in
+                    #expect(response.status == .ok, "\(type): \(url)")
+                    #expect(response.headers[.contentType] == "image/png")
+                }
+            }
+        }
+    }
+
+    /// Every method but GET and HEAD is a write; other sites' pages may not use the API or
+    /// the files; every answer, errors too, says nosniff; names are bounded.
+    @Test func writesAreEveryMethodButGetAndOtherSitesAreRefused() async throws {
+        let corpus = try GalleryLibrary.shared()
+        let still = try corpus.asset("orientation/Landscape_2.jpg")
+        let header = HTTPField.Name("X-Camlib-Request")!
+        let site = HTTPField.Name("Sec-Fetch-Site")!
+        let nosniff = HTTPField.Name("X-Content-Type-Options")!
+        try await corpus.test { client in
+            for method in [HTTPRequest.Method.put, .delete, .patch] {
+                try await client.execute(uri: "/api/assets/\(still.id)/revert", method: method) { response in
+                    #expect(response.status == .forbidden, "\(method)")
+                    #expect(response.headers[nosniff] == "nosniff")
+                }
+            }
+            try await client.execute(uri: "/api/assets/\(still.id)/edit-preview?filters=comic", method: .get, headers: [site: "cross-site"]) {
+                #expect($0.status == .forbidden)
+            }
+            try await client.execute(uri: "/media/\(still.id)/1/thumbnail", method: .get, headers: [site: "cross-site"]) {
+                #expect($0.status == .forbidden)
+            }
+            try await client.execute(uri: "/", method: .get, headers: [site: "cross-site"]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/assets?limit=1", method: .get, headers: [site: "same-origin"]) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[nosniff] == "nosniff")
+            }
+            try await client.execute(uri: "/api/assets/999999", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[nosniff] == "nosniff")
+            }
+            let long = String(repeating: "x", count: 900)
+            try await client.execute(
+                uri: "/api/albums", method: .post, headers: [header: "1"], body: ByteBuffer(string: #"{"name": "\#(long)"}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.text.contains("at most 200 characters") && response.text.count < 400, "\(response.text)")
+            }
+        }
+    }
+
     @Test func onLoopbackOnlyLoopbackHostNamesAreAnswered() {
         // A page of another site whose host name was made to resolve to 127.0.0.1 (DNS
         // rebinding) sends its own name: refused.

@@ -159,9 +159,18 @@ extension ResourceRecord {
 
 extension AuxImageRecord {
     /// The extracted image of `type` that the still `resource` of `asset` holds.
+    /// The asset's `type` image held by `resource`; else, as a render made by an edit
+    /// carries its original's images without rows of its own, the one a current file of
+    /// the asset holds (the gallery names the still it shows).
     static func fetchExtracted(asset: Int64, resource: Int64, type: AuxiliaryImageType, _ db: Database) throws -> AuxImageRecord? {
-        try AuxImageRecord.filter(Columns.assetID == asset && Columns.resourceID == resource && Columns.type == type)
-            .filter(Columns.path != nil).order(Columns.id).fetchOne(db)
+        try SQLRequest<AuxImageRecord>(
+            """
+            SELECT x.* FROM aux_image x
+            WHERE x.asset_id = \(asset) AND x.type = \(type) AND x.path IS NOT NULL
+              AND (x.resource_id = \(resource) OR x.resource_id IN (SELECT r.id FROM current_resource r WHERE r.asset_id = \(asset)))
+            ORDER BY x.resource_id = \(resource) DESC, x.id LIMIT 1
+            """
+        ).fetchOne(db)
     }
 }
 

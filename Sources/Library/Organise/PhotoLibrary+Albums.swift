@@ -14,9 +14,16 @@ public struct Album: Codable, Sendable, Equatable {
 
 /// Why an album could not be changed.
 public enum AlbumError: Error, CustomStringConvertible, Equatable {
+    /// A name in quotes, its first 60 characters of a long one (with how long it is).
+    static func quoted(_ name: String) -> String {
+        name.count <= 80 ? "\"\(name)\"" : "\"\(name.prefix(60))…\" (\(name.count) characters)"
+    }
+
     case noAlbum(String)
     case exists(String)
     case badName(String)
+    /// A keyword's name that is empty, too long or holds control characters.
+    case badKeyword(String)
     case notEmpty(String, assets: Int)
     case notInAlbum(asset: Int64, album: String)
 
@@ -24,7 +31,8 @@ public enum AlbumError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .noAlbum(let name): "no album named \"\(name)\" (`camlib album list` lists them; `camlib album create` makes one)"
         case .exists(let name): "an album named \"\(name)\" exists already"
-        case .badName(let name): "\"\(name)\" cannot name an album: give some text, without line breaks"
+        case .badName(let name): "\(Self.quoted(name)) cannot name an album: give some text of at most \(PhotoLibrary.longestName) characters, without line breaks"
+        case .badKeyword(let name): "\(Self.quoted(name)) cannot be a keyword: give some text of at most \(PhotoLibrary.longestName) characters, without line breaks"
         case .notEmpty(let name, let n): "the album \"\(name)\" holds \(n) asset\(n == 1 ? "" : "s"); `camlib album delete --even-if-not-empty` deletes it all the same (the assets themselves stay in the library)"
         case .notInAlbum(let asset, let name): "asset \(asset) is not in the album \"\(name)\""
         }
@@ -142,10 +150,16 @@ extension PhotoLibrary {
     }
 
     /// An album's or keyword's name: trimmed, not empty, on one line.
-    static func checkedName(_ name: String) throws -> String {
+    /// The longest album or keyword name, in characters.
+    public static let longestName = 200
+
+    /// `name` trimmed, when it can name an album (or, with `keyword`, be a keyword).
+    static func checkedName(_ name: String, keyword: Bool = false) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw AlbumError.badName(name)
+        guard !trimmed.isEmpty, trimmed.count <= longestName,
+            !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw keyword ? AlbumError.badKeyword(name) : AlbumError.badName(name)
         }
         return trimmed
     }

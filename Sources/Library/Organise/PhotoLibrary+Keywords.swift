@@ -9,7 +9,7 @@ extension PhotoLibrary {
     /// Gives the assets the keyword (made the first time it is used). Returns those that
     /// did not have it.
     public func addKeyword(_ name: String, to ids: [Int64]) throws -> [Int64] {
-        let name = try Self.checkedName(name)
+        let name = try Self.checkedName(name, keyword: true)
         return try catalog.write { db in
             var keyword = try KeywordRecord.named(name, db) ?? KeywordRecord(id: nil, name: name)
             if keyword.id == nil { try keyword.insert(db) }
