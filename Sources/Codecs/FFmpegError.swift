@@ -13,6 +13,14 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable {
     /// FFmpeg itself is missing or broken, rather than a file it was given.
     public var isLibraryMissing: Bool { call == Self.loading }
 
+    /// The failure came from making a movie (encoding or writing it), not reading one: a
+    /// full disk is a write's failure, not the original's.
+    public var isWriting: Bool {
+        ["av_interleaved_write_frame", "av_write_trailer", "avformat_write_header", "avio_open", "avformat_alloc_output_context2",
+         "avcodec_send_frame", "avcodec_receive_packet", "avcodec_open2 (encoder)", "avcodec_open2 (aac)", "MovieWriter", "VideoEncoder",
+         "AudioEncoder"].contains { call.hasPrefix($0) }
+    }
+
     init(code: Int32, call: String) {
         self.code = code
         self.call = call

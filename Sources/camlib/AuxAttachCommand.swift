@@ -90,7 +90,6 @@ struct AuxAttachCommand: ParsableCommand {
     }
 
     func run() throws {
-        try RegularFile.require(from)
         try Isolation.runInChild(describing: target.asset)
         let depthRange: ClosedRange<Double>?
         if let zNear, let zFar {
@@ -104,7 +103,9 @@ struct AuxAttachCommand: ParsableCommand {
         options.quality = quality
         let written: String
         let result: AuxiliaryAttacher.Result
-        switch try target.resolve(forWriting: true) {
+        let resolved = try target.resolve(forWriting: true)
+        try RegularFile.require(from)
+        switch resolved {
         case .asset(let library, let id):
             (written, result) = try library.attachAuxiliaryImage(to: id, type: type, from: from, options: options, depthRange: depthRange)
             if let out {

@@ -85,6 +85,12 @@ struct ExportCommand: ParsableCommand {
         let library = try libraryOptions.open(.read)
         let ids = query ? try library.assetIDs(matching: filters.makeQuery()) : try assets.map { try library.findAsset($0) }
         let folder = URL(fileURLWithPath: to)
+        // The library's folders hold what its catalog names, nothing else.
+        let inside = { (url: URL) in url.standardizedFileURL.resolvingSymlinksInPath().path }
+        let (target, root) = (inside(folder), inside(library.root))
+        if target == root || target.hasPrefix(root + "/") {
+            throw ValidationError("--to \(to) is inside the library (\(library.root.path)); export to a folder outside it")
+        }
         let naming = try naming()
         if !dryRun {
             try FileAccessError.makeFolder(folder, for: "--to")

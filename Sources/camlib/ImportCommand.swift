@@ -95,7 +95,7 @@ struct ImportCommand: ParsableCommand {
     func openLibrary() throws -> (library: PhotoLibrary, scratch: URL?) {
         guard dryRun else { return (try libraryOptions.open(.create), nil) }
         if let existing = try libraryOptions.openIfExists() {
-            guard !existing.isReadOnly else { throw LibraryError.readOnly(path: existing.root.path) }
+            // A rehearsal writes nothing into the library: a read-only one can have one.
             return (try existing.rehearsing(), nil)
         }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-dry-run-\(getpid())-\(UUID().uuidString)")

@@ -30,7 +30,8 @@ struct RepairCommand: ParsableCommand {
     @OptionGroup var output: JSONOutput<RepairCommand>
 
     func run() throws {
-        let library = try libraryOptions.open(.write)
+        // A dry run changes nothing: a library on read-only storage can have one.
+        let library = try libraryOptions.open(dryRun ? .read : .write)
         let progress = ProgressBar()
         let report = try library.repair(dryRun: dryRun) { done, total in progress.update(done: done, total: total, item: "") }
         progress.finish()

@@ -12,12 +12,17 @@ extension String {
 }
 
 extension String {
-    /// As a terminal shows it safely: control characters (C0, DEL, C1) written out as
-    /// `\n`, `\t`, `\e`, `\x7F`, `\u{9B}`, so a file name cannot recolour the terminal,
-    /// move its cursor or break a table's line; a backslash stays as it is. `keeping`:
+    /// As a terminal shows it safely: control characters (C0, DEL, C1) and the bidirectional
+    /// controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) written out as
+    /// `\n`, `\t`, `\e`, `\x7F`, `\u{9B}`, `\u{202E}`, so a file name cannot recolour the
+    /// terminal, move its cursor, break a table's line or show its letters reversed
+    /// (`photo\u{202E}gpj.exe`); a backslash stays as it is. `keeping`:
     /// controls to leave alone (a message's own line breaks). Fast when there is none.
     func terminalSafe(keeping: Set<Unicode.Scalar> = []) -> String {
-        func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...0x9F).contains(s.value) }
+        func isControl(_ s: Unicode.Scalar) -> Bool {
+            s.value < 0x20 || (0x7F...0x9F).contains(s.value) || (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value)
+                || s.value == 0x200E || s.value == 0x200F || s.value == 0x061C
+        }
         guard unicodeScalars.contains(where: { isControl($0) && !keeping.contains($0) }) else { return self }
         var out = ""
         for s in unicodeScalars {

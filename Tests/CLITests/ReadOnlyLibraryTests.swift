@@ -128,6 +128,17 @@ struct ReadOnlyLibraryTests {
         #expect(result.stdout.hasPrefix("["))
     }
 
+    /// A dry run writes nothing, so a read-only library can have one.
+    @Test func dryRunsWorkOnAReadOnlyLibrary() throws {
+        let f = try Fixture()
+        let untouched = try Self.snapshot(f.copy)
+        let imported = try f.camlib(["import", "--dry-run", "--library", "LIB", Media.path("orientation/Landscape_1.jpg")])
+        #expect(imported.status == 0 && imported.stdout.contains("Would import 1 of 1 files"), "\(imported.stdout) \(imported.stderr)")
+        let repaired = try f.camlib(["repair", "--dry-run", "--library", "LIB"])
+        #expect(repaired.status == 0, "\(repaired.stdout) \(repaired.stderr)")
+        #expect(try Self.snapshot(f.copy) == untouched)
+    }
+
     @Test func writingCommandsSayTheLibraryIsReadOnly() throws {
         let f = try Fixture()
         let commands = [

@@ -32,7 +32,15 @@ public final class Catalog: Sendable {
     /// Opens the catalog at `path`: read-write, creating and migrating it as needed, or
     /// read-only (then it must exist and be fully migrated already). `willMigrate` hears
     /// the migrations about to be applied to an existing catalog, before they run.
-    public init(path: String, access: Access, willMigrate: ([String]) -> Void = { _ in }) throws {
+    public convenience init(path: String, access: Access, willMigrate: ([String]) -> Void = { _ in }) throws {
+        do {
+            try self.init(opening: path, access: access, willMigrate: willMigrate)
+        } catch let error as DatabaseError where [ResultCode.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            throw LibraryError.damagedCatalog(path: path, detail: error.message ?? "\(error)")
+        }
+    }
+
+    private init(opening path: String, access: Access, willMigrate: ([String]) -> Void) throws {
         self.path = path
         self.access = access
         var config = Configuration()

@@ -45,6 +45,7 @@ public enum MediaAnalyzer {
         switch error {
         case let e as HEIFError: "cannot read HEIF: \(e.message)"
         case let e as FFmpegError where e.isLibraryMissing: e.message
+        case let e as FFmpegError where e.isWriting: "cannot write the new movie: \(e.message)"
         case let e as FFmpegError: "cannot read movie: \(e.message)"
         case let e as JPEGError: "cannot decode JPEG: \(e.message)"
         case let e as PNGError: "cannot decode PNG: \(e.message)"

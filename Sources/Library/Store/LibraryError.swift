@@ -5,6 +5,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case noLibrary(path: String)
     case notALibrary(path: String)
     case newerCatalog(path: String, unknownMigrations: [String])
+    /// SQLite cannot read the catalog file (not a database, or its pages are corrupt).
+    case damagedCatalog(path: String, detail: String)
     case io(path: String, operation: String, errno: Int32)
     case changedDuringImport(path: String)
     case assetNotFound(String)
@@ -31,6 +33,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "no camlib library at \(path) (`camlib import` creates one; choose another with --library or CAMLIB_LIBRARY)"
         case .notALibrary(let path):
             "\(path) exists but is not a camlib library (it has files but no catalog.sqlite)"
+        case .damagedCatalog(let path, let detail):
+            "the catalog \(path) is damaged (SQLite: \(detail)); the originals beside it are untouched: restore catalog.sqlite from a backup, or move the library aside and import its originals/ into a new one"
         case .newerCatalog(let path, let unknown):
             "the catalog \(path) was written by a newer camlib (it has migrations this one does not know: \(unknown.joined(separator: ", ")))"
         case .io(let path, let operation, let code):

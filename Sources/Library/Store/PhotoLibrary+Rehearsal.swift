@@ -50,7 +50,7 @@ extension PhotoLibrary {
     /// system's temporary folder.
     public func rehearsing() throws -> PhotoLibrary {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("camlib-rehearsal-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         let rehearsal = Rehearsal(folder: folder)
         do {
             let path = folder.appendingPathComponent(LibraryLayout.catalogName).path

@@ -10,7 +10,9 @@ public final class PhotoLibrary: Sendable {
     /// (``rehearsing()``): nothing of it reaches the library.
     let rehearsal: Rehearsal?
 
-    public var temporary: URL { layout.temporary }
+    /// Where work in progress is staged: the library's tmp/, or a rehearsal's own folder
+    /// (a dry run writes nothing into the library, which may be on read-only storage).
+    public var temporary: URL { rehearsal.map { $0.folder.appendingPathComponent("tmp") } ?? layout.temporary }
     public static let catalogName = LibraryLayout.catalogName
 
     /// What a command needs of the library it opens.
