@@ -22,7 +22,7 @@ import TestSupport
     for table in ["asset", "resource", "metadata", "pairing", "grdb_migrations"] { #expect(tables.contains(table), "table \(table)") }
     for view in [
         "asset_overview", "live_photo", "unpaired_live_half", "storage_by_role", "assets_by_camera", "aux_overview", "adjustment_history",
-        "current_resource",
+        "current_resource", "assets_with_depth",
     ] {
         #expect(views.contains(view), "view \(view)")
     }
@@ -171,4 +171,34 @@ func migration0016ForgetsAMoviesNoFixLocation() throws {
     // `query --near` reads metadata's places: none is left at 0,0.
     let placed = try again.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM metadata WHERE latitude IS NOT NULL") }
     #expect(placed == 0)
+}
+
+/// The views answer the question their names ask (migration 0018): a spatial photo's
+/// identifier does not make it half a Live Photo; depth is found as `--has depth` finds
+/// it; a camera's first and last captures are compared as moments.
+@Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+func theViewsAnswerTheQuestionTheirNamesAsk() throws {
+    let corpus = try CorpusLibrary.shared()
+    let library = corpus.library
+    let (halves, withDepth, iPhone15) = try library.catalog.read { db in
+        (
+            try String.fetchAll(db, sql: "SELECT path FROM unpaired_live_half"),
+            try Int64.fetchAll(db, sql: "SELECT asset_id FROM assets_with_depth ORDER BY asset_id"),
+            try Row.fetchOne(db, sql: "SELECT * FROM assets_by_camera WHERE model = 'iPhone 15 Pro'")
+        )
+    }
+    #expect(halves.isEmpty, "the corpus's Live Photos are all paired; IMG_4076 is a spatial photo: \(halves)")
+    var query = AssetQuery()
+    query.has = [.aux(.depth)]
+    #expect(withDepth == (try library.assetIDs(matching: query)).sorted())
+    #expect(withDepth.count > 4, "iPhone maps are disparity, and count")
+    let row = try #require(iPhone15)
+    // IMG_4394, taken at 17:14:22.332-05:00, is the latest, given as a moment in UTC.
+    #expect(row["last_captured"] as String? == "2025-08-06T22:14:22.332Z")
+    // A movie alone that carries a Live Photo's identifier is half a Live Photo.
+    let dir = try ScratchDirectory()
+    let alone = try PhotoLibrary(root: dir.url.appendingPathComponent("lib"), mode: .create)
+    _ = try Importer(library: alone).run(paths: [Media.path("apple-live-photo/IMG_4394.mov")])
+    let movieHalf = try alone.catalog.read { db in try String.fetchAll(db, sql: "SELECT content_identifier FROM unpaired_live_half") }
+    #expect(movieHalf == ["ED2A2552-C906-486E-9DA5-17DABDF672A7"])
 }
