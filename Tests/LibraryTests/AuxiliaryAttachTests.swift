@@ -272,4 +272,40 @@ struct AuxiliaryAttachTests {
         try CatalogChecks.expectSummaryAgrees(library)
         try CatalogChecks.expectSummaryAgrees(other)
     }
+
+    /// An attach to a Live Photo whose original is current makes a new version of the
+    /// pair: the new still and a movie of its own share a new identifier, so an export
+    /// holds two pairs (originals, version) and never three files of one identifier.
+    @Test func anAttachToALivePhotoGivesBothHalvesAnIdentifierOfTheirOwn() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        let files = ["apple-live-photo/IMG_4394.HEIC", "apple-live-photo/IMG_4394.mov"].map(Media.path)
+        _ = try Importer(library: library).run(paths: files)
+        let id = try library.findAsset(files[0])
+        // A matte in the photo's displayed shape (3:4): a ramp.
+        var ramp = PixelBuffer<UInt8>(width: 576, height: 768, channels: 1)
+        for i in ramp.components.indices { ramp.components[i] = UInt8(i / 576 / 3) }
+        let matte = scratch.url.appendingPathComponent("matte.png")
+        try Data(try PNGCodec.encode(.eight(ramp))).write(to: matte)
+        _ = try library.attachAuxiliaryImage(to: id, type: .portraitEffectsMatte, from: matte.path, options: .init())
+        let asset = try library.describe([id])[0]
+        #expect(asset.resources.contains { $0.role == .renderedVideo }, "the version has a movie")
+        #expect(try library.verify(quick: false).sound)
+        let out = try scratch.subdirectory("out")
+        let exported = try Exporter.export(asset, from: library, to: out, originalOnly: false)
+        func identifier(_ name: String) throws -> String {
+            let path = out.appendingPathComponent(name).path
+            let tag = name.lowercased().hasSuffix(".mov") ? "-ContentIdentifier" : "-MediaGroupUUID"
+            return try run("exiftool", ["-s3", tag, path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(exported.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted()
+            == ["IMG_4394.HEIC", "IMG_4394.camlib.json", "IMG_4394.mov", "IMG_E4394.heic", "IMG_E4394.mov"])
+        let (original, originalMovie) = (try identifier("IMG_4394.HEIC"), try identifier("IMG_4394.mov"))
+        let (version, versionMovie) = (try identifier("IMG_E4394.heic"), try identifier("IMG_E4394.mov"))
+        #expect(original == "ED2A2552-C906-486E-9DA5-17DABDF672A7" && originalMovie == original)
+        #expect(version.count == original.count && version != original && versionMovie == version)
+        // The version's movie is the original's, but for its identifier.
+        let (a, b) = (try [UInt8](Data(contentsOf: out.appendingPathComponent("IMG_4394.mov"))), try [UInt8](Data(contentsOf: out.appendingPathComponent("IMG_E4394.mov"))))
+        #expect(a.count == b.count && zip(a, b).filter { $0 != $1 }.count <= 36)
+    }
 }

@@ -27,14 +27,16 @@ extension PhotoLibrary {
         }
         let name = original.originalName ?? URL(fileURLWithPath: original.path).lastPathComponent
         return try AuxiliaryError.naming(asset: asset, file: name) {
-            try attachAuxiliaryImage(to: asset, original: original, name: name, type: type, from: image, options: options, depthRange: depthRange)
+            try attachAuxiliaryImage(
+                to: description, original: original, name: name, type: type, from: image, options: options, depthRange: depthRange)
         }
     }
 
     private func attachAuxiliaryImage(
-        to asset: Int64, original: AssetDescription.Resource, name: String, type: AuxiliaryImageType, from image: String,
+        to description: AssetDescription, original: AssetDescription.Resource, name: String, type: AuxiliaryImageType, from image: String,
         options: HEIFAuxiliaryWriter.Options, depthRange: ClosedRange<Double>?
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
+        let asset = description.id
         let current = try catalog.read { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
@@ -48,18 +50,36 @@ extension PhotoLibrary {
             recipe = currentRecipe
         }
         let base = try currentRender(of: asset, role: .renderedPhoto) ?? original.path
-        let result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, depthRange: depthRange)
+        var result = try AuxiliaryAttacher.attach(toFile: base, type: type, from: image, options: options, depthRange: depthRange)
         let given = try AuxiliaryPNG.encode(result.given, about: nil)
         recipe.attachments.append(
             .init(
                 type: type, png: Data(given).base64EncodedString(), lossless: options.lossless, quality: options.quality,
                 zNear: depthRange?.lowerBound, zFar: depthRange?.upperBound))
+        // A Live Photo's current movie render (an edit's) shares the current still's
+        // identifier already, and stays. With the original current, the new still is a new
+        // version of the pair: it gets an identifier of its own, and so does a copy of the
+        // original movie (its key rewritten in place; its frames untouched), as an edit's
+        // pair does, so no three files share one identifier.
+        let movieRender = try currentRender(of: asset, role: .renderedVideo)
+        var movieCopy: (file: AtomicFile.Temporary, original: AssetDescription.Resource)?
+        defer { if let movieCopy { unlink(movieCopy.file.url.path) } }
+        if movieRender == nil, let movie = description.resources.first(where: { $0.role == .pairedVideo }),
+            let (old, new) = try RenderIdentifier.pair(for: description, recipe: recipe)
+        {
+            RenderIdentifier.replace(old, with: new, in: &result.bytes)
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: movie.path)))
+            guard let moov = ISOBox.sequence(in: bytes, from: 0, limit: bytes.count).first(where: { $0.type == "moov" }),
+                RenderIdentifier.replace(old, with: new, in: &bytes, within: moov.offset..<moov.end) > 0
+            else {
+                throw AuxiliaryError("the Live Photo's movie does not carry its content identifier where camlib can give it a new one")
+            }
+            movieCopy = (try AtomicFile.writeTemporary(bytes, in: temporary, readOnly: true), movie)
+        }
         let staged = try AtomicFile.writeTemporary(result.bytes, in: temporary, readOnly: true)
         defer { unlink(staged.url.path) }
         let attached = try stageAttachedImages(recipe.attachments.map(\.type), from: result.found, of: name)
         defer { for a in attached { unlink(a.png.url.path) } }
-        // Attaching touches the still only: a Live Photo's current movie render stays.
-        let movieRender = try currentRender(of: asset, role: .renderedVideo)
         var published: [URL] = []
         do {
             return try catalog.write { db in
@@ -68,7 +88,15 @@ extension PhotoLibrary {
                 let (render, renderPath) = try recordRender(
                     staged, role: .renderedPhoto, mime: result.format.mimeType, ext: result.format.fileExtension, of: asset,
                     derivedFrom: stillID, published: &published, db)
-                let movieID = try movieRender.flatMap { try resources.filter(path: relative(URL(fileURLWithPath: $0))).fetchOne(db)?.id }
+                var movieID = try movieRender.flatMap { try resources.filter(path: relative(URL(fileURLWithPath: $0))).fetchOne(db)?.id }
+                if let (file, movie) = movieCopy {
+                    let originalID = try resources.filter(path: relative(URL(fileURLWithPath: movie.path))).fetchOne(db)?.id
+                    let ext = URL(fileURLWithPath: movie.originalName ?? movie.path).pathExtension.lowercased()
+                    movieID = try recordRender(
+                        file, role: .renderedVideo, mime: movie.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: originalID,
+                        published: &published, db
+                    ).0
+                }
                 try recordAttachedImages(attached, asset: asset, still: render, published: &published, db)
                 try recordCamlibAdjustment(recipe, of: asset, extending: current?.id, renders: [render] + (movieID.map { [$0] } ?? []), db)
                 return (absolute(renderPath).path, result)
