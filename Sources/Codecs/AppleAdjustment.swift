@@ -50,10 +50,11 @@ public struct AppleAdjustmentError: Error, CustomStringConvertible, Sendable {
 /// Raw DEFLATE (RFC 1951, no zlib header) through zlib.
 public enum RawDeflate {
     /// Inflates `data`; refuses output beyond `limit` bytes (a hostile file can expand a
-    /// thousandfold).
-    public static func inflate(_ data: [UInt8], limit: Int = 64 << 20) throws -> [UInt8] {
+    /// thousandfold). `zlibWrapped`: the data has zlib's header and checksum (RFC 1950),
+    /// as PNG's compressed text chunks do.
+    public static func inflate(_ data: [UInt8], limit: Int = 64 << 20, zlibWrapped: Bool = false) throws -> [UInt8] {
         var stream = z_stream()
-        guard CZlib_inflateInit2(&stream, -15) == Z_OK else { throw AppleAdjustmentError(message: "zlib cannot start") }
+        guard CZlib_inflateInit2(&stream, zlibWrapped ? 15 : -15) == Z_OK else { throw AppleAdjustmentError(message: "zlib cannot start") }
         defer { inflateEnd(&stream) }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)

@@ -1,3 +1,4 @@
+internal import CZlib
 internal import CPNG
 internal import CPNGCodec
 #if canImport(Glibc)
@@ -14,6 +15,45 @@ public struct PNGError: Error, CustomStringConvertible, Sendable {
 /// PNG decoding through libpng's simplified API (it handles palettes, 16-bit, gamma,
 /// interlacing and transparency).
 public enum PNGCodec {
+    /// The Exif TIFF block of a `zTXt` chunk's data holding ImageMagick's "Raw profile
+    /// type exif" (zlib-compressed text: a name, a length, then hex digits of "Exif\0\0"
+    /// and the TIFF block), how PNGs carried Exif before the eXIf chunk; nil otherwise.
+    public static func rawExifProfile(zTXt data: ArraySlice<UInt8>) -> [UInt8]? {
+        let keyword = Array("Raw profile type exif".utf8) + [0]
+        guard data.starts(with: keyword), data.count > keyword.count + 1, data[data.startIndex + keyword.count] == 0 else { return nil }
+        guard let text = try? RawDeflate.inflate(Array(data.dropFirst(keyword.count + 1)), limit: 4 << 20, zlibWrapped: true) else { return nil }
+        let words = String(decoding: text, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        guard words.count >= 3, words[0] == "exif", let length = Int(words[1]) else { return nil }
+        let hex = Array(words.dropFirst(2).joined().utf8)
+        guard hex.count == length * 2 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: c - 0x30
+            case 0x61...0x66: c - 0x61 + 10
+            case 0x41...0x46: c - 0x41 + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        for i in stride(from: 0, to: hex.count, by: 2) {
+            guard let high = nibble(hex[i]), let low = nibble(hex[i + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        let header = Array("Exif".utf8) + [0, 0]
+        return bytes.starts(with: header) ? Array(bytes.dropFirst(header.count)) : bytes
+    }
+
+    /// One chunk as it is stored: length, type, data and the CRC-32 of type and data
+    /// (zlib's, the PNG specification's polynomial).
+    public static func chunk(type: String, data: [UInt8]) -> [UInt8] {
+        let typeBytes = Array(type.utf8)
+        precondition(typeBytes.count == 4, "a PNG chunk type has four letters")
+        let crc = (typeBytes + data).withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        return be(UInt32(data.count)) + typeBytes + data + be(crc)
+    }
+
     /// Decodes to 8-bit RGB, compositing any transparency onto white.
     public static func decodeRGB(_ png: [UInt8]) throws -> PixelBuffer<UInt8> {
         var image = png_image()

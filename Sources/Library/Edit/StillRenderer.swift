@@ -271,7 +271,19 @@ public enum StillRenderer {
             throw MediaAnalyzer.Failure(reason: "internal error: the encoded PNG does not start with its header")
         }
         var output = Array(encoded[..<header.range.upperBound])
-        for chunk in chunks.chunks where carriedPNGChunks.contains(chunk.type) { output += bytes[chunk.range] }
+        for chunk in chunks.chunks where carriedPNGChunks.contains(chunk.type) {
+            // An Exif thumbnail shows the render, not the original: the Exif (in an eXIf
+            // chunk, or ImageMagick's older raw profile, which becomes one) is written
+            // again with a thumbnail of the render.
+            let data = bytes[(chunk.range.lowerBound + 8)..<(chunk.range.upperBound - 4)]
+            let tiff = chunk.type == "eXIf" ? Array(data) : chunk.type == "zTXt" ? PNGCodec.rawExifProfile(zTXt: data) : nil
+            if let tiff, let old = ExifThumbnail.thumbnail(in: tiff) {
+                let rewritten = try exifWithNewThumbnail(tiff, replacing: old, from: filtered, room: Int(Int32.max), warnings: &warnings)
+                output += PNGCodec.chunk(type: "eXIf", data: rewritten)
+                continue
+            }
+            output += bytes[chunk.range]
+        }
         output += encoded[header.range.upperBound...]
         return Render(bytes: output, format: .png, warnings: warnings)
     }

@@ -1,0 +1,40 @@
+import Codecs
+import Containers
+import Filters
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// Renders show the edit everywhere a reader looks (embedded previews too), keep what
+/// the original was (its channels), and weigh no more than it.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct RenderFidelityTests {
+    /// A PNG's Exif thumbnail (kimono.png has one, in ImageMagick's raw Exif profile) is
+    /// made again from the render, in an eXIf chunk: a mono edit's thumbnail is gray, the
+    /// original's is not.
+    @Test func aPNGRendersExifThumbnailShowsTheRender() throws {
+        let path = Media.path("orientation/kimono.png")
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let render = try StillRenderer.render(path: path, recipe: FilterRecipe(steps: [try FilterStep(name: "mono")]))
+        func thumbnail(_ png: [UInt8]) throws -> PixelBuffer<UInt8> {
+            let chunks = try PNGChunks(parsing: png)
+            let profile = chunks.chunks.first { $0.type == "zTXt" }.flatMap { PNGCodec.rawExifProfile(zTXt: png[($0.range.lowerBound + 8)..<($0.range.upperBound - 4)]) }
+            let tiff = try #require(chunks.exifTIFF.map(Array.init) ?? profile)
+            let jpeg = try #require(ExifThumbnail.thumbnail(in: tiff))
+            return try JPEGCodec.decode(jpeg).pixels
+        }
+        #expect(EditTests.grayShare(try thumbnail(original)) < 0.5)
+        #expect(EditTests.grayShare(try thumbnail(render.bytes)) > 0.99)
+        #expect(try PNGChunks(parsing: render.bytes).chunks.filter { $0.type == "zTXt" || $0.type == "eXIf" }.map(\.type) == ["eXIf"])
+        // Independent readers agree: libpng reads the file, exiftool the chunk's CRC.
+        _ = try PNGCodec.decodeRGB(render.bytes)
+        let scratch = try ScratchDirectory()
+        let file = scratch.url.appendingPathComponent("render.png")
+        try Data(render.bytes).write(to: file)
+        let exiftool = try run("exiftool", ["-validate", "-warning", "-s3", file.path])
+        #expect(!exiftool.stdout.lowercased().contains("crc"), "\(exiftool.stdout)")
+    }
+}
