@@ -37,4 +37,27 @@ struct RenderFidelityTests {
         let exiftool = try run("exiftool", ["-validate", "-warning", "-s3", file.path])
         #expect(!exiftool.stdout.lowercased().contains("crc"), "\(exiftool.stdout)")
     }
+
+    /// A gray JPEG stays a gray JPEG when the recipe leaves it gray, no heavier than the
+    /// original; a recipe that colours it gives colour.
+    @Test func aGrayJPEGStaysGrayWhereTheRecipeAllows() throws {
+        let scratch = try ScratchDirectory()
+        // A real photo made gray (its luma), as a scanner or a camera's mono mode writes it.
+        let colour = try JPEGCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path("orientation/Landscape_1.jpg")))), output: .gray)
+        let gray = try JPEGCodec.encode(colour.pixels, quality: 90)
+        let path = scratch.url.appendingPathComponent("gray.jpg").path
+        try Data(gray).write(to: URL(fileURLWithPath: path))
+        func components(_ jpeg: [UInt8]) throws -> Int {
+            let frame = try #require(try JPEGSegments(parsing: jpeg).segments.first { $0.marker == 0xC0 || $0.marker == 0xC2 })
+            return Int(frame.payload[frame.payload.startIndex + 5])
+        }
+        #expect(try components(gray) == 1)
+        for recipe in ["mono", "sepia:intensity=0", "noir"] {
+            let render = try StillRenderer.render(path: path, recipe: FilterRecipe(steps: [try FilterStep(parsing: recipe)]))
+            #expect(try components(render.bytes) == 1, "\(recipe)")
+            #expect(render.bytes.count <= gray.count, "\(recipe): \(render.bytes.count) bytes for \(gray.count)")
+        }
+        let sepia = try StillRenderer.render(path: path, recipe: FilterRecipe(steps: [try FilterStep(parsing: "sepia")]))
+        #expect(try components(sepia.bytes) == 3)
+    }
 }

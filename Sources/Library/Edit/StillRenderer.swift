@@ -327,7 +327,13 @@ public enum StillRenderer {
         bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil, identifier: (old: String, new: String)? = nil
     ) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
-        let stored = try filteredJPEG(bytes, segments: segments, recipe: recipe).pixels
+        var stored = try filteredJPEG(bytes, segments: segments, recipe: recipe).pixels
+        // A gray original stays gray when the recipe left it gray (mono, noir, a sepia of
+        // intensity 0): three channels of the same values would weigh half as much again.
+        let frame = segments.segments.first { (0xC0...0xCF).contains($0.marker) && ![0xC4, 0xC8, 0xCC].contains($0.marker) }
+        if let frame, frame.payload.count > 5, frame.payload[frame.payload.startIndex + 5] == 1, let gray = stored.grayIfNeutral() {
+            stored = gray
+        }
         // The original's metadata segments (its JFIF, Exif with its MakerNote, XMP, ICC
         // profile, …) in their order, then the new image data, then the original's MPF
         // images (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
