@@ -213,9 +213,9 @@ extension HEIFEncoder {
     /// for every 6 steps of its quantiser (x265's CRF; libheif's quality is 100 − 2·CRF),
     /// so a trial encode of a sixteenth of the picture (a mosaic of 16 patches from all
     /// over it) at the asked quality predicts the whole picture's bytes, and the quality
-    /// is lowered by 12·log2(predicted / budget) before the one full encode. Should the
-    /// picture still come out above its budget, it is encoded once more with the quality
-    /// the measured bytes call for.
+    /// is lowered by 12·log2(predicted / budget) before the full encode. Should the
+    /// picture still come out above its budget, it is encoded again (up to three times)
+    /// with the quality the measured bytes call for.
     static func encodeWithinBudget(_ still: Still) throws -> [UInt8] {
         try fittingBudget(still, width: still.pixels.width, height: still.pixels.height, encode: encodeRGBNow) { settings in
             var trial = settings
@@ -239,11 +239,17 @@ extension HEIFEncoder {
         let scale = Double(width * height) / Double(measured.pixels)
         var fitted = still
         fitted.quality = quality(still.quality, bytes: Double(measured.bytes) * scale, aim: aim)
-        let encoded = try encode(fitted)
-        let bytes = try codedBytes(of: encoded)
-        guard bytes > budget, fitted.quality > minimumQuality else { return encoded }
-        fitted.quality = quality(fitted.quality, bytes: Double(bytes), aim: aim)
-        return try encode(fitted)
+        var encoded = try encode(fitted)
+        // Up to three corrections from the measured bytes (one is usually enough for x265;
+        // SVT-AV1's bytes follow its quality less closely), each at least a step lower.
+        for _ in 0..<3 {
+            let bytes = try codedBytes(of: encoded)
+            guard bytes > budget, fitted.quality > minimumQuality else { break }
+            fitted.quality = min(fitted.quality - 1, quality(fitted.quality, bytes: Double(bytes), aim: aim))
+            fitted.quality = max(minimumQuality, fitted.quality)
+            encoded = try encode(fitted)
+        }
+        return encoded
     }
 
     /// Below this the picture falls apart; a render never goes lower.

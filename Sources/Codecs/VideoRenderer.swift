@@ -7,6 +7,10 @@ import Imaging
 /// `MovieWriter`). The caller puts the new video back beside the source's other tracks
 /// (see `MovieRewriter`).
 public enum VideoRenderer {
+    /// Seconds of the capped bit rate the encoder's buffer holds: how far above the rate
+    /// a stretch of the movie may go.
+    public static let bitRateWindow = 0.5
+
     public struct Options: Sendable {
         /// HEVC or H.264; nil: the source's own (an H.264 movie stays H.264), HEVC for
         /// anything else.
@@ -59,7 +63,7 @@ public enum VideoRenderer {
         settings.crf = options.crf
         if let cap = options.maximumBitRate {
             settings.maximumBitRate = cap
-            settings.bitRateWindow = 0.5
+            settings.bitRateWindow = Self.bitRateWindow
         }
         settings.fullRange = reader.fullRange
         settings.colour = reader.colour

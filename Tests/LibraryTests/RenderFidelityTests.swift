@@ -60,4 +60,26 @@ struct RenderFidelityTests {
         let sepia = try StillRenderer.render(path: path, recipe: FilterRecipe(steps: [try FilterStep(parsing: "sepia")]))
         #expect(try components(sepia.bytes) == 3)
     }
+
+    /// Renders weigh no more than their originals: an AVIF (kimono.avif, which has no
+    /// thumbnail item, so its render gets none), a Live Photo's still and movie (the
+    /// encoder's buffer no longer lets a 3-second movie overshoot), and the edit does not
+    /// have to say otherwise.
+    @Test func rendersWeighNoMoreThanTheirOriginals() throws {
+        let avif = Media.path("orientation/kimono.avif")
+        let render = try StillRenderer.render(path: avif, recipe: FilterRecipe(steps: [try FilterStep(name: "comic")]))
+        let original = try FileManager.default.attributesOfItem(atPath: avif)[.size] as! Int
+        #expect(render.bytes.count <= original, "\(render.bytes.count) bytes for \(original)")
+        #expect(try HEIFFile(bytes: render.bytes).primaryImage().thumbnail() == nil)
+
+        let scratch = try ScratchDirectory()
+        let files = ["apple-live-photo/IMG_4394.HEIC", "apple-live-photo/IMG_4394.mov"]
+        let library = try EditTests.library(files, in: scratch)
+        let edit = try library.edit(asset: try library.findAsset(Media.path(files[0])), steps: [try FilterStep(name: "mono")], extending: false)
+        #expect(edit.warnings.isEmpty, "\(edit.warnings)")
+        for (render, original) in zip(edit.renders, files.map(Media.path)) {
+            let (a, b) = (try FileManager.default.attributesOfItem(atPath: render)[.size] as! Int, try FileManager.default.attributesOfItem(atPath: original)[.size] as! Int)
+            #expect(a <= b, "\(URL(fileURLWithPath: original).lastPathComponent): \(a) bytes for \(b)")
+        }
+    }
 }

@@ -154,7 +154,9 @@ extension PhotoLibrary {
                 try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), existing: existing, db)
                 return EditResult(
-                    adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path }, warnings: render.warnings)
+                    adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path },
+                    warnings: render.warnings + Self.heavier("still", staged.bytes, than: still)
+                        + (stagedMovie.flatMap { m in movie.map { Self.heavier("movie", m.file.bytes, than: $0) } } ?? []))
             }
         } catch {
             for url in published { unlink(url.path) }
@@ -183,12 +185,22 @@ extension PhotoLibrary {
                     file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
                     published: &published, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extending, renders: [render], existing: existing, db)
-                return EditResult(adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: [])
+                return EditResult(
+                    adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: Self.heavier("movie", file.bytes, than: video))
             }
         } catch {
             for url in published { unlink(url.path) }
             throw error
         }
+    }
+
+    /// A render may not weigh more than its original; where the encoder could not keep it
+    /// so (its lowest quality still too many bytes for what the recipe drew), the edit
+    /// says so.
+    static func heavier(_ what: String, _ bytes: Int64, than original: AssetDescription.Resource) -> [String] {
+        guard bytes > original.bytes, original.bytes > 0 else { return [] }
+        let percent = Int((Double(bytes) / Double(original.bytes) * 100 - 100).rounded(.up))
+        return ["the rendered \(what) is \(percent)% heavier than its original (\(bytes) bytes for \(original.bytes)): the recipe draws more than the encoder's lowest quality fits in the original's bytes"]
     }
 
     /// The resource for a staged render: an existing one with the same bytes (the same

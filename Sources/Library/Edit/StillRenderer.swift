@@ -103,6 +103,9 @@ public enum StillRenderer {
         // take more bytes than the original's picture: the quality goes down as needed.
         still.quality = 60
         still.maximumCodedBytes = try? HEIFEncoder.codedBytes(of: bytes)
+        // A thumbnail as the original has one, at its size; none where it has none (the
+        // render would weigh more than its original for a preview nobody asked for).
+        still.thumbnailSide = primary.thumbnail().map { max($0.width, $0.height) }
         let encoded: [UInt8]
         if compression == .hevc, primary.width * primary.height > tiledAbove, let tiling = primary.storedTiling, !primary.isCropped,
             recipe.treatsEveryDirectionAlike, let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height)
