@@ -42,7 +42,11 @@ public enum JPEGCodec {
         var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
         let rc = jpeg.withUnsafeBufferPointer { tjDecompressHeader3(tj, $0.baseAddress, UInt(jpeg.count), &w, &h, &sub, &cs) }
         guard rc == 0 else { throw JPEGError(message: errorString(tj), context: "reading the header") }
-        if let refusal = DecodeLimits.refusal(width: Int(w), height: Int(h)) { throw JPEGError(message: refusal, context: "reading the header") }
+        // A scaled-down decode of a baseline JPEG holds only its output; a progressive one
+        // holds every coefficient of the whole picture, and a full decode every pixel.
+        if minimumLongSide == nil || isProgressive(jpeg), let refusal = DecodeLimits.refusal(width: Int(w), height: Int(h)) {
+            throw JPEGError(message: refusal, context: "reading the header")
+        }
 
         var (outW, outH) = (Int(w), Int(h))
         if let minimumLongSide {
@@ -81,8 +85,22 @@ public enum JPEGCodec {
         return Decoded(pixels: pixels, warning: warning)
     }
 
-    /// Encodes 8-bit gray or RGB pixels as a baseline JPEG (4:2:0 for colour).
-    public static func encode(_ pixels: PixelBuffer<UInt8>, quality: Int = 85) throws -> [UInt8] {
+    /// Whether the JPEG is progressive (its frame header is SOF2, SOF6, SOF10 or SOF14),
+    /// read from its markers up to the frame header.
+    public static func isProgressive(_ jpeg: [UInt8]) -> Bool {
+        var i = 2
+        while i + 4 <= jpeg.count, jpeg[i] == 0xFF {
+            let marker = jpeg[i + 1]
+            if marker == 0xFF { i += 1; continue }
+            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) { return [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) }
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+            i += 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3]))
+        }
+        return false
+    }
+
+    /// Encodes 8-bit gray or RGB pixels as a baseline (or `progressive`) JPEG (4:2:0 for colour).
+    public static func encode(_ pixels: PixelBuffer<UInt8>, quality: Int = 85, progressive: Bool = false) throws -> [UInt8] {
         precondition(pixels.channels == 1 || pixels.channels == 3, "JPEG holds gray or RGB")
         // tjInitCompress → tjDestroy; the output buffer tjCompress2 allocates → tjFree.
         guard let tj = tjInitCompress() else { throw JPEGError(message: "cannot initialise libturbojpeg", context: "encoding") }
@@ -94,7 +112,7 @@ public enum JPEGCodec {
             tjCompress2(
                 tj, src.baseAddress, Int32(pixels.width), Int32(pixels.rowStride), Int32(pixels.height),
                 Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGB.rawValue), &out, &size,
-                Int32(gray ? TJSAMP_GRAY.rawValue : TJSAMP_420.rawValue), Int32(quality), 0)
+                Int32(gray ? TJSAMP_GRAY.rawValue : TJSAMP_420.rawValue), Int32(quality), progressive ? TJFLAG_PROGRESSIVE : 0)
         }
         defer { if let out { tjFree(out) } }
         guard rc == 0, let out else { throw JPEGError(message: errorString(tj), context: "encoding") }

@@ -82,10 +82,15 @@ struct HostileFileTests {
         #expect(edit.status == 0 || edit.stderr.contains("asset 1 (IMG_4394.mov)"), "\(edit.stderr)")
     }
 
-    /// A JPEG's frame header patched to declare `width` x `height` (the data stays the
-    /// small picture's): what a 4 KB file claiming 400 megapixels looks like.
+    /// A progressive JPEG of a corpus photo, its frame header patched to declare `width` x
+    /// `height` (the data stays the small picture's): what a small file claiming 400
+    /// megapixels looks like.
     static func jpegDeclaring(width: Int, height: Int, from relative: String, in scratch: ScratchDirectory) throws -> String {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Media.path(relative))))
+        // Progressive, as the file that took the gallery to 2.4 GB was: libjpeg then holds
+        // every coefficient of the declared picture.
+        let picture = try JPEGCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path(relative))))).pixels
+        var bytes = try JPEGCodec.encode(picture, quality: 80, progressive: true)
+        #expect(JPEGCodec.isProgressive(bytes))
         let segments = try JPEGSegments(parsing: bytes)
         let frame = try #require(segments.segments.first { [0xC0, 0xC1, 0xC2].contains($0.marker) })
         let at = frame.offset + 4 + 1  // marker, length, then precision

@@ -50,7 +50,8 @@ struct TrashTests {
             while let path = walker?.nextObject() as? String {
                 var isFolder: ObjCBool = false
                 FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder)
-                if !isFolder.boolValue, !path.hasPrefix("catalog.sqlite"), !path.hasPrefix("tmp/") { found.insert(path) }
+                if !isFolder.boolValue, !path.hasPrefix("catalog.sqlite"), !path.hasPrefix("tmp/"),
+                    ![".camlib-create.lock", ".catalog.sqlite.lock"].contains(path) { found.insert(path) }
             }
             return found
         }

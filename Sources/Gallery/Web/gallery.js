@@ -30,6 +30,9 @@ const state = {
   lastDay: null,       // the day section the last tile went into
   current: -1,         // index of the asset open in the viewer
   selected: new Set(), // ids of the tiles chosen for a change to them all
+  anchor: null,        // the tile a shift-click's range starts from
+  returnFocus: null,   // what had the focus before the viewer opened
+  previewing: null,    // the filters of the edit preview on the stage
   albums: [],          // every album, from /api/albums
 };
 
@@ -143,15 +146,30 @@ async function loadPage(extra = {}) {
     // A view that starts at a jump can be scrolled up, to what is newer.
     if (firstOfView && extra.start && page.assets.length && page.assets[0].capturedAt) state.previous = page.assets[0].cursor;
     $("count").textContent = `${state.assets.length}${state.next ? "+" : ""} shown`;
-    $("status").textContent = state.assets.length === 0 ? "Nothing here: no asset matches these filters." : (state.next ? "" : inAlbumOrder() ? "The end of the album." : "The end of the timeline.");
+    $("status").textContent = state.assets.length === 0 ? emptyText() : (state.next ? "" : inAlbumOrder() ? "The end of the album." : "The end of the timeline.");
   } catch (error) {
-    if (generation === state.generation) $("status").textContent = `Could not load the timeline: ${error.message}`;
+    if (generation === state.generation) {
+      $("status").textContent = `Could not load the timeline: ${error.message}`;
+      $("count").textContent = "not connected";
+    }
   } finally {
     if (generation === state.generation) state.loading = false;
   }
   // The first screenful's thumbnails come before the next page's (at most 400 ms).
   if (firstOfView) await screenfulLoaded(400);
   if (generation === state.generation) fill();
+}
+
+// What an empty view says: with filters, that nothing matches; a library with nothing in
+// it, how photos get in.
+function emptyText() {
+  const view = currentView();
+  const filtered = FILTER_NAMES.some((name) => new URLSearchParams(location.search).get(name));
+  if (filtered) return "Nothing here: no asset matches these filters.";
+  if (view.name === "favorites") return "No favourites yet: open a photo and choose ♡ Favourite.";
+  if (view.name === "trash") return "The trash is empty.";
+  if (view.name === "album") return "This album is empty: select photos in the timeline and add them to it.";
+  return "The library is empty. Bring photos in with `camlib import FOLDER` or take one with `camlib capture`.";
 }
 
 // Loads what is within reach of the screen and not loaded yet: older assets below, newer
@@ -345,19 +363,29 @@ function daySection(day, asset) {
 function makeTile(asset) {
   const tile = el("button", { class: "tile", type: "button", "data-id": asset.id, "data-kind": asset.kind, title: assetName(asset) });
   fillTile(tile, asset);
+  let held = false;  // a finger pressed and held to play the movie: lifting it does not open
   tile.addEventListener("click", (e) => {
-    // The ring, or any tile while some are chosen, chooses; otherwise a tile opens.
-    if (e.target.classList.contains("pick") || state.selected.size > 0 || e.shiftKey) toggleSelected(asset.id);
+    if (held) { held = false; return; }
+    // The ring, or any tile while some are chosen, chooses (shift: the range from the last
+    // chosen); otherwise a tile opens.
+    if (e.shiftKey && state.anchor !== null) selectRange(state.anchor, asset.id);
+    else if (e.target.classList.contains("pick") || state.selected.size > 0 || e.shiftKey) toggleSelected(asset.id);
     else openViewer(state.byId.get(asset.id));
   });
   if (asset.media.video && (asset.kind === "live" || asset.kind === "motion")) {
     // As LivePhotosKit does: the movie plays while the pointer rests on the tile, and
-    // while a finger presses and holds it.
+    // while a finger presses and holds it. The movie takes no clicks (the tile does), and
+    // a mouse's click leaves it playing: only leaving the tile stops it.
     let timer = null;
     tile.addEventListener("pointerenter", (e) => { if (e.pointerType === "mouse") playInTile(tile); });
     tile.addEventListener("pointerleave", () => { clearTimeout(timer); stopInTile(tile); });
-    tile.addEventListener("pointerdown", (e) => { if (e.pointerType !== "mouse") timer = setTimeout(() => playInTile(tile), 250); });
-    tile.addEventListener("pointerup", () => { clearTimeout(timer); stopInTile(tile); });
+    tile.addEventListener("pointerdown", (e) => {
+      if (e.pointerType === "mouse") return;
+      held = false;
+      timer = setTimeout(() => { held = true; playInTile(tile); }, 250);
+    });
+    tile.addEventListener("pointerup", (e) => { if (e.pointerType !== "mouse") { clearTimeout(timer); stopInTile(tile); } });
+    tile.addEventListener("pointercancel", () => { clearTimeout(timer); stopInTile(tile); held = false; });
     tile.addEventListener("contextmenu", (e) => { if (tile.querySelector("video")) e.preventDefault(); });
   }
   return tile;
@@ -388,11 +416,16 @@ function playInTile(tile) {
   const video = el("video", { muted: true, playsInline: true, loop: true, preload: "auto" });
   video.muted = true;
   video.src = asset.media.video;
+  // Until it plays (a movie never played is made for browsers first): a spinner.
+  tile.classList.add("loading");
+  video.addEventListener("playing", () => tile.classList.remove("loading"), { once: true });
+  video.addEventListener("error", () => tile.classList.remove("loading"), { once: true });
   tile.append(video);
   video.play().catch(() => {});
 }
 
 function stopInTile(tile) {
+  tile.classList.remove("loading");
   const video = tile.querySelector("video");
   if (!video) return;
   video.pause();
@@ -423,26 +456,60 @@ function jumpTo(year) {
 
 // ---- The asset view ----
 
+// The page behind the viewer while it is open: out of reach of the keyboard and of
+// assistive technology (the viewer is a modal dialog).
+const BEHIND = ["bar", "viewHead", "selectionBar", "albums", "years", "timeline", "status"];
+
 function openViewer(index) {
   if (index === undefined || index < 0 || index >= state.assets.length) return;
+  const opening = $("viewer").hidden;
+  const changed = state.current !== index;
   state.current = index;
   const asset = state.assets[index];
   $("viewer").hidden = false;
   document.body.style.overflow = "hidden";
+  for (const id of BEHIND) $(id).inert = true;
   const params = new URLSearchParams(location.search);
   params.set("asset", asset.id);
-  history.replaceState(null, "", `?${params}`);
+  // Opening is a step in the browser's history, so Back closes the photo; going from
+  // photo to photo is not.
+  if (opening) {
+    // Opened from an address that names the asset: Back goes to the timeline.
+    if (new URLSearchParams(location.search).has("asset")) {
+      const without = new URLSearchParams(location.search);
+      without.delete("asset");
+      history.replaceState(null, "", without.toString() ? `?${without}` : location.pathname);
+    }
+    history.pushState({ viewer: true }, "", `?${params}`);
+    state.returnFocus = document.activeElement;
+  } else {
+    history.replaceState(history.state, "", `?${params}`);
+  }
+  if (changed || opening) resetEditor();
   showAsset(asset, true);
+  if (opening) $("close").focus();
   refreshAsset(asset.id);
   // Near the end of what is loaded: load more, so "next" keeps working.
   if (index > state.assets.length - 5 && state.next) loadPage();
 }
 
+// Closes the viewer: by going back in history when opening it was a step there (the
+// popstate that follows closes it), else at once.
 function closeViewer() {
+  if ($("viewer").hidden) return;
+  if (history.state?.viewer) { history.back(); return; }
+  hideViewer();
+}
+
+function hideViewer() {
+  if ($("viewer").hidden) return;
   $("viewer").hidden = true;
+  for (const id of BEHIND) $(id).inert = false;
   state.current = -1;
   $("organiseStatus").textContent = "";
   document.body.style.overflow = "";
+  resetEditor();
+  const back = document.querySelector(`.tile[data-id="${new URLSearchParams(location.search).get("asset")}"]`) || state.returnFocus;
   const video = $("motion");
   video.pause();
   video.removeAttribute("src");
@@ -451,6 +518,7 @@ function closeViewer() {
   params.delete("asset");
   const text = params.toString();
   history.replaceState(null, "", text ? `?${text}` : location.pathname);
+  back?.focus?.();
   // What was taken out of this view while it was open (a favourite unmarked in
   // Favourites, say) goes now, not under the viewer's eyes.
   pruneView();
@@ -472,6 +540,17 @@ async function refreshAsset(id) {
   }
 }
 
+// What the edit panel and the statuses said of the asset shown before: not carried to
+// the next one (its ticked filters were never previewed on this one).
+function resetEditor() {
+  for (const box of $("filterChoices").querySelectorAll("input:checked")) box.checked = false;
+  for (const id of ["editStatus", "organiseStatus"]) $(id).textContent = "";
+  $("stage").classList.remove("error");
+  $("stageMessage").hidden = true;
+  $("panel").scrollTop = 0;
+  $("viewer").scrollTop = 0;
+}
+
 function showAsset(asset, opening) {
   const still = $("still"), video = $("motion"), stage = $("stage");
   $("title").textContent = assetName(asset);
@@ -479,7 +558,11 @@ function showAsset(asset, opening) {
   $("side").hidden = true;
   stage.classList.remove("sbs");
   $("sideBySide").checked = false;
-  if (still.getAttribute("src") !== asset.media.preview) still.src = asset.media.preview || "";
+  if (still.getAttribute("src") !== asset.media.preview) {
+    $("stageMessage").hidden = true;
+    stage.classList.add("loading");
+    still.src = asset.media.preview || "";
+  }
   still.alt = assetName(asset);
   still.hidden = false;
   $("replay").hidden = !(asset.media.video && (asset.kind === "live" || asset.kind === "motion"));
@@ -513,10 +596,19 @@ function playMotionOnce(asset) {
   video.muted = false;
   video.poster = asset.media.preview || "";
   video.src = asset.media.video;
-  video.hidden = false;
+  // The still stays on the stage, with a spinner, until the movie plays (a movie never
+  // played is made for browsers first): never a black stage.
+  video.hidden = true;
+  $("stage").classList.add("loading");
   video.dataset.asset = asset.id;
+  video.onplaying = () => {
+    if (video.dataset.asset !== String(asset.id)) return;
+    $("stage").classList.remove("loading");
+    video.hidden = false;
+  };
   const settle = () => {
     if (video.dataset.asset !== String(asset.id)) return;
+    $("stage").classList.remove("loading");
     video.pause();
     video.hidden = true;
     still.hidden = false;
@@ -524,6 +616,23 @@ function playMotionOnce(asset) {
   video.onended = settle;
   video.onerror = settle;
   video.play().catch(() => { video.muted = true; video.play().catch(settle); });
+}
+
+// A time as people read it, in the browser's language: the clock time where it was taken
+// (the offset the file gives), with the offset said when it is not this browser's.
+function timeText(iso) {
+  if (!iso) return "";
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.exec(iso);
+  if (!match) return iso;
+  const [, y, mo, d, h, mi, s, zone] = match;
+  // The wall-clock time as taken, formatted as if in UTC so no conversion moves it.
+  const wall = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s));
+  const text = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }).format(wall);
+  if (!zone) return text;
+  const minutes = zone === "Z" ? 0 : (zone[0] === "-" ? -1 : 1) * (+zone.slice(1, 3) * 60 + +zone.slice(4, 6));
+  const here = -new Date(wall.getTime() - minutes * 60000).getTimezoneOffset();
+  if (minutes === here) return text;
+  return `${text} (UTC${zone === "Z" ? "" : zone})`;
 }
 
 function addInfo(list, label, value) {
@@ -535,7 +644,7 @@ function showInfo(asset) {
   const info = $("info");
   info.replaceChildren();
   addInfo(info, "Kind", { photo: "Photo", live: "Live Photo", motion: "Motion Photo", video: "Video" }[asset.kind] || asset.kind);
-  addInfo(info, "Taken", asset.capturedAt);
+  addInfo(info, "Taken", timeText(asset.capturedAt));
   addInfo(info, "Camera", [asset.make, asset.model].filter(Boolean).join(" "));
   addInfo(info, "Lens", asset.lensModel);
   addInfo(info, "Place", placeText(asset.location));
@@ -544,12 +653,14 @@ function showInfo(asset) {
   addInfo(info, "Video", [asset.videoCodec, asset.audioCodec].filter(Boolean).join(" + "));
   if (asset.pairing) addInfo(info, "Paired by", `${asset.pairing.rule} (${Math.round(asset.pairing.confidence * 100)}%)`);
   addInfo(info, "Still at", asset.stillImageTime !== null && asset.stillImageTime !== undefined ? `${asset.stillImageTime.toFixed(2)} s into the movie` : "");
-  addInfo(info, "Imported", asset.importedAt);
-  addInfo(info, "Asset", asset.id);
+  addInfo(info, "Imported", timeText(asset.importedAt));
+  // The files, for who wants them, under a disclosure: the originals by their names,
+  // what camlib made by what it is.
   const files = $("files");
+  const made = { thumbnail: "Thumbnail", renderedPhoto: "Edited photo", renderedVideo: "Edited movie" };
   files.replaceChildren(...asset.resources.map((r) => el("li", {},
-    el("div", { text: `${r.role}: ${r.originalName || r.path.split("/").pop()} (${(r.bytes / 1048576).toFixed(2)} MB)` }),
-    el("div", { class: "sha", text: r.sha256 }))));
+    el("div", { text: `${made[r.role] || r.originalName || r.path.split("/").pop()} (${(r.bytes / 1048576).toFixed(2)} MB)` }),
+    el("div", { class: "sha", text: `${r.role}, sha256 ${r.sha256}` }))));
 }
 
 const AUX_LABELS = {
@@ -634,9 +745,11 @@ function previewEdit() {
   const asset = state.assets[state.current];
   const filters = chosenFilters();
   if (!asset || filters.length === 0) { $("editStatus").textContent = "Choose a filter first."; return; }
-  $("editStatus").textContent = "Preview (not saved): Apply keeps it.";
+  $("editStatus").textContent = "Making the preview…";
   $("motion").hidden = true;
   $("still").hidden = false;
+  $("stage").classList.add("loading");
+  state.previewing = filters.join(";");
   $("still").src = `/api/assets/${asset.id}/edit-preview?filters=${encodeURIComponent(filters.join(";"))}`;
 }
 
@@ -651,9 +764,10 @@ async function applyEdit() {
   $("editStatus").textContent = "Rendering…";
   try {
     let job = await post(`/api/assets/${asset.id}/edit`, { filters });
-    while (job.state === "running") {
+    while (job.state === "running" || job.state === "queued") {
       await new Promise((r) => setTimeout(r, 300));
       job = await api(`/api/jobs/${job.job}`);
+      if (job.state === "queued") $("editStatus").textContent = "Waiting for the edits before it…";
       if (job.phase === "movie" && job.framesExpected) {
         progress.max = job.framesExpected;
         progress.value = job.framesDone;
@@ -887,9 +1001,21 @@ function pruneView() {
 
 // ---- The selection ----
 
+// Chooses every tile from `from` to `to` in the timeline's order (shift-click).
+function selectRange(from, to) {
+  const a = state.byId.get(from), b = state.byId.get(to);
+  if (a === undefined || b === undefined) { toggleSelected(to); return; }
+  for (let i = Math.min(a, b); i <= Math.max(a, b); i++) {
+    const id = state.assets[i].id;
+    if (!state.selected.has(id)) toggleSelected(id);
+  }
+  state.anchor = to;
+}
+
 function toggleSelected(id) {
   if (state.selected.has(id)) state.selected.delete(id);
   else state.selected.add(id);
+  state.anchor = state.selected.size ? id : null;
   const tile = document.querySelector(`.tile[data-id="${id}"]`);
   if (tile) {
     tile.classList.toggle("selected", state.selected.has(id));
@@ -972,7 +1098,8 @@ async function updateViewHead() {
   const view = currentView();
   const head = $("viewHead");
   head.hidden = view.name === "photos" || view.name === "albums";
-  $("albumTools").hidden = view.name !== "album";
+  // Rename and Delete only for an album that exists.
+  $("albumTools").hidden = view.name !== "album" || !albumNamed(view.album);
   $("emptyTrash").hidden = view.name !== "trash";
   if (view.name === "favorites") {
     $("viewTitle").textContent = "Favourites";
@@ -1086,6 +1213,19 @@ async function emptyTrash() {
 
 // ---- Wiring ----
 
+// Opens the viewer for a step forward in history that holds an asset (no new entry).
+function openViewerFromHistory(index) {
+  const asset = state.assets[index];
+  if (!asset) return;
+  state.current = index;
+  $("viewer").hidden = false;
+  document.body.style.overflow = "hidden";
+  for (const id of BEHIND) $(id).inert = true;
+  resetEditor();
+  showAsset(asset, true);
+  $("close").focus();
+}
+
 function step(delta) {
   if ($("viewer").hidden) return;
   const index = state.current + delta;
@@ -1149,6 +1289,21 @@ document.addEventListener("DOMContentLoaded", () => {
     if (e.target.matches("input, select, textarea")) return;
     if ($("viewer").hidden) {
       if (e.key === "Escape" && state.selected.size > 0) clearSelection();
+      // Ctrl+A (⌘A) chooses every tile shown, not the page's text.
+      if (e.key === "a" && (e.ctrlKey || e.metaKey) && state.assets.length) {
+        e.preventDefault();
+        for (const asset of state.assets) if (!state.selected.has(asset.id)) toggleSelected(asset.id);
+      }
+      return;
+    }
+    // The viewer is modal: Tab goes round its own controls.
+    if (e.key === "Tab") {
+      const focusable = [...$("viewer").querySelectorAll("button, input, select, a[href], [tabindex]")]
+        .filter((n) => !n.disabled && !n.closest("[hidden]") && n.offsetParent !== null);
+      const first = focusable[0], last = focusable[focusable.length - 1];
+      if (!$("viewer").contains(document.activeElement)) { e.preventDefault(); first?.focus(); }
+      else if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
+      else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
       return;
     }
     if (e.key === "ArrowLeft") step(-1);
@@ -1157,6 +1312,40 @@ document.addEventListener("DOMContentLoaded", () => {
     // As in Apple Photos: "." marks a favourite; Delete moves to the trash (which keeps it).
     else if (e.key === ".") toggleFavorite();
     else if (e.key === "Delete") trashOrRestore();
+  });
+  // Back closes the photo (opening it was a step in history); Forward opens it again.
+  addEventListener("popstate", () => {
+    const id = Number(new URLSearchParams(location.search).get("asset"));
+    if (!id) hideViewer();
+    else if ($("viewer").hidden && state.byId.has(id)) openViewerFromHistory(state.byId.get(id));
+  });
+  $("still").addEventListener("load", () => {
+    $("stage").classList.remove("loading");
+    if (state.previewing !== null) {
+      $("editStatus").textContent = "Preview (not saved): Apply keeps it.";
+      state.previewing = null;
+    }
+  });
+  // A still that cannot be shown says why, in words, instead of a broken image.
+  $("still").addEventListener("error", async () => {
+    const url = $("still").getAttribute("src");
+    $("stage").classList.remove("loading");
+    if (!url) return;
+    let reason = "it could not be loaded";
+    try {
+      const response = await fetch(url);
+      const body = await response.json().catch(() => null);
+      reason = body?.error?.message || body?.error || `${response.status} ${response.statusText}`;
+    } catch (error) { reason = `the gallery cannot be reached (${error.message})`; }
+    if ($("still").getAttribute("src") !== url) return;
+    $("still").hidden = true;
+    $("stage").classList.add("error");
+    $("stageMessage").textContent = `This picture cannot be shown: ${reason}`;
+    $("stageMessage").hidden = false;
+    if (state.previewing !== null) {
+      $("editStatus").textContent = `The preview failed: ${reason}`;
+      state.previewing = null;
+    }
   });
   // Swipe for next and previous on touch screens.
   let startX = null;

@@ -37,13 +37,13 @@ public enum Exporter {
         public var adjustments: [AssetDescription.Adjustment]
         /// sha256 of each render of the current edit exported beside the history
         /// (`IMG_E1234.*`): import links exactly these to it, whatever else claims them.
-        /// Absent in histories written before camlib 0.35.
+        /// Absent in histories written before it was recorded.
         public var renders: [String]?
         /// Apple's edit sidecars that would, as files beside camlib's render, claim to
         /// describe it (by Apple's naming `IMG_1234.AAE` describes `IMG_E1234.*`).
         public var appleSidecars: [EmbeddedSidecar]?
         /// True when the original was the current version (a reverted edit): import makes
-        /// it current again. Absent in histories written before camlib 0.35.
+        /// it current again. Absent in histories written before it was recorded.
         public var originalIsCurrent: Bool?
 
         public init(
