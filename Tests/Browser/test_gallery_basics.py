@@ -26,7 +26,7 @@ def tile_of(driver, asset_id):
 
 
 def first_of_kind(library, kind):
-    return next(a for a in library["assets"] if a["kind"] == kind and a["media"].get("video"))
+    return next(a for a in library["assets"] if a["kind"] == kind and any(r["role"] == "pairedVideo" for r in a["resources"]))
 
 
 def viewer_open(driver):
@@ -143,10 +143,14 @@ def test_on_a_phone_the_filters_stay_three_tiles_fit_a_row_and_touch_works(libra
     wait_for(lambda: len(phone.find_elements(By.CSS_SELECTOR, ".tile")) > 10)
     kind = phone.find_element(By.CSS_SELECTOR, '#filters select[name="kind"]')
     assert kind.size["width"] > 60 and phone.find_element(By.ID, "filters").size["width"] > 300
-    tops = phone.execute_script(
-        "const ts = [...document.querySelectorAll('.day .tile')]; const first = ts[0].getBoundingClientRect().top;"
-        "return ts.filter(t => Math.abs(t.getBoundingClientRect().top - first) < 2).length")
-    assert tops >= 3, tops
+    # The most tiles side by side in a row, and how much of the width a row of them fills.
+    row = phone.execute_script(
+        "const rows = new Map(); for (const t of document.querySelectorAll('.day .tile')) {"
+        "  const r = t.getBoundingClientRect(); const k = Math.round(r.top); const e = rows.get(k) || {n: 0, right: 0};"
+        "  rows.set(k, {n: e.n + 1, right: Math.max(e.right, r.right)}); }"
+        "return [...rows.values()].sort((a, b) => b.n - a.n)[0]")
+    assert row["n"] >= 3, row
+    assert row["right"] > 390 * 0.85, f"a row of tiles leaves the screen's right side empty: {row}"
     # The filters work from there: a tap on the kind, a choice.
     ActionChains(phone).click(kind).perform()
     phone.execute_script("arguments[0].value = 'live'; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))", kind)
@@ -168,14 +172,17 @@ def test_on_a_phone_the_filters_stay_three_tiles_fit_a_row_and_touch_works(libra
     wait_for(lambda: viewer_open(phone), what="a tap to open")
     before = phone.current_url
     stage = phone.find_element(By.ID, "stage").rect
-    x, y = int(stage["x"] + stage["width"] * 0.8), int(stage["y"] + stage["height"] * 0.5)
+    # Towards the next asset, or the previous one from the last.
+    last = phone.execute_script("const ts = document.querySelectorAll('.tile'); return ts[ts.length - 1].dataset.id") == str(asset["id"])
+    direction = 1 if last else -1
+    x, y = int(stage["x"] + stage["width"] * (0.2 if last else 0.8)), int(stage["y"] + stage["height"] * 0.5)
     swipe = touch_actions(phone)
     swipe.pointer_action.move_to_location(x, y).pointer_down()
     for i in range(1, 9):
-        swipe.pointer_action.move_to_location(x - i * 25, y + i * 4)
+        swipe.pointer_action.move_to_location(x + direction * i * 25, y + i * 4)
     swipe.pointer_action.pointer_up()
     swipe.perform()
-    wait_for(lambda: phone.current_url != before, what="the swipe to go to the next asset")
+    wait_for(lambda: phone.current_url != before, what="the swipe to go to the neighbouring asset")
     screenshot(phone, "basics-phone-viewer.png")
 
 
