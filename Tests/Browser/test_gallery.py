@@ -232,6 +232,10 @@ def test_a_hostile_file_name_is_shown_as_text(library, server, browser):
     open_asset(browser, server, asset["id"])
     assert browser.find_element(By.ID, "title").text == HOSTILE_NAME
     assert browser.find_element(By.CSS_SELECTOR, f'.tile[data-id="{asset["id"]}"]').get_attribute("title") == HOSTILE_NAME
+    # The files are under a disclosure: opened as a person would.
+    summary = browser.find_element(By.CSS_SELECTOR, "#fileDetails summary")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+    ActionChains(browser).click(summary).perform()
     assert HOSTILE_NAME in browser.find_element(By.ID, "files").text
     assert browser.execute_script("return document.querySelectorAll('img[src=\"x\"], img[src$=\"/x\"]').length") == 0
     with pytest.raises(NoAlertPresentException):
