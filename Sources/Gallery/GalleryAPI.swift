@@ -26,6 +26,7 @@ import NIOCore
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs: EditJobs
+    let workers: DisplayWorkers
     let making = OnceAtATime<DisplayFile>()
     let known = DisplayFiles()
 
@@ -91,6 +92,9 @@ struct GalleryAPI: Sendable {
             let library = self.library
             let jpeg: [UInt8]
             do {
+                // The preview it starts from is made as every preview is, in a child.
+                let source = try await Blocking.run { try library.editPreviewSource(asset: id) }
+                _ = try await displayFile(asset: id, resource: source, kind: .preview)
                 jpeg = try await Blocking.run { try library.editPreview(asset: id, steps: steps) }
             } catch let error as DisplayError {
                 throw HTTPError(.notFound, message: error.description)
@@ -130,9 +134,15 @@ struct GalleryAPI: Sendable {
             let library = self.library
             let file: DisplayFile
             do {
-                file = try await Blocking.run { try library.auxiliaryFile(asset: asset, resource: resource, type: type) }
+                let workers = self.workers
+                file = try await Blocking.run {
+                    try library.madeAuxiliaryFile(asset: asset, resource: resource, type: type)
+                        ?? workers.makeAuxiliary(asset: asset, resource: resource, type: type)
+                }
+            } catch DisplayError.notFound(let what) {
+                throw HTTPError(.notFound, message: what)
             } catch let error as DisplayError {
-                throw HTTPError(.notFound, message: error.description)
+                throw HTTPError(.unprocessableContent, message: error.description)
             } catch let error as AuxiliaryError {
                 throw HTTPError(.unprocessableContent, message: error.description)
             }
@@ -183,8 +193,13 @@ struct GalleryAPI: Sendable {
         let key = "\(asset)/\(resource)/\(kind.rawValue)"
         if let file = known.file(key) { return file }
         do {
+            let workers = self.workers
             let file = try await making.run(key) {
-                try await Blocking.run { try library.displayFile(asset: asset, resource: resource, kind: kind) }
+                try await Blocking.run {
+                    // What must be decoded to be made is made in a child camlib.
+                    try library.madeDisplayFile(asset: asset, resource: resource, kind: kind)
+                        ?? workers.make(asset: asset, resource: resource, kind: kind)
+                }
             }
             known.remember(file, for: key)
             return file

@@ -14,9 +14,9 @@ public struct GalleryServer: Sendable {
         public var port = 8765
         /// Needed by every request when set; required off loopback.
         public var token: String?
-        /// The camlib executable that edits started from the page run in (a child
-        /// process each, so a file that crashes a decoder cannot take the gallery down):
-        /// this program, by default.
+        /// The camlib executable that edits started from the page, and the browsers' copies
+        /// of files, are made in (a child process each, so a file that crashes a decoder
+        /// cannot take the gallery down): this program, by default.
         public var camlibExecutable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         public init() {}
     }
@@ -50,7 +50,8 @@ public struct GalleryServer: Sendable {
         let router = Router()
         router.add(middleware: AccessMiddleware(policy: policy))
         let jobs = EditJobs(executable: options.camlibExecutable, libraryRoot: library.root.path)
-        GalleryAPI(library: library, jobs: jobs).addRoutes(to: router)
+        let workers = DisplayWorkers(executable: options.camlibExecutable, libraryRoot: library.root.path)
+        GalleryAPI(library: library, jobs: jobs, workers: workers).addRoutes(to: router)
         WebPage.addRoutes(to: router)
         var logger = Logger(label: "camlib.serve")
         logger.logLevel = ProcessInfo.processInfo.environment["CAMLIB_SERVE_LOG"] == "1" ? .info : .warning

@@ -20,7 +20,7 @@ struct Camlib: ParsableCommand {
             CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
             ExportCommand.self, TrashCommand.self, RestoreCommand.self, VerifyCommand.self, RepairCommand.self,
             FavoriteCommand.self, AlbumCommand.self, KeywordCommand.self, ServeCommand.self,
-            AnalyzeWorkerCommand.self, RenderReferenceCommand.self,
+            AnalyzeWorkerCommand.self, DisplayWorkerCommand.self, RenderReferenceCommand.self,
         ])
 
     /// `query` and `show` straight to their own parsing when they can (``CatalogReads``);

@@ -533,6 +533,46 @@ struct GalleryAPITests {
         #expect(try own.library.verify(quick: true).sound)
     }
 
+    /// A browsers' copy is made in a child camlib: when it dies (killed here, as the
+    /// kernel kills one that exhausts memory), the request says so and the gallery goes on;
+    /// asked again, the copy is made.
+    @Test func aBrowsersCopyIsMadeInAChildWhoseDeathCostsThatRequestOnly() async throws {
+        let own = try GalleryLibrary(folders: ["apple-live-photo"])
+        let live = try own.asset("apple-live-photo/IMG_4394.HEIC")
+        let movie = try #require(try own.library.media(of: [live.id])[live.id]?.movie)
+        try await own.test { client in
+            let killer = Task.detached {
+                for _ in 0..<600 {
+                    if let pid = Self.childProcess(["display-worker"], String(live.id)) {
+                        kill(pid, SIGKILL)
+                        return true
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return false
+            }
+            try await client.execute(uri: "/media/\(live.id)/\(movie)/movie", method: .get) { response in
+                #expect(response.status == .unprocessableContent)
+                #expect(response.text.contains("the decoder crashed on it (Killed); the gallery goes on"), "\(response.text)")
+            }
+            #expect(try await killer.value, "no child made the proxy")
+            try await client.execute(uri: "/api/assets/\(live.id)", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/media/\(live.id)/\(movie)/movie", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "video/mp4")
+            }
+        }
+    }
+
+    /// The pid of a child camlib running `command` whose arguments include `argument`.
+    static func childProcess(_ command: [String], _ argument: String) -> Int32? {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(name), let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { continue }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if command.allSatisfy(arguments.contains), arguments.contains(argument) { return pid }
+        }
+        return nil
+    }
+
     /// The pid of the child camlib that edits `asset` for the gallery.
     static func editProcess(of asset: Int64) -> Int32? {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {

@@ -21,6 +21,10 @@ public struct DisplayFile: Sendable, Equatable {
     /// An HTTP entity tag: the file's sha256 for an original, else the sha256 of the file
     /// it was made from with what was made of it. The same tag always means the same bytes.
     public let tag: String
+
+    public init(url: URL, mime: String, tag: String) {
+        (self.url, self.mime, self.tag) = (url, mime, tag)
+    }
 }
 
 /// Which of an asset's files its current version shows: the edit's render when it has

@@ -36,6 +36,17 @@ extension PhotoLibrary {
     /// cache folder of this user's, ``displayLayout``). Only the asset's own stills and
     /// movies are served, whatever the ids asked for.
     public func displayFile(asset: Int64, resource: Int64, kind: DisplayKind) throws -> DisplayFile {
+        try displayFile(asset: asset, resource: resource, kind: kind, making: true)!
+    }
+
+    /// The file to serve when nothing has to be decoded to have it (an original, import's
+    /// thumbnail, a browsers' copy made before); nil when it has to be made, which the
+    /// gallery has done in a child process (``displayFile(asset:resource:kind:)`` there).
+    public func madeDisplayFile(asset: Int64, resource: Int64, kind: DisplayKind) throws -> DisplayFile? {
+        try displayFile(asset: asset, resource: resource, kind: kind, making: false)
+    }
+
+    private func displayFile(asset: Int64, resource: Int64, kind: DisplayKind, making: Bool) throws -> DisplayFile? {
         // One read: the file, and for a thumbnail the one import made of it.
         let (found, imported) = try catalog.read { db in
             let source = try ResourceRecord.fetchShowable(asset: asset, resource: resource, db)
@@ -51,13 +62,14 @@ extension PhotoLibrary {
             try isMovie ? DisplayRendering.posterFrame(path: path.path, maxSide: maxSide)
                 : DisplayRendering.orientedStill(path: path.path, maxSide: maxSide)
         }
-        func made(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> [UInt8]) throws -> DisplayFile {
+        func made(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> [UInt8]) throws -> DisplayFile? {
             try madeFile(url, mime, what) { try AtomicFile.writeTemporary(try make(), in: store.temporary, readOnly: true) }
         }
         /// `make` writes the file into the store's temporary folder.
-        func madeFile(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> AtomicFile.Temporary) throws -> DisplayFile {
+        func madeFile(_ url: URL, _ mime: String, _ what: String, _ make: () throws -> AtomicFile.Temporary) throws -> DisplayFile? {
             let file = DisplayFile(url: url, mime: mime, tag: "\(source.sha256)-\(what)")
             if FileManager.default.fileExists(atPath: url.path) { return file }
+            guard making else { return nil }
             let staged: AtomicFile.Temporary
             // Decoding a 48 MP still or encoding a movie takes a core and hundreds of MB:
             // as many at once as there are cores, however many requests ask.
@@ -88,6 +100,11 @@ extension PhotoLibrary {
             }
         case .movie:
             guard isMovie else { throw DisplayError.notFound("file \(resource) of asset \(asset) is not a movie") }
+            // Whether the browser plays it as it is takes FFmpeg reading the file: made.
+            guard making else {
+                let proxy = store.proxy(of: source.sha256)
+                return FileManager.default.fileExists(atPath: proxy.path) ? DisplayFile(url: proxy, mime: "video/mp4", tag: "\(source.sha256)-h264") : nil
+            }
             let playable: Bool
             do {
                 playable = try DisplayRendering.isBrowserPlayable(path: path.path)
@@ -107,12 +124,23 @@ extension PhotoLibrary {
     /// or as `aux attach` made it. Throws `DisplayError.notFound` when the still has no
     /// such image, an ``AuxiliaryError`` when it cannot be decoded.
     public func auxiliaryFile(asset: Int64, resource: Int64, type: AuxiliaryImageType) throws -> DisplayFile {
+        try auxiliaryFile(asset: asset, resource: resource, type: type, making: true)!
+    }
+
+    /// The PNG when it is made already; nil when making it needs a decode (which the
+    /// gallery has done in a child process).
+    public func madeAuxiliaryFile(asset: Int64, resource: Int64, type: AuxiliaryImageType) throws -> DisplayFile? {
+        try auxiliaryFile(asset: asset, resource: resource, type: type, making: false)
+    }
+
+    private func auxiliaryFile(asset: Int64, resource: Int64, type: AuxiliaryImageType, making: Bool) throws -> DisplayFile? {
         let found = try catalog.read { db in try AuxImageRecord.fetchExtracted(asset: asset, resource: resource, type: type, db) }
         guard let found, found.path != nil else {
             throw DisplayError.notFound("asset \(asset) has no \(type.rawValue) image in file \(resource)")
         }
         let tag = "\(asset)-\(resource)-\(found.source)"
         if let made = madePNG(found) { return DisplayFile(url: made, mime: "image/png", tag: tag) }
+        guard making else { return nil }
         // Made the first time it is shown: a decode, as many at once as there are cores.
         DisplayRendering.workers.wait()
         defer { DisplayRendering.workers.signal() }
@@ -175,17 +203,22 @@ extension AuxImageRecord {
 }
 
 extension PhotoLibrary {
-    /// A quick look at what an edit of `steps` would make of the asset's photo, before it
-    /// is rendered: the recipe applied to its preview, `maxSide` pixels at most, as JPEG.
-    /// Edits start from the original, and so does this.
-    public func editPreview(asset: Int64, steps: [FilterStep], maxSide: Int = 1024) throws -> [UInt8] {
-        // A photo's still, or a video's poster frame.
+    /// The file an edit preview is made from: a photo's still, or a video's (its poster
+    /// frame); edits start from the original.
+    public func editPreviewSource(asset: Int64) throws -> Int64 {
         let source = try catalog.read { db in
             try ResourceRecord.all().filter(asset: asset).filter(role: .photo).fetchOne(db)
                 ?? ResourceRecord.all().filter(asset: asset).filter(role: .video).fetchOne(db)
         }
-        guard let photo = source else { throw DisplayError.notFound("asset \(asset) has no photo or video to edit") }
-        let preview = try displayFile(asset: asset, resource: photo.id!, kind: .preview)
+        guard let id = source?.id else { throw DisplayError.notFound("asset \(asset) has no photo or video to edit") }
+        return id
+    }
+
+    /// A quick look at what an edit of `steps` would make of the asset's photo, before it
+    /// is rendered: the recipe applied to its preview, `maxSide` pixels at most, as JPEG.
+    /// Edits start from the original, and so does this.
+    public func editPreview(asset: Int64, steps: [FilterStep], maxSide: Int = 1024) throws -> [UInt8] {
+        let preview = try displayFile(asset: asset, resource: try editPreviewSource(asset: asset), kind: .preview)
         let decoded = try JPEGCodec.decode([UInt8](Data(contentsOf: preview.url)), atLeast: maxSide)
         let pixels = try PixelScaler.scaledToFit(decoded.pixels, maxSide: maxSide)
         return try JPEGCodec.encode(FilterRecipe(steps: steps).apply(to: pixels), quality: 85)
