@@ -63,7 +63,7 @@ final class DisplayWorkers: Sendable {
                 : "the decoder crashed on it (\(String(cString: strsignal(signal)))); the gallery goes on"
             throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: reason)
         }
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
+        guard let answer = try? JSONDecoder().decode(DisplayWorkerAnswer.self, from: data) else {
             throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: "camlib internal error: the display worker gave no answer (exit status \(process.terminationStatus))")
         }
         if let notFound = answer.notFound { throw DisplayError.notFound(notFound) }
@@ -71,15 +71,5 @@ final class DisplayWorkers: Sendable {
             throw DisplayError.cannotMake(kind: kind, asset: asset, file: answer.file ?? what, reason: answer.cannotMake ?? "no reason given")
         }
         return DisplayFile(url: URL(fileURLWithPath: path), mime: mime, tag: tag)
-    }
-
-    /// The child's answer (`camlib display-worker`).
-    private struct Answer: Decodable {
-        var path: String?
-        var mime: String?
-        var tag: String?
-        var notFound: String?
-        var cannotMake: String?
-        var file: String?
     }
 }

@@ -17,22 +17,10 @@ struct DisplayWorkerCommand: ParsableCommand {
     /// A ``DisplayKind``, or `aux:TYPE` for an auxiliary image's PNG.
     @Argument var kind: String
 
-    /// What the child says, and the gallery reads.
-    struct Answer: Codable {
-        var path: String?
-        var mime: String?
-        var tag: String?
-        /// The asset has no such file (404).
-        var notFound: String?
-        /// The file could not be made (422): why, and the library file it was made from.
-        var cannotMake: String?
-        var file: String?
-    }
-
     func run() throws {
         ChildProcess.exitWithParent()
         ChildProcess.limitMemory()
-        var answer = Answer()
+        var answer = DisplayWorkerAnswer()
         do {
             let library = try libraryOptions.open(.read)
             let file: DisplayFile

@@ -85,13 +85,17 @@ def server(library):
     assert code == 0, f"camlib serve ended with {code} on SIGTERM: {s.process.stderr.read()}"
 
 
-def make_driver(width=1400, height=900):
+def make_driver(width=1400, height=900, touch=False):
+    """Headless Chromium at width x height; with `touch`, a phone's: touch events and a
+    device pixel ratio of two."""
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}",
                      "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--disable-background-networking",
                      "--disable-component-update", "--no-first-run", "--hide-scrollbars"]:
         options.add_argument(argument)
+    if touch:
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2, "touch": True}})
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
 

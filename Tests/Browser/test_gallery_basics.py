@@ -7,8 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
@@ -40,19 +38,9 @@ def desktop():
     driver.quit()
 
 
-def phone_driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--autoplay-policy=no-user-gesture-required",
-                     "--mute-audio", "--disable-background-networking", "--disable-component-update", "--no-first-run"]:
-        options.add_argument(argument)
-    options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2, "touch": True}})
-    return webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=options)
-
-
 @pytest.fixture
 def phone():
-    driver = phone_driver()
+    driver = make_driver(390, 844, touch=True)
     yield driver
     driver.quit()
 

@@ -48,3 +48,18 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
         }
     }
 }
+
+/// What `camlib display-worker`, the child that makes a browser's copy for `camlib serve`,
+/// answers: the file, or why not.
+public struct DisplayWorkerAnswer: Codable, Sendable {
+    public var path: String?
+    public var mime: String?
+    public var tag: String?
+    /// The asset has no such file (404).
+    public var notFound: String?
+    /// The file could not be made (422): why, and the library file it was made from.
+    public var cannotMake: String?
+    public var file: String?
+
+    public init() {}
+}
