@@ -247,3 +247,26 @@ def test_an_empty_library_says_how_to_add_photos(desktop):
         server.stop()
         subprocess.run(["chmod", "-R", "u+w", str(folder)])
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_year_rail_lands_on_a_row_of_that_year(library, server, desktop):
+    desktop.get(f"{server.base}/")
+    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#years button"))
+    years = [b.text for b in desktop.find_elements(By.CSS_SELECTOR, "#years button")]
+    assert len(years) > 2, years
+    for year in years[1:4]:
+        button = desktop.find_element(By.CSS_SELECTOR, f'#years button[data-year="{year}"]')
+        ActionChains(desktop).click(button).perform()
+        first = wait_for(lambda: desktop.execute_script(
+            "return [...document.querySelectorAll('.day')].find(d => d.dataset.day.startsWith(arguments[0]))", year),
+            what=f"the days of {year}")
+        time.sleep(1)  # newer days are put above meanwhile
+        row = desktop.execute_script(
+            "const top = arguments[0].offsetTop;"
+            "return [...document.querySelectorAll('.day')].filter(d => d.offsetTop === top).map(d => d.dataset.day)", first)
+        assert row and all(day.startswith(year) for day in row), f"{year}: the row holds {row}"
+        # It is on the screen, near its top.
+        top = desktop.execute_script("return arguments[0].getBoundingClientRect().top", first)
+        assert -5 < top < 400, top
+    screenshot(desktop, "basics-year-rail.png")
+

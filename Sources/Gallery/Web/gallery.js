@@ -209,8 +209,11 @@ async function loadNewer() {
     state.assets.forEach((a, i) => state.byId.set(a.id, i));
     for (const asset of [...page.assets].reverse()) {
       const day = dayOf(asset);
+      // A row break left at the top (its row above was taken out) is made again below.
+      if ($("timeline").firstElementChild?.classList.contains("year-break")) $("timeline").firstElementChild.remove();
       let section = $("timeline").firstElementChild;
       if (!section || section.dataset.day !== day) {
+        if (section && yearOf(day) !== yearOf(section.dataset.day)) $("timeline").prepend(yearBreak());
         section = daySection(day, asset);
         $("timeline").prepend(section);
       }
@@ -337,6 +340,11 @@ function badgesOf(asset) {
   return badges;
 }
 
+// Days flow side by side, but a year starts a row of its own: the year rail lands on the
+// year's first day at the start of a row, not after the last days of the year before.
+const yearOf = (day) => (day && /^\d{4}-/.test(day) ? day.slice(0, 4) : null);
+const yearBreak = () => el("div", { class: "year-break" });
+
 function addTile(asset) {
   const index = state.assets.length;
   state.assets.push(asset);
@@ -344,6 +352,7 @@ function addTile(asset) {
   const day = dayOf(asset);
   let grid = $("timeline").lastElementChild?.querySelector(".grid");
   if (day !== state.lastDay || !grid) {
+    if (grid && yearOf(day) !== yearOf(state.lastDay)) $("timeline").append(yearBreak());
     const section = daySection(day, asset);
     $("timeline").append(section);
     grid = section.querySelector(".grid");
@@ -977,7 +986,7 @@ function removeFromTimeline(ids) {
   state.current = current && !gone.has(current.id) ? state.byId.get(current.id) : -1;
   state.lastDay = $("timeline").lastElementChild?.dataset.day ?? null;
   $("count").textContent = `${state.assets.length}${state.next ? "+" : ""} shown`;
-  if (state.assets.length === 0 && !state.next) $("status").textContent = "Nothing here: no asset matches these filters.";
+  if (state.assets.length === 0 && !state.next) $("status").textContent = emptyText();
   showSelection();
 }
 
