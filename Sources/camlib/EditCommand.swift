@@ -81,8 +81,15 @@ struct EditCommand: ParsableCommand {
         var attachments: [String]
     }
 
+    /// CPU seconds an edit may take in its child: a 200-megapixel comic takes about a
+    /// minute, a long 4K video far more; a decoder spinning on a hostile file is stopped.
+    static let cpuSeconds: rlim_t = 4 * 3600
+
     func run() throws {
-        if progressLines { ChildProcess.exitWithParent() }
+        // The gallery runs this command as its child already; on the command line the
+        // edit runs in a child of its own, so a file that crashes a decoder ends with a
+        // clear error naming it.
+        if progressLines { ChildProcess.exitWithParent() } else { try Isolation.runInChild(describing: Int64(asset) != nil ? "asset \(asset)" : asset, cpuSeconds: Self.cpuSeconds) }
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         let extending = !addFilter.isEmpty

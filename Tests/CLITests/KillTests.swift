@@ -80,4 +80,44 @@ struct KillTests {
         }
         #expect(kills > 0, "every import finished before it could be killed")
     }
+
+    /// `camlib edit` decodes in a child of its own: when the child crashes (sent
+    /// SIGSEGV here, as a decoder's fault would), the command ends with an error naming
+    /// the asset and the cause, and the library is as it was.
+    @Test func anEditWhoseDecoderCrashesEndsWithAnErrorNamingTheAsset() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        #expect(try Camlib.run(["import", "--library", lib, Media.path("apple-live-photo/IMG_4394.HEIC"), Media.path("apple-live-photo/IMG_4394.mov")]).status == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Camlib.path)
+        p.arguments = ["edit", "--library", lib, "1", "--filter", "comic"]
+        let errors = Pipe()
+        p.standardError = errors
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        // The child: the process whose parent is the command.
+        var child: Int32?
+        for _ in 0..<400 where child == nil {
+            usleep(25_000)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { continue }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                if fields.count > 2, Int32(fields[1]) == p.processIdentifier { child = pid }
+            }
+        }
+        let pid = try #require(child, "the edit ran in no child")
+        usleep(300_000)
+        kill(pid, SIGSEGV)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 1, "\(said)")
+        #expect(said.contains("camlib: asset 1: a C library") && said.contains("crashed"), "\(said)")
+        let verified = try Camlib.run(["repair", "--library", lib])
+        #expect(verified.status == 0)
+        #expect(try Camlib.run(["verify", "--library", lib]).status == 0)
+        let shown = try Camlib.run(["show", "--library", lib, "1", "--json"])
+        #expect(!shown.stdout.contains("org.camlib.filters"), "no edit was recorded")
+    }
 }
