@@ -33,38 +33,28 @@ final class DisplayWorkers: Sendable {
     private func make(asset: Int64, resource: Int64, kind: DisplayKind, argument: String) throws -> DisplayFile {
         slots.wait()
         defer { slots.signal() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["display-worker", "--library", libraryRoot, String(asset), String(resource), argument]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
         let what = "file \(resource) of asset \(asset)"
+        let limit = Self.timeLimit(kind)
+        let child: ChildCamlib
         do {
-            try process.run()
+            child = try ChildCamlib(
+                executable: executable, arguments: ["display-worker", "--library", libraryRoot, String(asset), String(resource), argument],
+                timeLimit: limit, readErrors: false)
         } catch {
             throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: "cannot start \(executable): \(error)")
         }
-        let limit = Self.timeLimit(kind)
-        let deadline = DispatchTime.now() + limit
-        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        if process.terminationReason == .uncaughtSignal {
-            let signal = process.terminationStatus
-            let reason = signal == SIGKILL && DispatchTime.now() >= deadline
-                ? "making it took longer than \(Int(limit)) seconds and was stopped"
-                : "the decoder crashed on it (\(String(cString: strsignal(signal)))); the gallery goes on"
-            throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: reason)
+        let data = child.output.fileHandleForReading.readDataToEndOfFile()
+        let ending = child.finish()
+        switch ending {
+        case .timedOut:
+            throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: "making it took longer than \(Int(limit)) seconds and was stopped")
+        case .crashed(let name):
+            throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: "the decoder crashed on it (\(name)); the gallery goes on")
+        case .exited:
+            break
         }
         guard let answer = try? JSONDecoder().decode(DisplayWorkerAnswer.self, from: data) else {
-            throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: "camlib internal error: the display worker gave no answer (exit status \(process.terminationStatus))")
+            throw DisplayError.cannotMake(kind: kind, asset: asset, file: what, reason: "camlib internal error: the display worker gave no answer (\(ending))")
         }
         if let notFound = answer.notFound { throw DisplayError.notFound(notFound) }
         guard let path = answer.path, let mime = answer.mime, let tag = answer.tag else {

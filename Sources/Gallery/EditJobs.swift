@@ -94,19 +94,9 @@ final class EditJobs: Sendable {
     /// Runs one edit in a child camlib: its progress lines go into the job's state, its
     /// other words on standard error are the failure's reason.
     private func run(_ arguments: [String], job: String) -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        // A crash ends the child at once, without Swift's backtrace on its standard error.
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
+        let child: ChildCamlib
         do {
-            try process.run()
+            child = try ChildCamlib(executable: executable, arguments: arguments, timeLimit: timeLimit, readErrors: true)
         } catch {
             return .failure("cannot start the edit (\(executable)): \(error)")
         }
@@ -114,18 +104,16 @@ final class EditJobs: Sendable {
         // fills while the other is read.
         let result = Mutex<Data>(Data())
         let readerDone = DispatchSemaphore(value: 0)
+        let output = child.output.fileHandleForReading
         Thread.detachNewThread {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let data = output.readDataToEndOfFile()
             result.withLock { $0 = data }
             readerDone.signal()
         }
-        let deadline = DispatchTime.now() + timeLimit
-        let watchdog = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
         var said: [String] = []
         var pending = Data()
-        while true {
-            let chunk = errors.fileHandleForReading.availableData
+        while let errors = child.errors?.fileHandleForReading {
+            let chunk = errors.availableData
             if chunk.isEmpty { break }
             pending.append(chunk)
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
@@ -135,21 +123,19 @@ final class EditJobs: Sendable {
             }
         }
         if !pending.isEmpty { said.append(String(decoding: pending, as: UTF8.self)) }
-        process.waitUntilExit()
-        watchdog.cancel()
+        let ending = child.finish()
         readerDone.wait()
         let words = said.map { $0.hasPrefix("camlib: ") ? String($0.dropFirst(8)) : $0 }.filter { !$0.isEmpty }
-        if process.terminationReason == .uncaughtSignal {
-            let signal = process.terminationStatus
-            if signal == SIGKILL, DispatchTime.now() >= deadline {
-                return .failure("the edit took longer than \(Int(timeLimit)) seconds and was stopped")
-            }
-            let name = String(cString: strsignal(signal))
+        switch ending {
+        case .timedOut:
+            return .failure("the edit took longer than \(Int(timeLimit)) seconds and was stopped")
+        case .crashed(let name):
             let said = said.filter { $0.hasPrefix("camlib: ") }.map { String($0.dropFirst(8)) }
             return .failure("the edit crashed (\(name)); the gallery goes on, and the asset is as it was" + (said.isEmpty ? "" : ": " + said.joined(separator: "; ")))
-        }
-        guard process.terminationStatus == 0 else {
-            return .failure(words.isEmpty ? "the edit failed (exit status \(process.terminationStatus))" : words.joined(separator: "; "))
+        case .exited(let status) where status != 0:
+            return .failure(words.isEmpty ? "the edit failed (exit status \(status))" : words.joined(separator: "; "))
+        case .exited:
+            break
         }
         struct Answer: Decodable { var warnings: [String] }
         guard let answer = try? JSONDecoder().decode(Answer.self, from: result.withLock { $0 }) else {
