@@ -8,6 +8,11 @@ enum FileReading {
     /// anything else is refused before a read: opening a FIFO would wait for a writer,
     /// and a device such as /dev/zero never ends. The caller closes the descriptor.
     static func openRegularFile(_ path: String) throws -> Int32 {
+        try openRegularFileWithInfo(path).fd
+    }
+
+    /// ``openRegularFile(_:)``, with what fstat says of it.
+    static func openRegularFileWithInfo(_ path: String) throws -> (fd: Int32, info: stat) {
         // O_NONBLOCK: opening a FIFO does not wait for a writer; cleared below.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
@@ -22,7 +27,7 @@ enum FileReading {
             throw LibraryError.notAFile(path: path, kind: kind(of: info.st_mode))
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
-        return fd
+        return (fd, info)
     }
 
     /// What a file that is not a regular file is, in words.

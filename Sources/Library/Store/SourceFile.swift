@@ -11,16 +11,9 @@ final class SourceFile {
     let size: Int64
     private let modified: timespec
 
-    /// Opens a regular file (call `stat` first: opening a FIFO would wait for a writer).
+    /// Opens a regular file; anything else is refused (``FileReading/openRegularFile(_:)``).
     init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
-            close(fd)
-            throw LibraryError.io(path: path, operation: "stat", errno: code)
-        }
+        let (fd, info) = try FileReading.openRegularFileWithInfo(path)
         (self.path, self.fd, size, modified) = (path, fd, Int64(info.st_size), info.st_mtim)
     }
 
