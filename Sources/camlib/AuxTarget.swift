@@ -37,6 +37,10 @@ struct AuxTarget: ParsableArguments {
             }
         }
         guard FileManager.default.fileExists(atPath: asset) else {
+            if asset.unicodeScalars.contains("\u{FFFD}") {
+                throw ValidationError(
+                    "\(asset): its name is not valid UTF-8 (shown with \u{FFFD} where its bytes are), and aux reads a file outside the library only by a UTF-8 name: import it first (import takes any name), or rename it (for example `convmv -f latin1 -t utf-8 --notest FILE`)")
+            }
             if library == nil, Int64(asset) != nil { throw LibraryError.noLibrary(path: libraryOptions.location.path) }
             throw ValidationError("\(asset): no such file, and not an asset of the library")
         }

@@ -50,7 +50,7 @@ struct ImportCommand: ParsableCommand {
         // A mistyped path (or --library) must not leave an empty library behind.
         let fm = FileManager.default
         if !fm.fileExists(atPath: libraryOptions.location.appendingPathComponent(PhotoLibrary.catalogName).path),
-            !paths.contains(where: { fm.fileExists(atPath: LibraryLocation.absolute($0).path) })
+            !paths.contains(where: Importer.exists)
         {
             for path in paths { Terminal.error("camlib: \(LibraryLocation.absolute(path).path): no such file or folder") }
             Terminal.error("camlib: nothing to import, so no library was made at \(libraryOptions.location.path)")

@@ -18,7 +18,7 @@ extension ImportSession {
     mutating func commitRender(_ a: MediaAnalysis, into report: inout ImportReport) {
         let url = URL(fileURLWithPath: a.path)
         guard let target = AppleSidecarName.renderTarget(stem: url.deletingPathExtension().lastPathComponent),
-            let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target)
+            let asset = findAsset(folder: sourceFolder(of: url.path), stem: target)
         else {
             commitMedia(a, into: &report)
             return
@@ -47,7 +47,7 @@ extension ImportSession {
     mutating func commitSidecar(_ path: String, into report: inout ImportReport) {
         let url = URL(fileURLWithPath: path)
         let target = AppleSidecarName.adjustmentTarget(stem: url.deletingPathExtension().lastPathComponent)
-        guard let asset = findAsset(folder: url.deletingLastPathComponent().path, stem: target) else {
+        guard let asset = findAsset(folder: sourceFolder(of: url.path), stem: target) else {
             report.skipped += 1
             report.skippedFiles.append(
                 FileProblem(path: path, message: "adjustment sidecar without its photo: no \(target).* in this folder or the library"))

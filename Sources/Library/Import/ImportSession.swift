@@ -17,8 +17,18 @@ struct ImportSession {
     /// Every asset a file of this import went to or was found in (duplicates too).
     private(set) var assetsMet = Set<Int64>()
 
-    init(library: PhotoLibrary) {
+    /// The links through which files whose names are not UTF-8 are read.
+    let standIns: StandInNames?
+
+    init(library: PhotoLibrary, standIns: StandInNames? = nil) {
         self.library = library
+        self.standIns = standIns
+    }
+
+    /// The folder the file at `path` was imported from, as the catalog records it
+    /// (`source_dir`): for a stand-in, the source folder as ``RawPath/presented`` reads it.
+    func sourceFolder(of path: String) -> String {
+        standIns?.sourceFolder(of: path) ?? URL(fileURLWithPath: path).deletingLastPathComponent().path
     }
 
     enum Outcome {
@@ -107,7 +117,7 @@ struct ImportSession {
     private mutating func remember(path: String, asset: Int64, isStill: Bool) {
         assetsMet.insert(asset)
         let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent().path
+        let dir = sourceFolder(of: path)
         let stem = PairingRules.stem(url.lastPathComponent)
         if let existing = stems[dir]?[stem], existing.still, !isStill { return }
         stems[dir, default: [:]][stem] = (asset, isStill)
@@ -178,7 +188,7 @@ struct ImportSession {
         let isStill = a.format.isStill
         let sourceURL = URL(fileURLWithPath: a.path)
         // A Motion Photo carries its own movie; it is never half of a Live Photo.
-        let partner = a.embeddedMovie == nil ? try LivePhotoPairing.partner(for: a, db) : nil
+        let partner = a.embeddedMovie == nil ? try LivePhotoPairing.partner(for: a, from: sourceFolder(of: a.path), db) : nil
 
         var assetID: Int64
         var created = false
@@ -196,7 +206,7 @@ struct ImportSession {
         var resource = ResourceRecord(
             id: nil, assetId: assetID, role: role, path: library.relative(original), sha256: a.sha256, bytes: a.bytes,
             mime: a.format.mimeType, derivedFrom: nil, originalName: sourceURL.lastPathComponent,
-            sourceDir: sourceURL.deletingLastPathComponent().path, addedAt: now)
+            sourceDir: sourceFolder(of: a.path), addedAt: now)
         try resource.insert(db)
         let resourceID = resource.id!
         try MetadataRecord(a, resourceID: resourceID).insert(db)
@@ -283,7 +293,7 @@ struct ImportSession {
                     var record = ResourceRecord(
                         id: nil, assetId: asset, role: role, path: library.relative(url), sha256: copy.sha256, bytes: copy.bytes,
                         mime: mime, derivedFrom: nil, originalName: source.lastPathComponent,
-                        sourceDir: source.deletingLastPathComponent().path, addedAt: utcNow())
+                        sourceDir: sourceFolder(of: path), addedAt: utcNow())
                     try record.insert(db)
                     try then?(db, record.id!)
                     return true

@@ -40,15 +40,24 @@ public final class Importer: Sendable {
     public func cancel() { cancelled.store(true, ordering: .relaxed) }
     var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
+    /// Whether `path`, as given (on the command line, where it need not be UTF-8), names
+    /// a file or folder.
+    public static func exists(_ path: String) -> Bool {
+        let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
+        return (RawPath.commandLine(path) ?? RawPath(expanded)).withCString { access($0, F_OK) } == 0
+    }
+
     public func run(paths: [String], progress: (ImportProgress) -> Void = { _ in }) throws -> ImportReport {
         let started = Date()
         var report = ImportReport(library: library.root.path)
-        let inputs = ImportInputs(paths: paths, excluding: library.root)
+        let inputs = ImportInputs(paths: paths, excluding: library.root, standInsIn: library.temporary)
+        defer { inputs.standIns.remove() }
+        let shown = inputs.standIns.presented
         report.files = inputs.count
         report.errors = inputs.errors
         report.skippedFiles = inputs.skipped
         report.skipped = inputs.skipped.count
-        var session = ImportSession(library: library)
+        var session = ImportSession(library: library, standIns: inputs.standIns)
         var done = inputs.errors.count + inputs.skipped.count
         let total = inputs.count
 
@@ -63,7 +72,7 @@ public final class Importer: Sendable {
             session.commitMedia(group, into: &report)
             for analysis in group {
                 done += 1
-                progress(ImportProgress(done: done, total: total, path: analysis.path))
+                progress(ImportProgress(done: done, total: total, path: shown(analysis.path)))
             }
             group = []
         }
@@ -87,13 +96,13 @@ public final class Importer: Sendable {
                 case .skipped(let path, let reason):
                     report.skipped += 1
                     report.skippedFiles.append(FileProblem(path: path, message: reason))
-                    progress(ImportProgress(done: done, total: total, path: path))
+                    progress(ImportProgress(done: done, total: total, path: shown(path)))
                 case .failed(let path, let reason):
                     report.errors.append(FileProblem(path: path, message: reason))
-                    progress(ImportProgress(done: done, total: total, path: path))
+                    progress(ImportProgress(done: done, total: total, path: shown(path)))
                 case .alreadyInLibrary(let path, let sha256, let format):
                     session.recordKnown(path: path, sha256: sha256, isStill: format.isStill, into: &report)
-                    progress(ImportProgress(done: done, total: total, path: path))
+                    progress(ImportProgress(done: done, total: total, path: shown(path)))
                 case .analyzed:
                     break
                 }
@@ -107,7 +116,7 @@ public final class Importer: Sendable {
         for analysis in deferredRenders where !isCancelled {
             done += 1
             session.commitRender(analysis, into: &report)
-            progress(ImportProgress(done: done, total: total, path: analysis.path))
+            progress(ImportProgress(done: done, total: total, path: shown(analysis.path)))
         }
         // Apple's sidecars before camlib's histories, which say which renders are camlib's
         // and which edit is current, whatever an Apple sidecar claimed before them.
@@ -119,11 +128,14 @@ public final class Importer: Sendable {
             } else {
                 session.commitSidecar(path, into: &report)
             }
-            progress(ImportProgress(done: done, total: total, path: path))
+            progress(ImportProgress(done: done, total: total, path: shown(path)))
         }
         // Again at the end: a worker of an import killed earlier may have outlived the
         // sweep at open and written its last thumbnail since.
         library.removeAbandonedTemporaries()
+        for i in report.errors.indices { report.errors[i].path = shown(report.errors[i].path) }
+        for i in report.warnings.indices { report.warnings[i].path = shown(report.warnings[i].path) }
+        for i in report.skippedFiles.indices { report.skippedFiles[i].path = shown(report.skippedFiles[i].path) }
         report.interrupted = isCancelled
         report.dryRun = library.isRehearsal
         report.assetIDs = session.touchedAssets.sorted()

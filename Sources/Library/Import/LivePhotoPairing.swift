@@ -14,8 +14,9 @@ enum LivePhotoPairing {
         var confidence: Double
     }
 
-    /// The unpaired movie for a new still, or the unpaired still for a new movie.
-    static func partner(for a: MediaAnalysis, _ db: Database) throws -> Partner? {
+    /// The unpaired movie for a new still, or the unpaired still for a new movie; `folder`
+    /// is the one the new file is imported from.
+    static func partner(for a: MediaAnalysis, from folder: String, _ db: Database) throws -> Partner? {
         let isStill = a.format.isStill
         let wanted: ResourceRole = isStill ? .video : .photo
         let myTime = a.metadata.capturedAt
@@ -27,7 +28,7 @@ enum LivePhotoPairing {
         }
         let source = URL(fileURLWithPath: a.path)
         var best: Partner?
-        for half in try UnpairedHalf.withoutIdentifier(importedFrom: source.deletingLastPathComponent().path, role: wanted, db) {
+        for half in try UnpairedHalf.withoutIdentifier(importedFrom: folder, role: wanted, db) {
             let otherName = half.originalName ?? ""
             let otherTime = half.capturedAt.flatMap(CaptureTime.init(iso8601:))
             let confidence =

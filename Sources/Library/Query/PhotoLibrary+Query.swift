@@ -67,10 +67,13 @@ extension PhotoLibrary {
         if let id = try catalog.read({ db in try ResourceRecord.all().filter(path: path).fetchOne(db)?.assetId }) {
             return id
         }
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        // A name that is not UTF-8 reached Swift with U+FFFD in place of its bytes: the
+        // command line still holds them.
+        let raw = FileManager.default.fileExists(atPath: url.path) ? RawPath(url.path) : RawPath.commandLine(reference)
+        guard let raw, raw.withCString({ access($0, F_OK) }) == 0 else {
             throw LibraryError.assetNotFound("\(reference) (neither an id nor an existing file)")
         }
-        let sha = try FileReading.sha256(of: url.path)
+        let sha = try FileReading.sha256(of: raw, named: raw.presented)
         if let id = try catalog.read({ db in
             try ResourceRecord.all().filter(sha256: sha).order(ResourceRecord.Columns.id).fetchOne(db)?.assetId
         }) {

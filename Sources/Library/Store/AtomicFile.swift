@@ -182,13 +182,20 @@ enum AtomicFile {
 
     /// Deletes the temporary files (`PID-UUID.part`) in `folder` of processes that no
     /// longer run: a crash or a kill left them. Other files, even ending in `.part`, stay.
+    /// So do an import's folders of stand-in links (`PID-UUID.names`, see
+    /// `StandInNames`), removed the same way: the links only, never what they point at.
     static func removeAbandonedTemporaries(in folder: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
-        for name in names where name.hasSuffix(".part") {
-            let parts = name.dropLast(5).split(separator: "-", maxSplits: 1)
+        for name in names {
+            let suffix = name.hasSuffix(".part") ? ".part" : name.hasSuffix(".names") ? ".names" : nil
+            guard let suffix else { continue }
+            let parts = name.dropLast(suffix.count).split(separator: "-", maxSplits: 1)
             guard parts.count == 2, let pid = Int32(parts[0]), UUID(uuidString: String(parts[1])) != nil else { continue }
-            if pid != getpid(), !PhotoLibrary.isRunning(pid) {
+            guard pid != getpid(), !PhotoLibrary.isRunning(pid) else { continue }
+            if suffix == ".part" {
                 unlink(folder.appendingPathComponent(name).path)
+            } else {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
             }
         }
     }

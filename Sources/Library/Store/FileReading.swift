@@ -13,8 +13,14 @@ enum FileReading {
 
     /// ``openRegularFile(_:)``, with what fstat says of it.
     static func openRegularFileWithInfo(_ path: String) throws -> (fd: Int32, info: stat) {
+        try openRegularFileWithInfo(RawPath(path), named: path)
+    }
+
+    /// ``openRegularFileWithInfo(_:)`` for a path given as bytes (which need not be
+    /// UTF-8); errors name it `path`.
+    static func openRegularFileWithInfo(_ raw: RawPath, named path: String) throws -> (fd: Int32, info: stat) {
         // O_NONBLOCK: opening a FIFO does not wait for a writer; cleared below.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = raw.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard fd >= 0 else { throw LibraryError.io(path: path, operation: "open", errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -44,7 +50,12 @@ enum FileReading {
 
     /// Calls `body` with each successive chunk of the file.
     static func forEachChunk(of path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let fd = try openRegularFile(path)
+        try forEachChunk(of: RawPath(path), named: path, body)
+    }
+
+    /// ``forEachChunk(of:_:)`` for a path given as bytes; errors name it `path`.
+    static func forEachChunk(of raw: RawPath, named path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fd = try openRegularFileWithInfo(raw, named: path).fd
         defer { close(fd) }
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
@@ -80,8 +91,13 @@ enum FileReading {
 
     /// The file's SHA-256, lower-case hex.
     static func sha256(of path: String) throws -> String {
+        try sha256(of: RawPath(path), named: path)
+    }
+
+    /// ``sha256(of:)`` for a path given as bytes; errors name it `path`.
+    static func sha256(of raw: RawPath, named path: String) throws -> String {
         var hasher = SHA256()
-        try forEachChunk(of: path) { hasher.update(bufferPointer: $0) }
+        try forEachChunk(of: raw, named: path) { hasher.update(bufferPointer: $0) }
         return hasher.finalize().hexString
     }
 
