@@ -17,7 +17,8 @@ struct AuxTarget: ParsableArguments {
     }
 
     /// The library asset when ASSET names one, else the file itself. `forWriting`: the
-    /// command changes a library asset, which a read-only library refuses.
+    /// command changes what it names: a library asset (which a read-only library
+    /// refuses), or a file outside the library, even one whose bytes the library holds.
     func resolve(forWriting: Bool = false) throws -> Resolved {
         var library: PhotoLibrary?
         do {
@@ -26,6 +27,15 @@ struct AuxTarget: ParsableArguments {
             library = nil
         }
         if let library {
+            // A change names what it changes: a photo outside the library is changed as
+            // that file (into --out), even when the library holds a copy of its bytes.
+            if forWriting, Int64(asset) == nil, FileManager.default.fileExists(atPath: asset),
+                !LibraryLocation.absolute(asset).resolvingSymlinksInPath().path.hasPrefix(
+                    library.root.standardizedFileURL.resolvingSymlinksInPath().path + "/")
+            {
+                try RegularFile.require(asset)
+                return .file(asset)
+            }
             do {
                 let id = try library.findAsset(asset)
                 if forWriting, library.isReadOnly { throw LibraryError.readOnly(path: library.root.path) }

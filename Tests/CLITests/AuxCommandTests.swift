@@ -93,6 +93,18 @@ struct AuxCommandTests {
         #expect(shown.contains("current  org.camlib.filters 2") && shown.contains("attached depth (0.5–9 m)"), "\(shown)")
         #expect(try Camlib.run(["revert", "--library", lib, "1"]).status == 0)
         #expect(try Camlib.run(["aux", "list", "--library", lib, "1"]).stdout.contains("No auxiliary images."))
+
+        // The photo's own file outside the library, whose bytes the library holds, is
+        // changed as that file: into --out, the library left as it was.
+        let out = scratch.file("outside.heic")
+        let outside = try Camlib.run(
+            ["aux", "attach", "--library", lib, Media.path("apple-misc/iphone_7.heic"), "--type", "depth", "--from", png, "--out", out])
+        #expect(outside.status == 0 && FileManager.default.fileExists(atPath: out), "\(outside.stderr)")
+        let versions = try Camlib.run(["show", "--library", lib, "1"]).stdout
+        #expect(versions.contains("current  org.camlib.filters") == false, "\(versions)")
+        #expect(try Camlib.run(["aux", "list", "--library", lib, "1"]).stdout.contains("No auxiliary images."))
+        let withoutOut = try Camlib.run(["aux", "attach", "--library", lib, Media.path("apple-misc/iphone_7.heic"), "--type", "depth", "--from", png])
+        #expect(withoutOut.status == 64 && withoutOut.stderr.contains("--out"), "\(withoutOut.stderr)")
     }
 
     @Test func aFileThatCrashesLibheifIsAnErrorNotACrash() throws {
