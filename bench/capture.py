@@ -18,7 +18,7 @@ Usage: bench/capture.py [--photos N]   (default 5 per row). Not a test.
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure import build_camlib, measure  # noqa: E402
+from measure import Results, build_camlib, measure  # noqa: E402
 
 
 def events(cmd):
@@ -80,6 +80,20 @@ def main():
     print(f"camlib movie (H.264 ultrafast, asked 30 fps): {frames} frames in {duration:.2f} s = {frames / duration:.1f} fps"
           + (f"; frame rate lowered {len(pressure)}x: " + pressure[-1]["message"] if pressure else "; no system pressure"))
     print(f"ffmpeg testsrc2 -> libx264 ultrafast, unthrottled: {ff_fps:.1f} fps")
+    results = Results("capture", "Capture")
+    results.note(f"virtual camera at 1920x1440; median of {args.photos} photos per row; ffmpeg's lavfi testsrc2 as the peer")
+    ffmpeg_jpeg = next(med for name, med, _ in rows if name.startswith("ffmpeg"))
+    for name, med, _ in rows:
+        if name.startswith("ffmpeg"):
+            continue
+        # Only a one-frame JPEG is the same work as ffmpeg's; the others have no peer here.
+        if "JPEG --quality speed" in name:
+            results.add("shutter to file: " + name.removeprefix("camlib "), med, "s", ffmpeg_jpeg, "ffmpeg: one test frame to a JPEG file")
+        else:
+            results.add("shutter to file: " + name.removeprefix("camlib "), med, "s")
+    results.add("movie at 30 fps asked, 5 s: frames per second written", frames / duration, "fps", ff_fps,
+                "ffmpeg testsrc2 to libx264 ultrafast, unthrottled", "30 fps sustained", frames / duration >= 29)
+    results.write()
 
 
 if __name__ == "__main__":

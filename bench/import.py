@@ -26,7 +26,7 @@ import argparse, os, shutil, struct, subprocess, sys, tempfile, zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure import build_camlib, measure  # noqa: E402
+from measure import Results, build_camlib, measure  # noqa: E402
 
 
 def count_files(corpus):
@@ -150,6 +150,15 @@ def main():
     verdict = "met" if theirs / ours >= 1.0 or ours <= 1.1 * floor2 else "NOT met"
     print(f"camlib / floor: {ours / (floor / 2):.2f}x the floor split perfectly over two cores, {ours / floor2:.2f}x the floor run "
           f"two at a time (goal: exiftool's speed, or within 1.1x of the floor: {verdict})")
+    results = Results("import", "Import")
+    results.note(f"corpus: {files} files, {size_mb:.1f} MB; best of {args.runs} runs")
+    results.add("import of the corpus into a new library", ours, "s", theirs, "exiftool -json -r (metadata only)")
+    results.add("the same, against the decoding floor", ours, "s", floor2, f"heif-dec of the {len(undecorated)} thumbnail-less HEIFs, two at a time",
+                "within 1.1x of the floor", ours <= 1.1 * floor2)
+    results.add("import of the corpus again (every file known)", min(timings["camlib import (again: all known)"]), "s", theirs,
+                "exiftool -json -r (metadata only)")
+    results.add("peak memory of the import's process tree", peaks["camlib import (new library)"], "MB",
+                peaks["exiftool -json -r"], "exiftool")
 
     if args.files:
         with tempfile.TemporaryDirectory() as tmp:
@@ -179,6 +188,12 @@ def main():
         print(f"camlib is {other[0] / mine[0]:.2f}x exiftool's speed, {mine[0] / (big_floor / 2):.2f}x the floor split perfectly "
               f"over two cores, {mine[0] / big_floor2:.2f}x the floor run two at a time ({verdict})")
         print(f"peak memory of the import's process tree: {peak:.0f} MB (goal: under 300 MB: {'met' if peak < 300 else 'NOT met'})")
+        results.note(f"set: {count} files ({copies} copies of the corpus, each file made unique), {size:.0f} MB; one run")
+        results.add(f"import of {count} files into a new library", mine[0], "s", other[0], "exiftool -json -r (metadata only)")
+        results.add(f"the same, against the decoding floor", mine[0], "s", big_floor2, "heif-dec, two at a time",
+                    "within 1.1x of the floor", mine[0] <= 1.1 * big_floor2)
+        results.add(f"peak memory, {count} files", peak, "MB", goal="under 300 MB", met=peak < 300)
+    results.write()
 
 
 if __name__ == "__main__":

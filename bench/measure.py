@@ -1,6 +1,6 @@
 """Shared by the benchmarks: a release build of camlib, and timing a command with the
 peak resident memory of its whole process tree (camlib analyses in worker processes)."""
-import os, subprocess, sys, time
+import json, os, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -54,3 +54,48 @@ def measure(cmd, sample=True):
         peak = max(peak, tree_rss_kb(proc.pid))
         time.sleep(0.01)
     return time.perf_counter() - start, peak / 1024, proc.returncode
+
+
+class Results:
+    """What one run of a benchmark measured, kept as data: `bench/results/NAME.json`,
+    committed, from which `bench/report.py` makes the tables of docs/performance.md.
+    Each row is one measure: camlib's figure, and the peer's or the floor's from the
+    same run when there is one, the goal and whether it was met."""
+
+    def __init__(self, name, title):
+        self.name, self.title, self.rows, self.notes = name, title, [], []
+
+    def add(self, measure, camlib, unit, peer=None, peer_name=None, goal=None, met=None):
+        row = {"measure": measure, "camlib": round(camlib, 4), "unit": unit}
+        if peer is not None:
+            row.update(peer=round(peer, 4), peerName=peer_name, ratio=round(camlib / peer, 3) if peer else None)
+        if goal is not None:
+            row.update(goal=goal, met=bool(met))
+        self.rows.append(row)
+
+    def note(self, text):
+        self.notes.append(text)
+
+    def write(self):
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        model = ""
+        try:
+            with open("/proc/cpuinfo") as f:
+                model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+        except OSError:
+            pass
+        data = {
+            "benchmark": self.name, "title": self.title,
+            "date": time.strftime("%Y-%m-%d", time.gmtime()), "commit": commit,
+            "command": "bench/" + os.path.basename(sys.argv[0]) + "".join(" " + a for a in sys.argv[1:]),
+            "machine": {"cores": os.cpu_count(), "cpu": model},
+            "rows": self.rows, "notes": self.notes,
+        }
+        folder = os.path.join(ROOT, "bench", "results")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, self.name + ".json")
+        with open(path + ".part", "w") as f:
+            json.dump(data, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+        os.replace(path + ".part", path)
+        print(f"bench: results in {os.path.relpath(path, ROOT)}; bench/report.py puts them into docs/performance.md", file=sys.stderr)

@@ -13,7 +13,7 @@ for each size, in one run:
   - pages in one long-lived process (bench/CatalogBench: what the gallery server pays);
   - a month-sized listing (about 30,000 assets) next to a 50-asset page: peak memory;
   - importing 250 new files into an empty library and into the largest one.
-Goals (issue 12): at 1M, p95 under 100 ms per command, under 15 ms beyond start-up,
+Goals: at 1M, p95 under 100 ms per command, under 15 ms beyond start-up,
 catalog work within 2x of the sqlite3 floor; a page in the long-lived process under 15 ms;
 flat memory; import into the large library within 10% of an empty one.
 
@@ -27,7 +27,7 @@ import argparse, base64, datetime, hashlib, json, math, os, random, shutil, sqli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from measure import ROOT, build_camlib, measure  # noqa: E402
+from measure import ROOT, Results, build_camlib, measure  # noqa: E402
 import synthetic_library  # noqa: E402
 
 OUT = os.path.join(HERE, "out", "query")
@@ -157,7 +157,7 @@ def trace(camlib, args, lib):
         return ".output /dev/null\n" + f.read()
 
 
-def bench_size(camlib, catalog_bench, size, lib, runs, rng):
+def bench_size(camlib, catalog_bench, size, lib, runs, rng, results):
     catalog = os.path.join(lib, "catalog.sqlite")
     cmds = commands(size, rng)
     names = list(cmds)
@@ -196,11 +196,21 @@ def bench_size(camlib, catalog_bench, size, lib, runs, rng):
     print(f"worst p95 {worst['p95']:.1f} ms (goal < 100: {verdict(worst['p95'] < 100)}); "
           f"worst p95 beyond start-up {worst['beyond']:.1f} ms (goal < 15: {verdict(worst['beyond'] < 15)}); "
           f"worst catalog work vs floor {worst['ratio']:.1f}x (goal <= 2x: {verdict(worst['ratio'] <= 2)})")
+    at = f"{size:,} assets"
+    results.add(f"{at}: slowest listing, whole process, p95", worst["p95"], "ms", goal="under 100 ms", met=worst["p95"] < 100)
+    results.add(f"{at}: slowest listing beyond start-up, p95", worst["beyond"], "ms", goal="under 15 ms", met=worst["beyond"] < 15)
+    results.add(f"{at}: catalog work against the same SQL in sqlite3, worst of {len(names)} listings", worst["ratio"], "x",
+                goal="at most 2x", met=worst["ratio"] <= 2)
+    probe = "query --limit 50 --json"
+    if probe in times:
+        results.add(f"{at}: {probe}, p50 beyond start-up", max(pct(times[probe], 50) - s50, 0), "ms",
+                    max(pct(floors[probe], 50) - h50, 0.1), "its SQL in sqlite3")
 
     pages = subprocess.run([catalog_bench, lib, str(runs)], capture_output=True, text=True, check=True).stdout
     for line in pages.splitlines():
         p = json.loads(line)
         print(f"in one process: {p['name']:44} p50 {p['p50_ms']:6.1f} ms  p95 {p['p95_ms']:6.1f} ms  ({p['rows']} rows; goal < 15: {verdict(p['p95_ms'] < 15)})")
+        results.add(f"{at}: in one process, {p['name']}, p95", p["p95_ms"], "ms", goal="under 15 ms", met=p["p95_ms"] < 15)
 
     # A listing of about 30,000 assets: the busiest months in a row, up to that many.
     db = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
@@ -222,6 +232,8 @@ def bench_size(camlib, catalog_bench, size, lib, runs, rng):
     small = measure([camlib, "query", "--library", lib, "--limit", "50", "--json"])
     print(f"memory: query --json of ~{rows:,} assets ({since}..{until}): {big[1]:.1f} MB peak, {big[0]:.1f} s;  "
           f"--limit 50 --json: {small[1]:.1f} MB peak")
+    results.add(f"{at}: peak memory of query --json over ~{rows:,} assets", big[1], "MB", small[1], "a 50-asset page",
+                "flat (within 1.5x of a page)", big[1] <= 1.5 * small[1])
     return s50, h50
 
 
@@ -296,7 +308,7 @@ def make_new_files(count, folder, rng):
     return folder
 
 
-def bench_import(camlib, largest, count, rounds, rng):
+def bench_import(camlib, largest, count, rounds, rng, results):
     with tempfile.TemporaryDirectory(dir=OUT) as tmp:
         files = make_new_files(count, os.path.join(tmp, "files"), rng)
         empty, large = [], []
@@ -319,6 +331,8 @@ def bench_import(camlib, largest, count, rounds, rng):
         e, l = sorted(empty)[len(empty) // 2], sorted(large)[len(large) // 2]
         print(f"import of {count} new files: into an empty library {e:.2f} s, into the {os.path.basename(largest)} library {l:.2f} s "
               f"(median of {rounds}): {100 * (l / e - 1):+.1f}% (goal: within 10%: {'met' if l <= e * 1.1 else 'NOT met'})")
+        results.add(f"import of {count} new files into the {os.path.basename(largest)} library", l, "s", e, "into an empty library",
+                    "within 1.1x", l <= e * 1.1)
 
 
 def main():
@@ -338,13 +352,16 @@ def main():
     libs = libraries(camlib, sizes)
     rng = random.Random(7)
     print(f"{os.cpu_count()} cores; {args.runs} runs of each, interleaved; {datetime.date.today()}")
+    results = Results("query", "Catalog: query and show")
+    results.note(f"{args.runs} runs of each listing, interleaved with `camlib --version`; the catalog in the page cache")
     for n in sizes:
         print(f"\n== {n:,} assets ==")
-        startups = bench_size(camlib, catalog_bench, n, libs[n], args.runs, rng)
+        startups = bench_size(camlib, catalog_bench, n, libs[n], args.runs, rng, results)
         bench_cold(camlib, catalog_bench, n, libs[n], args.cold_runs, rng, startups)
     if args.import_rounds > 0:
         print()
-        bench_import(camlib, libs[max(sizes)], args.import_files, args.import_rounds, rng)
+        bench_import(camlib, libs[max(sizes)], args.import_files, args.import_rounds, rng, results)
+    results.write()
 
 
 if __name__ == "__main__":

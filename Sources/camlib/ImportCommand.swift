@@ -144,5 +144,5 @@ struct ImportCommand: ParsableCommand {
 }
 
 extension ImportCommand: JSONDescribed {
-    static let jsonFields = "the import's summary (see README.md)"
+    static let jsonFields = "the import's report (docs/reference/json.md)"
 }

@@ -54,5 +54,5 @@ struct QueryCommand: ParsableCommand {
 }
 
 extension QueryCommand: JSONDescribed {
-    static let jsonFields = "an array of assets (see README.md for the fields)"
+    static let jsonFields = "an array of assets (docs/reference/json.md has the fields)"
 }

@@ -22,7 +22,7 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 MEDIA = (ROOT / ".." / "shared" / "media").resolve()
 CAMLIB = Path(os.environ.get("CAMLIB", ROOT / ".build" / "debug" / "camlib"))
-# Where the tests leave screenshots; CAMLIB_SCREENSHOTS=docs/screenshots refreshes the README's.
+# Where the tests leave screenshots; CAMLIB_SCREENSHOTS=docs/screenshots refreshes the documentation's.
 SHOTS = Path(os.environ.get("CAMLIB_SCREENSHOTS", ROOT / "Tests" / "Browser" / "out"))
 HOSTILE_NAME = "<img src=x onerror=alert(1)>.jpg"
 FOLDERS = ["apple-live-photo", "apple-portrait-heic", "apple-portrait-jpeg", "orientation", "android-depth-motion"]

@@ -2,7 +2,7 @@ import Containers
 import Foundation
 
 /// One asset as `camlib query --json` and `camlib show --json` print it. This is a public
-/// contract (see README.md): names are kept; fields are only ever added.
+/// contract (docs/reference/json.md): names are kept; fields are only ever added.
 public struct AssetDescription: Codable, Sendable, Equatable {
     public struct Pairing: Codable, Sendable, Equatable {
         public var rule: PairingRule

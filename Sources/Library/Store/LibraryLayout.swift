@@ -2,7 +2,7 @@ import Containers
 import Foundation
 
 /// Where each file of a library lives, relative to its folder. The one place that knows
-/// the layout README.md ("The library on disk") describes:
+/// the layout docs/reference/library-layout.md describes:
 ///
 /// ```
 /// catalog.sqlite
