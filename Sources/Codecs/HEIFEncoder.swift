@@ -147,15 +147,12 @@ public enum HEIFEncoder {
         return encoder
     }
 
-    /// x265's speed for a still. The preset: for a 12-megapixel photo on two cores,
-    /// libheif's default "slow" takes 20 s, "fast" 9 s, "ultrafast" under 4 s (measured;
-    /// x265 is three quarters of an edit's time); camlib renders with "ultrafast" at a
+    /// x265's speed for a still. The preset: x265 is most of an edit's time, and
+    /// "ultrafast" takes a fifth of libheif's default "slow"; camlib renders with it at a
     /// higher quality setting than libheif's default of 50. Then RD level 1 in place of
     /// the preset's 2: a picture coded whole as one intra frame has its block sizes chosen
-    /// by their SA8D cost rather than by coding each candidate. On IMG_3582's 24-megapixel
-    /// still at quality 60 (heif-enc, 2 cores) that takes 8% less of x265's time for the
-    /// same bytes (0.4% fewer) and the same SSIM (0.98726 against 0.98734); on its comic
-    /// render, 7% less for the same bytes and SSIM.
+    /// by their SA8D cost rather than by coding each candidate, which saves time for the
+    /// same bytes and SSIM (figures in docs/performance.md).
     static func setSpeed(of encoder: OpaquePointer, preset: String) throws {
         try check(heif_encoder_set_parameter_string(encoder, "preset", preset), "choosing the x265 preset")
         // libheif's x265 plugin hands parameters named "x265:…" to x265 as they are.

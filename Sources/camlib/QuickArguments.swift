@@ -6,9 +6,9 @@ import Library
 /// unless it repeats. Anything else (help, a mistake, `--option=value`, a value starting
 /// with `-`) is left to ArgumentParser, so what camlib prints is the same either way.
 ///
-/// Why: a listing's own work at a million assets is 3–5 ms of SQL; ArgumentParser, which
-/// builds each command's arguments by reflection, cost about 19 M instructions (4–5 ms)
-/// of every such process before that work began. ArgumentParser stays the definition:
+/// Why: a listing's own work at a million assets is a few milliseconds of SQL, and
+/// ArgumentParser, which builds each command's arguments by reflection, cost about as much
+/// again before that work began (docs/performance.md). ArgumentParser stays the definition:
 /// the tests compare this reading with its reading of the same arguments, and the options
 /// known here with the ones its help lists.
 enum QuickArguments {

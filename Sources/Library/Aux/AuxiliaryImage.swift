@@ -115,8 +115,8 @@ extension AuxiliaryEncoding {
 /// as JSON (type, urn, source, file, bitDepth, encoding: what `aux list --json` prints).
 /// 10- and 12-bit images are scaled to the full 16-bit range, sBIT recording their depth.
 enum AuxiliaryPNG {
-    /// zlib level 1: measured on the corpus, a whole import takes 2.3 s instead of 2.7 s
-    /// (level 3) for 5% more bytes; aux PNGs are derived and can be rebuilt.
+    /// zlib level 1: much faster than level 3 for a few percent more bytes, and aux PNGs
+    /// are derived and can be made again (docs/performance.md).
     static let compressionLevel = 1
 
     /// What an image is, for its text chunks.

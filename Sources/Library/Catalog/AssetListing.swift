@@ -35,9 +35,9 @@ struct AssetListing {
 
     /// How many more candidates a date range may have than the threshold. Its candidates
     /// are a covering index's consecutive entries, cheap to read and sort, while the
-    /// matches a scan of another order looks for are seldom spread evenly: a month sorted
-    /// by name, at a million assets, scanned 12 ms of the name index for 50 assets, where
-    /// reading its 10,572 entries and sorting them took 3 ms.
+    /// matches a scan of another order looks for are seldom spread evenly (a month sorted
+    /// by name: reading and sorting the month beat scanning the name index by 4x;
+    /// docs/performance.md).
     static let coveredRangeFactor = 4
 
     init(query: AssetQuery, threshold: Int? = nil, rowsPerAsset: Int = 3) {
@@ -68,8 +68,7 @@ struct AssetListing {
         // few assets a user has put there, none of them in the summary's indexes.
         let candidates = query.trashed ? [] : filters.drivers(sort: query.sort)
         // An inexact candidate (weight over 1) is not counted once one that tests its filter
-        // exactly (`replaces` it) is few enough: `IMG_35*` at a million assets spent 4 ms
-        // counting 3,571 assets holding `_35` and `g_3` after its names' range was found small.
+        // exactly (`replaces` it) is few enough: counting it then costs more than it saves.
         for (candidate, conditions) in candidates where !(candidate.weight > 1 && driver?.candidate.replaces != nil) {
             let limit = candidate.covering == nil ? threshold / candidate.weight : threshold * Self.coveredRangeFactor
             let count = try SQLRequest<Int>(literal: "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1))", cached: true).fetchOne(db) ?? 0
@@ -82,8 +81,7 @@ struct AssetListing {
         let dated = order.sort == .captured && (query.since != nil || query.until != nil)
         for segment in order.segments(after: query.after) where !(dated && segment.withoutKey) {
             // Started from a filter, the assets without the key are its candidates read
-            // again; the order's index tells at once whether there are any at all (a month
-            // by name, at a million assets: 2.7 ms to find none of its 10,572).
+            // again; the order's index tells at once whether there are any at all.
             if segment.withoutKey, driver != nil, !query.trashed,
                 try SQLRequest<Bool>(literal: "SELECT EXISTS (SELECT 1 FROM asset_summary s \(order.index) WHERE \(order.key) IS NULL)", cached: true)
                     .fetchOne(db) != true
@@ -236,9 +234,8 @@ struct AssetListing {
             /// the subquery gives.
             var covering: Covering?
             /// What one candidate costs, in candidates of an exact filter: a name's run of
-            /// three characters gives files that merely hold it, each read and tested
-            /// (`IMG_35*` at a million assets: 6,500 assets with `_35` took 21 ms, its
-            /// 7,124 names from the name index 7 ms).
+            /// three characters gives files that merely hold it, each read and tested, so
+            /// each costs about three of a name's range.
             var weight = 1
         }
 
@@ -449,7 +446,7 @@ struct AssetListing {
         /// For a name pattern that starts with plain ASCII text: the range of lower-case
         /// names starting with it (`IMG_35*` → `img_35` up to `img_36`).
         /// `whole`: the range is the pattern (`IMG_35*`, a literal start and one `*`), no
-        /// GLOB needed on the names in it (1 ms of 7,124 names at a million assets).
+        /// GLOB needed on the names in it.
         static func nameRange(_ pattern: String) -> (low: String, high: String, whole: Bool)? {
             let literal = pattern.lowercased().prefix { !"*?[".contains($0) }
             guard let last = literal.last, literal.allSatisfy({ $0.isASCII }), let code = last.asciiValue, code < 0x7F else { return nil }

@@ -4,11 +4,10 @@ internal import CMalloc
 /// few working planes of several megabytes and frees them again. By default glibc maps
 /// each such block from the kernel and unmaps it when freed (its threshold for that starts
 /// at 128 KB and moves only after a free), so every frame's planes came back as fresh
-/// pages to fault in and clear: an edit of a 55-frame 1920x1440 video took 371,000 page
-/// faults and 9.7 CPU seconds; with blocks of up to 64 MB kept in the heap and the heap
-/// trimmed only past 256 MB free, 78,000 and 8.9 (measured, 2026-11-24). Larger blocks (a
-/// still's whole picture) are still mapped and given back when freed, so a 200-megapixel
-/// edit's peak does not grow.
+/// pages to fault in and clear. Blocks of up to 64 MB are kept in the heap, and the heap
+/// trimmed only past 256 MB free (a fifth of the page faults, and less CPU; see
+/// docs/performance.md). Larger blocks (a still's whole picture) are still mapped and given
+/// back when freed, so a 200-megapixel edit's peak does not grow.
 enum RenderAllocation {
     private static let tuned: Void = {
         // mallopt returns 0 for a setting it refuses; the default then stays, which is slower, not wrong.

@@ -105,10 +105,9 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
         environment["SWIFT_BACKTRACE"] = "enable=no"
         // Decoding allocates tens of MB per image. glibc gives each thread that
         // allocates (libheif's and FFmpeg's decoding threads) an arena of its own, and each
-        // arena kept its largest image's worth: two workers grew to 210 MB each on a
-        // 560-file set. One arena, large buffers (4 MB and up) mapped and unmapped for
-        // each image, smaller ones kept for the next file (trim at 512 MB): 280 MB for the
-        // whole import instead of 465, in the same time (bench/import.py --files).
+        // arena kept its largest image's worth. One arena, large buffers (4 MB and up)
+        // mapped and unmapped for each image, smaller ones kept for the next file (trim at
+        // 512 MB): the import's memory falls by about two fifths, in the same time.
         environment["GLIBC_TUNABLES"] = "glibc.malloc.arena_max=1:glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=536870912"
         p.environment = environment
         try p.run()

@@ -24,8 +24,7 @@ struct IDList {
     ///
     /// Read row by row with `init(row:)` rather than through `Record.fetchAll`: that makes a
     /// `RecordCursor<Record>`, and the first use of each such generic type costs the Swift
-    /// runtime a scan of every protocol conformance in the process (about 45 µs on this
-    /// binary) to check `Record: FetchableRecord`, once per record type and process. A
+    /// runtime a scan of every protocol conformance in the process to check `Record: FetchableRecord`, once per record type and process. A
     /// listing reads seven record types, and a `camlib query` process lives a few ms.
     func fetchAll<Record: FetchableRecord>(_ type: Record.Type, _ db: Database, sql: (String) -> String) throws -> [Record] {
         let rows = try Row.fetchCursor(db.cachedStatement(sql: sql(placeholders)), arguments: arguments)
