@@ -2,8 +2,8 @@
 import PackageDescription
 
 // camlib: a camera and photo library for Linux. The folders under Sources/ are the
-// architecture of ../shared/DESIGN.md: C wrappers -> Imaging -> Containers -> Codecs
-// -> Capture, Library -> the camlib executable.
+// modules of docs/architecture.md: C wrappers -> Imaging -> Containers -> Codecs
+// -> Capture, Library -> Gallery -> the camlib executable.
 // Pixel loops (rendering the virtual scene, merging frames, filters) are 20-50x slower
 // unoptimised, which made debug builds - `swift run`, `swift test` - too slow to capture
 // or edit at camera sizes. These modules are optimised in every configuration.
@@ -25,6 +25,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // `swift package generate-documentation --target Library`: the DocC catalog of
+        // CamlibLibrary (Sources/Library/Library.docc). A command plugin: nothing of it
+        // is built into camlib.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries from Debian: module maps and shims only.

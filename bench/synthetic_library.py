@@ -206,7 +206,9 @@ def grow(seed_catalog, catalog, assets, rng_seed=12):
             if x["path"] is not None:
                 still = sha[x["resource_id"]]
                 new["path"] = f"derived/aux/{still[:2]}/{still}/{os.path.basename(x['path'])}"
-                new["sha256"] = "%064x" % rng.getrandbits(256)
+                # A PNG made already has its sha256 (and bytes); one made on demand, none yet.
+                if x["sha256"] is not None:
+                    new["sha256"] = "%064x" % rng.getrandbits(256)
             batch["aux_image"].append(tuple(new[c] for c in cols["aux_image"]))
         for a in t["adjustment"]:
             new = dict(a, id=aid[a["id"]], asset_id=asset_id, extends_id=aid.get(a["extends_id"]),

@@ -5,9 +5,9 @@ import GRDB
 import Imaging
 
 /// `camlib aux attach`: a depth map or matte (a PNG) added to a photo, the photo's coded
-/// data untouched: to a HEIC as an auxiliary item (see ``HEIFAuxiliaryWriter``), to a JPEG
+/// data untouched: to a HEIC as an auxiliary item (see `HEIFAuxiliaryWriter` in Codecs), to a JPEG
 /// as an MPF image with Apple's `apdi` XMP, as iPhone Portrait JPEGs carry theirs (see
-/// ``JPEGAuxiliaryWriter``). Every result is read back before it is kept: the new image
+/// `JPEGAuxiliaryWriter`). Every result is read back before it is kept: the new image
 /// must be there as the type it was given, a lossless attach must give back exactly the
 /// samples it was given, and the photo must be what it was.
 public enum AuxiliaryAttacher {

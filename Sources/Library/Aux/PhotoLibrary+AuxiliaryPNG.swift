@@ -12,7 +12,7 @@ import GRDB
 extension PhotoLibrary {
     /// The PNG of the auxiliary image `id` (an `aux_image` row), made now when it is not
     /// there or does not hold the bytes recorded. A library on read-only storage gets
-    /// it in the user's cache instead (``displayLayout()``), and its row stays as it is.
+    /// it in the user's cache instead (`displayLayout()`), and its row stays as it is.
     /// Throws an ``AuxiliaryError`` naming the asset and its file when the image cannot
     /// be decoded; the row then says why, and its path is cleared, as import did for
     /// images it could not decode.

@@ -6,7 +6,7 @@ import GRDB
 /// `DatabaseMigrator`, which records them in its `grdb_migrations` table).
 ///
 /// Every read and write of the catalog goes through ``read(_:)`` and ``write(_:)``; the
-/// SQL itself lives with the records of `Catalog/Records/` and in ``AssetListing``.
+/// SQL itself lives with the records of `Catalog/Records/` and in `AssetListing`.
 public final class Catalog: Sendable {
     /// How the catalog was opened.
     public enum Access: Sendable, Equatable {

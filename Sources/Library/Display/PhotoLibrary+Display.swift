@@ -33,7 +33,7 @@ extension PhotoLibrary {
     /// A file a browser can show, made from the asset's still or movie `resource` (an
     /// original or an edit's render): made once, when first asked for, and kept under
     /// derived/ (so it can always be made again; for a library on read-only storage, in a
-    /// cache folder of this user's, ``displayLayout``). Only the asset's own stills and
+    /// cache folder of this user's, `displayLayout`). Only the asset's own stills and
     /// movies are served, whatever the ids asked for.
     public func displayFile(asset: Int64, resource: Int64, kind: DisplayKind) throws -> DisplayFile {
         try displayFile(asset: asset, resource: resource, kind: kind, making: true)!

@@ -4,7 +4,7 @@ import Foundation
 
 /// camlib's own adjustment: filter steps applied to the original, and auxiliary images
 /// attached with `camlib aux attach`. Stored as JSON with sorted keys: `{"steps": […]}`
-/// (format version 1, a ``FilterRecipe``), plus `"attachments"` when there are any
+/// (format version 1, a `FilterRecipe` of the Filters module), plus `"attachments"` when there are any
 /// (format version 2).
 public struct CamlibRecipe: Codable, Sendable, Equatable {
     public var steps: [FilterStep]

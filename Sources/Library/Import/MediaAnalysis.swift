@@ -10,7 +10,7 @@ public struct MediaAnalysis: Codable, Sendable, Equatable {
     public var sha256: String
     /// The original's bytes, copied into the library's tmp/ folder, read-only, waiting
     /// to be linked into originals/. Like every file an analysis stages, not fsynced yet:
-    /// the import does that just before it links them (``makeStagedFilesDurable()``).
+    /// the import does that just before it links them (`makeStagedFilesDurable()`).
     public var stagedCopy: String
     public var metadata: MediaMetadata
     /// A JPEG written to the library's tmp/ folder, or nil when none could be made.

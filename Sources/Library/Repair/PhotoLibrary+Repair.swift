@@ -36,11 +36,11 @@ extension PhotoLibrary {
     /// file (thumbnails, Motion Photo movies and posters) again from the file it was made
     /// from, by the same analysis import runs, and auxiliary images' PNGs as when they
     /// are first asked for (``auxiliaryPNG(_:)``), and every
-    /// browsers' copy whose structure is broken (``damaged(_:)``) by the gallery's
+    /// browsers' copy whose structure is broken (`damaged(_:)`) by the gallery's
     /// code; deletes files under `derived/` that no row names, and moves those under `originals/` to
     /// `lost+found/TIME/` (a file no row names is never taken for the library's, but
     /// it is not deleted either). camlib's own renders are rendered again from their
-    /// recipes (``rerender(_:dryRun:)``). Damaged originals are reported, not mended.
+    /// recipes (`rerender(_:dryRun:)`). Damaged originals are reported, not mended.
     /// `progress` hears files made again of files to make.
     public func repair(dryRun: Bool = false, progress: (Int, Int) -> Void = { _, _ in }) throws -> RepairReport {
         var report = RepairReport(dryRun: dryRun)
