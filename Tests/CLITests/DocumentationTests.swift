@@ -52,6 +52,28 @@ struct DocumentationTests {
         }
     }
 
+    @Test func theCommandReferenceNamesOnlyOptionsTheCommandsHave() throws {
+        var byCommand: [String: Set<String>] = [:]
+        for (command, option) in try Self.options() { byCommand[command, default: []].insert(option) }
+        let reference = try Self.read("docs/reference/commands.md")
+        let option = try NSRegularExpression(pattern: "`(-{1,2}[a-z][a-z0-9-]*)")
+        for section in reference.components(separatedBy: "\n## ").dropFirst() {
+            let heading = String(section.prefix { $0 != "\n" })
+            let commands = heading.split(separator: ",").map { "camlib " + $0.trimmingCharacters(in: .whitespaces) }
+            // A group (`album`) stands for its subcommands.
+            let known = byCommand.filter { entry in commands.contains { entry.key == $0 || entry.key.hasPrefix($0 + " ") } }
+                .values.reduce(into: Set<String>()) { $0.formUnion($1) }
+            #expect(commands.allSatisfy { byCommand[$0] != nil }, "docs/reference/commands.md: no command \(heading)")
+            for line in section.components(separatedBy: "\n") where line.hasPrefix("|") {
+                for match in option.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+                    let name = String(line[Range(match.range(at: 1), in: line)!])
+                    guard name.hasPrefix("--") else { continue }
+                    #expect(known.contains(name), "docs/reference/commands.md names \(name) under \(heading), which has no such option")
+                }
+            }
+        }
+    }
+
     /// The part of the catalog reference that documents `name`: the section whose
     /// heading names it, else the section with a table row that names it first.
     static func documentation(of name: String, in reference: String) -> String? {
