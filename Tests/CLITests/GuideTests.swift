@@ -13,7 +13,9 @@ import TestSupport
 /// order, with numbers and hashes free to differ (times, sizes, dates); `…` stands for
 /// lines left out. `# exit N` at the end of a command says the status it ends with;
 /// otherwise it must succeed. `camlib serve` in the foreground runs for five seconds.
-@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+/// Pages run one after another: nine imports and captures at once would starve the
+/// tests that time a camera's frames.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage), .serialized)
 struct GuideTests {
     static let folder = Media.packageRoot.appendingPathComponent("docs/guide")
 
