@@ -26,8 +26,7 @@ struct ImportInputs {
         let current = RawPath.current
         var seen = Set<RawPath>()
         for given in paths {
-            let expanded = given.hasPrefix("~") ? (given as NSString).expandingTildeInPath : given
-            let raw = (RawPath.commandLine(given) ?? RawPath(expanded)).absolute(from: current)
+            let raw = RawPath.given(given).absolute(from: current)
             var info = stat()
             guard raw.withCString({ stat($0, &info) }) == 0 else {
                 let message = errno == ENOENT ? "no such file or folder" : String(cString: strerror(errno))

@@ -43,8 +43,7 @@ public final class Importer: Sendable {
     /// Whether `path`, as given (on the command line, where it need not be UTF-8), names
     /// a file or folder.
     public static func exists(_ path: String) -> Bool {
-        let expanded = path.hasPrefix("~") ? (path as NSString).expandingTildeInPath : path
-        return (RawPath.commandLine(path) ?? RawPath(expanded)).withCString { access($0, F_OK) } == 0
+        RawPath.given(path).withCString { access($0, F_OK) } == 0
     }
 
     public func run(paths: [String], progress: (ImportProgress) -> Void = { _ in }) throws -> ImportReport {

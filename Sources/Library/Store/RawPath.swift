@@ -123,5 +123,11 @@ struct RawPath: Hashable, Comparable, Sendable {
         return nil
     }
 
+    /// A path as the user gave it: its bytes from the command line when Swift could not
+    /// keep them, a leading `~` expanded.
+    static func given(_ argument: String) -> RawPath {
+        commandLine(argument) ?? RawPath(argument.hasPrefix("~") ? (argument as NSString).expandingTildeInPath : argument)
+    }
+
     static func < (a: RawPath, b: RawPath) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }
 }
