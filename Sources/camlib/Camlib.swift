@@ -19,7 +19,7 @@ struct Camlib: ParsableCommand {
         subcommands: [
             CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
             ExportCommand.self, TrashCommand.self, RestoreCommand.self, VerifyCommand.self, RepairCommand.self,
-            FavoriteCommand.self, AlbumCommand.self, KeywordCommand.self, ServeCommand.self,
+            FavoriteCommand.self, AlbumCommand.self, KeywordCommand.self, ServeCommand.self, WorkerCommand.self, JobsCommand.self,
             AnalyzeWorkerCommand.self, DisplayWorkerCommand.self, RenderReferenceCommand.self,
         ])
 

@@ -25,6 +25,15 @@ extension PhotoLibrary {
     /// becomes the current version. With `extending`, the current camlib adjustment's
     /// steps come first (the way PhotoKit resumes an edit it can handle).
     public func edit(asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void = { _ in }) throws -> EditResult {
+        try edit(asset: asset, steps: steps, extending: extending, progress: progress, fence: nil)
+    }
+
+    /// ``edit(asset:steps:extending:progress:)`` whose rows are committed only when
+    /// `fence` (run last in the edit's transaction) does not throw: a render job's
+    /// "done while my lease holds".
+    func edit(
+        asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void, fence: ((Database) throws -> Void)?
+    ) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
         RenderAllocation.prepare()
         let current = try catalog.read { db in
@@ -46,7 +55,7 @@ extension PhotoLibrary {
         let attachments = currentRecipe?.attachments ?? []
         let recipe = CamlibRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps, attachments: attachments)
         let extendsID: Int64? = extending || !attachments.isEmpty ? current?.id : nil
-        return try render(description, recipe: recipe, extending: extendsID, progress: progress)
+        return try render(description, recipe: recipe, extending: extendsID, progress: progress, fence: fence)
     }
 
     /// The current edit rendered again when it has lost its renders (`camlib repair`): its
@@ -69,7 +78,7 @@ extension PhotoLibrary {
     /// becomes current, or with `renderingFor`, as the renders of that adjustment.
     func render(
         _ description: AssetDescription, recipe: CamlibRecipe, extending extendsID: Int64?, renderingFor existing: Int64? = nil,
-        progress: @escaping (EditProgress) -> Void = { _ in }
+        progress: @escaping (EditProgress) -> Void = { _ in }, fence: ((Database) throws -> Void)? = nil
     ) throws -> EditResult {
         let asset = description.id
         let stillResource = description.resources.first { $0.role == .photo }
@@ -81,7 +90,8 @@ extension PhotoLibrary {
         // A Motion Photo's movie (cut out on import) is rendered and put back inside the still.
         let motionMovie = description.kind == .motion ? description.resources.first { $0.role == .pairedVideo } : nil
         if let videoResource {
-            return try editVideo(asset: asset, video: videoResource, recipe: recipe, extending: extendsID, renderingFor: existing, progress: progress)
+            return try editVideo(
+                asset: asset, video: videoResource, recipe: recipe, extending: extendsID, renderingFor: existing, progress: progress, fence: fence)
         }
         let still = stillResource!
         let auxiliarySource = recipe.attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
@@ -153,6 +163,7 @@ extension PhotoLibrary {
                 }
                 try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), existing: existing, db)
+                try fence?(db)
                 return EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path },
                     warnings: render.warnings + Self.heavier("still", staged.bytes, than: still)
@@ -168,7 +179,7 @@ extension PhotoLibrary {
     /// the sound, metadata and orientation; it becomes the current version.
     func editVideo(
         asset: Int64, video: AssetDescription.Resource, recipe: CamlibRecipe, extending: Int64?, renderingFor existing: Int64? = nil,
-        progress: @escaping (EditProgress) -> Void
+        progress: @escaping (EditProgress) -> Void, fence: ((Database) throws -> Void)? = nil
     ) throws -> EditResult {
         let file = try EditError.naming(asset: asset, video) {
             try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
@@ -185,6 +196,7 @@ extension PhotoLibrary {
                     file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
                     published: &published, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extending, renders: [render], existing: existing, db)
+                try fence?(db)
                 return EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: Self.heavier("movie", file.bytes, than: video))
             }

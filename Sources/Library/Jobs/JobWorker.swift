@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+
+/// Runs jobs in this process, one at a time, until stopped (or, `untilIdle`, until none of
+/// its kinds waits or runs): claims the next, renews its lease from a thread of its own
+/// (so a long render cannot starve it), does the work and records it, fenced by the
+/// lease. `camlib worker` runs one in each of its child processes.
+public final class JobWorker: Sendable {
+    public struct Options: Sendable {
+        public var kinds: [JobKind]
+        /// Only jobs made together as this batch.
+        public var batch: String?
+        /// Returns once no job of its kinds (and batch) waits or runs.
+        public var untilIdle: Bool
+        /// How often an idle worker looks for work.
+        public var pollInterval: TimeInterval
+
+        public init(kinds: [JobKind] = JobKind.allCases, batch: String? = nil, untilIdle: Bool = false, pollInterval: TimeInterval = 0.1) {
+            self.kinds = kinds
+            self.batch = batch
+            self.untilIdle = untilIdle
+            self.pollInterval = pollInterval
+        }
+    }
+
+    /// What the worker did, as it did it.
+    public enum Event: Sendable {
+        case started(Job)
+        case done(Job, warnings: [String], seconds: Double)
+        /// The attempt failed; the job is left `state` (available again, or failed).
+        case failed(Job, message: String, state: JobState?)
+        /// The lease was lost while the job ran: nothing of its work was recorded.
+        case leaseLost(Job)
+    }
+
+    public let library: PhotoLibrary
+    public let options: Options
+    public let identity: WorkerIdentity
+    private let stopping = Atomic<Bool>(false)
+    private let current = Mutex<JobLease?>(nil)
+    private let leaseKept = Atomic<Bool>(true)
+    private let wake = DispatchSemaphore(value: 0)
+
+    public init(library: PhotoLibrary, options: Options = Options(), identity: WorkerIdentity = .current) {
+        self.library = library
+        self.options = options
+        self.identity = identity
+    }
+
+    /// Finishes the job running now, then returns from ``run(events:)``.
+    public func stop() {
+        stopping.store(true, ordering: .relaxed)
+        wake.signal()
+    }
+
+    public var isStopping: Bool { stopping.load(ordering: .relaxed) }
+
+    /// The job running now, if any.
+    public var runningJob: JobLease? { current.withLock { $0 } }
+
+    /// Runs jobs until stopped, or until idle with `untilIdle`.
+    public func run(events: @escaping @Sendable (Event) -> Void = { _ in }) throws {
+        try library.registerWorker(identity, kinds: options.kinds)
+        defer { try? library.unregisterWorker(identity) }
+        let heartbeat = Heartbeat(worker: self)
+        defer { heartbeat.stop() }
+        var lastRescue = Date.distantPast
+        while !isStopping {
+            if Date().timeIntervalSince(lastRescue) > 5 {
+                try library.rescueJobs(host: identity.host)
+                lastRescue = Date()
+            }
+            // Read first (a read never waits for a writer): claim only when a job waits.
+            let wait = try library.secondsUntilJob(kinds: options.kinds, batch: options.batch)
+            if wait == 0, let lease = try library.claimJob(kinds: options.kinds, batch: options.batch, worker: identity) {
+                run(lease, events: events)
+                continue
+            }
+            if options.untilIdle, try !library.hasJobs(kinds: options.kinds, batch: options.batch) { break }
+            _ = wake.wait(timeout: .now() + min(options.pollInterval, max(0.01, wait ?? options.pollInterval)))
+        }
+    }
+
+    private func run(_ lease: JobLease, events: @Sendable (Event) -> Void) {
+        current.withLock { $0 = lease }
+        leaseKept.store(true, ordering: .relaxed)
+        defer { current.withLock { $0 = nil } }
+        try? library.renewLeases([lease], worker: identity)
+        events(.started(lease.job))
+        let started = Date()
+        let lastReport = Mutex(Date.distantPast)
+        do {
+            let warnings = try library.runJob(lease) { [library] progress in
+                // At most twice a second: each is a write.
+                let due = lastReport.withLock { last in
+                    guard Date().timeIntervalSince(last) >= 0.5 else { return false }
+                    last = Date()
+                    return true
+                }
+                if due { try? library.reportProgress(lease, progress) }
+            }
+            events(.done(lease.job, warnings: warnings, seconds: Date().timeIntervalSince(started)))
+        } catch let failure as JobFailure where failure.leaseLost || !leaseKept.load(ordering: .relaxed) {
+            events(.leaseLost(lease.job))
+        } catch let failure as JobFailure {
+            let state = try? library.failJob(lease, error: failure.message, retry: failure.retry)
+            events(.failed(lease.job, message: failure.message, state: state ?? nil))
+        } catch {
+            let message = "\(lease.job.kind.noun) of asset \(lease.job.asset): \(error)"
+            let state = try? library.failJob(lease, error: message)
+            events(.failed(lease.job, message: message, state: state ?? nil))
+        }
+    }
+
+    /// Renews the running job's lease every third of its length, and says the worker
+    /// is alive when it is idle.
+    private final class Heartbeat: Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private let finished = DispatchSemaphore(value: 0)
+
+        init(worker: JobWorker) {
+            let interval = Double(PhotoLibrary.leaseSeconds) / 3
+            let thread = Thread { [done, finished] in
+                while done.wait(timeout: .now() + interval) == .timedOut {
+                    let lease = worker.runningJob
+                    if let held = try? worker.library.renewLeases(lease.map { [$0] } ?? [], worker: worker.identity), let lease,
+                        !held.contains(lease.token)
+                    {
+                        worker.leaseKept.store(false, ordering: .relaxed)
+                    }
+                }
+                finished.signal()
+            }
+            thread.name = "camlib.job-heartbeat"
+            thread.start()
+        }
+
+        func stop() {
+            done.signal()
+            finished.wait()
+        }
+    }
+}
