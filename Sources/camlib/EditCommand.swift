@@ -24,6 +24,7 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter comic
               camlib edit 12 --filter noir --filter vignette:strength=0.4
               camlib edit 12 --add-filter vignette      (extends the current edit)
+              camlib edit 12 --filter comic --queue     (a job for `camlib worker`)
 
             HEIC stays HEIC (orientation, Exif, colour profile, auxiliary images and
             gain map kept); AVIF stays AVIF; JPEG stays JPEG (with its MPF images and a new
@@ -52,6 +53,9 @@ struct EditCommand: ParsableCommand {
         name: .customLong("add-filter"), help: ArgumentHelp("A filter appended to the current edit's recipe; repeatable.", valueName: "name[:key=value,...]"),
         transform: FilterStep.init(parsing:))
     var addFilter: [FilterStep] = []
+
+    @Flag(help: "Record the edit as a render job and return at once; camlib worker or camlib serve renders it.")
+    var queue = false
 
     @OptionGroup var output: JSONOutput<EditCommand>
 
@@ -86,6 +90,7 @@ struct EditCommand: ParsableCommand {
     static let cpuSeconds: rlim_t = 4 * 3600
 
     func run() throws {
+        if queue { return try runQueued() }
         // The gallery runs this command as its child already; on the command line the
         // edit runs in a child of its own, so a file that crashes a decoder ends with a
         // clear error naming it.
@@ -112,6 +117,29 @@ struct EditCommand: ParsableCommand {
             for r in result.renders { print("  rendered \(r)") }
         }
         for w in result.warnings { Terminal.error("camlib: asset \(id): \(w)") }
+    }
+
+    /// `--queue`: the render as a job, one waiting per asset (a newer recipe replaces a
+    /// waiting one's).
+    func runQueued() throws {
+        let library = try libraryOptions.open(.write)
+        let id = try library.findAsset(asset)
+        let extending = !addFilter.isEmpty
+        let steps = extending ? addFilter : filter
+        let job = try library.enqueue([
+            NewJob(kind: .render, asset: id, arguments: RenderJobArguments(steps: steps, extending: extending).json, dedupeKey: "render:\(id)")
+        ])[0]
+        if output.json {
+            print(try Terminal.json(Queued(asset: id, job: job, recipe: Recipe(steps: steps, attachments: []))))
+        } else {
+            print("Asset \(id): \(steps.map(\.description).joined(separator: " → ")) queued as job \(job); `camlib worker` renders it (`camlib jobs`).")
+        }
+    }
+
+    struct Queued: Encodable {
+        var asset: Int64
+        var job: Int64
+        var recipe: Recipe
     }
 
     /// Touched by the movie's thread only.
@@ -144,5 +172,6 @@ struct EditCommand: ParsableCommand {
 }
 
 extension EditCommand: JSONDescribed {
-    static let jsonFields = "{asset, adjustmentId, recipe: {steps: [{name, parameters}], attachments: [type]}, renders, warnings}"
+    static let jsonFields =
+        "{asset, adjustmentId, recipe: {steps: [{name, parameters}], attachments: [type]}, renders, warnings}; with --queue, {asset, job, recipe}"
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Library
+import Synchronization
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,6 +18,15 @@ struct ImportCommand: ParsableCommand {
             wherever and whenever each half is imported, or - for files without one - by
             name in the same folder. Apple sidecars (IMG_1234.AAE, IMG_O1234.AAE) and rendered
             edits (IMG_E1234.*) are attached to IMG_1234.
+
+            Each file is listed (`camlib query`, the gallery) as soon as its metadata is
+            committed. A thumbnail that takes decoding the picture (a still without a large
+            enough one inside it, a movie's first frame) is made afterwards by a job, each
+            in a worker process of its own; the import runs those jobs before it returns,
+            unless --no-wait leaves them to `camlib worker` or `camlib serve`. Movies that
+            browsers cannot play (HEVC) get their H.264 copies made by jobs too, which the
+            import leaves to those workers. Ctrl-C while the jobs run leaves the rest
+            queued (`camlib jobs`).
 
             --dry-run goes through every file as the import would, in full (reading,
             hashing, pairing, sidecars, errors) on a copy of the catalog, and says what it
@@ -40,6 +50,9 @@ struct ImportCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Say what the import would do, and change nothing.")
     var dryRun = false
 
+    @Flag(name: .customLong("no-wait"), help: "Return once every file is listed; leave the thumbnails to camlib worker or serve.")
+    var noWait = false
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file or folder to import") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -58,7 +71,7 @@ struct ImportCommand: ParsableCommand {
         }
         // The analysis workers start first and load their libraries while the catalog
         // is opened (or made) and the inputs listed.
-        var options = ImportOptions()
+        var options = ImportOptions(queueDerivedWork: !dryRun)
         if let jobs { options.jobs = jobs }
         let early = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount - 1))
         options.isolation = .workerProcesses(AnalysisWorkers(prestart: early))
@@ -69,13 +82,30 @@ struct ImportCommand: ParsableCommand {
         }
         let importer = Importer(library: library, options: options)
 
-        let signals = StopSignals { importer.cancel() }
+        let pool = RunningPool()
+        let signals = StopSignals {
+            importer.cancel()
+            pool.stop()
+        }
         defer { withExtendedLifetime(signals) {} }
 
+        let started = Date()
         let bar = ProgressBar()
         var report = try importer.run(paths: paths) { p in bar.update(done: p.done, total: p.total, item: p.path) }
         bar.finish()
         report.library = libraryOptions.location.path
+        if let batch = report.jobBatch {
+            if !noWait && !report.interrupted {
+                report.interrupted = try runThumbnails(batch, in: library, pool: pool)
+            }
+            var jobs = ImportJobs()
+            let progress = try library.jobProgress(batch: batch)
+            (jobs.queued, jobs.done, jobs.failed) = (progress.total, progress.done, progress.failed)
+            jobs.waiting = progress.total - progress.finished
+            report.jobs = jobs
+            report.errors += try library.failedImportJobs(batch: batch)
+            report.seconds = Date().timeIntervalSince(started)
+        }
 
         if output.json {
             print(try Terminal.json(report))
@@ -87,6 +117,34 @@ struct ImportCommand: ParsableCommand {
         for e in report.errors { Terminal.error("camlib: \(e.path): \(e.message)") }
         if report.interrupted { throw ExitCode(ExitStatus.interrupted) }
         if !report.errors.isEmpty { throw ExitCode(ExitStatus.partialFailure) }
+    }
+
+    /// Runs the import's thumbnail jobs in worker processes, with a progress bar; true when
+    /// interrupted (Ctrl-C), which leaves the rest queued.
+    func runThumbnails(_ batch: String, in library: PhotoLibrary, pool: RunningPool) throws -> Bool {
+        let workers = WorkerPool(
+            library: library,
+            options: .init(processes: jobs ?? ProcessInfo.processInfo.activeProcessorCount, kinds: [.thumbnail], batch: batch, untilIdle: true))
+        let total = try library.jobProgress(batch: batch).total
+        // Counted from the children's lines (a query per job would cost a read each).
+        let finished = Atomic<Int>(0)
+        pool.run(workers) { event in
+            guard case .line(let line) = event, line.event == "done" || line.event == "failed" && line.state != .available else { return }
+            finished.add(1, ordering: .relaxed)
+        }
+        let waited = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        Thread.detachNewThread {
+            do { try workers.wait() } catch { failure.withLock { $0 = error } }
+            waited.signal()
+        }
+        let bar = ProgressBar(unit: "thumbnails")
+        while waited.wait(timeout: .now() + 0.1) == .timedOut {
+            bar.update(done: min(finished.load(ordering: .relaxed), total), total: total, item: "")
+        }
+        bar.finish()
+        if let error = failure.withLock({ $0 }) { Terminal.error("camlib: the thumbnails wait for `camlib worker`: \(error)") }
+        return workers.wasStopped
     }
 
     /// The library to import into; for a dry run, a rehearsal of it, or, when there is
@@ -130,6 +188,9 @@ struct ImportCommand: ParsableCommand {
             lines.append("In the trash, so not listed until restored: \(counted(r.assetsInTrash.count, "asset")) (`camlib restore \(ids)`).")
         }
         if r.interrupted { lines.append("Interrupted: the files not listed above were not looked at; run the import again to finish.") }
+        if let jobs = r.jobs, jobs.waiting > 0 {
+            lines.append("\(counted(jobs.waiting, "job")) (thumbnails, browsers' copies) wait for `camlib worker` or `camlib serve` (`camlib jobs`).")
+        }
         if r.dryRun { lines.append("Nothing was changed (--dry-run).") }
         print(lines.joined(separator: "\n"))
         if !r.skippedFiles.isEmpty {
@@ -145,4 +206,22 @@ struct ImportCommand: ParsableCommand {
 
 extension ImportCommand: JSONDescribed {
     static let jsonFields = "the import's report (docs/reference/json.md)"
+}
+
+/// The worker pool an import runs, for Ctrl-C to stop: set before its children start, so
+/// a stop never falls between the two.
+final class RunningPool: Sendable {
+    private let pool = Mutex<WorkerPool?>(nil)
+    private let stopped = Atomic<Bool>(false)
+
+    func run(_ workers: WorkerPool, events: @escaping @Sendable (WorkerPool.Event) -> Void) {
+        pool.withLock { $0 = workers }
+        workers.start(events: events)
+        if stopped.load(ordering: .relaxed), !workers.wasStopped { workers.stop() }
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        pool.withLock { $0 }?.stop()
+    }
 }

@@ -8,6 +8,8 @@ struct AnalysisRequest: Codable {
     var stagingDirectory: String
     /// The library's catalog, read (never written) to spot files it already holds.
     var catalogPath: String
+    /// False: pictures without an embedded thumbnail are left to thumbnail jobs.
+    var decodePictures = true
 }
 
 /// How files are analysed during an import.
@@ -41,7 +43,7 @@ public enum AnalysisWorker {
                 if known?.catalogPath != request.catalogPath { known = KnownOriginals(catalogPath: request.catalogPath) }
                 outcome = MediaAnalyzer.analyze(
                     path: request.path, stagingDirectory: URL(fileURLWithPath: request.stagingDirectory),
-                    isKnown: { known?.contains($0) ?? false })
+                    isKnown: { known?.contains($0) ?? false }, decodePictures: request.decodePictures)
             } else {
                 outcome = .failed(path: "?", reason: "camlib internal error: unreadable worker request")
             }
@@ -74,16 +76,17 @@ final class KnownOriginals {
 
 /// Something that turns a path into an outcome; one per analysis thread.
 protocol Analyzer: AnyObject {
-    func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome
+    func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double, decodePictures: Bool) -> AnalysisOutcome
     func stop()
 }
 
 final class InProcessAnalyzer: Analyzer {
     private var known: KnownOriginals?
 
-    func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome {
+    func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double, decodePictures: Bool) -> AnalysisOutcome {
         if known?.catalogPath != catalogPath { known = KnownOriginals(catalogPath: catalogPath) }
-        return MediaAnalyzer.analyze(path: path, stagingDirectory: stagingDirectory, isKnown: { known?.contains($0) ?? false })
+        return MediaAnalyzer.analyze(
+            path: path, stagingDirectory: stagingDirectory, isKnown: { known?.contains($0) ?? false }, decodePictures: decodePictures)
     }
     func stop() {}
 }

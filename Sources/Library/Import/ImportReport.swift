@@ -33,10 +33,26 @@ public struct ImportReport: Codable, Sendable {
     /// Rehearsed (`--dry-run`): what the import would have done; nothing was changed.
     public var dryRun = false
     public var seconds = 0.0
+    /// The batch of jobs the import queued (thumbnails that take decoding, browsers'
+    /// proxies), when it queued any: `camlib import` runs its thumbnails before it returns.
+    public var jobBatch: String?
+    /// How the import's jobs stand when it returns.
+    public var jobs: ImportJobs?
 
     public init(library: String) {
         self.library = library
     }
+}
+
+/// How the jobs an import queued stand: `thumbnails` it waited for (unless `--no-wait`),
+/// `waiting` for a worker (the browsers' proxies, and what it did not wait for).
+public struct ImportJobs: Codable, Sendable, Equatable {
+    public var queued = 0
+    public var done = 0
+    public var failed = 0
+    public var waiting = 0
+
+    public init() {}
 }
 
 /// How far an import has come.

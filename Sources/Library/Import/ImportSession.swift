@@ -19,11 +19,18 @@ struct ImportSession {
 
     /// The links through which files whose names are not UTF-8 are read.
     let standIns: StandInNames?
+    /// The batch the jobs of this import are queued as; nil: no jobs are queued (the
+    /// analysis made the thumbnails).
+    let jobBatch: String?
 
-    init(library: PhotoLibrary, standIns: StandInNames? = nil) {
+    init(library: PhotoLibrary, standIns: StandInNames? = nil, jobBatch: String? = nil) {
         self.library = library
         self.standIns = standIns
+        self.jobBatch = jobBatch
     }
+
+    /// Priority of the proxies an import queues: after every thumbnail.
+    static let proxyPriority = 10
 
     /// The folder the file at `path` was imported from, as the catalog records it
     /// (`source_dir`): for a stand-in, the source folder as ``RawPath/presented`` reads it.
@@ -215,6 +222,16 @@ struct ImportSession {
                 id: nil, assetId: assetID, role: .thumbnail, path: library.relative(thumbnail), sha256: t.sha256,
                 bytes: t.bytes, mime: "image/jpeg", derivedFrom: resourceID, originalName: nil, sourceDir: nil, addedAt: now)
             try thumb.insert(db)
+        }
+        if let jobBatch {
+            // Queued with the rows: a crash cannot leave a file without its thumbnail's job.
+            var jobs: [NewJob] = []
+            if a.thumbnail == nil { jobs.append(.derived(.thumbnail, asset: assetID, resource: resourceID)) }
+            // Browsers play H.264 only: the copy they will ask for is made ahead.
+            if !isStill, let codec = a.metadata.videoCodec, codec != "h264" {
+                jobs.append(.derived(.proxy, asset: assetID, resource: resourceID, priority: Self.proxyPriority))
+            }
+            if !jobs.isEmpty, library.rehearsal == nil { try JobRecord.enqueue(jobs, batch: jobBatch, db) }
         }
         if let partner {
             try PairingRecord(

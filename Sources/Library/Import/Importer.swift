@@ -8,10 +8,18 @@ public struct ImportOptions: Sendable {
     /// Files analysed at once; defaults to the number of cores.
     public var jobs: Int
     public var isolation: AnalysisIsolation
+    /// Leave what takes decoding (the thumbnail of a still without a usable embedded
+    /// one, a movie's poster frame) and the browsers' H.264 proxies to jobs, queued in the
+    /// transaction that commits each file, as the batch ``ImportReport/jobBatch``: the
+    /// import then commits at the speed of reading metadata, and a worker (or the
+    /// import, afterwards) runs the jobs. Otherwise thumbnails are made as files are
+    /// analysed.
+    public var queueDerivedWork: Bool
 
-    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, isolation: AnalysisIsolation = .inProcess) {
+    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, isolation: AnalysisIsolation = .inProcess, queueDerivedWork: Bool = false) {
         self.jobs = max(1, jobs)
         self.isolation = isolation
+        self.queueDerivedWork = queueDerivedWork
     }
 }
 
@@ -56,7 +64,8 @@ public final class Importer: Sendable {
         report.errors = inputs.errors
         report.skippedFiles = inputs.skipped
         report.skipped = inputs.skipped.count
-        var session = ImportSession(library: library, standIns: inputs.standIns)
+        let batch = options.queueDerivedWork ? "import-\(UUID().uuidString.lowercased())" : nil
+        var session = ImportSession(library: library, standIns: inputs.standIns, jobBatch: batch)
         var done = inputs.errors.count + inputs.skipped.count
         let total = inputs.count
 
@@ -136,6 +145,7 @@ public final class Importer: Sendable {
         for i in report.warnings.indices { report.warnings[i].path = shown(report.warnings[i].path) }
         for i in report.skippedFiles.indices { report.skippedFiles[i].path = shown(report.skippedFiles[i].path) }
         report.interrupted = isCancelled
+        if let batch, library.rehearsal == nil, try library.jobProgress(batch: batch).total > 0 { report.jobBatch = batch }
         report.dryRun = library.isRehearsal
         report.assetIDs = session.touchedAssets.sorted()
         report.assetsInTrash = (try? library.trashed(among: session.assetsMet)) ?? []
@@ -182,7 +192,8 @@ final class AnalysisPipeline: @unchecked Sendable {
                     var info = stat()
                     let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
                     let limit = AnalysisPipeline.timeLimit(bytes: size)
-                    let outcome = analyzer.analyze(path: path, stagingDirectory: tmp, catalogPath: catalogPath, timeLimit: limit)
+                    let outcome = analyzer.analyze(
+                        path: path, stagingDirectory: tmp, catalogPath: catalogPath, timeLimit: limit, decodePictures: !options.queueDerivedWork)
                     put(outcome, at: index)
                 }
                 analyzer.stop()

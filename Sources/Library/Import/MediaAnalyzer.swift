@@ -24,11 +24,15 @@ public enum MediaAnalyzer {
     /// `isKnown` answers whether the library already holds an original with this sha256;
     /// such files are reported as ``AnalysisOutcome/alreadyInLibrary(path:sha256:format:)``
     /// without decoding anything, which keeps re-imports cheap.
-    public static func analyze(path: String, stagingDirectory: URL, isKnown: (String) -> Bool = { _ in false })
+    ///
+    /// `decodePictures: false` reads what costs no decode (metadata, an embedded
+    /// thumbnail large enough) and leaves the thumbnail of a still without one, and a
+    /// movie's poster frame, to a job after the import commits (``JobKind/thumbnail``).
+    public static func analyze(path: String, stagingDirectory: URL, isKnown: (String) -> Bool = { _ in false }, decodePictures: Bool = true)
         -> AnalysisOutcome
     {
         do {
-            return try analyzeOrThrow(path: path, stagingDirectory: stagingDirectory, isKnown: isKnown)
+            return try analyzeOrThrow(path: path, stagingDirectory: stagingDirectory, isKnown: isKnown, decodePictures: decodePictures)
         } catch let failure as Failure {
             return .failed(path: path, reason: failure.reason)
         } catch {
@@ -57,7 +61,9 @@ public enum MediaAnalyzer {
         }
     }
 
-    static func analyzeOrThrow(path: String, stagingDirectory: URL, isKnown: (String) -> Bool) throws -> AnalysisOutcome {
+    static func analyzeOrThrow(path: String, stagingDirectory: URL, isKnown: (String) -> Bool, decodePictures: Bool = true) throws
+        -> AnalysisOutcome
+    {
         let url = URL(fileURLWithPath: path)
         let claimed = MediaFormat.claimed(byExtension: url.pathExtension)
         var info = stat()
@@ -91,7 +97,7 @@ public enum MediaAnalyzer {
             guard !source.changed else { throw LibraryError.changedDuringImport(path: path) }
             let sha = SHA256.hash(data: bytes).hexString
             if isKnown(sha) { return .alreadyInLibrary(path: path, sha256: sha, format: format) }
-            let (metadata, pixels, stillWarnings, extras) = try readStill(format: format, bytes: bytes)
+            let (metadata, pixels, stillWarnings, extras) = try readStill(format: format, bytes: bytes, decodePictures: decodePictures)
             warnings += stillWarnings + extras.warnings
             for aux in extras.auxiliaryImages {
                 if let problem = aux.problem { warnings.append("auxiliary image \(aux.source) (\(aux.type.rawValue)) not extracted: \(problem)") }
@@ -99,8 +105,8 @@ public enum MediaAnalyzer {
             // Every file staged so far goes if a later step fails.
             var staged: [String] = []
             do {
-                let thumbnail = try writeThumbnail(pixels, in: stagingDirectory)
-                staged.append(thumbnail.temporaryPath)
+                let thumbnail = try pixels.map { try writeThumbnail($0, in: stagingDirectory) }
+                if let thumbnail { staged.append(thumbnail.temporaryPath) }
                 let aux = auxiliaryFacts(extras.auxiliaryImages)
                 let movie = try extras.movie.flatMap {
                     try stageMovie($0, of: bytes, in: stagingDirectory, staged: &staged, warnings: &warnings)
@@ -124,7 +130,8 @@ public enum MediaAnalyzer {
                 return .alreadyInLibrary(path: path, sha256: sha, format: format)
             }
             do {
-                analysis = try analyzeMovie(copy, of: path, format: format, warnings: warnings, stagingDirectory: stagingDirectory)
+                analysis = try analyzeMovie(
+                    copy, of: path, format: format, warnings: warnings, stagingDirectory: stagingDirectory, decodePictures: decodePictures)
             } catch {
                 unlink(copy.url.path)
                 throw error
@@ -136,7 +143,7 @@ public enum MediaAnalyzer {
     /// A movie, from its copy in tmp/ (`copy`, of the file at `path`): metadata, and its
     /// poster frame as its thumbnail.
     private static func analyzeMovie(
-        _ copy: AtomicFile.Temporary, of path: String, format: MediaFormat, warnings: [String], stagingDirectory: URL
+        _ copy: AtomicFile.Temporary, of path: String, format: MediaFormat, warnings: [String], stagingDirectory: URL, decodePictures: Bool
     ) throws -> MediaAnalysis {
         let staged = copy.url.path
         AnalysisStep.begin("reading it as a movie (FFmpeg)")
@@ -147,6 +154,11 @@ public enum MediaAnalyzer {
         if metadata.contentIdentifier != nil {
             // A Live Photo's movie (a few MB): when its still was taken.
             metadata.stillImageTime = stillImageTime(staged)
+        }
+        guard decodePictures else {
+            return MediaAnalysis(
+                path: path, format: format, bytes: copy.bytes, sha256: copy.sha256, stagedCopy: staged, metadata: metadata,
+                thumbnail: nil, warnings: warnings)
         }
         let frame: PixelBuffer<UInt8>
         do {
@@ -163,10 +175,11 @@ public enum MediaAnalyzer {
 
     // MARK: Stills
 
-    /// Metadata, thumbnail pixels (oriented, not yet scaled), warnings, and the
-    /// auxiliary images and embedded movie (decoded, not yet staged).
-    static func readStill(format: MediaFormat, bytes: [UInt8]) throws
-        -> (MediaMetadata, (PixelBuffer<UInt8>, String), [String], StillExtras)
+    /// Metadata, thumbnail pixels (oriented, not yet scaled; nil when they would take
+    /// decoding the picture and `decodePictures` is false), warnings, and the auxiliary
+    /// images and embedded movie (decoded, not yet staged).
+    static func readStill(format: MediaFormat, bytes: [UInt8], decodePictures: Bool = true) throws
+        -> (MediaMetadata, (PixelBuffer<UInt8>, String)?, [String], StillExtras)
     {
         var warnings: [String] = []
         var metadata = MediaMetadata()
@@ -195,6 +208,7 @@ public enum MediaAnalyzer {
             {
                 return (metadata, (decoded.pixels.applying(orientation), "embedded"), warnings, extras)
             }
+            guard decodePictures else { return (metadata, nil, warnings, extras) }
             let decoded = try JPEGCodec.decode(bytes, atLeast: thumbnailSide)
             if let w = decoded.warning { warnings.append("the JPEG data is damaged but decodable (\(w))") }
             return (metadata, (decoded.pixels.applying(orientation), "decoded"), warnings, extras)
@@ -221,6 +235,7 @@ public enum MediaAnalyzer {
                 {
                     return (metadata, (pixels, "embedded"), warnings, extras)
                 }
+                guard decodePictures else { return (metadata, nil, warnings, extras) }
                 return (metadata, (try image.decodeScaled(maxSide: thumbnailSide), "decoded"), warnings, extras)
             }
 
@@ -232,6 +247,7 @@ public enum MediaAnalyzer {
             apply(exif, to: &metadata)
             metadata.orientation = orientation.rawValue
             (metadata.width, metadata.height) = orientation.displayedSize(width: chunks.width, height: chunks.height)
+            guard decodePictures else { return (metadata, nil, warnings, StillExtras()) }
             let pixels = try PNGCodec.decodeRGB(bytes)
             return (
                 metadata, (try PixelScaler.scaledToFit(pixels, maxSide: thumbnailSide).applying(orientation), "decoded"), warnings,

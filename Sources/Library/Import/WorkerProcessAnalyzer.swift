@@ -23,13 +23,13 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
     /// `timeLimit` is CPU time the worker may spend on the file, so a busy machine does
     /// not make a slow-but-working decode look like a hang; a wall-clock limit ten times
     /// longer catches a worker stuck without using the CPU.
-    func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double) -> AnalysisOutcome {
+    func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double, decodePictures: Bool) -> AnalysisOutcome {
         do {
             try startIfNeeded()
         } catch {
             return .failed(path: path, reason: "cannot start an analysis worker (\(executable)): \(error)")
         }
-        var line = (try? encoder.encode(AnalysisRequest(path: path, stagingDirectory: stagingDirectory.path, catalogPath: catalogPath))) ?? Data()
+        var line = (try? encoder.encode(AnalysisRequest(path: path, stagingDirectory: stagingDirectory.path, catalogPath: catalogPath, decodePictures: decodePictures))) ?? Data()
         line.append(UInt8(ascii: "\n"))
         do {
             try toWorker?.write(contentsOf: line)

@@ -3,8 +3,12 @@ import GRDB
 
 extension PhotoLibrary {
     /// Seconds a claim holds a job before another worker may take it over; a worker
-    /// renews its lease every third of this.
-    public static let leaseSeconds = 60
+    /// renews its lease every third of this. 60, or `CAMLIB_JOB_LEASE_SECONDS` (at least 3):
+    /// a shorter lease hands a stopped worker's jobs over sooner, at a heartbeat's cost.
+    public static let leaseSeconds: Int = {
+        let given = ProcessInfo.processInfo.environment["CAMLIB_JOB_LEASE_SECONDS"].flatMap(Int.init)
+        return max(3, given ?? 60)
+    }()
 
     /// Adds jobs to the queue, made together as `batch` when given; returns their ids
     /// (a job whose work another waiting job does already returns that job's id).

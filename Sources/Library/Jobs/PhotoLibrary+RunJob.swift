@@ -5,7 +5,10 @@ import Foundation
 import GRDB
 
 /// Why a job's attempt failed: the message names the asset and the file; `retry` is
-/// false when another attempt cannot change the outcome (the asset or file is gone).
+/// false when another attempt cannot change the outcome: the asset or file is gone, or a
+/// decoder refused the file (it will again). A read that failed (EIO, a network mount
+/// gone) is tried again, and so is a crash, which the process running the job did not
+/// survive to judge.
 public struct JobFailure: Error, CustomStringConvertible {
     public let message: String
     public let retry: Bool
@@ -45,11 +48,12 @@ extension PhotoLibrary {
             let what = "\(job.kind.noun) of asset \(job.asset)" + (file.map { " (\($0))" } ?? "")
             switch error {
             case DisplayError.notFound(let reason): return JobFailure(message: "\(what): \(reason)", retry: false)
-            case DisplayError.cannotMake(_, _, _, let reason): return JobFailure(message: "\(what): \(reason)", retry: true)
+            case DisplayError.cannotMake(_, _, _, let reason): return JobFailure(message: "\(what): \(reason)", retry: false)
             case LibraryError.assetNotFound, LibraryError.inTrash: return JobFailure(message: "\(what): \(error)", retry: false)
-            case let e as EditError: return JobFailure(message: "render of \(e.description)", retry: true)
+            case let e as EditError: return JobFailure(message: "render of \(e.description)", retry: false)
             case let e as FilterError: return JobFailure(message: "\(what): \(e.description)", retry: false)
-            default: return JobFailure(message: "\(what): \(MediaAnalyzer.describe(error))", retry: true)
+            case is LibraryError, is CocoaError, is POSIXError: return JobFailure(message: "\(what): \(MediaAnalyzer.describe(error))", retry: true)
+            default: return JobFailure(message: "\(what): \(MediaAnalyzer.describe(error))", retry: false)
             }
         }
         do {

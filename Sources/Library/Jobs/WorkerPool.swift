@@ -75,6 +75,9 @@ public final class WorkerPool: Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) > 0 }
 
+    /// Whether ``stop()`` was called.
+    public var wasStopped: Bool { isStopping }
+
     /// One slot: a child, and a new one each time it dies, until stopped or idle.
     private func keepRunning(events: @escaping @Sendable (Event) -> Void) {
         var quickDeaths = 0
