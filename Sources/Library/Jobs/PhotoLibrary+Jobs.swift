@@ -89,6 +89,11 @@ extension PhotoLibrary {
                 try JobRecord.rescue(job, reason: Self.describe(job, file: file, "its worker (pid \(job.pid ?? 0)) ended while it ran"), db)
                 rescued += 1
             }
+            // Workers of this host that ended without a word (killed); then those of any
+            // host not heard from for ten leases.
+            for pid in try WorkerRecord.pids(on: host, db) where !Self.isRunning(pid) {
+                try WorkerRecord.unregister(WorkerIdentity(host: host, pid: pid), db)
+            }
             try WorkerRecord.forgetSilent(seconds: 10 * Self.leaseSeconds, db)
             return rescued
         }

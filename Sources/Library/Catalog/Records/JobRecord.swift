@@ -326,6 +326,11 @@ struct WorkerRecord: Codable, Sendable, FetchableRecord {
         try db.execute(sql: "DELETE FROM worker WHERE host = ? AND pid = ?", arguments: [worker.host, worker.pid])
     }
 
+    /// The pids of the workers registered on `host`.
+    static func pids(on host: String, _ db: Database) throws -> [Int32] {
+        try Int32.fetchAll(db, sql: "SELECT pid FROM worker WHERE host = ?", arguments: [host])
+    }
+
     /// Forgets workers not heard from for `seconds`.
     static func forgetSilent(seconds: Int, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM worker WHERE heartbeat_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)", arguments: ["-\(seconds) seconds"])

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+/// `camlib worker` and the jobs import queues: killed at any moment, stopped past its
+/// lease, a worker never loses a job, never records one twice, and leaves nothing behind.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage), .serialized)
+struct WorkerCommandTests {
+    static let folders = ["apple-live-photo", "apple-portrait-heic", "orientation"]
+
+    /// A library whose import left its thumbnails to jobs (`--no-wait`), made once and
+    /// copied for each test that changes it.
+    static let template: Result<URL, any Error> = Result {
+        let scratch = try ScratchDirectory.shared("camlib-worker-template")
+        let library = scratch.url.appendingPathComponent("library")
+        if !FileManager.default.fileExists(atPath: library.appendingPathComponent("catalog.sqlite").path) {
+            let result = try Camlib.run(["import", "--library", library.path, "--no-wait"] + folders.map { Media.path($0) })
+            guard result.status == 0 else { throw ProcessFailure(result) }
+        }
+        return library
+    }
+
+    struct ProcessFailure: Error, CustomStringConvertible {
+        let result: ProcessResult
+        init(_ result: ProcessResult) { self.result = result }
+        var description: String { "status \(result.status): \(result.stderr)" }
+    }
+
+    /// A copy of the template library in `scratch`.
+    static func library(in scratch: ScratchDirectory) throws -> String {
+        let copy = scratch.file("library")
+        let result = try run("cp", ["-a", try template.get().path, copy])
+        #expect(result.status == 0, "\(result.stderr)")
+        return copy
+    }
+
+    static func catalog(_ library: String) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.readonly = true
+        return try DatabaseQueue(path: library + "/catalog.sqlite", configuration: config)
+    }
+
+    /// Every job done once and every file shown with one thumbnail; tmp/ empty; verify
+    /// clean (no file the catalog does not name).
+    static func expectEverythingDoneOnce(_ library: String, _ context: Comment? = nil) throws {
+        try catalog(library).read { db in
+            let states = try Row.fetchAll(db, sql: "SELECT kind, state, count(*) FROM job GROUP BY kind, state").map { "\($0[0] as String) \($0[1] as String) \($0[2] as Int)" }
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE kind = 'thumbnail' AND state <> 'done'") == 0, "\(states) \(context ?? "")")
+            // One thumbnail row for each original still and movie that has a job.
+            #expect(
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM job j WHERE j.kind = 'thumbnail'
+                          AND (SELECT count(*) FROM resource t WHERE t.role = 'thumbnail' AND t.derived_from = j.resource_id) <> 1
+                        """) == 0, "\(context ?? "")")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM worker") == 0, "a worker's row stayed")
+        }
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: library + "/tmp")) ?? []
+        #expect(leftovers.isEmpty, "tmp/ holds \(leftovers) \(context ?? "")")
+        let verify = try Camlib.run(["verify", "--library", library])
+        #expect(verify.status == 0 && verify.stdout.contains("The library is sound"), "\(verify.stdout)\(verify.stderr) \(context ?? "")")
+    }
+
+    /// The pids of `camlib worker --child` processes working on `library`.
+    static func children(of library: String) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { name in
+            guard let pid = Int32(name), let data = FileManager.default.contents(atPath: "/proc/\(name)/cmdline") else { return nil }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return arguments.contains("--child") && arguments.contains(library) ? pid : nil
+        }
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:], output: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Camlib.path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let output {
+            FileManager.default.createFile(atPath: output, contents: nil)
+            process.standardOutput = FileHandle(forWritingAtPath: output)
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test func anImportThatDoesNotWaitListsEveryAssetAndAWorkerMakesItsThumbnails() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(in: scratch)
+        let pending = try Self.catalog(library).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE kind = 'thumbnail' AND state = 'available'") ?? 0
+        }
+        #expect(pending > 5, "the import left no thumbnails to jobs")
+        let listed = try Camlib.run(["query", "--library", library, "--json"])
+        let assets = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        let imported = try Self.catalog(library).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM asset") }
+        #expect(assets?.count == imported, "every asset is listed at once")
+
+        let status = try Camlib.run(["jobs", "--library", library])
+        #expect(status.stdout.contains("thumbnail  \(pending)"), "\(status.stdout)")
+
+        let worked = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "thumbnail", "--json"])
+        #expect(worked.status == 0, "\(worked.stderr)")
+        let lines = worked.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.filter { $0["event"] as? String == "done" }.count == pending)
+        #expect(lines.allSatisfy { $0["kind"] as? String == "thumbnail" })
+        try Self.expectEverythingDoneOnce(library)
+        // The proxies were not its kind: they wait.
+        let after = try Camlib.run(["jobs", "--library", library, "--json"])
+        #expect(after.stdout.contains(#""kind" : "proxy""#) && after.stdout.contains(#""state" : "available""#))
+    }
+
+    @Test(arguments: 0..<10) func aWorkerKilledAtAnyMomentLosesNothingAndRepeatsNothing(run: Int) throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(in: scratch)
+        let worker = try Self.start(["worker", "--library", library, "--until-idle", "--jobs", "2", "--kinds", "thumbnail"])
+        // A random moment of the first second or so; a child, or on every third run the
+        // worker itself, whose children end with it.
+        usleep(UInt32.random(in: 20_000...900_000))
+        if run % 3 == 2 {
+            kill(worker.processIdentifier, SIGKILL)
+        } else if let child = Self.children(of: library).randomElement() {
+            kill(child, SIGKILL)
+        }
+        worker.waitUntilExit()
+        // Whatever was left: the next worker takes it over at once (its holders are gone).
+        let rest = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "thumbnail"])
+        #expect(rest.status == 0, "\(rest.stderr)")
+        try Self.expectEverythingDoneOnce(library, "run \(run)")
+    }
+
+    @Test func aWorkerStoppedPastItsLeaseChangesNothingWhenItGoesOn() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(in: scratch)
+        let short = ["CAMLIB_JOB_LEASE_SECONDS": "3"]
+        _ = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "thumbnail"])
+        // An edit of a Live Photo: seconds of work, still and movie.
+        let asset = try Self.catalog(library).read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE kind = 'live' ORDER BY id LIMIT 1")
+        }!
+        let queued = try Camlib.run(["edit", "--library", library, String(asset), "--filter", "noir", "--queue"])
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let said = scratch.file("first.jsonl")
+        let first = try Self.start(["worker", "--library", library, "--jobs", "1", "--kinds", "render", "--json"], environment: short, output: said)
+        defer {
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+        }
+        // Stopped as soon as it holds the render.
+        var child: Int32?
+        for _ in 0..<400 where child == nil {
+            usleep(25_000)
+            let running = try Self.catalog(library).read { db in try Int32.fetchOne(db, sql: "SELECT pid FROM job WHERE kind = 'render' AND state = 'running'") }
+            if let running, Self.children(of: library).contains(running) { child = running }
+        }
+        let stopped = try #require(child, "no worker took the render")
+        kill(stopped, SIGSTOP)
+        // Past its lease, another worker takes the job over and renders it.
+        sleep(4)
+        let second = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "render"], environment: short)
+        #expect(second.status == 0, "\(second.stderr)")
+        let adjustments = { try Self.catalog(library).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM adjustment WHERE asset_id = ?", arguments: [asset]) } }
+        #expect(try adjustments() == 1)
+        let job = try Self.catalog(library).read { db in try Row.fetchOne(db, sql: "SELECT state, attempt FROM job WHERE kind = 'render'") }
+        #expect(job?["state"] == "done" && job?["attempt"] == 2)
+        // The first goes on, finishes its render, and records nothing.
+        kill(stopped, SIGCONT)
+        var lost = false
+        for _ in 0..<1200 where !lost {
+            usleep(50_000)
+            lost = (try? String(contentsOfFile: said, encoding: .utf8))?.contains(#""event":"leaseLost""#) == true
+        }
+        #expect(lost, "the first worker never finished its render")
+        kill(first.processIdentifier, SIGTERM)
+        first.waitUntilExit()
+        #expect(try adjustments() == 1)
+        try Self.expectEverythingDoneOnce(library)
+    }
+}
