@@ -34,13 +34,12 @@ struct WorkerCommand: ParsableCommand {
     var kinds: [JobKind] = JobKind.allCases
 
     @Option(help: ArgumentHelp("Jobs run at once, each in a process of its own (default: the number of cores).", valueName: "n"))
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Flag(name: .customLong("until-idle"), help: "Return once no job of these kinds waits or runs.")
     var untilIdle = false
 
-    @Flag(name: .long, help: ArgumentHelp("Print a JSON line for each job started and ended: {event, job, kind, asset, pid, state, error, warnings, seconds}."))
-    var json = false
+    @OptionGroup var output: JSONOutput<WorkerCommand>
 
     /// Internal: runs jobs in this process, one at a time, for a parent worker.
     @Flag(help: .private)
@@ -60,18 +59,19 @@ struct WorkerCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if jobs < 1 { throw ValidationError("--jobs \(jobs): give 1 or more") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs \(jobs): give 1 or more") }
         if kinds.isEmpty { throw ValidationError("--kinds: give at least one kind") }
     }
 
     func run() throws {
         let library = try libraryOptions.open(.write)
         if child { return try runChild(library) }
-        let pool = WorkerPool(library: library, options: .init(processes: jobs, kinds: kinds, batch: batch, untilIdle: untilIdle))
+        let processes = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let pool = WorkerPool(library: library, options: .init(processes: processes, kinds: kinds, batch: batch, untilIdle: untilIdle))
         let signals = StopSignals { pool.stop() }
-        let json = json
+        let json = output.json
         if !json {
-            Terminal.error("camlib worker: running \(kinds.count == JobKind.allCases.count ? "every kind of job" : kinds.map(\.rawValue).joined(separator: ", ")) in \(library.root.path), \(counted(jobs, "at a time", plural: "at a time")); Ctrl-C stops.")
+            Terminal.error("camlib worker: running \(kinds.count == JobKind.allCases.count ? "every kind of job" : kinds.map(\.rawValue).joined(separator: ", ")) in \(library.root.path), \(processes) at a time; Ctrl-C stops.")
         }
         pool.start { event in
             switch event {
@@ -133,4 +133,8 @@ struct WorkerCommand: ParsableCommand {
         }
         source.cancel()
     }
+}
+
+extension WorkerCommand: JSONDescribed {
+    static let jsonFields = "a line for each job started and ended, {event, job, kind, asset, pid, state, error, warnings, seconds}"
 }

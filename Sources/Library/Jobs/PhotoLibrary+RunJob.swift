@@ -3,6 +3,7 @@ import Containers
 import Filters
 import Foundation
 import GRDB
+import Imaging
 
 /// Why a job's attempt failed: the message names the asset and the file; `retry` is
 /// false when another attempt cannot change the outcome: the asset or file is gone, or a
@@ -93,14 +94,22 @@ extension PhotoLibrary {
         if existing != nil { return try completeJob(lease) }
         let path = try file(source.path, of: job.asset).path
         let isMovie = [.pairedVideo, .video, .renderedVideo].contains(source.role)
-        let pixels =
-            try isMovie
-            ? DisplayRendering.posterFrame(path: path, maxSide: MediaAnalyzer.thumbnailSide)
-            : DisplayRendering.orientedStill(path: path, maxSide: MediaAnalyzer.thumbnailSide)
-        let jpeg = try JPEGCodec.encode(pixels, quality: MediaAnalyzer.thumbnailQuality)
-        let staged = try AtomicFile.writeTemporary(jpeg, in: temporary, readOnly: true)
+        // Made as the import's analysis makes one (the same bytes whoever makes it, and
+        // `repair` too): a still's embedded thumbnail when large enough, else its picture.
+        let pixels: (PixelBuffer<UInt8>, String)
+        if isMovie {
+            pixels = (try DisplayRendering.posterFrame(path: path, maxSide: MediaAnalyzer.thumbnailSide), "decoded")
+        } else {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
+            guard let format = MediaFormat.sniff(Array(bytes.prefix(4096))), format.isStill else {
+                throw MediaAnalyzer.Failure(reason: "its first bytes are not a still camlib reads")
+            }
+            pixels = try MediaAnalyzer.readStill(format: format, bytes: bytes).1!
+        }
+        let staged = try MediaAnalyzer.writeThumbnail(pixels, in: temporary)
+        try AtomicFile.makeDurable([staged.temporaryPath])
         let destination = layout.thumbnail(of: source.sha256)
-        try AtomicFile.publishIfAbsent(staged.url, to: destination)
+        try AtomicFile.publishIfAbsent(URL(fileURLWithPath: staged.temporaryPath), to: destination)
         // The file in place may be another worker's (or an earlier attempt's): its bytes.
         let sha256 = try FileReading.sha256(of: destination.path)
         let bytes = (try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int64) ?? staged.bytes
