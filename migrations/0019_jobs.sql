@@ -38,6 +38,7 @@ CREATE TABLE job (
     lease_until  TEXT,
     progress     TEXT CHECK (progress IS NULL OR json_valid(progress)),
     last_error   TEXT,                         -- names the asset and the file
+    result       TEXT CHECK (result IS NULL OR json_valid(result)),  -- once done: a render's {warnings}
     created_at   TEXT NOT NULL,
     started_at   TEXT,                         -- of the latest attempt
     finished_at  TEXT,

@@ -66,11 +66,9 @@ struct GalleryAPI: Sendable {
             guard !steps.isEmpty || edit.extend == true else { throw HTTPError(.badRequest, message: "choose at least one filter") }
             guard try await describe([id]).first != nil else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
             try refuseIfReadOnly()
-            do {
-                return try jsonResponse(try jobs.start(asset: id, steps: steps, extending: edit.extend ?? false), status: .accepted)
-            } catch EditJobs.Refusal.busy(let waiting) {
-                throw HTTPError(.serviceUnavailable, message: "\(waiting) edits are waiting already; try again when they are done")
-            }
+            let jobs = self.jobs
+            let extending = edit.extend ?? false
+            return try jsonResponse(try await Blocking.run { try jobs.start(asset: id, steps: steps, extending: extending) }, status: .accepted)
         }
         router.post("/api/assets/:id/revert") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -106,7 +104,8 @@ struct GalleryAPI: Sendable {
         }
         router.get("/api/jobs/:job") { _, context in
             let job = try context.parameters.require("job")
-            guard let state = await jobs.state(job) else { throw HTTPError(.notFound, message: "no edit job \(job)") }
+            let jobs = self.jobs
+            guard let state = try await Blocking.run({ try jobs.state(job) }) else { throw HTTPError(.notFound, message: "no edit job \(job)") }
             return try jsonResponse(state)
         }
         router.get("/api/filters") { _, _ in

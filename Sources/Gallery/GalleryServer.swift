@@ -18,6 +18,11 @@ public struct GalleryServer: Sendable {
         /// of files, are made in (a child process each, so a file that crashes a decoder
         /// cannot take the gallery down): this program, by default.
         public var camlibExecutable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        /// Workers beside the server (`camlib worker`'s, in child processes) run the
+        /// library's jobs: the page's edits, thumbnails, proxies. Off: other workers do.
+        public var runWorkers = true
+        /// Workers at once: one per core.
+        public var workerProcesses = ProcessInfo.processInfo.activeProcessorCount
         public init() {}
     }
 
@@ -32,10 +37,38 @@ public struct GalleryServer: Sendable {
     /// Serves until SIGINT or SIGTERM, then finishes the requests under way and returns.
     /// `ready` hears the URL to open (with the token when one is needed) once listening.
     public func run(ready: @escaping @Sendable (URL) -> Void) async throws {
+        let workers = startWorkers()
+        defer { if let workers { Self.stop(workers) } }
         do {
             try await application(ready: ready).runService()
         } catch let error as IOError {
             throw GalleryError.cannotListen(host: options.host, port: options.port, errno: error.errnoCode)
+        }
+    }
+
+    /// The workers that run the library's jobs while the gallery serves, unless they are
+    /// off or the library cannot be changed.
+    public func startWorkers(events: @escaping @Sendable (WorkerPool.Event) -> Void = { _ in }) -> WorkerPool? {
+        guard options.runWorkers, !library.isReadOnly else { return nil }
+        let pool = WorkerPool(library: library, executable: options.camlibExecutable, options: .init(processes: options.workerProcesses))
+        pool.start(events: events)
+        return pool
+    }
+
+    /// Seconds the workers get to finish the jobs they run when the gallery stops; then
+    /// they are killed, and their jobs are taken over when a worker next runs.
+    static let workersGrace: TimeInterval = 5
+
+    public static func stop(_ workers: WorkerPool) {
+        workers.stop()
+        let waited = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? workers.wait()
+            waited.signal()
+        }
+        if waited.wait(timeout: .now() + workersGrace) == .timedOut {
+            workers.stop()
+            waited.wait()
         }
     }
 
@@ -49,7 +82,7 @@ public struct GalleryServer: Sendable {
         let policy = AccessPolicy(token: options.token, host: options.host)
         let router = Router()
         router.add(middleware: AccessMiddleware(policy: policy))
-        let jobs = EditJobs(executable: options.camlibExecutable, libraryRoot: library.root.path)
+        let jobs = EditJobs(library: library)
         let workers = DisplayWorkers(executable: options.camlibExecutable, libraryRoot: library.root.path)
         GalleryAPI(library: library, jobs: jobs, workers: workers).addRoutes(to: router)
         WebPage.addRoutes(to: router)

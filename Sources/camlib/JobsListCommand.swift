@@ -38,5 +38,5 @@ struct JobsListCommand: ParsableCommand {
 
 extension JobsListCommand: JSONDescribed {
     static let jsonFields =
-        "{counts: [{kind, state, jobs}], workers: [{host, pid, kinds, job, jobKind, asset, startedAt, heartbeatAt}], running: [job], failed: [job]}; a job is {id, kind, asset, resource, arguments, batch, state, priority, runAfter, attempt, maxAttempts, host, pid, leaseUntil, progress, lastError, createdAt, startedAt, finishedAt}"
+        "{counts: [{kind, state, jobs}], workers: [{host, pid, kinds, job, jobKind, asset, startedAt, heartbeatAt}], running: [job], failed: [job]}; a job is {id, kind, asset, resource, arguments, batch, state, priority, runAfter, attempt, maxAttempts, host, pid, leaseUntil, progress, lastError, result, createdAt, startedAt, finishedAt}"
 }

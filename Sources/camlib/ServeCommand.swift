@@ -15,6 +15,11 @@ struct ServeCommand: ParsableCommand {
             machine can reach it. On any other address, say --host 0.0.0.0 to look from a
             phone on the same network, every request needs a token: --token, or one made
             up and printed once, in the URL to open.
+
+            Workers run beside it, one per core, each in a process of its own: the edits
+            made in the page, and the library's other jobs (thumbnails, browsers' copies of
+            movies) that imports left (`camlib jobs`). --no-worker leaves them to `camlib
+            worker` processes of your own, on this machine.
             """))
 
     @OptionGroup var libraryOptions: LibraryOptions
@@ -30,6 +35,9 @@ struct ServeCommand: ParsableCommand {
 
     @Flag(help: "Open the gallery in the default browser (xdg-open).")
     var open = false
+
+    @Flag(name: .customLong("no-worker"), help: "Run no workers beside the gallery; leave its jobs to camlib worker.")
+    var noWorker = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port): use 0 to 65535") }
@@ -53,6 +61,7 @@ struct ServeCommand: ParsableCommand {
         options.host = host
         options.port = port
         options.token = token ?? (AccessPolicy.isLoopback(host) ? nil : AccessPolicy.newToken())
+        options.runWorkers = !noWorker
         let server = GalleryServer(library: library, options: options)
         let openBrowser = open
         let failure = Mutex<(any Error)?>(nil)

@@ -99,6 +99,8 @@ public struct Job: Sendable, Codable, Equatable {
     /// JSON object, while it runs: how far it is.
     public var progress: String?
     public var lastError: String?
+    /// JSON object, once done: what it answered (a render's warnings).
+    public var result: String?
     public var createdAt: String
     public var startedAt: String?
     public var finishedAt: String?

@@ -142,6 +142,10 @@ extension PhotoLibrary {
                 }
             },
             fence: { db in try JobRecord.complete(job.id, token: lease.token, db) })
+        if !result.warnings.isEmpty {
+            let answer = String(decoding: try JSONEncoder().encode(["warnings": result.warnings]), as: UTF8.self)
+            try? catalog.write { db in try JobRecord.setResult(answer, of: job.id, db) }
+        }
         return result.warnings
     }
 }

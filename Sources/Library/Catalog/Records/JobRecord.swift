@@ -23,6 +23,7 @@ struct JobRecord: Codable, Sendable {
     var leaseUntil: String?
     var progress: String?
     var lastError: String?
+    var result: String?
     var createdAt: String
     var startedAt: String?
     var finishedAt: String?
@@ -30,7 +31,7 @@ struct JobRecord: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case id, kind, assetId = "asset_id", resourceId = "resource_id", arguments, dedupeKey = "dedupe_key", batch, state, priority
         case runAfter = "run_after", attempt, maxAttempts = "max_attempts", host, pid, leaseToken = "lease_token"
-        case leaseUntil = "lease_until", progress, lastError = "last_error", createdAt = "created_at", startedAt = "started_at"
+        case leaseUntil = "lease_until", progress, lastError = "last_error", result, createdAt = "created_at", startedAt = "started_at"
         case finishedAt = "finished_at"
     }
 
@@ -38,7 +39,7 @@ struct JobRecord: Codable, Sendable {
         Job(
             id: id!, kind: kind, asset: assetId, resource: resourceId, arguments: arguments, batch: batch, state: state, priority: priority,
             runAfter: runAfter, attempt: attempt, maxAttempts: maxAttempts, host: host, pid: pid, leaseUntil: leaseUntil, progress: progress,
-            lastError: lastError, createdAt: createdAt, startedAt: startedAt, finishedAt: finishedAt)
+            lastError: lastError, result: result, createdAt: createdAt, startedAt: startedAt, finishedAt: finishedAt)
     }
 }
 
@@ -107,19 +108,24 @@ extension JobRecord: FetchableRecord, MutablePersistableRecord {
         return held
     }
 
+    /// What a done job answered (JSON).
+    static func setResult(_ result: String, of job: Int64, _ db: Database) throws {
+        try db.execute(sql: "UPDATE job SET result = ? WHERE id = ? AND state = 'done'", arguments: [result, job])
+    }
+
     /// Records how far the job held under `token` is; false when the lease is lost.
     static func setProgress(_ progress: String, token: String, _ db: Database) throws -> Bool {
         try db.execute(sql: "UPDATE job SET progress = ? WHERE lease_token = ? AND state = 'running'", arguments: [progress, token])
         return db.changesCount == 1
     }
 
-    /// The job held under `token` is done: throws ``LeaseLost`` (and so rolls back the
+    /// The job held under `token` is done (an earlier attempt's error is kept): throws ``LeaseLost`` (and so rolls back the
     /// caller's transaction, with the rows the job wrote in it) when the lease is no
     /// longer that token's.
     static func complete(_ job: Int64, token: String, _ db: Database) throws {
         try db.execute(
             sql: """
-                UPDATE job SET state = 'done', finished_at = \(now), lease_token = NULL, lease_until = NULL, progress = NULL, last_error = NULL
+                UPDATE job SET state = 'done', finished_at = \(now), lease_token = NULL, lease_until = NULL, progress = NULL
                 WHERE id = ? AND lease_token = ? AND state = 'running'
                 """, arguments: [job, token])
         guard db.changesCount == 1 else { throw LeaseLost(job: job) }
