@@ -27,6 +27,13 @@ struct Camlib: ParsableCommand {
     /// everything else through ArgumentParser's root as usual.
     /// Foundation's file errors are said in words (``FileAccessError``) wherever they come from.
     static func main() {
+        // A parent that blocks these (a test runner, a service manager's helper) passes
+        // its mask on through exec: Ctrl-C and SIGTERM would never reach camlib's
+        // handlers, and `kill` would not stop a worker or the gallery.
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        for stop in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stops, stop) }
+        pthread_sigmask(SIG_UNBLOCK, &stops, nil)
         let arguments = Array(CommandLine.arguments.dropFirst())
         do {
             if let work = CatalogReads.parse(arguments) {

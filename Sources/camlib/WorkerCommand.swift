@@ -115,7 +115,7 @@ struct WorkerCommand: ParsableCommand {
     private func runChild(_ library: PhotoLibrary) throws {
         ChildProcess.exitWithParent()
         ChildProcess.limitMemory()
-        let worker = JobWorker(library: library, options: .init(kinds: kinds, batch: batch, untilIdle: untilIdle))
+        let worker = JobWorker(library: library, options: .init(kinds: kinds, batch: batch, untilIdle: untilIdle, enforceTimeLimits: true))
         // The parent says when to stop (SIGTERM); Ctrl-C at a terminal reaches the whole
         // process group, and is the parent's to handle.
         signal(SIGINT, SIG_IGN)

@@ -39,12 +39,13 @@ final class GalleryLibrary: Sendable {
     /// The gallery of this library, tested through its router (no socket).
     /// `workers`: with that many worker processes beside it, as `camlib serve` runs.
     func test<T: Sendable>(
-        host: String = "127.0.0.1", token: String? = nil, workers: Int = 0, _ body: @Sendable (any TestClientProtocol) async throws -> T
+        host: String = "127.0.0.1", token: String? = nil, workers: Int = 0, executable: String = Camlib.path,
+        _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         var options = GalleryServer.Options()
         options.host = host
         options.token = token
-        options.camlibExecutable = Camlib.path
+        options.camlibExecutable = executable
         options.runWorkers = workers > 0
         options.workerProcesses = max(1, workers)
         let server = GalleryServer(library: library, options: options)

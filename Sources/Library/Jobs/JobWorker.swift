@@ -14,14 +14,37 @@ public final class JobWorker: Sendable {
         public var untilIdle: Bool
         /// How often an idle worker looks for work.
         public var pollInterval: TimeInterval
+        /// Ends the process (exit status ``JobWorker/timeLimitStatus``) when a job runs
+        /// longer than its kind's ``timeLimit(_:)``, failing the job first: a decoder that
+        /// loops on a hostile file would hold the worker, its lease renewed, for ever. For
+        /// a worker in a process of its own.
+        public var enforceTimeLimits: Bool
 
-        public init(kinds: [JobKind] = JobKind.allCases, batch: String? = nil, untilIdle: Bool = false, pollInterval: TimeInterval = 0.1) {
+        public init(
+            kinds: [JobKind] = JobKind.allCases, batch: String? = nil, untilIdle: Bool = false, pollInterval: TimeInterval = 0.1,
+            enforceTimeLimits: Bool = false
+        ) {
             self.kinds = kinds
             self.batch = batch
             self.untilIdle = untilIdle
             self.pollInterval = pollInterval
+            self.enforceTimeLimits = enforceTimeLimits
         }
     }
+
+    /// Seconds a job of `kind` may run: a thumbnail, preview or PNG takes well under one,
+    /// a proxy a few seconds for a Live Photo and minutes for a long video, a render of a
+    /// 200-megapixel still about a minute and of a long 4K video far more.
+    public static func timeLimit(_ kind: JobKind) -> TimeInterval {
+        switch kind {
+        case .thumbnail, .preview, .auxPNG: 120
+        case .proxy: 1800
+        case .render: 4 * 3600
+        }
+    }
+
+    /// The exit status of a worker process that ended a job past its time limit.
+    public static let timeLimitStatus: Int32 = 75
 
     /// What the worker did, as it did it.
     public enum Event: Sendable {
@@ -38,6 +61,7 @@ public final class JobWorker: Sendable {
     public let identity: WorkerIdentity
     private let stopping = Atomic<Bool>(false)
     private let current = Mutex<JobLease?>(nil)
+    private let currentStarted = Mutex<Date>(.distantFuture)
     private let leaseKept = Atomic<Bool>(true)
     private let wake = DispatchSemaphore(value: 0)
 
@@ -83,6 +107,7 @@ public final class JobWorker: Sendable {
 
     private func run(_ lease: JobLease, events: @Sendable (Event) -> Void) {
         current.withLock { $0 = lease }
+        currentStarted.withLock { $0 = Date() }
         leaseKept.store(true, ordering: .relaxed)
         defer { current.withLock { $0 = nil } }
         try? library.renewLeases([lease], worker: identity)
@@ -112,8 +137,18 @@ public final class JobWorker: Sendable {
         }
     }
 
+    /// Fails the running job when it has outrun its time limit, and ends the process.
+    fileprivate func enforceTimeLimit() {
+        guard options.enforceTimeLimits, let lease = runningJob else { return }
+        let limit = Self.timeLimit(lease.job.kind)
+        guard Date().timeIntervalSince(currentStarted.withLock { $0 }) > limit else { return }
+        let what = "\(lease.job.kind.noun) of asset \(lease.job.asset)"
+        _ = try? library.failJob(lease, error: "\(what): it took longer than \(Int(limit)) seconds and was stopped", retry: false)
+        _exit(Self.timeLimitStatus)
+    }
+
     /// Renews the running job's lease every third of its length, and says the worker
-    /// is alive when it is idle.
+    /// is alive when it is idle; checks the running job's time limit every second.
     private final class Heartbeat: Sendable {
         private let done = DispatchSemaphore(value: 0)
         private let finished = DispatchSemaphore(value: 0)
@@ -121,7 +156,11 @@ public final class JobWorker: Sendable {
         init(worker: JobWorker) {
             let interval = Double(PhotoLibrary.leaseSeconds) / 3
             let thread = Thread { [done, finished] in
-                while done.wait(timeout: .now() + interval) == .timedOut {
+                var lastRenewal = Date()
+                while done.wait(timeout: .now() + 1) == .timedOut {
+                    worker.enforceTimeLimit()
+                    guard Date().timeIntervalSince(lastRenewal) >= interval else { continue }
+                    lastRenewal = Date()
                     let lease = worker.runningJob
                     if let held = try? worker.library.renewLeases(lease.map { [$0] } ?? [], worker: worker.identity), let lease,
                         !held.contains(lease.token)

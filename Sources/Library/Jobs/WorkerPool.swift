@@ -137,6 +137,8 @@ public final class WorkerPool: Sendable {
                 }
             } else if process.terminationStatus == 0 {
                 if options.untilIdle || isStopping { return }
+            } else if process.terminationStatus == JobWorker.timeLimitStatus {
+                // It failed a job that outran its time limit, and ended: another takes its place.
             } else {
                 // Exited with an error: it could not open the library, say. Again at once
                 // would do the same.
