@@ -90,8 +90,14 @@ struct GuideTests {
             let serving = step.command.hasPrefix("camlib serve") && !step.command.contains(" & ")
             let line = (serving ? "timeout -s INT 5 " : "timeout -s KILL 600 ") + step.command + " 2>&1"
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", line]
+            // As a person's shell runs it: with no signal blocked. (The test runner blocks
+            // SIGTERM, and a process inherits the mask; `timeout` would never hear the
+            // `kill` a page sends it.)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); os.execv('/bin/sh', ['sh', '-c', sys.argv[1]])",
+                line,
+            ]
             process.environment = environment
             process.currentDirectoryURL = URL(fileURLWithPath: home)
             let pipe = Pipe()

@@ -89,19 +89,30 @@ public final class JobWorker: Sendable {
         let heartbeat = Heartbeat(worker: self)
         defer { heartbeat.stop() }
         var lastRescue = Date.distantPast
+        var failures = 0
         while !isStopping {
-            if Date().timeIntervalSince(lastRescue) > 5 {
-                try library.rescueJobs(host: identity.host)
-                lastRescue = Date()
+            do {
+                if Date().timeIntervalSince(lastRescue) > 5 {
+                    try library.rescueJobs(host: identity.host)
+                    lastRescue = Date()
+                }
+                // Read first (a read never waits for a writer): claim only when a job waits.
+                let wait = try library.secondsUntilJob(kinds: options.kinds, batch: options.batch)
+                if wait == 0, let lease = try library.claimJob(kinds: options.kinds, batch: options.batch, worker: identity) {
+                    failures = 0
+                    run(lease, events: events)
+                    continue
+                }
+                if options.untilIdle, try !library.hasJobs(kinds: options.kinds, batch: options.batch) { break }
+                failures = 0
+                _ = wake.wait(timeout: .now() + min(options.pollInterval, max(0.01, wait ?? options.pollInterval)))
+            } catch {
+                // The catalog busy past its timeout, a disk full for a moment: the queue is
+                // asked again shortly; a catalog that stays unusable ends the worker.
+                failures += 1
+                if failures >= 10 { throw error }
+                _ = wake.wait(timeout: .now() + Double(failures))
             }
-            // Read first (a read never waits for a writer): claim only when a job waits.
-            let wait = try library.secondsUntilJob(kinds: options.kinds, batch: options.batch)
-            if wait == 0, let lease = try library.claimJob(kinds: options.kinds, batch: options.batch, worker: identity) {
-                run(lease, events: events)
-                continue
-            }
-            if options.untilIdle, try !library.hasJobs(kinds: options.kinds, batch: options.batch) { break }
-            _ = wake.wait(timeout: .now() + min(options.pollInterval, max(0.01, wait ?? options.pollInterval)))
         }
     }
 
