@@ -25,6 +25,14 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter noir --filter vignette:strength=0.4
               camlib edit 12 --add-filter vignette      (extends the current edit)
               camlib edit 12 --filter comic --queue     (a job for `camlib worker`)
+              camlib edit 12 14 15 --filter sepia       (a batch)
+              camlib edit --query --kind live --since 2025-05 --filter comic
+
+            A batch (several assets, or --query) is a render job per asset, run by worker
+            processes (--jobs at once, one per core by default) with progress over the
+            whole batch; an asset that fails is named with its file and the cause while the
+            others go on (exit status 2). --dry-run lists what would be edited. With
+            --queue the jobs are left to `camlib worker` or `camlib serve`.
 
             HEIC stays HEIC (orientation, Exif, colour profile, auxiliary images and
             gain map kept); AVIF stays AVIF; JPEG stays JPEG (with its MPF images and a new
@@ -40,8 +48,13 @@ struct EditCommand: ParsableCommand {
 
     @OptionGroup var libraryOptions: LibraryOptions
 
-    @Argument(help: ArgumentHelp("An asset id or a path of one of its files.", valueName: "asset"))
-    var asset: String
+    @Argument(help: ArgumentHelp("Asset ids or paths of their files.", valueName: "asset"))
+    var assets: [String] = []
+
+    @Flag(name: .long, help: "Edit the assets the query options select (all assets when none is given).")
+    var query = false
+
+    @OptionGroup(title: "Query options (with --query)") var filters: QueryFilters
 
     // Parsed once, as ArgumentParser reads them: a wrong one is a usage error saying why.
     @Option(
@@ -57,15 +70,21 @@ struct EditCommand: ParsableCommand {
     @Flag(help: "Record the edit as a render job and return at once; camlib worker or camlib serve renders it.")
     var queue = false
 
+    @Flag(name: .customLong("dry-run"), help: "List the assets a batch would edit, and change nothing.")
+    var dryRun = false
+
+    @Option(help: ArgumentHelp("Renders run at once in a batch, each in a worker process (default: one per core).", valueName: "n"))
+    var jobs: Int?
+
     @OptionGroup var output: JSONOutput<EditCommand>
 
-    /// For `camlib serve`, which runs each edit in a child camlib so that a file that
-    /// crashes or exhausts a decoder costs that edit only: progress as JSON lines on
-    /// standard error, and the child ends with its parent.
-    @Flag(name: .customLong("progress-lines"), help: .private)
-    var progressLines = false
+    /// One asset named: rendered here, in a child of its own, with its progress.
+    var isSingle: Bool { assets.count == 1 && !query }
 
     func validate() throws {
+        if assets.isEmpty && !query { throw ValidationError("name the assets to edit, or select them with --query") }
+        if !assets.isEmpty && query { throw ValidationError("name assets or use --query, not both") }
+        if let jobs, jobs < 1 { throw ValidationError("--jobs \(jobs): give 1 or more") }
         if filter.isEmpty && addFilter.isEmpty { throw ValidationError("give --filter NAME (or --add-filter NAME to extend the current edit)") }
         if !filter.isEmpty && !addFilter.isEmpty { throw ValidationError("use --filter (start from the original) or --add-filter (extend), not both") }
     }
@@ -90,11 +109,12 @@ struct EditCommand: ParsableCommand {
     static let cpuSeconds: rlim_t = 4 * 3600
 
     func run() throws {
+        if !isSingle || dryRun { return try EditBatch(command: self).run() }
+        let asset = assets[0]
         if queue { return try runQueued() }
-        // The gallery runs this command as its child already; on the command line the
-        // edit runs in a child of its own, so a file that crashes a decoder ends with a
-        // clear error naming it.
-        if progressLines { ChildProcess.exitWithParent() } else { try Isolation.runInChild(describing: Int64(asset) != nil ? "asset \(asset)" : asset, cpuSeconds: Self.cpuSeconds) }
+        // The edit runs in a child of its own, so a file that crashes a decoder ends with
+        // a clear error naming it.
+        try Isolation.runInChild(describing: Int64(asset) != nil ? "asset \(asset)" : asset, cpuSeconds: Self.cpuSeconds)
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         let extending = !addFilter.isEmpty
@@ -123,7 +143,7 @@ struct EditCommand: ParsableCommand {
     /// waiting one's).
     func runQueued() throws {
         let library = try libraryOptions.open(.write)
-        let id = try library.findAsset(asset)
+        let id = try library.findAsset(assets[0])
         let extending = !addFilter.isEmpty
         let steps = extending ? addFilter : filter
         let job = try library.enqueue([
@@ -149,16 +169,7 @@ struct EditCommand: ParsableCommand {
     /// still, then the movie's frames as they render.
     func edit(_ library: PhotoLibrary, _ id: Int64, _ steps: [FilterStep], _ extending: Bool) throws -> EditResult {
         let movie = MovieBar()
-        return try library.edit(asset: id, steps: steps, extending: extending) { [progressLines] step in
-            if progressLines {
-                let line: String
-                switch step {
-                case .still: line = #"{"phase":"still"}"#
-                case .movieFrames(let done, let expected): line = #"{"phase":"movie","framesDone":\#(done),"framesExpected":\#(expected)}"#
-                }
-                FileHandle.standardError.write(Data((line + "\n").utf8))
-                return
-            }
+        return try library.edit(asset: id, steps: steps, extending: extending) { step in
             switch step {
             case .still:
                 if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[Krendering the still…".utf8)) }
@@ -173,5 +184,5 @@ struct EditCommand: ParsableCommand {
 
 extension EditCommand: JSONDescribed {
     static let jsonFields =
-        "{asset, adjustmentId, recipe: {steps: [{name, parameters}], attachments: [type]}, renders, warnings}; with --queue, {asset, job, recipe}"
+        "{asset, adjustmentId, recipe: {steps: [{name, parameters}], attachments: [type]}, renders, warnings}; with --queue, {asset, job, recipe}; for a batch, {batch, recipe, dryRun, assets: [{asset, name, job, state, error, warnings}]}"
 }

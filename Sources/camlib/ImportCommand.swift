@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Library
-import Synchronization
 
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -126,25 +125,7 @@ struct ImportCommand: ParsableCommand {
             library: library,
             options: .init(processes: jobs ?? ProcessInfo.processInfo.activeProcessorCount, kinds: [.thumbnail], batch: batch, untilIdle: true))
         let total = try library.jobProgress(batch: batch).total
-        // Counted from the children's lines (a query per job would cost a read each).
-        let finished = Atomic<Int>(0)
-        pool.run(workers) { event in
-            guard case .line(let line) = event, line.event == "done" || line.event == "failed" && line.state != .available else { return }
-            finished.add(1, ordering: .relaxed)
-        }
-        let waited = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
-        Thread.detachNewThread {
-            do { try workers.wait() } catch { failure.withLock { $0 = error } }
-            waited.signal()
-        }
-        let bar = ProgressBar(unit: "thumbnails")
-        while waited.wait(timeout: .now() + 0.1) == .timedOut {
-            bar.update(done: min(finished.load(ordering: .relaxed), total), total: total, item: "")
-        }
-        bar.finish()
-        if let error = failure.withLock({ $0 }) { Terminal.error("camlib: the thumbnails wait for `camlib worker`: \(error)") }
-        return workers.wasStopped
+        return pool.runToTheEnd(workers, total: total, unit: "thumbnails", what: "the thumbnails")
     }
 
     /// The library to import into; for a dry run, a rehearsal of it, or, when there is

@@ -5,6 +5,42 @@ import TestSupport
 /// `camlib edit`, `revert` and `export` through the executable.
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
 struct EditCommandTests {
+    /// A batch: a render job per asset, run by workers; an asset whose file cannot be
+    /// decoded is named with its file and the cause, the others are edited; revert takes
+    /// the same selections.
+    @Test func aBatchEditsEveryAssetItCanAndNamesThoseItCannot() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let names = ["Landscape_1.jpg", "Landscape_2.jpg", "Landscape_3.jpg"]
+        #expect(try Camlib.run(["import", "--library", lib] + names.map { Media.path("orientation/" + $0) }).status == 0)
+        // Landscape_2's original damaged after import (its bytes zeroed).
+        let original = try #require(try FileManager.default.subpathsOfDirectory(atPath: lib + "/originals").first { $0.hasSuffix("Landscape_2.jpg") })
+        let path = lib + "/originals/" + original
+        chmod(path, 0o644)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        try Data(count: bytes.count).write(to: URL(fileURLWithPath: path))
+
+        let rehearsed = try Camlib.run(["edit", "--library", lib, "--query", "--name", "Landscape_*", "--filter", "sepia", "--dry-run"])
+        #expect(rehearsed.status == 0 && rehearsed.stdout.contains("Would edit 3 assets with sepia"), "\(rehearsed.stdout)\(rehearsed.stderr)")
+        let batch = try Camlib.run(["edit", "--library", lib, "--query", "--name", "Landscape_*", "--filter", "sepia", "--jobs", "2", "--json"])
+        #expect(batch.status == 2, "\(batch.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(batch.stdout.utf8)) as? [String: Any], "\(batch.stdout)")
+        let assets = try #require(result["assets"] as? [[String: Any]])
+        #expect(assets.count == 3)
+        let failed = assets.filter { $0["state"] as? String == "failed" }
+        #expect(failed.count == 1 && failed.first?["name"] as? String == "Landscape_2.jpg", "\(assets)")
+        let error = failed.first?["error"] as? String ?? ""
+        #expect(error.hasPrefix("render of asset ") && error.contains("Landscape_2.jpg"), "\(error)")
+        #expect(batch.stderr.contains("camlib: \(error)"))
+        #expect(assets.filter { $0["state"] as? String == "done" }.count == 2)
+
+        // Named assets, one of them unknown: the others are reverted, exit status 2.
+        let ids = assets.filter { $0["state"] as? String == "done" }.compactMap { ($0["asset"] as? NSNumber)?.stringValue }
+        let reverted = try Camlib.run(["revert", "--library", lib] + ids + ["999"])
+        #expect(reverted.status == 2 && reverted.stdout.contains("Reverted 2 of 2 assets."), "\(reverted.stdout)\(reverted.stderr)")
+        #expect(reverted.stderr.contains("999"))
+    }
+
     @Test func editRevertAndExportByQuery() throws {
         let scratch = try ScratchDirectory()
         let lib = scratch.file("lib")
