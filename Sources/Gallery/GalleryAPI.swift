@@ -17,6 +17,7 @@ import NIOCore
 /// POST /api/assets/ID/edit    {"filters": [...]}  starts an edit; answers a job to follow
 /// POST /api/assets/ID/revert                      the original is the current version again
 /// GET  /api/jobs/JOB                              how an edit is going
+/// GET  /api/work                                  the library's jobs waiting, running and failed
 /// GET  /api/filters                               the filters an edit can use
 /// GET  /api/years                                 the years holding assets, newest first
 /// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
@@ -107,6 +108,10 @@ struct GalleryAPI: Sendable {
             let jobs = self.jobs
             guard let state = try await Blocking.run({ try jobs.state(job) }) else { throw HTTPError(.notFound, message: "no edit job \(job)") }
             return try jsonResponse(state)
+        }
+        router.get("/api/work") { _, _ in
+            let library = self.library
+            return try jsonResponse(try await Blocking.run { try WorkSummary(library.jobQueueStatus(failedLimit: 0)) })
         }
         router.get("/api/filters") { _, _ in
             try jsonResponse(FilterCatalog.all.map { FilterInfo(name: $0.name) })
@@ -249,4 +254,25 @@ func jsonResponse(bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response
     headers[.contentType] = "application/json; charset=utf-8"
     headers[.cacheControl] = "no-store"
     return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+}
+
+/// What the page shows of the library's jobs: how many wait, run and failed, and the
+/// workers running them.
+struct WorkSummary: Encodable, Sendable {
+    var waiting = 0
+    var running = 0
+    var failed = 0
+    var workers: Int
+
+    init(_ status: JobQueueStatus) {
+        workers = status.workers.count
+        for count in status.counts {
+            switch count.state {
+            case .available: waiting += count.jobs
+            case .running: running += count.jobs
+            case .failed: failed += count.jobs
+            default: break
+            }
+        }
+    }
 }

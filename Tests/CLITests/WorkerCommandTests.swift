@@ -78,7 +78,7 @@ struct WorkerCommandTests {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         if let output {
-            FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
             process.standardOutput = FileHandle(forWritingAtPath: output)
         } else {
             process.standardOutput = FileHandle.nullDevice

@@ -527,8 +527,9 @@ struct GalleryAPITests {
             let first = try #require(try await start(live.id)["job"] as? String)
             let second = try #require(try await start(other.id)["job"] as? String)
             // The first runs in a worker's process, the second waits its turn.
+            // (Minutes, not seconds, at most: a loaded machine starts the worker slowly.)
             var holder: Int32?
-            for _ in 0..<600 where holder == nil {
+            for _ in 0..<4800 where holder == nil {
                 try await Task.sleep(for: .milliseconds(50))
                 if let job = try library.job(Int64(first)!), job.state == .running, let pid = job.pid, kill(pid, 0) == 0 { holder = pid }
             }

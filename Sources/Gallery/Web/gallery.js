@@ -56,6 +56,25 @@ async function api(path, options = {}) {
   return body;
 }
 
+// ---- The library's jobs (thumbnails, proxies, edits) under way ----
+
+// How much work waits and runs, in the bar; asked again every 2 s while there is some,
+// every 15 s otherwise.
+async function showWork() {
+  let busy = false;
+  try {
+    const work = await api("/api/work");
+    busy = work.waiting + work.running > 0;
+    const parts = [];
+    if (work.running) parts.push(`${work.running} running`);
+    if (work.waiting) parts.push(`${work.waiting} waiting` + (work.workers ? "" : " for a worker"));
+    $("work").textContent = parts.length ? `Jobs: ${parts.join(", ")}` : "";
+    $("work").title = work.failed ? `${work.failed} failed: camlib jobs says why` : "";
+    $("work").hidden = !busy;
+  } catch (_) { /* the next look will tell */ }
+  setTimeout(showWork, busy ? 2000 : 15000);
+}
+
 // ---- Filters, kept in the URL so a view can be bookmarked ----
 
 const FILTER_NAMES = ["kind", "make", "model", "since", "until", "has", "edited", "keyword"];
@@ -1368,6 +1387,7 @@ document.addEventListener("DOMContentLoaded", () => {
   loadFilters();
   loadKeywords();
   showViewNav();
+  showWork();
   const view = currentView();
   const albumsLoaded = loadAlbums().then(updateViewHead);
   if (view.name === "albums") {

@@ -231,7 +231,7 @@ struct ImportSession {
             if !isStill, let codec = a.metadata.videoCodec, codec != "h264" {
                 jobs.append(.derived(.proxy, asset: assetID, resource: resourceID, priority: Self.proxyPriority))
             }
-            if !jobs.isEmpty, library.rehearsal == nil { try JobRecord.enqueue(jobs, batch: jobBatch, db) }
+            if !jobs.isEmpty, library.rehearsal == nil { _ = try JobRecord.enqueue(jobs, batch: jobBatch, db) }
         }
         if let partner {
             try PairingRecord(

@@ -121,7 +121,7 @@ public final class JobWorker: Sendable {
         currentStarted.withLock { $0 = Date() }
         leaseKept.store(true, ordering: .relaxed)
         defer { current.withLock { $0 = nil } }
-        try? library.renewLeases([lease], worker: identity)
+        _ = try? library.renewLeases([lease], worker: identity)
         events(.started(lease.job))
         let started = Date()
         let lastReport = Mutex(Date.distantPast)
@@ -133,7 +133,7 @@ public final class JobWorker: Sendable {
                     last = Date()
                     return true
                 }
-                if due { try? library.reportProgress(lease, progress) }
+                if due { _ = try? library.reportProgress(lease, progress) }
             }
             events(.done(lease.job, warnings: warnings, seconds: Date().timeIntervalSince(started)))
         } catch let failure as JobFailure where failure.leaseLost || !leaseKept.load(ordering: .relaxed) {
