@@ -533,7 +533,8 @@ struct GalleryAPITests {
                 try await Task.sleep(for: .milliseconds(50))
                 if let job = try library.job(Int64(first)!), job.state == .running, let pid = job.pid, kill(pid, 0) == 0 { holder = pid }
             }
-            let pid = try #require(holder, "no worker took the first edit")
+            let seen = "\(String(describing: try library.job(Int64(first)!))); workers: \(try library.jobQueueStatus().workers)"
+            let pid = try #require(holder, "no worker took the first edit: \(seen)")
             #expect(try await state(first)["state"] as? String == "running")
             #expect(try await state(second)["state"] as? String == "queued")
             kill(pid, SIGKILL)
