@@ -81,18 +81,32 @@ import TestSupport
     #expect(LibraryLocation.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"]).path == "/h/.local/share/camlib")
 }
 
+/// Temporary files are named after the machine and process writing them: opening the
+/// library deletes this machine's whose process is gone, keeps those of processes still
+/// at work, and keeps another machine's (sharing the folder) until they are a day old.
 @Test func abandonedTemporaryFilesAreRemovedOnOpen() throws {
     let dir = try ScratchDirectory()
     let root = dir.url.appendingPathComponent("lib")
     _ = try PhotoLibrary(root: root, mode: .create)
-    // PID 999999999 does not exist: this file was left by a crashed import.
-    let stale = root.appendingPathComponent("tmp/999999999-\(UUID().uuidString).part")
-    let live = root.appendingPathComponent("tmp/\(getpid())-\(UUID().uuidString).part")
-    try Data([1]).write(to: stale)
-    try Data([1]).write(to: live)
+    let host = ProcessInfo.processInfo.hostName
+    func file(_ name: String, daysOld: Double = 0) throws -> URL {
+        let url = root.appendingPathComponent("tmp/\(name)-\(UUID().uuidString).part")
+        try Data([1]).write(to: url)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -daysOld * 86_400)], ofItemAtPath: url.path)
+        return url
+    }
+    // PID 999999999 does not exist: these were left by a crashed import or worker.
+    let stale = try file("\(host)-999999999")
+    let staleUnnamed = try file("999999999")
+    let live = try file("\(host)-\(getpid())")
+    let liveUnnamed = try file("\(getpid())")
+    let elsewhere = try file("other-machine.example-999999999", daysOld: 0.5)
+    let elsewhereOld = try file("other-machine.example-999999999", daysOld: 2)
+    let notOurs = root.appendingPathComponent("tmp/notes.part")
+    try Data([1]).write(to: notOurs)
     _ = try PhotoLibrary(root: root, mode: .write)
-    #expect(!FileManager.default.fileExists(atPath: stale.path))
-    #expect(FileManager.default.fileExists(atPath: live.path))
+    for gone in [stale, staleUnnamed, elsewhereOld] { #expect(!FileManager.default.fileExists(atPath: gone.path), "\(gone.lastPathComponent)") }
+    for kept in [live, liveUnnamed, elsewhere, notOurs] { #expect(FileManager.default.fileExists(atPath: kept.path), "\(kept.lastPathComponent)") }
 }
 
 /// `AssetOverviewRecord` reads its columns by position: on the real corpus, every field

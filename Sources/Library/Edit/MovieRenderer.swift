@@ -33,7 +33,7 @@ enum MovieRenderer {
             let room = seconds > 0 ? seconds / (seconds + VideoRenderer.bitRateWindow) : 1
             options.maximumBitRate = Int(Double(rate) * bitRateCap * room)
         }
-        let encoded = scratch.appendingPathComponent("\(getpid())-\(UUID().uuidString).part").path
+        let encoded = scratch.appendingPathComponent(AtomicFile.temporaryName(".part")).path
         defer { unlink(encoded) }
         let frames = try VideoRenderer.render(input: path, output: encoded, options: options, drawing: drawing(recipe), progress: progress)
         let (renderedMoov, renderedSize) = try moov(of: encoded)

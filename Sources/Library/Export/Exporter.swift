@@ -246,7 +246,7 @@ public enum Exporter {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// Temporary files an export killed half-way left in `folder` (`PID-UUID.part`, the
+    /// Temporary files an export killed half-way left in `folder` (`HOST-PID-UUID.part`, the
     /// process gone): deleted before exporting there again.
     public static func removeAbandonedTemporaries(in folder: URL) {
         AtomicFile.removeAbandonedTemporaries(in: folder)

@@ -45,7 +45,7 @@ final class StandInNames {
     }
 
     private func makeRoot() throws -> URL {
-        let root = temporary.appendingPathComponent("\(getpid())-\(UUID().uuidString)\(Self.suffix)")
+        let root = temporary.appendingPathComponent(AtomicFile.temporaryName(Self.suffix))
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         self.root = root
         return root

@@ -180,24 +180,69 @@ enum AtomicFile {
         return result
     }
 
-    /// Deletes the temporary files (`PID-UUID.part`) in `folder` of processes that no
-    /// longer run: a crash or a kill left them. Other files, even ending in `.part`, stay.
-    /// So do an import's folders of stand-in links (`PID-UUID.names`, see
-    /// `StandInNames`), removed the same way: the links only, never what they point at.
-    static func removeAbandonedTemporaries(in folder: URL) {
+    /// Temporary files and folders (`.part`, `.names`) that a process killed half-way
+    /// left in `folder`: on this host, those whose process no longer runs; from another
+    /// host sharing the folder, where this one cannot see the process, those untouched
+    /// for `othersAfter` seconds (a day). Deleted, since nothing links them any more; a
+    /// folder of an import's stand-in links (`StandInNames`) loses the links only, never
+    /// what they point at. Other files, even ending in `.part`, stay.
+    static func removeAbandonedTemporaries(in folder: URL, othersAfter: TimeInterval = 86_400) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        let me = owner.load(ordering: .relaxed)
         for name in names {
-            let suffix = name.hasSuffix(".part") ? ".part" : name.hasSuffix(".names") ? ".names" : nil
-            guard let suffix else { continue }
-            let parts = name.dropLast(suffix.count).split(separator: "-", maxSplits: 1)
-            guard parts.count == 2, let pid = Int32(parts[0]), UUID(uuidString: String(parts[1])) != nil else { continue }
-            guard pid != getpid(), !PhotoLibrary.isRunning(pid) else { continue }
-            if suffix == ".part" {
-                unlink(folder.appendingPathComponent(name).path)
+            guard let maker = TemporaryName(name) else { continue }
+            let url = folder.appendingPathComponent(name)
+            if maker.host == nil || maker.host == thisHost {
+                guard maker.pid != getpid(), maker.pid != me, !PhotoLibrary.isRunning(maker.pid) else { continue }
             } else {
-                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+                guard let changed = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+                    -changed.timeIntervalSinceNow > othersAfter
+                else { continue }
+            }
+            if maker.isFolder {
+                try? FileManager.default.removeItem(at: url)
+            } else {
+                unlink(url.path)
             }
         }
+    }
+
+    /// Who made a temporary file or folder, read from its name: `HOST-PID-UUID.part` or
+    /// `.names` (`PID-UUID…`, with no host, from earlier camlib: this host's).
+    struct TemporaryName {
+        var host: String?
+        var pid: Int32
+        var isFolder: Bool
+
+        init?(_ name: String) {
+            let suffix = name.hasSuffix(".part") ? ".part" : name.hasSuffix(StandInNames.suffix) ? StandInNames.suffix : nil
+            guard let suffix else { return nil }
+            let stem = name.dropLast(suffix.count)
+            guard stem.count > 37, UUID(uuidString: String(stem.suffix(36))) != nil else { return nil }
+            let rest = stem.dropLast(37)
+            guard stem.dropLast(36).last == "-" else { return nil }
+            if let dash = rest.lastIndex(of: "-") {
+                guard let pid = Int32(rest[rest.index(after: dash)...]) else { return nil }
+                self.host = String(rest[..<dash])
+                self.pid = pid
+            } else {
+                guard let pid = Int32(rest) else { return nil }
+                self.host = nil
+                self.pid = pid
+            }
+            isFolder = suffix != ".part"
+        }
+    }
+
+    /// This machine's name as temporary names carry it.
+    static let thisHost = ProcessInfo.processInfo.hostName.replacingOccurrences(of: "/", with: "_")
+
+    /// A new temporary file or folder's name in the library's `tmp/` (or an export's
+    /// folder): `HOST-PID-UUID` and `suffix`. The host and pid let a later run tell
+    /// abandoned temporaries from those of a process still at work, here or on another
+    /// machine sharing the library.
+    static func temporaryName(_ suffix: String) -> String {
+        "\(thisHost)-\(owner.load(ordering: .relaxed))-\(UUID().uuidString)\(suffix)"
     }
 
     /// Makes `folder` and whichever of its parents are missing, each one's entry made
@@ -233,7 +278,7 @@ enum AtomicFile {
         guard fsync(fd) == 0 else { throw LibraryError.io(path: path, operation: "fsync" + what, errno: errno) }
     }
 
-    /// The process named in temporary files' names (`PID-UUID.part`), whose files
+    /// The process named in temporary files' names (`HOST-PID-UUID.part`), whose files
     /// ``removeAbandonedTemporaries(in:)`` leaves alone while it runs: this process, or,
     /// in an analysis worker, the import that started it (``stageForParent()``).
     private static let owner = Atomic<Int32>(getpid())
@@ -247,8 +292,7 @@ enum AtomicFile {
     }
 
     private static func createTemporary(in directory: URL) throws -> (URL, Int32) {
-        // The pid in the name lets a later run tell abandoned temporaries from live ones.
-        let url = directory.appendingPathComponent("\(owner.load(ordering: .relaxed))-\(UUID().uuidString).part")
+        let url = directory.appendingPathComponent(temporaryName(".part"))
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw LibraryError.io(path: url.path, operation: "create", errno: errno) }
         return (url, fd)

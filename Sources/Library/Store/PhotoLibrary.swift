@@ -97,7 +97,7 @@ public final class PhotoLibrary: Sendable {
     /// A path relative to the library root, as stored in the catalog.
     func relative(_ url: URL) -> String { layout.relative(url) }
 
-    /// Temporary files are named `PID-UUID.part`; those of processes that no longer run
+    /// Temporary files are named `HOST-PID-UUID.part`; those of processes that no longer run
     /// were left by a crash and are deleted.
     func removeAbandonedTemporaries() {
         AtomicFile.removeAbandonedTemporaries(in: temporary)
