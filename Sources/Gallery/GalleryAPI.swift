@@ -18,12 +18,14 @@ import NIOCore
 /// POST /api/assets/ID/revert                      the original is the current version again
 /// GET  /api/jobs/JOB                              how an edit is going
 /// GET  /api/work                                  the library's jobs waiting, running and failed
+/// GET  /api/thumbnails/pending?assets=ID,…        which of these assets' thumbnails a worker has still to make
 /// GET  /api/filters                               the filters an edit can use
 /// GET  /api/years                                 the years holding assets, newest first
 /// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
 /// ```
 ///
-/// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``.
+/// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``; edits of a
+/// selection: ``addBatchEditRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs: EditJobs
@@ -33,6 +35,7 @@ struct GalleryAPI: Sendable {
 
     func addRoutes(to router: Router<some RequestContext>) {
         addOrganiseRoutes(to: router)
+        addBatchEditRoutes(to: router)
         router.get("/api/assets") { request, _ in
             return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.queryParameters)))
         }
@@ -112,6 +115,14 @@ struct GalleryAPI: Sendable {
         router.get("/api/work") { _, _ in
             let library = self.library
             return try jsonResponse(try await Blocking.run { try WorkSummary(library.jobQueueStatus(failedLimit: 0)) })
+        }
+        router.get("/api/thumbnails/pending") { request, _ in
+            let text = request.uri.queryParameters["assets"].map(String.init) ?? ""
+            let ids = text.split(separator: ",").compactMap { Int64($0) }
+            guard ids.count <= 2000 else { throw HTTPError(.badRequest, message: "ask for at most 2000 assets at once") }
+            let library = self.library
+            let pending = try await Blocking.run { try library.media(of: ids).filter(\.value.thumbnailPending).keys.sorted() }
+            return try jsonResponse(["pending": pending])
         }
         router.get("/api/filters") { _, _ in
             try jsonResponse(FilterCatalog.all.map { FilterInfo(name: $0.name) })

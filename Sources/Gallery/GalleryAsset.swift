@@ -13,6 +13,9 @@ struct GalleryAsset {
         var still: Int64?
         var movie: Int64?
         var thumbnail: String?
+        /// A worker has still to make the thumbnail: the page shows a placeholder and asks
+        /// again (`GET /api/thumbnails/pending`).
+        var thumbnailPending: Bool
         var preview: String?
         /// H.264: plays in every browser.
         var video: String?
@@ -36,7 +39,8 @@ struct GalleryAsset {
             }
         }
         media = Media(
-            still: still, movie: movie, thumbnail: url(picture, "thumbnail"), preview: url(picture, "preview"),
+            still: still, movie: movie, thumbnail: url(picture, "thumbnail"),
+            thumbnailPending: shown?.thumbnailPending ?? false, preview: url(picture, "preview"),
             video: url(movie, "movie"), original: url(still, "original"), originalMovie: url(movie, "original"), aux: aux)
     }
 
@@ -55,6 +59,7 @@ struct GalleryAsset {
         field("still", media.still.map(String.init), quoted: false)
         field("movie", media.movie.map(String.init), quoted: false)
         field("thumbnail", media.thumbnail)
+        field("thumbnailPending", String(media.thumbnailPending), quoted: false)
         field("preview", media.preview)
         field("video", media.video)
         field("original", media.original)

@@ -479,6 +479,85 @@ struct GalleryAPITests {
         #expect(after.adjustments[0].data.contains("sepia"))
     }
 
+    /// A selection's edits: one render job per asset, as a batch the page follows as a
+    /// whole; an asset no longer in the library is named, not an error for the rest.
+    @Test func aSelectionIsEditedAsOneBatch() async throws {
+        let own = try GalleryLibrary(folders: ["orientation"])
+        let ids = try ["orientation/Landscape_1.jpg", "orientation/Landscape_6.jpg"].map { try own.asset($0).id }
+        let header = HTTPField.Name("X-Camlib-Request")!
+        let final = try await own.test(workers: 1) { client in
+            func post(_ body: String) async throws -> (HTTPResponse.Status, [String: Any]) {
+                try await client.execute(uri: "/api/edits", method: .post, headers: [header: "1"], body: ByteBuffer(string: body)) {
+                    ($0.status, try $0.object())
+                }
+            }
+            #expect(try await post(#"{"assets": [\#(ids[0])], "filters": ["blur"]}"#).0 == .badRequest)
+            #expect(try await post(#"{"assets": [], "filters": ["noir"]}"#).0 == .badRequest)
+            #expect(try await post(#"{"assets": [\#(ids[0])], "filters": []}"#).0 == .badRequest)
+            try await client.execute(uri: "/api/edits/gallery-nothing", method: .get) { #expect($0.status == .notFound) }
+            let (status, started) = try await post(#"{"assets": [\#(ids[0]), \#(ids[1]), 999999], "filters": ["noir"]}"#)
+            #expect(status == .accepted)
+            #expect(started["total"] as? Int == 2 && started["missing"] as? [Int] == [999999], "\(started)")
+            let batch = try #require(started["batch"] as? String)
+            var state: [String: Any] = started
+            for _ in 0..<2400 {
+                state = try await client.execute(uri: "/api/edits/\(batch)", method: .get) { try $0.object() }
+                if (state["done"] as? Int ?? 0) + (state["failed"] as? Int ?? 0) == 2 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return (state["done"] as? Int, state["failed"] as? Int, "\(state)")
+        }
+        #expect(final.0 == 2 && final.1 == 0, "\(final.2)")
+        for asset in try own.library.describe(ids) {
+            #expect(asset.adjustments.first { $0.current }?.data.contains("noir") == true, "asset \(asset.id)")
+        }
+    }
+
+    /// After an import that left its thumbnails to workers, the page is told which tiles'
+    /// thumbnails are pending, and asks again until a worker has made them.
+    @Test func thumbnailsLeftToWorkersArePendingUntilOneMakesThem() async throws {
+        let own = try GalleryLibrary(folders: ["apple-live-photo", "orientation"], leavingWorkToWorkers: true)
+        @Sendable func pages(_ client: any TestClientProtocol) async throws -> [Int64: Bool] {
+            let page = try await client.execute(uri: "/api/assets?limit=500", method: .get) { try $0.object() }
+            var pending: [Int64: Bool] = [:]
+            for asset in page["assets"] as? [[String: Any]] ?? [] {
+                let media = asset["media"] as? [String: Any] ?? [:]
+                pending[(asset["id"] as? NSNumber)?.int64Value ?? 0] = media["thumbnailPending"] as? Bool
+            }
+            return pending
+        }
+        @Sendable func asked(_ client: any TestClientProtocol, _ ids: [Int64]) async throws -> [Int64] {
+            try await client.execute(uri: "/api/thumbnails/pending?assets=\(ids.map(String.init).joined(separator: ","))", method: .get) {
+                ((try $0.object()["pending"] as? [NSNumber]) ?? []).map(\.int64Value)
+            }
+        }
+        let before = try await own.test(workers: 0) { client in
+            let listed = try await pages(client)
+            return (listed, try await asked(client, listed.keys.sorted()))
+        }
+        let waiting = before.0.filter { $0.value == true }.keys.sorted()
+        #expect(!waiting.isEmpty && waiting.count < before.0.count, "\(before.0)")
+        #expect(before.0.values.allSatisfy { $0 != nil }, "every asset says whether its thumbnail is pending")
+        #expect(before.1 == waiting)
+        let after = try await own.test(workers: 1) { client in
+            var left = waiting
+            for _ in 0..<2400 where !left.isEmpty {
+                try await Task.sleep(for: .milliseconds(100))
+                left = try await asked(client, waiting)
+            }
+            return (left, try await pages(client))
+        }
+        #expect(after.0.isEmpty)
+        #expect(after.1.values.allSatisfy { $0 == false }, "\(after.1)")
+        try await own.test(workers: 0) { client in
+            for id in waiting {
+                let media = try #require(try own.library.media(of: [id])[id])
+                let shown = try #require(media.still ?? media.movie)
+                try await client.execute(uri: "/media/\(id)/\(shown)/thumbnail", method: .get) { #expect($0.status == .ok) }
+            }
+        }
+    }
+
     /// An edit asked for while no worker runs (the gallery stopped before it ran it) is a
     /// row: the next gallery's workers run it, and the page asking after it sees it done.
     @Test func anEditOutlivesARestartOfTheGallery() async throws {

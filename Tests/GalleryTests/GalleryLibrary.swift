@@ -24,11 +24,13 @@ final class GalleryLibrary: Sendable {
         }
     }
 
-    init(folders: [String]) throws {
+    /// `leavingWorkToWorkers`: imported as `camlib import --no-wait` does, the thumbnails
+    /// and proxies left as jobs for workers.
+    init(folders: [String], leavingWorkToWorkers: Bool = false) throws {
         for folder in folders { _ = try Media.files(in: folder) }  // fail clearly when missing
         scratch = try ScratchDirectory.shared("camlib-gallery-\(UUID().uuidString.prefix(8))")
         library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
-        _ = try Importer(library: library).run(paths: folders.map { Media.path($0) })
+        _ = try Importer(library: library, options: ImportOptions(queueDerivedWork: leavingWorkToWorkers)).run(paths: folders.map { Media.path($0) })
     }
 
     /// The asset holding a corpus file.

@@ -34,6 +34,8 @@ const state = {
   returnFocus: null,   // what had the focus before the viewer opened
   previewing: null,    // the filters of the edit preview on the stage
   albums: [],          // every album, from /api/albums
+  pending: new Set(),  // ids of tiles whose thumbnail a worker has still to make
+  watchingPending: false,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -73,6 +75,31 @@ async function showWork() {
     $("work").hidden = !busy;
   } catch (_) { /* the next look will tell */ }
   setTimeout(showWork, busy ? 2000 : 15000);
+}
+
+// Tiles whose thumbnails wait for a worker: asked after every 2 s, and filled in as the
+// thumbnails are made.
+async function watchPending() {
+  if (state.watchingPending) return;
+  state.watchingPending = true;
+  while (state.pending.size > 0) {
+    await new Promise((r) => setTimeout(r, 2000));
+    const ids = [...state.pending].slice(0, 2000);
+    let still;
+    try {
+      still = new Set((await api(`/api/thumbnails/pending?assets=${ids.join(",")}`)).pending);
+    } catch (_) { continue; /* the next look will tell */ }
+    for (const id of ids) {
+      if (still.has(id)) continue;
+      state.pending.delete(id);
+      const asset = state.assets[state.byId.get(id)];
+      const tile = document.querySelector(`.tile[data-id="${id}"]`);
+      if (!asset || !tile) continue;
+      asset.media.thumbnailPending = false;
+      fillTile(tile, asset);
+    }
+  }
+  state.watchingPending = false;
 }
 
 // ---- Filters, kept in the URL so a view can be bookmarked ----
@@ -423,7 +450,16 @@ function fillTile(tile, asset) {
   // The first screenful is asked for at once; the rest as it comes near.
   const eager = (state.byId.get(asset.id) ?? 0) < FIRST_PAGE;
   const img = el("img", { alt: assetName(asset), loading: eager ? "eager" : "lazy", decoding: "async", draggable: false });
-  if (asset.media.thumbnail) img.src = asset.media.thumbnail;
+  // A thumbnail still to be made by a worker: a placeholder until it is (watchPending).
+  const pending = asset.media.thumbnailPending;
+  tile.classList.toggle("pending", !!pending);
+  tile.setAttribute("aria-busy", String(!!pending));
+  if (pending) {
+    state.pending.add(asset.id);
+    watchPending();
+  } else if (asset.media.thumbnail) {
+    img.src = asset.media.thumbnail;
+  }
   const badges = el("div", { class: "badges" });
   for (const [label, kind] of badgesOf(asset)) badges.append(el("span", { class: `badge ${kind}`, text: label }));
   const children = [img, badges];
@@ -756,6 +792,8 @@ async function loadFilters() {
     const filters = await api("/api/filters");
     $("filterChoices").replaceChildren(...filters.map((f) =>
       el("label", {}, el("input", { type: "checkbox", value: f.name }), ` ${f.name}`)));
+    $("selEdit").replaceChildren(el("option", { value: "", text: "Edit with…" }),
+      ...filters.map((f) => el("option", { value: f.name, text: f.name })));
   } catch (error) {
     $("editStatus").textContent = `Filters unavailable: ${error.message}`;
   }
@@ -1063,7 +1101,7 @@ function showSelection() {
   document.body.classList.toggle("selecting", n > 0);
   $("selectionCount").textContent = `${plural(n, "asset")} selected`;
   const inTrash = view.name === "trash";
-  for (const id of ["selFavorite", "selUnfavorite", "selAlbum", "selKeywordForm", "selTrash"]) $(id).hidden = inTrash;
+  for (const id of ["selFavorite", "selUnfavorite", "selAlbum", "selKeywordForm", "selEdit", "selTrash"]) $(id).hidden = inTrash;
   $("selRestore").hidden = !inTrash;
   $("selRemoveFromAlbum").hidden = view.name !== "album";
   if (n === 0) $("selectionStatus").textContent = "";
@@ -1091,6 +1129,10 @@ async function changeSelection(what) {
       if (ok) $("selKeyword").value = "";
       break;
     }
+    case "edit":
+      await editSelection(ids, $("selEdit").value);
+      $("selEdit").value = "";
+      return;
     case "removeFromAlbum":
       ok = await changeAlbum(albumNamed(view.album)?.id, { remove: ids }, `${n} taken out of “${view.album}”.`);
       break;
@@ -1109,6 +1151,38 @@ async function changeSelection(what) {
       return;
   }
   if (ok) pruneView();
+}
+
+// One filter over every chosen asset: render jobs made as a batch, run by the workers,
+// followed here until the last is done; then the tiles show the edits.
+async function editSelection(ids, filter) {
+  if (!filter) return;
+  const n = plural(ids.length, "asset");
+  let batch;
+  try {
+    batch = await post("/api/edits", { assets: ids, filters: [filter] });
+  } catch (error) {
+    say(`Not edited: ${error.message}`);
+    return;
+  }
+  const status = $("selectionStatus");
+  while (batch.done + batch.failed + batch.cancelled < batch.total) {
+    status.textContent = `Editing ${n} with ${filter}: ${batch.done} of ${batch.total} done` +
+      (batch.queued === batch.total ? " (waiting for a worker)" : "");
+    await new Promise((r) => setTimeout(r, 500));
+    try {
+      batch = await api(`/api/edits/${batch.batch}`);
+    } catch (error) {
+      status.textContent = `Lost track of the edits: ${error.message} (camlib jobs says how they go)`;
+      return;
+    }
+  }
+  for (const id of ids) if (state.byId.has(id)) await refreshAsset(id);
+  const failures = batch.failures.map((f) => f.error);
+  let text = `${plural(batch.done, "asset")} edited with ${filter}.`;
+  if (batch.failed) text += ` ${plural(batch.failed, "edit")} failed: ${failures.join("; ")}`;
+  if (batch.missing.length) text += ` ${plural(batch.missing.length, "asset")} no longer in the library.`;
+  status.textContent = text;
 }
 
 // ---- The views: photos, favourites, an album, the trash, the albums ----
@@ -1304,6 +1378,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("selFavorite").addEventListener("click", () => changeSelection("favorite"));
   $("selUnfavorite").addEventListener("click", () => changeSelection("unfavorite"));
   $("selAlbum").addEventListener("change", () => { if ($("selAlbum").value) changeSelection("album"); });
+  $("selEdit").addEventListener("change", () => { if ($("selEdit").value) changeSelection("edit"); });
   $("selKeywordForm").addEventListener("submit", (e) => { e.preventDefault(); changeSelection("keyword"); });
   $("selRemoveFromAlbum").addEventListener("click", () => changeSelection("removeFromAlbum"));
   $("selTrash").addEventListener("click", () => changeSelection("trash"));

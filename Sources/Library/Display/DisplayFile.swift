@@ -32,6 +32,9 @@ public struct DisplayFile: Sendable, Equatable {
 public struct AssetMedia: Sendable, Equatable {
     public var still: Int64?
     public var movie: Int64?
+    /// Whether the thumbnail of what it shows is a job not yet done (after
+    /// `camlib import --no-wait`): a worker will make it.
+    public var thumbnailPending = false
 }
 
 /// Why a file cannot be shown.

@@ -14,6 +14,7 @@ extension PhotoLibrary {
             var out: [Int64: AssetMedia] = [:]
             for start in stride(from: 0, to: ids.count, by: 256) {
                 let chunk = IDList(Array(ids[start..<min(start + 256, ids.count)]))
+                let pending = try JobRecord.pendingThumbnails(assets: chunk, db)
                 for r in try ResourceRecord.fetchCurrentShown(assets: chunk, db) {
                     var m = out[r.assetId] ?? AssetMedia()
                     switch r.role {
@@ -23,6 +24,7 @@ extension PhotoLibrary {
                     case .pairedVideo, .video: m.movie = m.movie ?? r.id
                     default: break
                     }
+                    m.thumbnailPending = pending.contains(m.still ?? m.movie ?? -1)
                     out[r.assetId] = m
                 }
             }

@@ -233,6 +233,18 @@ extension JobRecord: FetchableRecord, MutablePersistableRecord {
         try Int64.fetchAll(db, sql: "SELECT id FROM job WHERE state = 'failed' ORDER BY id")
     }
 
+    /// Of these assets' files, those whose thumbnail job waits or runs.
+    static func pendingThumbnails(assets: IDList, _ db: Database) throws -> Set<Int64> {
+        Set(
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT resource_id FROM job
+                    WHERE asset_id IN \(assets.placeholders) AND kind = 'thumbnail' AND state IN ('available', 'running')
+                      AND resource_id IS NOT NULL
+                    """, arguments: assets.arguments))
+    }
+
     /// Jobs by kind and state.
     static func counts(_ db: Database) throws -> [JobQueueStatus.Count] {
         try Row.fetchAll(db, sql: "SELECT kind, state, count(*) FROM job GROUP BY kind, state ORDER BY kind, state").compactMap { row in
