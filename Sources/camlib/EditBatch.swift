@@ -75,8 +75,7 @@ struct EditBatch {
                 switch job.state {
                 case .done:
                     outcomes[i].state = "done"
-                    struct Result: Decodable { var warnings: [String]? }
-                    outcomes[i].warnings = job.result.flatMap { try? JSONDecoder().decode(Result.self, from: Data($0.utf8)).warnings }
+                    outcomes[i].warnings = RenderJobResult(job.result)?.warnings
                 case .failed, .cancelled:
                     (outcomes[i].state, outcomes[i].error) = ("failed", job.lastError ?? "the render failed")
                 case .available, .running:

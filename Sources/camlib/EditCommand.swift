@@ -117,26 +117,66 @@ struct EditCommand: ParsableCommand {
         try Isolation.runInChild(describing: Int64(asset) != nil ? "asset \(asset)" : asset, cpuSeconds: Self.cpuSeconds)
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
+        if let trashed = try library.describe([id]).first?.trashedAt { throw LibraryError.inTrash(asset: id, trashedAt: trashed) }
         let extending = !addFilter.isEmpty
         let steps = extending ? addFilter : filter
-        let result: EditResult
-        do {
-            result = try edit(library, id, steps, extending)
-        } catch let error as EditError {
-            if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-            Terminal.error("camlib: \(error)")
+        let (job, outcome) = try render(library, id, steps, extending)
+        if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        guard outcome.state == .done, let result = RenderJobResult(outcome.result), let adjustment = result.adjustmentId else {
+            Terminal.error("camlib: \(outcome.lastError ?? "the render of asset \(id) ended \(outcome.state.rawValue) (job \(job))")")
             throw ExitCode.failure
         }
-        if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        let recipe = result.recipe.steps.map(\.description).joined(separator: " → ")
+        // The recipe as recorded: with `--add-filter`, the current edit's steps and these.
+        let made = try library.describe([id]).first?.adjustments.first { $0.current }
+        let recipe = made.flatMap { CamlibAdjustment.recipe(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) }
+        let recipeSteps = recipe?.steps ?? steps
         if output.json {
-            let data = Recipe(steps: result.recipe.steps, attachments: result.recipe.attachments.map(\.type.rawValue))
-            print(try Terminal.json(Output(asset: id, adjustmentId: result.adjustmentID, recipe: data, renders: result.renders, warnings: result.warnings)))
+            let data = Recipe(steps: recipeSteps, attachments: recipe?.attachments.map(\.type.rawValue) ?? [])
+            print(try Terminal.json(Output(asset: id, adjustmentId: adjustment, recipe: data, renders: result.renders ?? [], warnings: result.warnings ?? [])))
         } else {
-            print("Asset \(id): \(recipe)")
-            for r in result.renders { print("  rendered \(r)") }
+            print("Asset \(id): \(recipeSteps.map(\.description).joined(separator: " → "))")
+            for r in result.renders ?? [] { print("  rendered \(r)") }
         }
-        for w in result.warnings { Terminal.error("camlib: asset \(id): \(w)") }
+        for w in result.warnings ?? [] { Terminal.error("camlib: asset \(id): \(w)") }
+    }
+
+    /// The edit as a render job this process runs itself (a job row first, so that it
+    /// is never lost half-way), with its progress on a terminal: the still, then the
+    /// movie's frames. A worker beside it (`camlib serve`'s) may take the job first: then
+    /// this waits for it. Ctrl-C hands the job back, queued for `camlib worker`.
+    func render(_ library: PhotoLibrary, _ id: Int64, _ steps: [FilterStep], _ extending: Bool) throws -> (Int64, Job) {
+        let batch = "edit-\(UUID().uuidString.lowercased())"
+        let job = try library.enqueue(
+            [
+                NewJob(
+                    kind: .render, asset: id, arguments: RenderJobArguments(steps: steps, extending: extending).json, dedupeKey: "render:\(id)",
+                    priority: -10)
+            ], batch: batch)[0]
+        let worker = JobWorker(library: library, options: .init(kinds: [.render], batch: batch, untilIdle: true))
+        let signals = StopSignals {
+            if let lease = worker.runningJob { try? library.handBackJob(lease) }
+            Terminal.error("\ncamlib: interrupted: the edit of asset \(id) waits as job \(job) for `camlib worker` (`camlib jobs cancel \(job)` drops it)")
+            _exit(ExitStatus.interrupted)
+        }
+        defer { withExtendedLifetime(signals) {} }
+        let movie = MovieBar()
+        try worker.run(progress: { _, text in
+            struct Step: Decodable {
+                var phase: String?
+                var framesDone: Int?
+                var framesExpected: Int?
+            }
+            guard let step = try? JSONDecoder().decode(Step.self, from: Data(text.utf8)) else { return }
+            if step.phase == "movie", let done = step.framesDone, let expected = step.framesExpected {
+                // Started at the first frame, so the rate counts the movie only.
+                if movie.bar == nil { movie.bar = ProgressBar(unit: "frames") }
+                movie.bar?.update(done: done, total: max(expected, done), item: "movie")
+            } else if step.phase == "still", Terminal.stderrIsTerminal {
+                FileHandle.standardError.write(Data("\r\u{1B}[Krendering the still…".utf8))
+            }
+        })
+        guard let outcome = try library.job(job) else { throw LibraryError.assetNotFound("with id \(id)") }
+        return (job, outcome)
     }
 
     /// `--queue`: the render as a job, one waiting per asset (a newer recipe replaces a
@@ -162,24 +202,8 @@ struct EditCommand: ParsableCommand {
         var recipe: Recipe
     }
 
-    /// Touched by the movie's thread only.
-    final class MovieBar { var bar: ProgressBar? }
-
-    /// The edit, with its progress on a terminal (a Live Photo edit takes seconds): the
-    /// still, then the movie's frames as they render.
-    func edit(_ library: PhotoLibrary, _ id: Int64, _ steps: [FilterStep], _ extending: Bool) throws -> EditResult {
-        let movie = MovieBar()
-        return try library.edit(asset: id, steps: steps, extending: extending) { step in
-            switch step {
-            case .still:
-                if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[Krendering the still…".utf8)) }
-            case .movieFrames(let done, let expected):
-                // Started at the first frame, so the rate counts the movie only.
-                if movie.bar == nil { movie.bar = ProgressBar(unit: "frames") }
-                movie.bar?.update(done: done, total: max(expected, done), item: "movie")
-            }
-        }
-    }
+    /// Touched by the worker's thread only.
+    final class MovieBar: @unchecked Sendable { var bar: ProgressBar? }
 }
 
 extension EditCommand: JSONDescribed {

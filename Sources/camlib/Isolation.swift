@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Library
 
 /// Runs a command's work in a child process, so that a C library that aborts or spins on a
@@ -34,7 +35,16 @@ enum Isolation {
         environment["SWIFT_BACKTRACE"] = "enable=no"
         child.environment = environment
         try child.run()
+        // Ctrl-C or SIGTERM: the child is told (SIGTERM) and ends as it sees fit (an edit
+        // hands its job back); this process waits for it and ends as it did.
+        let stopped = Atomic<Bool>(false)
+        let signals = StopSignals { [pid = child.processIdentifier] in
+            stopped.store(true, ordering: .relaxed)
+            kill(pid, SIGTERM)
+        }
         child.waitUntilExit()
+        withExtendedLifetime(signals) {}
+        if child.terminationReason == .uncaughtSignal, stopped.load(ordering: .relaxed) { exit(ExitStatus.interrupted) }
         if child.terminationReason == .uncaughtSignal {
             let signal = child.terminationStatus
             if signal == SIGXCPU {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
@@ -39,6 +40,61 @@ struct EditCommandTests {
         let reverted = try Camlib.run(["revert", "--library", lib] + ids + ["999"])
         #expect(reverted.status == 2 && reverted.stdout.contains("Reverted 2 of 2 assets."), "\(reverted.stdout)\(reverted.stderr)")
         #expect(reverted.stderr.contains("999"))
+    }
+
+    /// A plain edit is a render job this command runs itself: the job's row says what it
+    /// made. Interrupted (SIGTERM, as Ctrl-C), it hands the job back, records nothing, and
+    /// a worker finishes it later.
+    @Test func anEditIsARenderJobThatAnInterruptionHandsBackToTheQueue() throws {
+        let scratch = try ScratchDirectory()
+        let lib = scratch.file("lib")
+        let still = Media.path("orientation/Landscape_3.jpg"), live = Media.path("apple-live-photo/IMG_4394.HEIC")
+        #expect(try Camlib.run(["import", "--library", lib, still, live]).status == 0)
+        let catalog = try WorkerCommandTests.catalog(lib)
+        let edited = try Camlib.run(["edit", "--library", lib, still, "--filter", "sepia", "--json"])
+        #expect(edited.status == 0, "\(edited.stderr)")
+        let output = try #require(try JSONSerialization.jsonObject(with: Data(edited.stdout.utf8)) as? [String: Any])
+        let rows = try catalog.read { db in try Row.fetchAll(db, sql: "SELECT kind, state, result, pid FROM job WHERE kind = 'render'") }
+        #expect(rows.count == 1 && rows[0]["kind"] as String == "render" && rows[0]["state"] as String == "done", "\(rows)")
+        let result = try #require(
+            try JSONSerialization.jsonObject(with: Data((rows.first?["result"] as String? ?? "").utf8)) as? [String: Any], "\(rows)")
+        #expect((result["adjustmentId"] as? NSNumber) == (output["adjustmentId"] as? NSNumber) && result["adjustmentId"] != nil)
+        #expect(result["renders"] as? [String] == output["renders"] as? [String])
+        #expect(try catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM worker") } == 0, "the edit's worker row stayed")
+
+        // The Live Photo's render takes seconds: stopped while it runs.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Camlib.path)
+        process.arguments = ["edit", "--library", lib, live, "--filter", "comic"]
+        let errors = scratch.file("errors")
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var running = false
+        for _ in 0..<2400 where !running && process.isRunning {
+            usleep(50_000)
+            running = try catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE kind = 'render' AND state = 'running'") } == 1
+        }
+        #expect(running, "the edit's job never ran")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(said)")
+        let waiting = try catalog.read { db in try Row.fetchOne(db, sql: "SELECT id, state, attempt FROM job WHERE kind = 'render' ORDER BY id DESC") }
+        #expect(said.contains("interrupted: the edit of asset") && said.contains("waits as job \(waiting?["id"] as Int64? ?? 0)"), "\(said)")
+        #expect(waiting?["state"] as String? == "available" && waiting?["attempt"] as Int? == 0, "\(String(describing: waiting))")
+        let shown = try Camlib.run(["show", "--library", lib, live, "--json"])
+        let before = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        #expect((before["adjustments"] as? [Any])?.isEmpty ?? true, "an interrupted edit recorded \(shown.stdout)")
+        // No edit process is left behind, and a worker does the edit.
+        #expect(WorkerCommandTests.children(of: lib).isEmpty)
+        let worker = try Camlib.run(["worker", "--library", lib, "--until-idle"])
+        #expect(worker.status == 0, "\(worker.stderr)")
+        let after = try #require(try JSONSerialization.jsonObject(with: Data(try Camlib.run(["show", "--library", lib, live, "--json"]).stdout.utf8)) as? [String: Any])
+        #expect((after["adjustments"] as? [[String: Any]])?.first?["data"] as? String ?? "" != "", "\(after)")
+        let verify = try Camlib.run(["verify", "--library", lib])
+        #expect(verify.status == 0 && verify.stdout.contains("The library is sound"), "\(verify.stdout)\(verify.stderr)")
     }
 
     @Test func editRevertAndExportByQuery() throws {
@@ -105,7 +161,7 @@ struct EditCommandTests {
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
         let damaged = try Camlib.run(["edit", "--library", lib, path, "--filter", "mono"])
         #expect(damaged.status == 1)
-        #expect(damaged.stderr.hasPrefix("camlib: asset ") && damaged.stderr.contains(" (IMG_0102.HEIC): cannot read HEIF: decoding image item"), "\(damaged.stderr)")
+        #expect(damaged.stderr.hasPrefix("camlib: render of asset ") && damaged.stderr.contains(" (IMG_0102.HEIC): cannot read HEIF: decoding image item"), "\(damaged.stderr)")
         #expect(!damaged.stderr.contains("Error:"))
         // Nothing was recorded: no adjustment, no render.
         let shown = try Camlib.run(["show", "--library", lib, path, "--json"])

@@ -29,10 +29,10 @@ extension PhotoLibrary {
     }
 
     /// ``edit(asset:steps:extending:progress:)`` whose rows are committed only when
-    /// `fence` (run last in the edit's transaction) does not throw: a render job's
-    /// "done while my lease holds".
+    /// `fence` (run last in the edit's transaction, given what the edit made) does not
+    /// throw: a render job's "done while my lease holds", with its result.
     func edit(
-        asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void, fence: ((Database) throws -> Void)?
+        asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void, fence: ((Database, EditResult) throws -> Void)?
     ) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
         RenderAllocation.prepare()
@@ -78,7 +78,7 @@ extension PhotoLibrary {
     /// becomes current, or with `renderingFor`, as the renders of that adjustment.
     func render(
         _ description: AssetDescription, recipe: CamlibRecipe, extending extendsID: Int64?, renderingFor existing: Int64? = nil,
-        progress: @escaping (EditProgress) -> Void = { _ in }, fence: ((Database) throws -> Void)? = nil
+        progress: @escaping (EditProgress) -> Void = { _ in }, fence: ((Database, EditResult) throws -> Void)? = nil
     ) throws -> EditResult {
         let asset = description.id
         let stillResource = description.resources.first { $0.role == .photo }
@@ -163,11 +163,12 @@ extension PhotoLibrary {
                 }
                 try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), existing: existing, db)
-                try fence?(db)
-                return EditResult(
+                let result = EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path },
                     warnings: render.warnings + Self.heavier("still", staged.bytes, than: still)
                         + (stagedMovie.flatMap { m in movie.map { Self.heavier("movie", m.file.bytes, than: $0) } } ?? []))
+                try fence?(db, result)
+                return result
             }
         } catch {
             for url in published { unlink(url.path) }
@@ -179,7 +180,7 @@ extension PhotoLibrary {
     /// the sound, metadata and orientation; it becomes the current version.
     func editVideo(
         asset: Int64, video: AssetDescription.Resource, recipe: CamlibRecipe, extending: Int64?, renderingFor existing: Int64? = nil,
-        progress: @escaping (EditProgress) -> Void, fence: ((Database) throws -> Void)? = nil
+        progress: @escaping (EditProgress) -> Void, fence: ((Database, EditResult) throws -> Void)? = nil
     ) throws -> EditResult {
         let file = try EditError.naming(asset: asset, video) {
             try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
@@ -196,9 +197,10 @@ extension PhotoLibrary {
                     file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
                     published: &published, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extending, renders: [render], existing: existing, db)
-                try fence?(db)
-                return EditResult(
+                let result = EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: Self.heavier("movie", file.bytes, than: video))
+                try fence?(db, result)
+                return result
             }
         } catch {
             for url in published { unlink(url.path) }

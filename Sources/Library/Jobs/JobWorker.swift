@@ -82,8 +82,12 @@ public final class JobWorker: Sendable {
     /// The job running now, if any.
     public var runningJob: JobLease? { current.withLock { $0 } }
 
-    /// Runs jobs until stopped, or until idle with `untilIdle`.
-    public func run(events: @escaping @Sendable (Event) -> Void = { _ in }) throws {
+    /// Runs jobs until stopped, or until idle with `untilIdle`. `progress` hears how far
+    /// the running job is, as it records it (a render's `{"phase", "framesDone", …}`),
+    /// each time it says so; the catalog gets it at most twice a second.
+    public func run(
+        events: @escaping @Sendable (Event) -> Void = { _ in }, progress: @escaping @Sendable (Job, String) -> Void = { _, _ in }
+    ) throws {
         try library.registerWorker(identity, kinds: options.kinds)
         defer { try? library.unregisterWorker(identity) }
         let heartbeat = Heartbeat(worker: self)
@@ -100,7 +104,7 @@ public final class JobWorker: Sendable {
                 let wait = try library.secondsUntilJob(kinds: options.kinds, batch: options.batch)
                 if wait == 0, let lease = try library.claimJob(kinds: options.kinds, batch: options.batch, worker: identity) {
                     failures = 0
-                    run(lease, events: events)
+                    run(lease, events: events, progress: progress)
                     continue
                 }
                 if options.untilIdle, try !library.hasJobs(kinds: options.kinds, batch: options.batch) { break }
@@ -116,7 +120,7 @@ public final class JobWorker: Sendable {
         }
     }
 
-    private func run(_ lease: JobLease, events: @Sendable (Event) -> Void) {
+    private func run(_ lease: JobLease, events: @Sendable (Event) -> Void, progress told: @escaping @Sendable (Job, String) -> Void) {
         current.withLock { $0 = lease }
         currentStarted.withLock { $0 = Date() }
         leaseKept.store(true, ordering: .relaxed)
@@ -127,6 +131,7 @@ public final class JobWorker: Sendable {
         let lastReport = Mutex(Date.distantPast)
         do {
             let warnings = try library.runJob(lease) { [library] progress in
+                told(lease.job, progress)
                 // At most twice a second: each is a write.
                 let due = lastReport.withLock { last in
                     guard Date().timeIntervalSince(last) >= 0.5 else { return false }

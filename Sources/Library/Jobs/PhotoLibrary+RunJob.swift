@@ -33,6 +33,26 @@ public struct RenderJobArguments: Codable, Sendable, Equatable {
     public var json: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
 }
 
+/// What a done render job records in its `result`, in the transaction of its rows: the
+/// adjustment it made, its files (absolute paths, as the worker saw them) and warnings.
+public struct RenderJobResult: Codable, Sendable, Equatable {
+    public var adjustmentId: Int64?
+    public var renders: [String]?
+    public var warnings: [String]?
+
+    init(_ result: EditResult) {
+        (adjustmentId, renders, warnings) = (result.adjustmentID, result.renders, result.warnings.isEmpty ? nil : result.warnings)
+    }
+
+    /// A job's `result`, read; nil when it holds none (a job done before results were kept).
+    public init?(_ text: String?) {
+        guard let text, let result = try? JSONDecoder().decode(Self.self, from: Data(text.utf8)) else { return nil }
+        self = result
+    }
+
+    var json: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
+}
+
 extension PhotoLibrary {
     /// Does the work of a claimed job and records it, only while the lease is still this
     /// worker's (else ``LeaseLost`` is thrown and nothing is recorded). A failure is
@@ -141,11 +161,10 @@ extension PhotoLibrary {
                 case .movieFrames(let done, let expected): progress(#"{"phase":"movie","framesDone":\#(done),"framesExpected":\#(expected)}"#)
                 }
             },
-            fence: { db in try JobRecord.complete(job.id, token: lease.token, db) })
-        if !result.warnings.isEmpty {
-            let answer = String(decoding: try JSONEncoder().encode(["warnings": result.warnings]), as: UTF8.self)
-            try? catalog.write { db in try JobRecord.setResult(answer, of: job.id, db) }
-        }
+            fence: { db, result in
+                try JobRecord.complete(job.id, token: lease.token, db)
+                try JobRecord.setResult(RenderJobResult(result).json, of: job.id, db)
+            })
         return result.warnings
     }
 }
