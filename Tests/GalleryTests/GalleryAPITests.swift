@@ -605,8 +605,9 @@ struct GalleryAPITests {
             }
             // A thread of its own watches the catalog and kills the worker the moment it
             // runs the first edit: the test's tasks may wait seconds for a turn on a busy
-            // machine, longer than the render takes.
-            let watcher = RenderKiller(library: library, asset: live.id, within: .seconds(240))
+            // machine, longer than the render takes. (Minutes at most, even for a loaded
+            // machine serving the requests that start the edits.)
+            let watcher = RenderKiller(library: library, asset: live.id, within: .seconds(900))
             let first = try #require(try await start(live.id)["job"] as? String)
             let second = try #require(try await start(other.id)["job"] as? String)
             let killed = await watcher.killed()
