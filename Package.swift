@@ -100,6 +100,8 @@ let package = Package(
 
         // bench/query.py's helper: pages of the catalog timed in one long-lived process.
         .executableTarget(name: "catalog-bench", dependencies: ["Library"], path: "bench/CatalogBench"),
+        // bench/jobs.py's helper: the job queue's claim, completion and wake-up timed.
+        .executableTarget(name: "jobs-bench", dependencies: ["Library"], path: "bench/JobsBench"),
 
         // Test helpers: where ../shared/media is, the CI rule for it, temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

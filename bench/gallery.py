@@ -64,8 +64,8 @@ def line(name, values, goal):
 
 
 class Server:
-    def __init__(self, camlib, lib, cpu=None):
-        cmd = ([shutil.which("taskset"), "-c", str(cpu)] if cpu is not None else []) + [camlib, "serve", "--library", lib, "--port", "0"]
+    def __init__(self, camlib, lib, cpu=None, extra=()):
+        cmd = ([shutil.which("taskset"), "-c", str(cpu)] if cpu is not None else []) + [camlib, "serve", "--library", lib, "--port", "0", *extra]
         self.process = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         first = self.process.stdout.readline()
         if not first.startswith("camlib serve: "):

@@ -57,9 +57,9 @@ def library():
 
 
 class Server:
-    def __init__(self, lib, *extra):
+    def __init__(self, lib, *extra, port=0):
         self.process = subprocess.Popen(
-            [str(CAMLIB), "serve", "--library", str(lib), "--port", "0", *extra],
+            [str(CAMLIB), "serve", "--library", str(lib), "--port", str(port), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         if not line.startswith("camlib serve: "):

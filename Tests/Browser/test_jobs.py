@@ -77,3 +77,40 @@ def test_a_selection_is_edited_with_a_filter_from_its_bar(browser):
     finally:
         assert server.stop() == 0
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_an_edit_goes_on_through_a_restart_of_the_gallery(browser):
+    """The page's edit is a job: `camlib serve` stopped while it renders and started again,
+    the edit is done by the new gallery's workers, and the page that asked says so."""
+    folder = Path(tempfile.mkdtemp(prefix="camlib-browser-restart-"))
+    lib = folder / "library"
+    camlib("import", "--library", str(lib), str(MEDIA / "apple-live-photo"))
+    live = next(a for a in json.loads(camlib("query", "--library", str(lib), "--kind", "live", "--json").stdout))
+    server = Server(lib)
+    port = int(server.base.rsplit(":", 1)[1])
+    try:
+        browser.get(f"{server.base}/?asset={live['id']}")
+        wait_for(lambda: not browser.find_element(By.ID, "viewer").get_attribute("hidden"), what="the viewer")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#filterChoices input[value="comic"]'), what="the filters")
+        browser.find_element(By.CSS_SELECTOR, '#filterChoices input[value="comic"]').click()
+        browser.find_element(By.ID, "applyEdit").click()
+        catalog = str(lib / "catalog.sqlite")
+
+        def job_state():
+            return subprocess.run(["sqlite3", catalog, "SELECT state FROM job WHERE kind = 'render'"], capture_output=True, text=True).stdout.strip()
+        wait_for(lambda: job_state() == "running", timeout=120, what="the render to run")
+        assert server.stop() == 0
+        assert job_state() in ("running", "available"), job_state()
+        wait_for(lambda: "does not answer" in browser.find_element(By.ID, "editStatus").text, what="the page to notice")
+        screenshot(browser, "edit-restart-waiting.png")
+        server = Server(lib, port=port)
+        wait_for(lambda: "Done: the edit is the current version." in browser.find_element(By.ID, "editStatus").text, timeout=600,
+                 what="the edit to be done by the new gallery")
+        assert "comic" in browser.find_element(By.ID, "history").text
+        wait_for(lambda: "loading" not in browser.find_element(By.ID, "stage").get_attribute("class"), what="the edit shown")
+        screenshot(browser, "edit-restart-done.png")
+        shown = json.loads(camlib("show", "--library", str(lib), str(live["id"]), "--json").stdout)
+        assert [a for a in shown["adjustments"] if a["current"] and "comic" in a["data"]], shown["adjustments"]
+    finally:
+        assert server.stop() == 0
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 import TestSupport
 
@@ -180,4 +181,79 @@ struct WorkerCommandTests {
         #expect(try adjustments() == 1)
         try Self.expectEverythingDoneOnce(library)
     }
+
+    /// An import, two `camlib worker` processes and `camlib serve` with its own workers, at
+    /// once on one library: the gallery answers throughout, every job is done once, and
+    /// nothing is left behind.
+    @Test func anImportTwoWorkersAndTheGalleryAtOnceOnOneLibrary() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("library")
+        // The library exists before the others start; the import fills it.
+        #expect(try Camlib.run(["import", "--library", library, Media.path("orientation/Landscape_1.jpg")]).status == 0)
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: Camlib.path)
+        serve.arguments = ["serve", "--library", library, "--port", "0"]
+        let out = Pipe()
+        serve.standardOutput = out
+        serve.standardError = FileHandle.nullDevice
+        try serve.run()
+        defer {
+            if serve.isRunning {
+                kill(serve.processIdentifier, SIGKILL)
+                serve.waitUntilExit()
+            }
+        }
+        var said = Data()
+        while !said.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said.append(chunk)
+        }
+        let line = String(decoding: said, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        let base = try #require(line.split(separator: " ").last.map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }, "\(line)")
+        let root = String(base.prefix { $0 != "?" }).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let workers = try (0..<2).map { _ in try Self.start(["worker", "--library", library]) }
+        defer {
+            for w in workers where w.isRunning {
+                kill(w.processIdentifier, SIGKILL)
+                w.waitUntilExit()
+            }
+        }
+        // The gallery is asked for a page every 200 ms while the import runs.
+        let answers = Mutex<[Int]>([])
+        let importing = Atomic<Bool>(true)
+        let asker = Thread {
+            while importing.load(ordering: .relaxed) {
+                let status = (try? run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", root + "/api/assets?limit=50"]).stdout) ?? ""
+                answers.withLock { $0.append(Int(status) ?? 0) }
+                usleep(200_000)
+            }
+        }
+        asker.start()
+        let imported = try Camlib.run(["import", "--library", library] + Self.folders.map { Media.path($0) })
+        importing.store(false, ordering: .relaxed)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        // Whatever the import queued beyond its thumbnails (proxies) the workers finish.
+        var left = 1
+        for _ in 0..<3000 where left > 0 {
+            usleep(100_000)
+            left = try Self.catalog(library).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE state IN ('available', 'running')") } ?? 0
+        }
+        #expect(left == 0, "jobs still waiting or running")
+        for w in workers { kill(w.processIdentifier, SIGTERM) }
+        kill(serve.processIdentifier, SIGTERM)
+        for w in workers { w.waitUntilExit() }
+        serve.waitUntilExit()
+        #expect(workers.allSatisfy { $0.terminationReason == .exit && $0.terminationStatus == 0 })
+        #expect(serve.terminationReason == .exit && serve.terminationStatus == 0)
+        let statuses = answers.withLock { $0 }
+        #expect(!statuses.isEmpty && statuses.allSatisfy { $0 == 200 }, "the gallery answered \(statuses)")
+        try Self.expectEverythingDoneOnce(library)
+        // Each job done once: no file has two thumbnails, no movie two proxies.
+        let done = try Self.catalog(library).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE state = 'done' GROUP BY kind, resource_id HAVING count(*) > 1")
+        }
+        #expect(done == nil, "a job was done twice")
+    }
 }
+

@@ -187,6 +187,35 @@ func migration0016ForgetsAMoviesNoFixLocation() throws {
     #expect(placed == 0)
 }
 
+/// A library imported before the job queue gets a proxy job for each movie browsers cannot
+/// play (migration 0020): HEVC, not H.264; a worker makes them ahead of the first play.
+@Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+func migration0020QueuesProxiesOfTheMoviesAlreadyThere() throws {
+    let dir = try ScratchDirectory()
+    let root = dir.url.appendingPathComponent("lib")
+    let library = try PhotoLibrary(root: root, mode: .create)
+    _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo")])
+    let movies = try library.catalog.read { db in
+        try Int64.fetchAll(
+            db,
+            sql: """
+                SELECT r.id FROM resource r JOIN metadata m ON m.resource_id = r.id
+                WHERE r.role IN ('pairedVideo', 'video') AND m.video_codec = 'hevc' ORDER BY r.id
+                """)
+    }
+    #expect(!movies.isEmpty)
+    try library.catalog.write { db in
+        try db.execute(sql: "DELETE FROM job")
+        try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '0020_queue_proxies_of_existing_movies'")
+    }
+    try library.catalog.close()
+    let again = try PhotoLibrary(root: root, mode: .write)
+    let queued = try again.catalog.read { db in
+        try Int64.fetchAll(db, sql: "SELECT resource_id FROM job WHERE kind = 'proxy' AND state = 'available' ORDER BY resource_id")
+    }
+    #expect(queued == movies)
+}
+
 /// The views answer the question their names ask (migration 0018): a spatial photo's
 /// identifier does not make it half a Live Photo; depth is found as `--has depth` finds
 /// it; a camera's first and last captures are compared as moments.

@@ -830,9 +830,18 @@ async function applyEdit() {
   $("editStatus").textContent = "Rendering…";
   try {
     let job = await post(`/api/assets/${asset.id}/edit`, { filters });
+    let unanswered = 0;
     while (job.state === "running" || job.state === "queued") {
       await new Promise((r) => setTimeout(r, 300));
-      job = await api(`/api/jobs/${job.job}`);
+      // The edit is a job in the library: a gallery restarted meanwhile goes on with it.
+      try {
+        job = await api(`/api/jobs/${job.job}`);
+        unanswered = 0;
+      } catch (error) {
+        if (++unanswered > 300) throw error;
+        $("editStatus").textContent = "The gallery does not answer; the edit is kept, asking again…";
+        continue;
+      }
       if (job.state === "queued") $("editStatus").textContent = "Waiting for the edits before it…";
       if (job.phase === "movie" && job.framesExpected) {
         progress.max = job.framesExpected;
@@ -1166,15 +1175,21 @@ async function editSelection(ids, filter) {
     return;
   }
   const status = $("selectionStatus");
+  let unanswered = 0;
   while (batch.done + batch.failed + batch.cancelled < batch.total) {
     status.textContent = `Editing ${n} with ${filter}: ${batch.done} of ${batch.total} done` +
       (batch.queued === batch.total ? " (waiting for a worker)" : "");
     await new Promise((r) => setTimeout(r, 500));
     try {
       batch = await api(`/api/edits/${batch.batch}`);
+      unanswered = 0;
     } catch (error) {
-      status.textContent = `Lost track of the edits: ${error.message} (camlib jobs says how they go)`;
-      return;
+      // The edits are jobs in the library: a gallery restarted meanwhile goes on with them.
+      if (++unanswered > 180) {
+        status.textContent = `Lost track of the edits: ${error.message} (camlib jobs says how they go)`;
+        return;
+      }
+      status.textContent = "The gallery does not answer; the edits are kept, asking again…";
     }
   }
   for (const id of ids) if (state.byId.has(id)) await refreshAsset(id);
