@@ -87,7 +87,7 @@ def batch_curve(camlib, work):
         goal = dict(goal="at most 0.6x one", met=times[k] / times[1] <= 0.6) if k == 2 else {}
         RESULTS.add(f"batch edit (comic) of {count} photos and Live Photos, {k} workers on {k} cores", times[k], "s", times[1],
                     "one worker on one core", **goal)
-    RESULTS.note(f"Batch edit curve: " + ", ".join(f"{k} core(s) {times[k]:.1f} s" for k in sorted(times)) + ".")
+    RESULTS.note("batch edit curve: " + ", ".join(f"{k} core(s) {times[k]:.1f} s" for k in sorted(times)))
 
 
 def first_hovers(camlib, work):

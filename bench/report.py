@@ -12,7 +12,7 @@ import glob, json, os, sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(ROOT, "docs", "performance.md")
 BEGIN, END = "<!-- results -->", "<!-- /results -->"
-ORDER = ["import", "query", "gallery", "edit", "aux", "capture"]
+ORDER = ["import", "jobs", "query", "gallery", "edit", "aux", "capture"]
 
 
 def number(value, unit):

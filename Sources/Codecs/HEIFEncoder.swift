@@ -157,6 +157,9 @@ public enum HEIFEncoder {
         try check(heif_encoder_set_parameter_string(encoder, "preset", preset), "choosing the x265 preset")
         // libheif's x265 plugin hands parameters named "x265:…" to x265 as they are.
         try check(heif_encoder_set_parameter_string(encoder, "x265:rd", "1"), "choosing x265's RD level")
+        for (name, value) in Cores.x265Threading {
+            try check(heif_encoder_set_parameter_string(encoder, "x265:" + name, value), "choosing x265's threads")
+        }
     }
 
     final class ByteSink {

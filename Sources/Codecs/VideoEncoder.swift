@@ -70,7 +70,7 @@ public final class VideoEncoder {
         // No B-frames: decoding order is presentation order, which keeps edit lists
         // simple and lets a movie start or stop at any keyframe.
         if s.codec == .hevc {
-            var params = "bframes=0:log-level=error"
+            var params = "bframes=0:log-level=error" + Cores.x265Threading.map { ":\($0.name)=\($0.value)" }.joined()
             if let interval = s.keyframeInterval { params += ":keyint=\(interval):min-keyint=\(interval):scenecut=0" }
             _ = ff.av_dict_set(&options, "x265-params", params, 0)
         } else {

@@ -1,3 +1,4 @@
+import Codecs
 import Containers
 import Foundation
 import Library
@@ -9,7 +10,7 @@ import Library
 final class DisplayWorkers: Sendable {
     let executable: String
     let libraryRoot: String
-    private let slots = DispatchSemaphore(value: ProcessInfo.processInfo.activeProcessorCount)
+    private let slots = DispatchSemaphore(value: Cores.usable)
 
     init(executable: String, libraryRoot: String) {
         self.executable = executable

@@ -1,3 +1,4 @@
+import Codecs
 import Foundation
 import Hummingbird
 import Library
@@ -22,7 +23,7 @@ public struct GalleryServer: Sendable {
         /// library's jobs: the page's edits, thumbnails, proxies. Off: other workers do.
         public var runWorkers = true
         /// Workers at once: one per core.
-        public var workerProcesses = ProcessInfo.processInfo.activeProcessorCount
+        public var workerProcesses = Cores.usable
         public init() {}
     }
 

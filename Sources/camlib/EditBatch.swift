@@ -1,3 +1,4 @@
+import Codecs
 import ArgumentParser
 import Filters
 import Foundation
@@ -109,7 +110,7 @@ struct EditBatch {
         defer { withExtendedLifetime(signals) {} }
         let workers = WorkerPool(
             library: library,
-            options: .init(processes: command.jobs ?? ProcessInfo.processInfo.activeProcessorCount, kinds: [.render], batch: batch, untilIdle: true))
+            options: .init(processes: command.jobs ?? Cores.usable, kinds: [.render], batch: batch, untilIdle: true))
         return pool.runToTheEnd(workers, total: total, unit: "assets", what: "the renders")
     }
 }

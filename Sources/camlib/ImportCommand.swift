@@ -1,3 +1,4 @@
+import Codecs
 import ArgumentParser
 import Foundation
 import Library
@@ -72,7 +73,7 @@ struct ImportCommand: ParsableCommand {
         // is opened (or made) and the inputs listed.
         var options = ImportOptions(queueDerivedWork: !dryRun)
         if let jobs { options.jobs = jobs }
-        let early = max(1, min(options.jobs, ProcessInfo.processInfo.activeProcessorCount - 1))
+        let early = max(1, min(options.jobs, Cores.usable - 1))
         options.isolation = .workerProcesses(AnalysisWorkers(prestart: early))
         let (library, scratch) = try openLibrary()
         defer {
@@ -123,7 +124,7 @@ struct ImportCommand: ParsableCommand {
     func runThumbnails(_ batch: String, in library: PhotoLibrary, pool: RunningPool) throws -> Bool {
         let workers = WorkerPool(
             library: library,
-            options: .init(processes: jobs ?? ProcessInfo.processInfo.activeProcessorCount, kinds: [.thumbnail], batch: batch, untilIdle: true))
+            options: .init(processes: jobs ?? Cores.usable, kinds: [.thumbnail], batch: batch, untilIdle: true))
         let total = try library.jobProgress(batch: batch).total
         return pool.runToTheEnd(workers, total: total, unit: "thumbnails", what: "the thumbnails")
     }

@@ -1,3 +1,4 @@
+import Codecs
 import ArgumentParser
 import Foundation
 import Library
@@ -66,7 +67,7 @@ struct WorkerCommand: ParsableCommand {
     func run() throws {
         let library = try libraryOptions.open(.write)
         if child { return try runChild(library) }
-        let processes = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let processes = jobs ?? Cores.usable
         let pool = WorkerPool(library: library, options: .init(processes: processes, kinds: kinds, batch: batch, untilIdle: untilIdle))
         let signals = StopSignals { pool.stop() }
         let json = output.json

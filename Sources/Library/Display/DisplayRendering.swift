@@ -11,7 +11,7 @@ enum DisplayRendering {
     static let previewQuality = 85
 
     /// Files being made at once, at most: one per core.
-    static let workers = DispatchSemaphore(value: ProcessInfo.processInfo.activeProcessorCount)
+    static let workers = DispatchSemaphore(value: Cores.usable)
 
     /// A still's pixels in display orientation, scaled to fit `maxSide`.
     static func orientedStill(path: String, maxSide: Int) throws -> PixelBuffer<UInt8> {

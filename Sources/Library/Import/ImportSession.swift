@@ -281,6 +281,10 @@ struct ImportSession {
                 resourceId: resource.id!, stillResourceId: still, offset: movie.offset, length: movie.bytes,
                 declaredBy: movie.declaredBy, note: movie.note
             ).insert(db)
+            // A Motion Photo's HEVC movie, as a Live Photo's: its browsers' copy made ahead.
+            if let jobBatch, library.rehearsal == nil, let codec = movie.metadata.videoCodec, codec != "h264" {
+                _ = try JobRecord.enqueue([.derived(.proxy, asset: asset, resource: resource.id!, priority: Self.proxyPriority)], batch: jobBatch, db)
+            }
         }
     }
 

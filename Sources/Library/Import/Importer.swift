@@ -1,3 +1,4 @@
+import Codecs
 import Containers
 import Foundation
 import GRDB
@@ -16,7 +17,7 @@ public struct ImportOptions: Sendable {
     /// analysed.
     public var queueDerivedWork: Bool
 
-    public init(jobs: Int = ProcessInfo.processInfo.activeProcessorCount, isolation: AnalysisIsolation = .inProcess, queueDerivedWork: Bool = false) {
+    public init(jobs: Int = Cores.usable, isolation: AnalysisIsolation = .inProcess, queueDerivedWork: Bool = false) {
         self.jobs = max(1, jobs)
         self.isolation = isolation
         self.queueDerivedWork = queueDerivedWork

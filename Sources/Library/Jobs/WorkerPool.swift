@@ -1,3 +1,4 @@
+import Codecs
 import Foundation
 import Synchronization
 
@@ -15,7 +16,7 @@ public final class WorkerPool: Sendable {
         /// Children return once no job of their kinds (and batch) waits or runs.
         public var untilIdle: Bool
 
-        public init(processes: Int = ProcessInfo.processInfo.activeProcessorCount, kinds: [JobKind] = JobKind.allCases, batch: String? = nil, untilIdle: Bool = false) {
+        public init(processes: Int = Cores.usable, kinds: [JobKind] = JobKind.allCases, batch: String? = nil, untilIdle: Bool = false) {
             self.processes = max(1, processes)
             self.kinds = kinds
             self.batch = batch
@@ -61,7 +62,12 @@ public final class WorkerPool: Sendable {
     /// once stopped). Throws when children could not be started or kept running.
     public func wait() throws {
         group.wait()
-        if let failure = failure.withLock({ $0 }) { throw JobFailure(message: failure, retry: false) }
+        if let failure = failure.withLock({ $0 }) { throw Failure(description: failure) }
+    }
+
+    /// Why the pool could not run: its children could not be started or kept running.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// First call: each child finishes the job it runs, then ends. Second: the children
