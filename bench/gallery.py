@@ -234,6 +234,23 @@ http {{ access_log off; sendfile on; etag on;
         shutil.rmtree(work, ignore_errors=True)
 
 
+def hover_to_playing(driver, page, asset_id, timeout=30):
+    """Milliseconds from the pointer entering asset `asset_id`'s tile on `page` (the pointer
+    coming from the bar, as a person's does) to its movie playing."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    driver.get(page)
+    tile = None
+    end = time.time() + 20
+    while tile is None and time.time() < end:
+        found = driver.find_elements(By.CSS_SELECTOR, f'.tile[data-id="{asset_id}"]')
+        tile = found[0] if found else None
+    ActionChains(driver).move_to_element(driver.find_element(By.ID, "bar")).perform()
+    ActionChains(driver).move_to_element(tile).perform()
+    playing = wait_mark(driver, "playing", timeout)
+    return playing - driver.execute_script("return window.__marks.enter")
+
+
 def proxy_start(camlib, runs):
     """A Live Photo's proxy, made once, starting to play on hover (the real corpus)."""
     work = tempfile.mkdtemp(prefix="camlib-bench-live-")
@@ -245,22 +262,10 @@ def proxy_start(camlib, runs):
         for a in lives:  # made once, as after the first view
             urllib.request.urlopen(server.base + a["media"]["video"]).read()
         driver = browser()
-        from selenium.webdriver.common.action_chains import ActionChains
-        from selenium.webdriver.common.by import By
         starts = []
         try:
             for i in range(runs):
-                a = lives[i % len(lives)]
-                driver.get(server.base + "/?kind=live")
-                tile = None
-                end = time.time() + 20
-                while tile is None and time.time() < end:
-                    found = driver.find_elements(By.CSS_SELECTOR, f'.tile[data-id="{a["id"]}"]')
-                    tile = found[0] if found else None
-                ActionChains(driver).move_to_element(driver.find_element(By.ID, "bar")).perform()
-                ActionChains(driver).move_to_element(tile).perform()
-                playing = wait_mark(driver, "playing")
-                starts.append(playing - driver.execute_script("return window.__marks.enter"))
+                starts.append(hover_to_playing(driver, server.base + "/?kind=live", lives[i % len(lives)]["id"]))
         finally:
             driver.quit()
         line("Live Photo proxy: pointer on the tile to playing", starts, 300)

@@ -93,9 +93,7 @@ def batch_curve(camlib, work):
 def first_hovers(camlib, work):
     """Pointerenter to `playing` for each Live Photo's first hover; `processed`: after a
     worker has run the import's jobs."""
-    from gallery import Server, browser, wait_mark
-    from selenium.webdriver.common.action_chains import ActionChains
-    from selenium.webdriver.common.by import By
+    from gallery import Server, browser, hover_to_playing
     base = os.path.join(work, "live")
     subprocess.run([camlib, "import", "--library", base, os.path.join(CORPUS, "apple-live-photo"),
                     os.path.join(CORPUS, "android-depth-motion")], capture_output=True, check=True)
@@ -111,16 +109,7 @@ def first_hovers(camlib, work):
         try:
             lives = [a for a in server.get("/api/assets?kind=live&kind=motion")["assets"] if a["media"]["video"]]
             for a in lives:
-                driver.get(server.base + "/?kind=live,motion")
-                tile = None
-                end = time.time() + 20
-                while tile is None and time.time() < end:
-                    found = driver.find_elements(By.CSS_SELECTOR, f'.tile[data-id="{a["id"]}"]')
-                    tile = found[0] if found else None
-                ActionChains(driver).move_to_element(driver.find_element(By.ID, "bar")).perform()
-                ActionChains(driver).move_to_element(tile).perform()
-                playing = wait_mark(driver, "playing", timeout=120)
-                starts.append(playing - driver.execute_script("return window.__marks.enter"))
+                starts.append(hover_to_playing(driver, server.base + "/?kind=live,motion", a["id"], timeout=120))
         finally:
             driver.quit()
             server.stop()

@@ -49,7 +49,7 @@ struct EditCommandTests {
         let scratch = try ScratchDirectory()
         let lib = scratch.file("lib")
         let still = Media.path("orientation/Landscape_3.jpg"), live = Media.path("apple-live-photo/IMG_4394.HEIC")
-        #expect(try Camlib.run(["import", "--library", lib, still, live]).status == 0)
+        #expect(try Camlib.run(["import", "--library", lib, still, live, Media.path("apple-live-photo/IMG_4394.mov")]).status == 0)
         let catalog = try WorkerCommandTests.catalog(lib)
         let edited = try Camlib.run(["edit", "--library", lib, still, "--filter", "sepia", "--json"])
         #expect(edited.status == 0, "\(edited.stderr)")
@@ -93,6 +93,16 @@ struct EditCommandTests {
         #expect(worker.status == 0, "\(worker.stderr)")
         let after = try #require(try JSONSerialization.jsonObject(with: Data(try Camlib.run(["show", "--library", lib, live, "--json"]).stdout.utf8)) as? [String: Any])
         #expect((after["adjustments"] as? [[String: Any]])?.first?["data"] as? String ?? "" != "", "\(after)")
+        // The edited movie (HEVC, as its original) got its browsers' copy from a job.
+        let proxies = try catalog.read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM job j JOIN resource r ON r.id = j.resource_id
+                    WHERE j.kind = 'proxy' AND r.role = 'renderedVideo' AND j.state = 'done'
+                    """)
+        }
+        #expect(proxies == 1)
         let verify = try Camlib.run(["verify", "--library", lib])
         #expect(verify.status == 0 && verify.stdout.contains("The library is sound"), "\(verify.stdout)\(verify.stderr)")
     }

@@ -254,6 +254,12 @@ struct WorkerCommandTests {
             try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE state = 'done' GROUP BY kind, resource_id HAVING count(*) > 1")
         }
         #expect(done == nil, "a job was done twice")
+        // Apple's edit of IMG_3582 (an HEVC movie the gallery plays) had its copy made too.
+        let editedMovies = try Self.catalog(library).read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM job j JOIN resource r ON r.id = j.resource_id WHERE j.kind = 'proxy' AND r.role = 'renderedVideo'")
+        }
+        #expect(editedMovies == 1)
     }
 }
 

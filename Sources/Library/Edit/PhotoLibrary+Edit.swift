@@ -160,6 +160,8 @@ extension PhotoLibrary {
                     renders.append(
                         try recordRender(
                             file, role: .renderedVideo, mime: mime, ext: movieExt, of: asset, derivedFrom: movieID, published: &published, db))
+                    // The gallery plays the render: its browsers' copy is made ahead, by a worker.
+                    try JobRecord.enqueueProxy(of: renders[renders.count - 1].0, madeFrom: movieID, asset: asset, priority: ImportSession.proxyPriority, db)
                 }
                 try recordAttachedImages(attached, asset: asset, still: stillRender, published: &published, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), existing: existing, db)
@@ -196,6 +198,7 @@ extension PhotoLibrary {
                 let (render, path) = try recordRender(
                     file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
                     published: &published, db)
+                try JobRecord.enqueueProxy(of: render, madeFrom: videoID, asset: asset, priority: ImportSession.proxyPriority, db)
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extending, renders: [render], existing: existing, db)
                 let result = EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: [absolute(path).path], warnings: Self.heavier("movie", file.bytes, than: video))

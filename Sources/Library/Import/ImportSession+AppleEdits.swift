@@ -34,11 +34,17 @@ extension ImportSession {
                 return
             }
         }
+        // The edited movie is what the gallery plays: its browsers' copy made ahead.
+        let codec = a.format.isStill ? nil : a.metadata.videoCodec
+        let proxyBatch = library.rehearsal == nil && codec != nil && codec != "h264" ? jobBatch : nil
         attach(path: a.path, staged: staged, role: a.format.isStill ? .renderedPhoto : .renderedVideo, mime: a.format.mimeType,
                to: asset, into: &report) { db, resource in
             // Apple's render belongs to Apple's current edit, when its .AAE came first.
             if let adjustment = try AdjustmentRecord.appleEdit(of: asset, db) {
                 try AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: resource).insert(db)
+            }
+            if let proxyBatch {
+                _ = try JobRecord.enqueue([.derived(.proxy, asset: asset, resource: resource, priority: Self.proxyPriority)], batch: proxyBatch, db)
             }
         }
     }
