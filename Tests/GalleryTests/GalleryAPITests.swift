@@ -665,6 +665,29 @@ struct GalleryAPITests {
         }
     }
 
+    /// An H.264 movie plays as it is: the catalog's codec says so, and no child camlib is
+    /// started to read it (here every child would die).
+    @Test func anH264MovieIsServedAsItIsWithoutAChild() async throws {
+        let own = try GalleryLibrary(folders: ["apple-live-photo"])
+        let live = try own.asset("apple-live-photo/51F2BEF7-431A-4D31-8AC1-3284A57826AE.jpeg")
+        let movie = try #require(try own.library.media(of: [live.id])[live.id]?.movie)
+        let mark = own.scratch.file("child-started")
+        let wrapper = own.scratch.file("camlib-no-children")
+        try """
+            #!/bin/sh
+            if [ "$1" = display-worker ]; then : > '\(mark)'; kill -9 $$; fi
+            exec '\(Camlib.path)' "$@"
+
+            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        try await own.test(executable: wrapper) { client in
+            try await client.execute(uri: "/media/\(live.id)/\(movie)/movie", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "video/mp4", "\(response.text.prefix(200))")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: mark), "a child was started for an H.264 movie")
+    }
+
     @Test func byteRangesAreReadAsRFC9110Says() {
         #expect(ByteRange.parse("bytes=0-0", size: 10) == .part(0...0))
         #expect(ByteRange.parse("bytes=5-", size: 10) == .part(5...9))

@@ -49,10 +49,14 @@ extension PhotoLibrary {
     }
 
     private func displayFile(asset: Int64, resource: Int64, kind: DisplayKind, making: Bool) throws -> DisplayFile? {
-        // One read: the file, and for a thumbnail the one import made of it.
-        let (found, imported) = try catalog.read { db in
+        // One read: the file, for a thumbnail the one import made of it, for a movie the
+        // codec import read.
+        let (found, imported, codec) = try catalog.read { db in
             let source = try ResourceRecord.fetchShowable(asset: asset, resource: resource, db)
-            return (source, kind == .thumbnail && source != nil ? try ResourceRecord.fetchThumbnail(of: resource, db) : nil)
+            return (
+                source, kind == .thumbnail && source != nil ? try ResourceRecord.fetchThumbnail(of: resource, db) : nil,
+                kind == .movie && source != nil ? try MetadataRecord.videoCodec(of: resource, db) : nil
+            )
         }
         guard let source = found else { throw DisplayError.notFound("asset \(asset) has no photo or movie \(resource)") }
         let path = try file(source.path, of: asset)
@@ -102,7 +106,10 @@ extension PhotoLibrary {
             }
         case .movie:
             guard isMovie else { throw DisplayError.notFound("file \(resource) of asset \(asset) is not a movie") }
-            // Whether the browser plays it as it is takes FFmpeg reading the file: made.
+            // H.264 plays in every browser as it is (a QuickTime movie is an ISO base media
+            // file: browsers play it as MP4). Otherwise, or when the catalog does not know
+            // the codec, FFmpeg reads the file, which a child of the gallery does.
+            if codec == "h264" { return DisplayFile(url: path, mime: "video/mp4", tag: source.sha256) }
             guard making else {
                 let proxy = store.proxy(of: source.sha256)
                 return FileManager.default.fileExists(atPath: proxy.path) ? DisplayFile(url: proxy, mime: "video/mp4", tag: "\(source.sha256)-h264") : nil
