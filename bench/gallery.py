@@ -234,9 +234,10 @@ http {{ access_log off; sendfile on; etag on;
         shutil.rmtree(work, ignore_errors=True)
 
 
-def hover_to_playing(driver, page, asset_id, timeout=30):
+def hover_to_playing(driver, page, asset_id, timeout=30, settle=1.0):
     """Milliseconds from the pointer entering asset `asset_id`'s tile on `page` (the pointer
-    coming from the bar, as a person's does) to its movie playing."""
+    coming from the bar, as a person's does, `settle` seconds after the tile shows: a
+    person looks at the page before pointing) to its movie playing."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     driver.get(page)
@@ -245,6 +246,7 @@ def hover_to_playing(driver, page, asset_id, timeout=30):
     while tile is None and time.time() < end:
         found = driver.find_elements(By.CSS_SELECTOR, f'.tile[data-id="{asset_id}"]')
         tile = found[0] if found else None
+    time.sleep(settle)
     ActionChains(driver).move_to_element(driver.find_element(By.ID, "bar")).perform()
     ActionChains(driver).move_to_element(tile).perform()
     playing = wait_mark(driver, "playing", timeout)

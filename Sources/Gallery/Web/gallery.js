@@ -35,6 +35,7 @@ const state = {
   previewing: null,    // the filters of the edit preview on the stage
   albums: [],          // every album, from /api/albums
   pending: new Set(),  // ids of tiles whose thumbnail a worker has still to make
+  warmed: false,       // whether a movie has been opened to ready the browser's player
   watchingPending: false,
 };
 
@@ -428,6 +429,7 @@ function makeTile(asset) {
     else openViewer(state.byId.get(asset.id));
   });
   if (asset.media.video && (asset.kind === "live" || asset.kind === "motion")) {
+    warmMoviePlayer(asset);
     // As LivePhotosKit does: the movie plays while the pointer rests on the tile, and
     // while a finger presses and holds it. The movie takes no clicks (the tile does), and
     // a mouse's click leaves it playing: only leaving the tile stops it.
@@ -472,6 +474,24 @@ function fillTile(tile, asset) {
   children.push(pick);
   tile.classList.toggle("selected", state.selected.has(asset.id));
   tile.replaceChildren(...children);
+}
+
+// The browser's first movie of a page starts slowly (Chromium readies its media pipeline:
+// a quarter of a second): the first Live Photo's movie is opened once, unseen and its
+// metadata only, when the page is idle, so that a first hover plays at once.
+function warmMoviePlayer(asset) {
+  if (state.warmed) return;
+  state.warmed = true;
+  const warm = () => {
+    const video = el("video", { muted: true, preload: "metadata" });
+    video.muted = true;
+    const done = () => { video.removeAttribute("src"); video.load(); };
+    video.addEventListener("loadedmetadata", done, { once: true });
+    video.addEventListener("error", done, { once: true });
+    video.src = asset.media.video;
+  };
+  if (window.requestIdleCallback) requestIdleCallback(warm, { timeout: 1000 });
+  else setTimeout(warm, 200);
 }
 
 function playInTile(tile) {
