@@ -644,14 +644,7 @@ struct GalleryAPITests {
         // The first display worker dies at once, as one the kernel kills does; the next
         // does its work (a camlib behind a script that kills its first child).
         let mark = own.scratch.file("killed-once")
-        let wrapper = own.scratch.file("camlib-killed-once")
-        try """
-            #!/bin/sh
-            if [ "$1" = display-worker ] && [ ! -e '\(mark)' ]; then : > '\(mark)'; kill -9 $$; fi
-            exec '\(Camlib.path)' "$@"
-
-            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
-        chmod(wrapper, 0o755)
+        let wrapper = try own.camlibWhoseDisplayWorkersDie(marking: mark, onlyTheFirst: true)
         try await own.test(executable: wrapper) { client in
             try await client.execute(uri: "/media/\(live.id)/\(movie)/movie", method: .get) { response in
                 #expect(response.status == .unprocessableContent)
@@ -672,14 +665,7 @@ struct GalleryAPITests {
         let live = try own.asset("apple-live-photo/51F2BEF7-431A-4D31-8AC1-3284A57826AE.jpeg")
         let movie = try #require(try own.library.media(of: [live.id])[live.id]?.movie)
         let mark = own.scratch.file("child-started")
-        let wrapper = own.scratch.file("camlib-no-children")
-        try """
-            #!/bin/sh
-            if [ "$1" = display-worker ]; then : > '\(mark)'; kill -9 $$; fi
-            exec '\(Camlib.path)' "$@"
-
-            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
-        chmod(wrapper, 0o755)
+        let wrapper = try own.camlibWhoseDisplayWorkersDie(marking: mark, onlyTheFirst: false)
         try await own.test(executable: wrapper) { client in
             try await client.execute(uri: "/media/\(live.id)/\(movie)/movie", method: .get) { response in
                 #expect(response.status == .ok && response.headers[.contentType] == "video/mp4", "\(response.text.prefix(200))")

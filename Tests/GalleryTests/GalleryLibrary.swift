@@ -38,6 +38,21 @@ final class GalleryLibrary: Sendable {
         try library.describe([try library.findAsset(Media.path(relative))])[0]
     }
 
+    /// A camlib behind a script whose `display-worker` children die at once, as ones the
+    /// kernel kills do (only the first, with `onlyTheFirst`), each leaving `mark` behind.
+    func camlibWhoseDisplayWorkersDie(marking mark: String, onlyTheFirst: Bool) throws -> String {
+        let wrapper = scratch.file("camlib-\(UUID().uuidString.prefix(8))")
+        let condition = onlyTheFirst ? #" && [ ! -e '\#(mark)' ]"# : ""
+        try """
+            #!/bin/sh
+            if [ "$1" = display-worker ]\(condition); then : > '\(mark)'; kill -9 $$; fi
+            exec '\(Camlib.path)' "$@"
+
+            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        return wrapper
+    }
+
     /// The gallery of this library, tested through its router (no socket).
     /// `workers`: with that many worker processes beside it, as `camlib serve` runs.
     func test<T: Sendable>(
