@@ -37,7 +37,7 @@ struct AnalysisWorkerTests {
         // Named after this process (the worker's parent), not the worker, which has ended.
         #expect(a.stagedFiles.count == 2)
         for path in a.stagedFiles {
-            #expect(URL(fileURLWithPath: path).lastPathComponent.hasPrefix("\(getpid())-"), "\(path)")
+            #expect(URL(fileURLWithPath: path).lastPathComponent.hasPrefix("\(ProcessInfo.processInfo.hostName)-\(getpid())-"), "\(path)")
         }
         // Another camlib opening the library sweeps abandoned temporaries: not these.
         let other = try Camlib.run(["query", "--library", library.root.path])
