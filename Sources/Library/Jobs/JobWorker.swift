@@ -71,7 +71,7 @@ public final class JobWorker: Sendable {
         self.identity = identity
     }
 
-    /// Finishes the job running now, then returns from ``run(events:)``.
+    /// Finishes the job running now, then returns from ``run(events:progress:)``.
     public func stop() {
         stopping.store(true, ordering: .relaxed)
         wake.signal()
