@@ -131,7 +131,7 @@ struct JobQueueTests {
         #expect(try library.job(lease.job.id)?.state == .cancelled)
     }
 
-    @Test func theJobsOfAWorkerThatDiedOnThisHostGoBackAtOnce() throws {
+    @Test func theJobsOfAWorkerThatDiedOnThisHostGoBackAtOnceAndItsFilesGo() throws {
         let a = assets[0]
         try library.enqueue([.derived(.preview, asset: a, resource: stills[a]!)])
         // A process that has ended: a child that exited.
@@ -141,7 +141,11 @@ struct JobQueueTests {
         gone.waitUntilExit()
         let dead = WorkerIdentity(host: "here", pid: gone.processIdentifier)
         let lease = try #require(try library.claimJob(worker: dead))
+        // It was killed while it wrote a file, after the library's sweep at open.
+        let left = library.root.appendingPathComponent("tmp/\(ProcessInfo.processInfo.hostName)-\(gone.processIdentifier)-\(UUID().uuidString).part")
+        try Data([1]).write(to: left)
         #expect(try library.rescueJobs(host: "here") == 1)
+        #expect(!FileManager.default.fileExists(atPath: left.path), "the dead worker's file stayed in tmp/")
         let job = try #require(try library.job(lease.job.id))
         #expect(job.state == .available)
         #expect(job.lastError?.contains("preview of asset \(a) (originals/") == true, "\(job.lastError ?? "")")

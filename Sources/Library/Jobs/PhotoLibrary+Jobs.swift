@@ -75,10 +75,13 @@ extension PhotoLibrary {
     /// Gives back the jobs whose leases expired (their workers were killed, stopped or cut
     /// off), and those held by processes of this host that no longer run: each is tried
     /// again after a backoff, or failed after its last attempt, with an error naming the
-    /// asset and the file. Returns how many.
+    /// asset and the file. Then deletes what processes that ended half-way left in tmp/
+    /// (a killed worker's children may outlive it for a moment, past the sweep at open).
+    /// Returns how many jobs were given back.
     @discardableResult
     public func rescueJobs(host: String = WorkerIdentity.current.host) throws -> Int {
-        try catalog.write { db in
+        defer { removeAbandonedTemporaries() }
+        return try catalog.write { db in
             var rescued = 0
             for (job, file) in try JobRecord.expired(db) {
                 let holder = "the worker on \(job.host ?? "?") (pid \(job.pid.map(String.init) ?? "?"))"
@@ -100,8 +103,10 @@ extension PhotoLibrary {
     }
 
     /// Gives back the job that `worker` held when it died of `cause` (a supervisor saw the
-    /// process end): tried again, or failed after its last attempt.
+    /// process end): tried again, or failed after its last attempt. Its files in tmp/ are
+    /// deleted.
     public func rescueJobs(of worker: WorkerIdentity, cause: String) throws {
+        defer { removeAbandonedTemporaries() }
         try catalog.write { db in
             for (job, file) in try JobRecord.held(host: worker.host, db) where job.pid == worker.pid {
                 try JobRecord.rescue(job, reason: Self.describe(job, file: file, "the worker \(cause)"), db)
