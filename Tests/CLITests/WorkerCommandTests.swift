@@ -115,6 +115,40 @@ struct WorkerCommandTests {
         #expect(after.stdout.contains(#""kind" : "proxy""#) && after.stdout.contains(#""state" : "available""#))
     }
 
+    /// `camlib repair --no-wait` queues a job per asset whose files are lost and returns;
+    /// `camlib worker` makes them; a plain `camlib repair` runs its jobs and says what each did.
+    @Test func aRepairIsJobsThatAWorkerOrTheRepairItselfRuns() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(in: scratch)
+        #expect(try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "thumbnail"]).status == 0)
+        let thumbnails = library + "/derived/thumbnails"
+        let count = try FileManager.default.subpathsOfDirectory(atPath: thumbnails).filter { $0.hasSuffix(".jpg") }.count
+        try FileManager.default.removeItem(atPath: thumbnails)
+
+        let queued = try Camlib.run(["repair", "--library", library, "--no-wait", "--json"])
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(queued.stdout.utf8)) as? [String: Any], "\(queued.stdout)")
+        let actions = report["actions"] as? [[String: Any]] ?? []
+        #expect(!actions.isEmpty && actions.allSatisfy { $0["kind"] as? String == "queued" && $0["job"] is Int }, "\(actions)")
+        #expect(report["jobBatch"] is String)
+        let listed = try Camlib.run(["jobs", "--library", library])
+        #expect(listed.stdout.contains("repair"), "\(listed.stdout)")
+        let human = try Camlib.run(["repair", "--library", library, "--no-wait"])
+        #expect(human.stdout.contains("left to jobs that `camlib worker` or `camlib serve` runs"), "\(human.stdout)")
+
+        #expect(try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "repair"]).status == 0)
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: thumbnails).filter { $0.hasSuffix(".jpg") }.count == count)
+        try Self.expectEverythingDoneOnce(library)
+
+        // Waiting: the repair's own workers make them, and it says what each job did.
+        try FileManager.default.removeItem(atPath: thumbnails)
+        let repaired = try Camlib.run(["repair", "--library", library, "--jobs", "2"])
+        #expect(repaired.status == 0, "\(repaired.stderr)")
+        let rebuilt = repaired.stdout.split(separator: "\n").filter { $0.hasPrefix("rebuilt: ") }
+        #expect(rebuilt.count == count && repaired.stdout.contains("Mended \(count) things."), "\(repaired.stdout)")
+        try Self.expectEverythingDoneOnce(library)
+    }
+
     @Test(arguments: 0..<10) func aWorkerKilledAtAnyMomentLosesNothingAndRepeatsNothing(run: Int) throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(in: scratch)

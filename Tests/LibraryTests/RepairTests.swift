@@ -133,6 +133,69 @@ struct RepairTests {
         #expect(verified.sound, "\(verified.problems)")
     }
 
+    /// What takes decoding is left to jobs: one `repair` job per asset, which any worker
+    /// runs. Until one has, the report says what is queued, and nothing is made; asking
+    /// again queues no second job for the same asset.
+    @Test func aRepairLeftToWorkersIsQueuedAsOneJobPerAsset() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        let files = ["orientation/Landscape_1.jpg", "android-depth-motion/motion_photo.jpeg", "apple-portrait-heic/pug.heic"]
+        _ = try Importer(library: library).run(paths: files.map { Media.path($0) })
+        let assets = try Set(files.map { try library.findAsset(Media.path($0)) })
+        let recorded = try Self.derivedFiles(library)
+        let thumbnails = recorded.keys.filter { $0.hasPrefix("derived/thumbnails/") }
+        #expect(thumbnails.count >= 3)
+        try FileManager.default.removeItem(at: library.layout.derived.appendingPathComponent("thumbnails"))
+
+        let queued = try library.repair(runJobs: false)
+        #expect(queued.jobBatch != nil)
+        #expect(queued.actions.allSatisfy { $0.kind == .queued && $0.job != nil && $0.detail.contains("queued as job") }, "\(queued.actions)")
+        let jobs = try Set(queued.actions.compactMap(\.job)).map { try #require(try library.job($0)) }
+        #expect(jobs.allSatisfy { $0.kind == .repair && $0.state == .available })
+        #expect(Set(jobs.map(\.asset)) == assets, "one job per asset that lost files")
+        #expect(try library.verify(quick: true).problems.count == thumbnails.count, "nothing is made before a worker runs")
+        let again = try library.repair(runJobs: false)
+        #expect(Set(again.actions.compactMap(\.job)) == Set(jobs.map(\.id)), "the waiting jobs, not new ones")
+
+        try JobWorker(library: library, options: .init(kinds: PhotoLibrary.repairJobKinds, untilIdle: true)).run()
+        var settled = queued
+        try library.settleRepairJobs(&settled)
+        #expect(settled.actions.count == thumbnails.count && settled.actions.allSatisfy { $0.kind == .rebuilt && $0.job != nil }, "\(settled.actions)")
+        #expect(try Self.derivedFiles(library) == recorded)
+        #expect(try library.verify(quick: false).sound)
+    }
+
+    /// A repair job whose lease another worker took over places and records nothing; the
+    /// one that holds it does the work.
+    @Test func aRepairJobWhoseLeaseWasTakenOverRecordsNothing() throws {
+        let scratch = try ScratchDirectory()
+        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        _ = try Importer(library: library).run(paths: [Media.path("orientation/Landscape_1.jpg")])
+        let thumbnail = library.absolute(try #require(try Self.derivedFiles(library).keys.first { $0.hasPrefix("derived/thumbnails/") }))
+        try FileManager.default.removeItem(at: thumbnail)
+        _ = try library.repair(runJobs: false)
+        let stale = try #require(try library.claimJob(kinds: [.repair], worker: WorkerIdentity(host: "elsewhere", pid: 1)))
+        // Its worker stops past its lease: the job goes back, and another takes it.
+        try library.catalog.write { db in
+            try db.execute(sql: "UPDATE job SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [stale.job.id])
+        }
+        #expect(try library.rescueJobs(host: "nowhere") == 1)
+        try library.catalog.write { db in
+            try db.execute(sql: "UPDATE job SET run_after = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [stale.job.id])
+        }
+        let fresh = try #require(try library.claimJob(kinds: [.repair], worker: WorkerIdentity(host: "elsewhere", pid: 2)))
+        #expect(fresh.job.id == stale.job.id)
+
+        #expect(throws: LeaseLost.self) { try library.repairAsset(stale) }
+        #expect(!FileManager.default.fileExists(atPath: thumbnail.path), "the worker that lost its lease placed a file")
+        #expect(try library.job(fresh.job.id)?.state == .running)
+        try library.repairAsset(fresh)
+        #expect(FileManager.default.fileExists(atPath: thumbnail.path))
+        let done = try #require(try library.job(fresh.job.id))
+        #expect(done.state == .done && done.result?.contains(#""kind":"rebuilt""#) == true, "\(done)")
+        #expect(try library.verify(quick: false).sound)
+    }
+
     /// Every derived file the catalog names, with its recorded sha256 (aux images' PNGs
     /// once made).
     static func derivedFiles(_ library: PhotoLibrary) throws -> [String: String] {

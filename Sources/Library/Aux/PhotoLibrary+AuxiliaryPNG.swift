@@ -59,7 +59,10 @@ extension PhotoLibrary {
 
     /// The PNGs of `rows`, in their order: each where it is, or why it cannot be made.
     /// Those to make that one still holds are made from one reading and parse of it.
-    func auxiliaryPNGs(_ rows: [AuxImageRecord], remake: Bool = false) throws -> [Result<URL, AuxiliaryError>] {
+    /// `fence` runs in the transaction that records each (a job's lease check).
+    func auxiliaryPNGs(_ rows: [AuxImageRecord], remake: Bool = false, fence: ((Database) throws -> Void)? = nil) throws
+        -> [Result<URL, AuxiliaryError>]
+    {
         var results = [Result<URL, AuxiliaryError>?](repeating: nil, count: rows.count)
         var toMake: [Int64: [Wanted]] = [:]
         for (index, row) in rows.enumerated() {
@@ -80,7 +83,7 @@ extension PhotoLibrary {
             toMake[row.resourceId, default: []].append(Wanted(index: index, row: row, target: target))
         }
         for (resource, wanted) in toMake.sorted(by: { $0.key < $1.key }) {
-            for (index, result) in try makePNGs(wanted, in: resource) { results[index] = result }
+            for (index, result) in try makePNGs(wanted, in: resource, fence: fence) { results[index] = result }
         }
         return results.map { $0! }
     }
@@ -97,7 +100,7 @@ extension PhotoLibrary {
     /// it, and places their PNGs. An image that cannot be decoded is said once, in its
     /// row, as import said it of such images; a still that cannot be read (missing,
     /// unreadable) fails them all and changes nothing.
-    private func makePNGs(_ wanted: [Wanted], in resource: Int64) throws -> [(Int, Result<URL, AuxiliaryError>)] {
+    private func makePNGs(_ wanted: [Wanted], in resource: Int64, fence: ((Database) throws -> Void)?) throws -> [(Int, Result<URL, AuxiliaryError>)] {
         let asset = wanted[0].row.assetId
         func failure(_ error: Error, file: String?) -> AuxiliaryError {
             error as? AuxiliaryError ?? AuxiliaryError(MediaAnalyzer.describe(error), asset: asset, file: file)
@@ -129,7 +132,7 @@ extension PhotoLibrary {
                         undecodable.append((row.id, reason))
                         throw AuxiliaryError(reason)
                     }
-                    return try place(try AuxiliaryPNG.encode(samples, of: image, in: name), of: row, at: w.target)
+                    return try place(try AuxiliaryPNG.encode(samples, of: image, in: name), of: row, at: w.target, fence: fence)
                 }
                 out.append((w.index, .success(url)))
             } catch {
@@ -149,7 +152,7 @@ extension PhotoLibrary {
 
     /// Puts a made PNG at `target`, recording its bytes in `row` (in the user's cache for
     /// a read-only library, the row as it is).
-    private func place(_ png: [UInt8], of row: AuxImageRecord, at target: URL) throws -> URL {
+    private func place(_ png: [UInt8], of row: AuxImageRecord, at target: URL, fence: ((Database) throws -> Void)?) throws -> URL {
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         let made = try AtomicFile.writeTemporary(png, in: isReadOnly ? target.deletingLastPathComponent() : temporary)
         // The temporary file goes whatever happens (placed, it is renamed away first).
@@ -159,6 +162,7 @@ extension PhotoLibrary {
             return target
         }
         try catalog.write { db in
+            try fence?(db)
             _ = try publishDerived(made.url, to: target)
             try db.execute(
                 sql: "UPDATE aux_image SET sha256 = ?, bytes = ?, problem = NULL WHERE id = ?",

@@ -60,7 +60,8 @@ extension PhotoLibrary {
 
     /// The current edit rendered again when it has lost its renders (`camlib repair`): its
     /// recipe over the originals, the files linked to it; no new adjustment is made.
-    func renderCurrentEditAgain(asset: Int64) throws -> EditResult {
+    /// `fence` runs in the transaction that records them.
+    func renderCurrentEditAgain(asset: Int64, fence: ((Database) throws -> Void)? = nil) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
         let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
         guard let current, let id = current.id, let recipe = CamlibAdjustment.recipe(current) else {
@@ -71,7 +72,7 @@ extension PhotoLibrary {
                 reason: "its edit carries images attached with `camlib aux attach`, which the library does not keep apart from the render; `camlib revert \(asset)`, then `camlib aux attach` again, makes a new one")
         }
         RenderAllocation.prepare()
-        return try render(description, recipe: recipe, extending: nil, renderingFor: id)
+        return try render(description, recipe: recipe, extending: nil, renderingFor: id, fence: fence.map { fence in { db, _ in try fence(db) } })
     }
 
     /// Renders `recipe` over the asset's originals and records it: as a new adjustment that

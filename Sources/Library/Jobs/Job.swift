@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a job makes (the `job.kind` column, 0019).
+/// What a job makes (the `job.kind` column, 0019; `repair` since 0021).
 public enum JobKind: String, Codable, CaseIterable, Sendable, Comparable {
     /// A still's or movie's 320 px thumbnail, recorded as its `thumbnail` resource.
     case thumbnail
@@ -13,6 +13,9 @@ public enum JobKind: String, Codable, CaseIterable, Sendable, Comparable {
     case auxPNG
     /// An edit: a recipe rendered over the originals and made the current version.
     case render
+    /// An asset's missing or damaged derived files made again (`camlib repair`): its
+    /// thumbnails, Motion Photo movie, auxiliary images' PNGs and camlib's renders.
+    case repair
 
     public static func < (a: JobKind, b: JobKind) -> Bool { a.rawValue < b.rawValue }
 
@@ -24,6 +27,7 @@ public enum JobKind: String, Codable, CaseIterable, Sendable, Comparable {
         case .proxy: "H.264 proxy"
         case .auxPNG: "auxiliary image PNG"
         case .render: "render"
+        case .repair: "repair"
         }
     }
 }

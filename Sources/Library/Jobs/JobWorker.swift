@@ -34,12 +34,13 @@ public final class JobWorker: Sendable {
 
     /// Seconds a job of `kind` may run: a thumbnail, preview or PNG takes well under one,
     /// a proxy a few seconds for a Live Photo and minutes for a long video, a render of a
-    /// 200-megapixel still about a minute and of a long 4K video far more.
+    /// 200-megapixel still about a minute and of a long 4K video far more (a repair may render
+    /// an edit again).
     public static func timeLimit(_ kind: JobKind) -> TimeInterval {
         switch kind {
         case .thumbnail, .preview, .auxPNG: 120
         case .proxy: 1800
-        case .render: 4 * 3600
+        case .render, .repair: 4 * 3600
         }
     }
 

@@ -97,6 +97,9 @@ extension PhotoLibrary {
                 return []
             case .render:
                 return try render(lease, progress: progress)
+            case .repair:
+                try repairAsset(lease)
+                return []
             }
         } catch {
             throw failure(error)

@@ -15,6 +15,9 @@ public struct RepairReport: Codable, Sendable {
             case removalFinished
             /// Something repair cannot mend; `detail` says why and what to do.
             case notRepaired
+            /// Left to the job `job`, not run yet (`--no-wait`, or a repair cut short): a
+            /// worker (`camlib worker`, `camlib serve`) mends it.
+            case queued
         }
 
         public var kind: Kind
@@ -22,27 +25,48 @@ public struct RepairReport: Codable, Sendable {
         /// Absolute path of the file concerned.
         public var path: String
         public var detail: String
+        /// The job that mends it (a `queued` action, and what its job did).
+        public var job: Int64? = nil
     }
 
     public var dryRun: Bool
     public var actions: [Action] = []
     /// Where files moved aside went (nil when none were).
     public var lostAndFound: String?
+    /// The jobs this repair queued, as one batch (nil when it queued none).
+    public var jobBatch: String?
+}
+
+/// What a done `repair` job records in its `result`: what it did to its asset's files.
+struct RepairJobResult: Codable {
+    var actions: [RepairReport.Action]
+
+    var json: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
 }
 
 extension PhotoLibrary {
+    /// The kinds of job a repair queues: `repair` for an asset's lost derived files and
+    /// camlib's renders, `preview` and `proxy` for browsers' copies.
+    public static let repairJobKinds: [JobKind] = [.repair, .preview, .proxy]
+
     /// Mends what verify finds that can be mended from the library itself: finishes an
     /// emptying of the trash that did not finish; makes every missing or damaged derived
     /// file (thumbnails, Motion Photo movies and posters) again from the file it was made
     /// from, by the same analysis import runs, and auxiliary images' PNGs as when they
-    /// are first asked for (``auxiliaryPNG(_:)``), and every
-    /// browsers' copy whose structure is broken (`damaged(_:)`) by the gallery's
-    /// code; deletes files under `derived/` that no row names, and moves those under `originals/` to
-    /// `lost+found/TIME/` (a file no row names is never taken for the library's, but
-    /// it is not deleted either). camlib's own renders are rendered again from their
-    /// recipes (`rerender(_:dryRun:)`). Damaged originals are reported, not mended.
-    /// `progress` hears files made again of files to make.
-    public func repair(dryRun: Bool = false, progress: (Int, Int) -> Void = { _, _ in }) throws -> RepairReport {
+    /// are first asked for (``auxiliaryPNG(_:)``); renders camlib's own edits again from
+    /// their recipes (`rerender(_:dryRun:fence:)`), and makes every browsers' copy whose
+    /// structure is broken (`damaged(_:)`) again by the gallery's code; deletes files
+    /// under `derived/` that no row names, and moves those under `originals/` to
+    /// `lost+found/TIME/` (a file no row names is never taken for the library's, but it
+    /// is not deleted either). Damaged originals are reported, not mended.
+    ///
+    /// What takes decoding is done by jobs, queued as the batch ``RepairReport/jobBatch``:
+    /// one `repair` job per asset, one `preview` or `proxy` job per browsers' copy. With
+    /// `runJobs`, this process runs them and the report says what each did; without, they
+    /// are left to workers (the report lists them as `queued`; ``settleRepairJobs(_:)``
+    /// puts in what they did once they have run). `progress` hears files checked of files
+    /// to check.
+    public func repair(dryRun: Bool = false, runJobs: Bool = true, progress: (Int, Int) -> Void = { _, _ in }) throws -> RepairReport {
         var report = RepairReport(dryRun: dryRun)
         if !dryRun {
             let removal = try removeQueuedFiles()
@@ -53,53 +77,172 @@ extension PhotoLibrary {
             }
             for problem in removal.problems { report.actions.append(.init(kind: .notRepaired, asset: nil, path: layout.root.path, detail: problem)) }
         }
-        report.actions += try rebuildDerivedFiles(dryRun: dryRun, progress: progress)
-        report.actions += try renderUnrenderedEdits(dryRun: dryRun)
+        let broken = try brokenDerivedFiles(progress: progress)
+        let unrendered = Set(try catalog.read { db in try AdjustmentRecord.currentWithoutRender(db) }.map(\.asset))
         // One walk of the folders: the broken browsers' copies, then the strays.
         let files = try walkFiles()
-        for cache in damaged(files.caches) {
-            report.actions.append(
-                dryRun
-                    ? .init(kind: .rebuilt, asset: nil, path: cache.file.url.path, detail: "\(cache.file.path): \(cache.reason); it would be made again")
-                    : try remake(cache))
+        let caches = damaged(files.caches)
+        if dryRun {
+            report.actions += try remake(broken, dryRun: true, fence: nil)
+            report.actions += unrendered.sorted().map { asset in
+                .init(kind: .rebuilt, asset: asset, path: layout.derived.appendingPathComponent("renders").path,
+                      detail: "asset \(asset): its current edit would be rendered again from its recipe")
+            }
+            report.actions += caches.map { cache in
+                .init(kind: .rebuilt, asset: nil, path: cache.file.url.path, detail: "\(cache.file.path): \(cache.reason); it would be made again")
+            }
+        } else {
+            try queueRepairs(broken: broken, unrendered: unrendered, caches: caches, into: &report)
         }
         report.actions += try clearStrayFiles(files.strays, dryRun: dryRun, report: &report)
+        if runJobs, let batch = report.jobBatch {
+            let worker = JobWorker(library: self, options: .init(kinds: Self.repairJobKinds, batch: batch, untilIdle: true))
+            try worker.run()
+            try settleRepairJobs(&report)
+        }
         return report
     }
 
-    /// Current camlib edits without a render of their still or movie (``VerifyReport/Problem/Kind/unrendered``),
-    /// rendered again from their recipes.
-    private func renderUnrenderedEdits(dryRun: Bool) throws -> [RepairReport.Action] {
-        let assets = Set(try catalog.read { db in try AdjustmentRecord.currentWithoutRender(db) }.map(\.asset)).sorted()
-        return assets.map { asset in
-            let folder = layout.derived.appendingPathComponent("renders").path
-            if dryRun {
-                return .init(kind: .rebuilt, asset: asset, path: folder, detail: "asset \(asset): its current edit would be rendered again from its recipe")
+    /// Puts what its jobs did in place of the `queued` actions of `report` whose jobs have
+    /// run: a repair job's own actions; a browsers' copy made again; what failed, with the
+    /// job's error. Those not run yet stay `queued`.
+    public func settleRepairJobs(_ report: inout RepairReport) throws {
+        var settled: [RepairReport.Action] = []
+        for action in report.actions {
+            guard action.kind == .queued, let id = action.job, let job = try job(id) else {
+                settled.append(action)
+                continue
             }
-            do {
-                let result = try renderCurrentEditAgain(asset: asset)
-                return .init(kind: .rebuilt, asset: asset, path: result.renders.first ?? folder,
-                             detail: "asset \(asset): its current edit had no render; rendered again from its recipe (\(result.renders.count) files)")
-            } catch {
-                return .init(kind: .notRepaired, asset: asset, path: folder,
-                             detail: "asset \(asset): its current edit has no render and could not be rendered again: \(MediaAnalyzer.describe(error))")
+            switch job.state {
+            case .available, .running:
+                settled.append(action)
+            case .done where job.kind == .repair:
+                let result = job.result.flatMap { try? JSONDecoder().decode(RepairJobResult.self, from: Data($0.utf8)) }
+                settled += (result?.actions ?? []).map { var a = $0; a.job = id; return a }
+            case .done:
+                // A browsers' copy: "… was deleted, to be made again from F; queued as job N".
+                var made = action
+                made.kind = .rebuilt
+                made.detail = Self.withoutQueuedWords(action.detail, id).replacingOccurrences(
+                    of: " was deleted, to be made again from ", with: " made again from ")
+                settled.append(made)
+            case .failed, .cancelled:
+                var failed = action
+                failed.kind = .notRepaired
+                failed.detail = Self.withoutQueuedWords(action.detail, id)
+                    + "; job \(id) \(job.state.rawValue): " + (job.lastError ?? "no error was recorded")
+                settled.append(failed)
             }
+        }
+        report.actions = settled
+    }
+
+    /// What a `queued` action's detail ends with.
+    private static func queuedWords(_ job: Int64) -> String { "; queued as job \(job)" }
+
+    private static func withoutQueuedWords(_ detail: String, _ job: Int64) -> String {
+        detail.hasSuffix(queuedWords(job)) ? String(detail.dropLast(queuedWords(job).count)) : detail
+    }
+
+    /// Queues the jobs that mend `broken` files, the renders of `unrendered` edits and the
+    /// damaged browsers' `caches` (each deleted first: a worker makes a copy only where
+    /// there is none), as one batch; adds a `queued` action for each.
+    private func queueRepairs(broken: [CatalogFile], unrendered: Set<Int64>, caches: [DamagedCache], into report: inout RepairReport) throws {
+        var jobs: [(NewJob, RepairReport.Action)] = []
+        let byAsset = Dictionary(grouping: broken, by: \.assetId)
+        for asset in Set(byAsset.keys).union(unrendered).sorted() {
+            let files = byAsset[asset] ?? []
+            var what: [String] = []
+            if !files.isEmpty {
+                let listed = files.prefix(3).map(\.path).joined(separator: ", ") + (files.count > 3 ? ", …" : "")
+                what.append(files.count == 1 ? "\(listed) is missing or damaged" : "\(files.count) derived files are missing or damaged (\(listed))")
+            }
+            if unrendered.contains(asset) { what.append("its current edit has no render") }
+            let path = files.first.map { absolute($0.path).path } ?? layout.derived.appendingPathComponent("renders").path
+            jobs.append(
+                (NewJob(kind: .repair, asset: asset, dedupeKey: "repair:\(asset)"),
+                 .init(kind: .queued, asset: asset, path: path, detail: "asset \(asset): " + what.joined(separator: "; "))))
+        }
+        for cache in caches {
+            switch try prepareRemake(cache) {
+            case .done(let action): report.actions.append(action)
+            case .job(let job, let action): jobs.append((job, action))
+            }
+        }
+        guard !jobs.isEmpty else { return }
+        let batch = "repair-\(UUID().uuidString.lowercased())"
+        let ids = try enqueue(jobs.map(\.0), batch: batch)
+        report.jobBatch = batch
+        for ((_, action), id) in zip(jobs, ids) {
+            var queued = action
+            queued.job = id
+            queued.detail += Self.queuedWords(id)
+            report.actions.append(queued)
         }
     }
 
-    /// Every derived file that is missing or does not hold its recorded bytes, made again.
-    private func rebuildDerivedFiles(dryRun: Bool, progress: (Int, Int) -> Void) throws -> [RepairReport.Action] {
+    /// A `repair` job: the asset's derived files that are missing or damaged now, made
+    /// again in the order they are made from one another, and its current edit rendered
+    /// again when it has lost its renders. Each file is recorded only while the lease is
+    /// this worker's; the job's `result` lists what was done (``RepairJobResult``).
+    func repairAsset(_ lease: JobLease) throws {
+        let job = lease.job
+        let fence: (Database) throws -> Void = { db in try JobRecord.checkLease(job.id, token: lease.token, db) }
+        let files = try catalog.read { db in
+            try CatalogFile.all(.resource, of: job.asset, db) + CatalogFile.all(.auxImage, of: job.asset, db)
+        }.filter { !$0.isOriginal }
+        let broken = zip(files, check(files, quick: false)).compactMap { file, result in
+            result.0 != nil && result.0?.kind != .outside ? file : nil
+        }
+        var actions = try remake(broken, dryRun: false, fence: fence)
+        if try !catalog.read({ db in try AdjustmentRecord.currentWithoutRender(asset: job.asset, db) }).isEmpty {
+            actions.append(try renderUnrenderedEdit(job.asset, fence: fence))
+        }
+        try catalog.write { db in
+            try JobRecord.complete(job.id, token: lease.token, db)
+            try JobRecord.setResult(RepairJobResult(actions: actions).json, of: job.id, db)
+        }
+    }
+
+    /// A current camlib edit without a render of its still or movie
+    /// (``VerifyReport/Problem/Kind/unrendered``), rendered again from its recipe.
+    private func renderUnrenderedEdit(_ asset: Int64, fence: @escaping (Database) throws -> Void) throws -> RepairReport.Action {
+        let folder = layout.derived.appendingPathComponent("renders").path
+        do {
+            let result = try renderCurrentEditAgain(asset: asset, fence: fence)
+            return .init(kind: .rebuilt, asset: asset, path: result.renders.first ?? folder,
+                         detail: "asset \(asset): its current edit had no render; rendered again from its recipe (\(result.renders.count) files)")
+        } catch let lost as LeaseLost {
+            throw lost
+        } catch {
+            return .init(kind: .notRepaired, asset: asset, path: folder,
+                         detail: "asset \(asset): its current edit has no render and could not be rendered again: \(MediaAnalyzer.describe(error))")
+        }
+    }
+
+    /// Every derived file that is missing or does not hold its recorded bytes.
+    private func brokenDerivedFiles(progress: (Int, Int) -> Void) throws -> [CatalogFile] {
         var broken: [CatalogFile] = []
+        let total = try catalog.read { db in try CatalogFile.count(db) }
+        var checked = 0
         try forEachCatalogFilePage { read in
             let page = read.filter { !$0.isOriginal }
             for (file, (problem, _)) in zip(page, check(page, quick: false)) where problem != nil && problem?.kind != .outside {
                 broken.append(file)
             }
+            checked += read.count
+            progress(checked, total)
         }
+        return broken
+    }
+
+    /// `broken` derived files made again (or, in a dry run, what would be), in three
+    /// rounds, each making what the next is made from: files made from originals (among
+    /// them a Motion Photo's movie, which its edit's render holds); camlib's renders,
+    /// from their recipes; files made from renders (their thumbnails and aux PNGs).
+    /// `fence` runs in each transaction that records a file (a job's lease check).
+    private func remake(_ broken: [CatalogFile], dryRun: Bool, fence: ((Database) throws -> Void)?) throws -> [RepairReport.Action] {
         var actions: [RepairReport.Action] = []
-        // Three rounds, each making what the next is made from: files made from originals
-        // (among them a Motion Photo's movie, which its edit's render holds); camlib's
-        // renders, from their recipes; files made from renders (their thumbnails and aux PNGs).
         let renderRoles = Set(ResourceRole.renders.map(\.rawValue))
         var fromOriginals: [Int64: [CatalogFile]] = [:], fromRenders: [Int64: [CatalogFile]] = [:]
         var renders: [CatalogFile] = [], auxImages: [CatalogFile] = []
@@ -130,37 +273,27 @@ extension PhotoLibrary {
                 fromOriginals[root, default: []].append(file)
             }
         }
-        var done = 0
-        let total = broken.count
         // In a dry run, what the renders' round would make is taken as made.
         let remade = Set(renders.map(\.id))
         func rebuildAll(_ bySource: [Int64: [CatalogFile]]) throws {
             for (sourceID, files) in bySource.sorted(by: { $0.key < $1.key }) {
-                progress(done, total)
-                done += files.count
-                actions += try rebuild(files, from: sourceID, dryRun: dryRun, remade: remade)
+                actions += try rebuild(files, from: sourceID, dryRun: dryRun, remade: remade, fence: fence)
             }
         }
-
         try rebuildAll(fromOriginals)
-        for file in renders {
-            progress(done, total)
-            done += 1
-            actions.append(try rerender(file, dryRun: dryRun))
-        }
+        for file in renders { actions.append(try rerender(file, dryRun: dryRun, fence: fence)) }
         try rebuildAll(fromRenders)
-        progress(done, total)
-        actions += try remakeAuxiliaryPNGs(auxImages, dryRun: dryRun)
-        progress(total, total)
+        actions += try remakeAuxiliaryPNGs(auxImages, dryRun: dryRun, fence: fence)
         return actions
     }
 
     /// Auxiliary images' PNGs that are missing or damaged, made again from their stills
     /// (each still read once for all of its images).
-    private func remakeAuxiliaryPNGs(_ files: [CatalogFile], dryRun: Bool) throws -> [RepairReport.Action] {
+    private func remakeAuxiliaryPNGs(_ files: [CatalogFile], dryRun: Bool, fence: ((Database) throws -> Void)?) throws -> [RepairReport.Action] {
+        guard !files.isEmpty else { return [] }
         let rows = try catalog.read { db in try files.map { try AuxImageRecord.fetchOne(db, key: $0.id) } }
         let present = rows.compactMap { $0 }
-        let made = dryRun ? [] : try auxiliaryPNGs(present, remake: true)
+        let made = dryRun ? [] : try auxiliaryPNGs(present, remake: true, fence: fence)
         let outcome = Dictionary(uniqueKeysWithValues: zip(present.map(\.id), made))
         return try zip(files, rows).map { file, row in
             let path = absolute(file.path).path
@@ -180,8 +313,11 @@ extension PhotoLibrary {
     }
 
     /// `files`, all made from the resource `sourceID`, made again from it. `remade`: the
-    /// resources an earlier round makes again (a dry run finds them still broken).
-    private func rebuild(_ files: [CatalogFile], from sourceID: Int64, dryRun: Bool, remade: Set<Int64>) throws -> [RepairReport.Action] {
+    /// resources an earlier round makes again (a dry run finds them still broken). `fence`
+    /// runs in the transaction that records each.
+    private func rebuild(_ files: [CatalogFile], from sourceID: Int64, dryRun: Bool, remade: Set<Int64>, fence: ((Database) throws -> Void)?) throws
+        -> [RepairReport.Action]
+    {
         func notRepaired(_ file: CatalogFile, _ why: String) -> RepairReport.Action {
             .init(kind: .notRepaired, asset: file.assetId, path: absolute(file.path).path, detail: "asset \(file.assetId): \(file.path): \(why)")
         }
@@ -225,6 +361,7 @@ extension PhotoLibrary {
             }
             try AtomicFile.makeDurable([staged.path])  // an analysis stages files without fsyncing them
             try catalog.write { db in
+                try fence?(db)
                 _ = try publishDerived(URL(fileURLWithPath: staged.path), to: destination)
                 if staged.sha256 != file.sha256 || staged.bytes != file.bytes {
                     try CatalogFile.setBytes(file.source, id: file.id, sha256: staged.sha256, bytes: staged.bytes, db)

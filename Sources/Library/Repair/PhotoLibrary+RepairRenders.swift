@@ -8,8 +8,8 @@ extension PhotoLibrary {
     /// as `camlib edit` (a Live Photo's still and movie with their shared content
     /// identifier, a Motion Photo's still with its movie inside). It goes back to its place
     /// under `derived/renders/`; its row records the new bytes when the encoder did not
-    /// make the same ones.
-    func rerender(_ file: CatalogFile, dryRun: Bool) throws -> RepairReport.Action {
+    /// make the same ones. `fence` runs in the transaction that records it.
+    func rerender(_ file: CatalogFile, dryRun: Bool, fence: ((Database) throws -> Void)? = nil) throws -> RepairReport.Action {
         let asset = file.assetId
         func notRepaired(_ why: String) -> RepairReport.Action {
             .init(kind: .notRepaired, asset: asset, path: absolute(file.path).path, detail: "asset \(asset): the \(file.role) \(file.path) is missing or damaged; \(why)")
@@ -58,6 +58,7 @@ extension PhotoLibrary {
         }
         defer { unlink(staged.url.path) }
         try catalog.write { db in
+            try fence?(db)
             _ = try publishDerived(staged.url, to: destination)
             if staged.sha256 != file.sha256 || staged.bytes != file.bytes {
                 try CatalogFile.setBytes(file.source, id: file.id, sha256: staged.sha256, bytes: staged.bytes, db)

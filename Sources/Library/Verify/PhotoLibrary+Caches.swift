@@ -48,26 +48,46 @@ extension PhotoLibrary {
         return tail == [0xFF, 0xD9] ? nil : "it does not end as a JPEG does (cut short?)"
     }
 
-    /// A damaged browsers' copy made again: deleted, then made by the gallery's own
-    /// ``displayFile(asset:resource:kind:)`` from a file holding its source's bytes.
-    func remake(_ damaged: DamagedCache) throws -> RepairReport.Action {
+    /// What repair does with a damaged browsers' copy: deleted, it is made again by a
+    /// `preview` or `proxy` job (the gallery's own ``displayFile(asset:resource:kind:)``,
+    /// from a file holding its source's bytes), or, when no file has those bytes, only
+    /// deleted.
+    enum CacheRemake {
+        case done(RepairReport.Action)
+        case job(NewJob, RepairReport.Action)
+    }
+
+    func prepareRemake(_ damaged: DamagedCache) throws -> CacheRemake {
         let cache = damaged.file
         let source = try catalog.read { db in
             try ResourceRecord.all().filter(sha256: cache.source).filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
         }
-        guard let source, let id = source.id else {
-            return .init(kind: .removed, asset: nil, path: cache.url.path, detail: "\(cache.url.path): \(damaged.reason); no file of the library has the bytes it was made from, so it was deleted")
-        }
         guard unlink(cache.url.path) == 0 || errno == ENOENT else {
-            return .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path, detail: "\(cache.url.path): \(damaged.reason); deleting it failed: \(String(cString: strerror(errno)))")
+            return .done(
+                .init(kind: .notRepaired, asset: source?.assetId, path: cache.url.path,
+                      detail: "\(cache.url.path): \(damaged.reason); deleting it failed: \(String(cString: strerror(errno)))"))
         }
-        do {
-            let made = try displayFile(asset: source.assetId, resource: id, kind: cache.kind)
-            return .init(kind: .rebuilt, asset: source.assetId, path: made.url.path,
-                         detail: "asset \(source.assetId): \(cache.path) (\(damaged.reason)) made again from \(source.path)")
-        } catch {
-            return .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path,
-                         detail: "asset \(source.assetId): \(cache.path) (\(damaged.reason)) was deleted; making it again failed: \(error); the gallery tries again when it is shown")
+        guard let source, let id = source.id else {
+            return .done(
+                .init(kind: .removed, asset: nil, path: cache.url.path,
+                      detail: "\(cache.url.path): \(damaged.reason); no file of the library has the bytes it was made from, so it was deleted"))
+        }
+        let what = "asset \(source.assetId): \(cache.path) (\(damaged.reason))"
+        switch cache.kind {
+        case .preview, .movie:
+            return .job(
+                .derived(cache.kind == .preview ? .preview : .proxy, asset: source.assetId, resource: id),
+                .init(kind: .queued, asset: source.assetId, path: cache.url.path, detail: "\(what) was deleted, to be made again from \(source.path)"))
+        case .thumbnail, .original:
+            // An edit's small thumbnail: made at once.
+            do {
+                let made = try displayFile(asset: source.assetId, resource: id, kind: cache.kind)
+                return .done(.init(kind: .rebuilt, asset: source.assetId, path: made.url.path, detail: "\(what) made again from \(source.path)"))
+            } catch {
+                return .done(
+                    .init(kind: .notRepaired, asset: source.assetId, path: cache.url.path,
+                          detail: "\(what) was deleted; making it again failed: \(error); the gallery tries again when it is shown"))
+            }
         }
     }
 }

@@ -74,9 +74,11 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
     }
 
     /// Assets whose current version is a camlib edit that has no render of a still or
-    /// movie the asset has (a Live Photo's edit renders both), with the role missing.
-    static func currentWithoutRender(_ db: Database) throws -> [(asset: Int64, adjustment: Int64, role: ResourceRole)] {
-        try SQLRequest<Row>(
+    /// movie the asset has (a Live Photo's edit renders both), with the role missing; of
+    /// one asset when `asset` is given.
+    static func currentWithoutRender(asset: Int64? = nil, _ db: Database) throws -> [(asset: Int64, adjustment: Int64, role: ResourceRole)] {
+        let only: SQL = asset.map { "AND v.asset_id = \($0) AND need.asset_id = \($0)" } ?? ""
+        return try SQLRequest<Row>(
             """
                 SELECT v.asset_id, v.current_adjustment_id, need.role
                 FROM asset_version v
@@ -88,6 +90,7 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
                   ON need.asset_id = v.asset_id
                 WHERE NOT EXISTS (SELECT 1 FROM adjustment_render ar JOIN resource x ON x.id = ar.resource_id
                                   WHERE ar.adjustment_id = v.current_adjustment_id AND x.role = need.role)
+                  \(only)
                 ORDER BY v.asset_id, need.role
                 """
         ).fetchAll(db).map { ($0[0], $0[1], ResourceRole(rawValue: $0[2]) ?? .renderedPhoto) }

@@ -29,6 +29,24 @@ struct CatalogFile: Sendable {
     /// Up to `limit` files of `source` with ids above `after`, in id order: a catalog of
     /// any size is read a page at a time, each page in a read of its own.
     static func page(_ source: Source, after: Int64, limit: Int, _ db: Database) throws -> [CatalogFile] {
+        try fetch(source, where: "id > ?", order: "ORDER BY id LIMIT ?", arguments: [after, limit], db)
+    }
+
+    /// How many files ``page(_:after:limit:_:)`` lists, of both sources.
+    static func count(_ db: Database) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT (SELECT count(*) FROM resource) + (SELECT count(*) FROM aux_image WHERE path IS NOT NULL AND sha256 IS NOT NULL)")
+            ?? 0
+    }
+
+    /// The files of one asset (of `source`), in id order.
+    static func all(_ source: Source, of asset: Int64, _ db: Database) throws -> [CatalogFile] {
+        try fetch(source, where: "asset_id = ?", order: "ORDER BY id", arguments: [asset], db)
+    }
+
+    private static func fetch(_ source: Source, where condition: String, order: String, arguments: StatementArguments, _ db: Database) throws
+        -> [CatalogFile]
+    {
         let sql: String
         switch source {
         case .resource:
@@ -38,16 +56,16 @@ struct CatalogFile: Sendable {
                 SELECT id, asset_id, role, path, sha256, bytes,
                        (role IN \(ResourceRole.primarySQL) AND derived_from IS NULL) OR (role IN ('adjustmentSidecar', 'renderedPhoto', 'renderedVideo') AND original_name IS NOT NULL),
                        added_at, original_name, derived_from, NULL
-                FROM resource WHERE id > ? ORDER BY id LIMIT ?
+                FROM resource WHERE \(condition) \(order)
                 """
         case .auxImage:
             // PNGs made (a row without sha256 names one not asked for yet).
             sql = """
                 SELECT id, asset_id, 'aux:' || type, path, sha256, bytes, 0, added_at, NULL, resource_id, source
-                FROM aux_image WHERE id > ? AND path IS NOT NULL AND sha256 IS NOT NULL ORDER BY id LIMIT ?
+                FROM aux_image WHERE \(condition) AND path IS NOT NULL AND sha256 IS NOT NULL \(order)
                 """
         }
-        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [after, limit]).map { row in
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
             CatalogFile(
                 source: source, id: row[0], assetId: row[1], role: row[2], path: row[3], sha256: row[4], bytes: row[5],
                 isOriginal: row[6], addedAt: row[7], originalName: row[8], madeFrom: row[9], auxSource: row[10])

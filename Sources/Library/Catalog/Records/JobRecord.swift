@@ -108,6 +108,15 @@ extension JobRecord: FetchableRecord, MutablePersistableRecord {
         return held
     }
 
+    /// Throws ``LeaseLost`` (rolling back the caller's transaction) unless the job is still
+    /// held under `token`: the fence of a job that writes more than once before it is done.
+    static func checkLease(_ job: Int64, token: String, _ db: Database) throws {
+        let held = try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM job WHERE id = ? AND lease_token = ? AND state = 'running')"),
+            arguments: [job, token])
+        guard held == true else { throw LeaseLost(job: job) }
+    }
+
     /// What a done job answered (JSON).
     static func setResult(_ result: String, of job: Int64, _ db: Database) throws {
         try db.execute(sql: "UPDATE job SET result = ? WHERE id = ? AND state = 'done'", arguments: [result, job])
