@@ -184,7 +184,10 @@ def main():
             mine = measure([camlib, "import", "--library", lib, folder], sample=False)
             subprocess.run(["chmod", "-R", "u+w", lib])
             shutil.rmtree(lib)
-            # Memory from a second import that is watched (sampling costs time).
+            # Memory from imports that are watched (sampling costs time).
+            listed_peak = measure([camlib, "import", "--no-wait", "--library", lib, folder])[1]
+            subprocess.run(["chmod", "-R", "u+w", lib])
+            shutil.rmtree(lib)
             peak = measure([camlib, "import", "--library", lib, folder])[1]
             subprocess.run(["chmod", "-R", "u+w", lib])
             shutil.rmtree(lib)
@@ -195,7 +198,7 @@ def main():
         big_floor = floor * copies
         print(f"\nset: {count} files ({copies} copies of the corpus), {size:.1f} MB; one run each, camlib's peak memory from one more")
         print(f"{'':34} {'seconds':>8} {'files/s':>9} {'peak MB':>8}")
-        print(f"{'camlib import --no-wait (listed)':34} {first:8.2f} {count / first:9.1f} {'-':>8}")
+        print(f"{'camlib import --no-wait (listed)':34} {first:8.2f} {count / first:9.1f} {listed_peak:8.1f}")
         print(f"{'camlib import (new library)':34} {mine[0]:8.2f} {count / mine[0]:9.1f} {peak:8.1f}")
         print(f"{'exiftool -json -r':34} {other[0]:8.2f} {count / other[0]:9.1f} {'-':>8}")
         print(f"{'floor (corpus floor x copies)':34} {big_floor:8.2f}")
@@ -203,7 +206,8 @@ def main():
         verdict = "met" if other[0] / mine[0] >= 1.0 or mine[0] <= 1.1 * big_floor2 else "NOT met"
         print(f"camlib is {other[0] / mine[0]:.2f}x exiftool's speed, {mine[0] / (big_floor / 2):.2f}x the floor split perfectly "
               f"over two cores, {mine[0] / big_floor2:.2f}x the floor run two at a time ({verdict})")
-        print(f"peak memory of the import's process tree: {peak:.0f} MB (goal: under 300 MB: {'met' if peak < 300 else 'NOT met'})")
+        print(f"peak memory of the import's process tree until every asset is listed: {listed_peak:.0f} MB "
+              f"(goal: under 300 MB: {'met' if listed_peak < 300 else 'NOT met'}); with its thumbnail jobs: {peak:.0f} MB")
         results.note(f"set: {count} files ({copies} copies of the corpus, each file made unique), {size:.0f} MB; one run")
         print(f"camlib lists the set at {other[0] / first:.2f}x exiftool's speed (goal: at least 1x: {'met' if first <= other[0] else 'NOT met'})")
         results.add(f"import of {count} files until every asset is listed (--no-wait)", first, "s", other[0],
@@ -211,7 +215,8 @@ def main():
         results.add(f"import of {count} files into a new library", mine[0], "s", other[0], "exiftool -json -r (metadata only)")
         results.add(f"the same, against the decoding floor", mine[0], "s", big_floor2, "heif-dec, two at a time",
                     "within 1.1x of the floor", mine[0] <= 1.1 * big_floor2)
-        results.add(f"peak memory, {count} files", peak, "MB", goal="under 300 MB", met=peak < 300)
+        results.add(f"peak memory until listed, {count} files", listed_peak, "MB", goal="under 300 MB", met=listed_peak < 300)
+        results.add(f"peak memory of the whole import, {count} files (thumbnail workers included)", peak, "MB")
     results.write()
 
 

@@ -149,6 +149,42 @@ struct WorkerCommandTests {
         try Self.expectEverythingDoneOnce(library)
     }
 
+    /// A job whose file is damaged fails with an error naming the asset and the file, and
+    /// the other jobs are done all the same; `camlib jobs` lists it.
+    @Test func aJobOnADamagedFileFailsNamingItAndTheRestGoOn() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(in: scratch)
+        let (job, asset, path) = try #require(
+            try Self.catalog(library).read { db in
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT j.id, j.asset_id, r.path FROM job j JOIN resource r ON r.id = j.resource_id
+                        WHERE j.kind = 'thumbnail' AND j.state = 'available' AND r.role = 'photo' ORDER BY j.id LIMIT 1
+                        """
+                ).map { ($0[0] as Int64, $0[1] as Int64, $0[2] as String) }
+            }, "no still waits for its thumbnail")
+        // Cut to its first kilobyte: the container's start, no picture.
+        let file = library + "/" + path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        try bytes.prefix(1024).write(to: URL(fileURLWithPath: file))
+
+        let worked = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "thumbnail", "--json"])
+        let lines = worked.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let ended = lines.filter { ($0["job"] as? Int).map(Int64.init) == job && $0["event"] as? String == "failed" }
+        #expect(!ended.isEmpty, "\(worked.stdout)\(worked.stderr)")
+        let states = try Self.catalog(library).read { db in
+            try Row.fetchAll(db, sql: "SELECT id, state, last_error FROM job WHERE kind = 'thumbnail'").map { ($0[0] as Int64, $0[1] as String, $0[2] as String?) }
+        }
+        let failed = try #require(states.first { $0.0 == job })
+        #expect(failed.1 == "failed", "\(failed)")
+        #expect(failed.2?.contains("asset \(asset)") == true && failed.2?.contains(path) == true, "\(failed.2 ?? "")")
+        #expect(states.filter { $0.0 != job }.allSatisfy { $0.1 == "done" }, "\(states)")
+        let listed = try Camlib.run(["jobs", "--library", library])
+        #expect(listed.stdout.contains("job \(job): thumbnail of asset \(asset) (\(path))"), "\(listed.stdout)")
+    }
+
     @Test(arguments: 0..<10) func aWorkerKilledAtAnyMomentLosesNothingAndRepeatsNothing(run: Int) throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(in: scratch)
