@@ -50,14 +50,17 @@ struct RepairCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)  // a worker that dies mid-write must not kill the repair
         // A dry run changes nothing: a library on read-only storage can have one.
         let library = try libraryOptions.open(dryRun ? .read : .write)
-        let pool = RunningPool()
-        let signals = StopSignals { pool.stop() }
-        defer { withExtendedLifetime(signals) {} }
         let progress = ProgressBar(unit: "files checked")
         var report = try library.repair(dryRun: dryRun, runJobs: false) { done, total in progress.update(done: done, total: total, item: "") }
         progress.finish()
         var interrupted = false
         if let batch = report.jobBatch, !noWait {
+            // Ctrl-C before this point stops at once (nothing half-done: each file is
+            // placed and recorded in one transaction); from here it stops the workers,
+            // leaving the jobs they did not run queued.
+            let pool = RunningPool()
+            let signals = StopSignals { pool.stop() }
+            defer { withExtendedLifetime(signals) {} }
             let workers = WorkerPool(
                 library: library, options: .init(processes: jobs ?? Cores.usable, kinds: PhotoLibrary.repairJobKinds, batch: batch, untilIdle: true))
             let total = try library.jobProgress(batch: batch).total

@@ -62,31 +62,45 @@ struct EditCommandTests {
         #expect(result["renders"] as? [String] == output["renders"] as? [String])
         #expect(try catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM worker") } == 0, "the edit's worker row stayed")
 
-        // The Live Photo's render takes seconds: stopped while it runs.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Camlib.path)
-        process.arguments = ["edit", "--library", lib, live, "--filter", "comic"]
-        let errors = scratch.file("errors")
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: errors)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var running = false
-        for _ in 0..<2400 where !running && process.isRunning {
-            usleep(50_000)
-            running = try catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE kind = 'render' AND state = 'running'") } == 1
+        // The Live Photo's render takes seconds: stopped while it runs. On a loaded machine
+        // the render may end before the signal lands (the edit is then done and kept): it
+        // is tried again with another filter.
+        func adjustments() throws -> Int {
+            try catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM adjustment WHERE origin = 'camlib'") ?? 0 }
         }
-        #expect(running, "the edit's job never ran")
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(said)")
+        var finishedFirst = 0
+        var interrupted: (status: Int32, said: String, recorded: Int)?
+        for filter in ["comic", "noir", "mono"] where interrupted == nil {
+            let recorded = try adjustments()
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Camlib.path)
+            process.arguments = ["edit", "--library", lib, live, "--filter", filter]
+            let errors = scratch.file("errors-\(filter)")
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errors)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            var running = false
+            for _ in 0..<2400 where !running && process.isRunning {
+                usleep(50_000)
+                running = try catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE kind = 'render' AND state = 'running'") } == 1
+            }
+            #expect(running, "the edit's job never ran")
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            if process.terminationReason == .exit && process.terminationStatus == 0 {
+                finishedFirst += 1
+                continue
+            }
+            interrupted = (process.terminationStatus, said, recorded)
+        }
+        let stopped = try #require(interrupted, "every edit ended before its signal")
+        #expect(stopped.status == 130, "\(stopped.said)")
         let waiting = try catalog.read { db in try Row.fetchOne(db, sql: "SELECT id, state, attempt FROM job WHERE kind = 'render' ORDER BY id DESC") }
-        #expect(said.contains("interrupted: the edit of asset") && said.contains("waits as job \(waiting?["id"] as Int64? ?? 0)"), "\(said)")
+        #expect(stopped.said.contains("interrupted: the edit of asset") && stopped.said.contains("waits as job \(waiting?["id"] as Int64? ?? 0)"), "\(stopped.said)")
         #expect(waiting?["state"] as String? == "available" && waiting?["attempt"] as Int? == 0, "\(String(describing: waiting))")
-        let shown = try Camlib.run(["show", "--library", lib, live, "--json"])
-        let before = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
-        #expect((before["adjustments"] as? [Any])?.isEmpty ?? true, "an interrupted edit recorded \(shown.stdout)")
+        #expect(try adjustments() == stopped.recorded, "an interrupted edit recorded an adjustment")
         // No edit process is left behind, and a worker does the edit.
         #expect(WorkerCommandTests.children(of: lib).isEmpty)
         let worker = try Camlib.run(["worker", "--library", lib, "--until-idle"])
@@ -102,7 +116,7 @@ struct EditCommandTests {
                     WHERE j.kind = 'proxy' AND r.role = 'renderedVideo' AND j.state = 'done'
                     """)
         }
-        #expect(proxies == 1)
+        #expect(proxies == 1 + finishedFirst)
         let verify = try Camlib.run(["verify", "--library", lib])
         #expect(verify.status == 0 && verify.stdout.contains("The library is sound"), "\(verify.stdout)\(verify.stderr)")
     }
