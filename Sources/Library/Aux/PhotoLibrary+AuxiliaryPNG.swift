@@ -141,10 +141,7 @@ extension PhotoLibrary {
         }
         if !undecodable.isEmpty, !isReadOnly {
             try? catalog.write { db in
-                for (id, reason) in undecodable {
-                    try db.execute(
-                        sql: "UPDATE aux_image SET path = NULL, sha256 = NULL, bytes = NULL, problem = ? WHERE id = ?", arguments: [reason, id])
-                }
+                for (id, reason) in undecodable { try AuxImageRecord.setUndecodable(id, reason: reason, db) }
             }
         }
         return out
@@ -164,9 +161,7 @@ extension PhotoLibrary {
         try catalog.write { db in
             try fence?(db)
             _ = try publishDerived(made.url, to: target)
-            try db.execute(
-                sql: "UPDATE aux_image SET sha256 = ?, bytes = ?, problem = NULL WHERE id = ?",
-                arguments: [made.sha256, made.bytes, row.id])
+            try AuxImageRecord.setMade(row.id, sha256: made.sha256, bytes: made.bytes, db)
         }
         return target
     }

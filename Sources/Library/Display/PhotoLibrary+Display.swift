@@ -174,43 +174,6 @@ extension PhotoLibrary {
     public static let previewSide = 2048
 }
 
-extension ResourceRecord {
-    /// The stills and movies these assets' current versions show (originals and renders).
-    static func fetchCurrentShown(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
-        try assets.fetchAll(Self.self, db) {
-            "SELECT \(selection(of: "r")) FROM current_resource r WHERE r.asset_id IN \($0) AND r.role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY r.id"
-        }
-    }
-
-    /// One still or movie of an asset (an original or any render of it), if it is the asset's.
-    static func fetchShowable(asset: Int64, resource: Int64, _ db: Database) throws -> ResourceRecord? {
-        try ResourceRecord.all().filter(asset: asset).filter(key: resource)
-            .filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
-    }
-
-    /// The thumbnail import made of a file.
-    static func fetchThumbnail(of resource: Int64, _ db: Database) throws -> ResourceRecord? {
-        try ResourceRecord.all().filter(role: .thumbnail).filter(Columns.derivedFrom == resource).order(Columns.id).fetchOne(db)
-    }
-}
-
-extension AuxImageRecord {
-    /// The extracted image of `type` that the still `resource` of `asset` holds.
-    /// The asset's `type` image held by `resource`; else, as a render made by an edit
-    /// carries its original's images without rows of its own, the one a current file of
-    /// the asset holds (the gallery names the still it shows).
-    static func fetchExtracted(asset: Int64, resource: Int64, type: AuxiliaryImageType, _ db: Database) throws -> AuxImageRecord? {
-        try SQLRequest<AuxImageRecord>(
-            """
-            SELECT x.* FROM aux_image x
-            WHERE x.asset_id = \(asset) AND x.type = \(type) AND x.path IS NOT NULL
-              AND (x.resource_id = \(resource) OR x.resource_id IN (SELECT r.id FROM current_resource r WHERE r.asset_id = \(asset)))
-            ORDER BY x.resource_id = \(resource) DESC, x.id LIMIT 1
-            """
-        ).fetchOne(db)
-    }
-}
-
 extension PhotoLibrary {
     /// The file an edit preview is made from: a photo's still, or a video's (its poster
     /// frame); edits start from the original.

@@ -14,16 +14,9 @@ extension PhotoLibrary {
     public func setFavorite(_ ids: [Int64], _ on: Bool) throws -> [FavoriteChange] {
         try catalog.write { db in
             let now = utcNow()
-            let mark = try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorite (asset_id, added_at) VALUES (?, ?)")
             return try ids.map { id in
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
-                let changed: Bool
-                if on {
-                    try mark.execute(arguments: [id, now])
-                    changed = db.changesCount > 0
-                } else {
-                    changed = try FavoriteRecord.deleteOne(db, key: id)
-                }
+                let changed = on ? try FavoriteRecord.mark(id, at: now, db) : try FavoriteRecord.deleteOne(db, key: id)
                 return FavoriteChange(asset: id, favorite: on, changed: changed)
             }
         }

@@ -109,8 +109,7 @@ extension PhotoLibrary {
                 report.assets = assets
                 guard !assets.isEmpty else { return .rollback }
                 let files = try AssetFiles.of(assets, layout: layout, db)
-                let delete = try db.cachedStatement(sql: "DELETE FROM asset WHERE id = ?")
-                for id in assets { try delete.execute(arguments: [id]) }
+                try AssetRecord.delete(assets, db)
                 let named = try FileRemovalRecord.named(files.paths, shas: files.shaOfCache, db)
                 doomed = files.paths.filter { !named.contains($0) }
                 try FileRemovalRecord.queue(doomed, db)

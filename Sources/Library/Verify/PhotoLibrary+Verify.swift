@@ -58,9 +58,7 @@ extension PhotoLibrary {
     /// checked of files to check. Changes nothing.
     public func verify(quick: Bool, progress: (Int, Int) -> Void = { _, _ in }) throws -> VerifyReport {
         var report = VerifyReport(quick: quick)
-        let total = try catalog.read { db in
-            try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM resource) + (SELECT count(*) FROM aux_image WHERE path IS NOT NULL AND sha256 IS NOT NULL)") ?? 0
-        }
+        let total = try catalog.read { db in try CatalogFile.count(db) }
         try forEachCatalogFilePage { page in
             for (problem, bytes) in check(page, quick: quick) {
                 report.bytesRead += bytes

@@ -31,6 +31,12 @@ extension AssetRecord: FetchableRecord, MutablePersistableRecord {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE id = ?)", arguments: [id]) ?? false
     }
 
+    /// Deletes these assets' rows, and with them (`ON DELETE CASCADE`) every row of theirs.
+    static func delete(_ ids: [Int64], _ db: Database) throws {
+        let delete = try db.cachedStatement(sql: "DELETE FROM asset WHERE id = ?")
+        for id in ids { try delete.execute(arguments: [id]) }
+    }
+
     /// A still joined its movie (or a movie its still), or a still turned out to hold one.
     static func setKind(_ kind: AssetKind, of id: Int64, _ db: Database) throws {
         try AssetRecord.filter(key: id).updateAll(db, Columns.kind.set(to: kind))

@@ -74,6 +74,30 @@ extension AuxImageRecord {
     static func fetchAll(assets: IDList, _ db: Database) throws -> [AuxImageRecord] {
         try assets.fetchAll(Self.self, db) { "SELECT * FROM aux_image WHERE asset_id IN \($0) ORDER BY id" }
     }
+
+    /// The image's PNG is made: its bytes are these.
+    static func setMade(_ id: Int64?, sha256: String, bytes: Int64, _ db: Database) throws {
+        try db.execute(sql: "UPDATE aux_image SET sha256 = ?, bytes = ?, problem = NULL WHERE id = ?", arguments: [sha256, bytes, id])
+    }
+
+    /// The image cannot be decoded from its still: it has no PNG, and `reason` says why.
+    static func setUndecodable(_ id: Int64?, reason: String, _ db: Database) throws {
+        try db.execute(sql: "UPDATE aux_image SET path = NULL, sha256 = NULL, bytes = NULL, problem = ? WHERE id = ?", arguments: [reason, id])
+    }
+
+    /// The asset's `type` image held by `resource`; else, as a render made by an edit
+    /// carries its original's images without rows of its own, the one a current file of
+    /// the asset holds (the gallery names the still it shows).
+    static func fetchExtracted(asset: Int64, resource: Int64, type: AuxiliaryImageType, _ db: Database) throws -> AuxImageRecord? {
+        try SQLRequest<AuxImageRecord>(
+            """
+            SELECT x.* FROM aux_image x
+            WHERE x.asset_id = \(asset) AND x.type = \(type) AND x.path IS NOT NULL
+              AND (x.resource_id = \(resource) OR x.resource_id IN (SELECT r.id FROM current_resource r WHERE r.asset_id = \(asset)))
+            ORDER BY x.resource_id = \(resource) DESC, x.id LIMIT 1
+            """
+        ).fetchOne(db)
+    }
 }
 
 

@@ -13,6 +13,12 @@ struct FavoriteRecord: Codable, Sendable {
 extension FavoriteRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "favorite"
 
+    /// Marks `asset` a favourite since `time`; false when it was one already.
+    static func mark(_ asset: Int64, at time: String, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorite (asset_id, added_at) VALUES (?, ?)").execute(arguments: [asset, time])
+        return db.changesCount > 0
+    }
+
     /// Which of these assets are favourites.
     static func favorites(among assets: IDList, _ db: Database) throws -> Set<Int64> {
         try assets.fetchSet(Int64.self, db) { "SELECT asset_id FROM favorite WHERE asset_id IN \($0)" }

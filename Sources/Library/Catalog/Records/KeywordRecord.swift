@@ -15,6 +15,23 @@ extension KeywordRecord: FetchableRecord, MutablePersistableRecord {
         try KeywordRecord.filter(Column("name") == name).fetchOne(db)
     }
 
+    /// Gives `asset` this keyword; false when it had it already.
+    func tag(_ asset: Int64, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO asset_keyword (keyword_id, asset_id) VALUES (?, ?)").execute(arguments: [id, asset])
+        return db.changesCount > 0
+    }
+
+    /// Takes this keyword from `asset`; false when it did not have it.
+    func untag(_ asset: Int64, _ db: Database) throws -> Bool {
+        try db.cachedStatement(sql: "DELETE FROM asset_keyword WHERE keyword_id = ? AND asset_id = ?").execute(arguments: [id, asset])
+        return db.changesCount > 0
+    }
+
+    /// Deletes the keyword when no asset carries it any more.
+    func deleteIfUnused(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM keyword WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM asset_keyword WHERE keyword_id = ?1)", arguments: [id])
+    }
+
     /// Every keyword with how many assets carry it, by name (`keyword_overview`).
     static func overview(_ db: Database) throws -> [(name: String, assets: Int)] {
         try Row.fetchAll(db, sql: "SELECT name, assets FROM keyword_overview ORDER BY name").map { ($0[0], $0[1]) }

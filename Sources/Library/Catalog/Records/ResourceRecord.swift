@@ -126,3 +126,23 @@ extension DerivableRequest<ResourceRecord> {
         order((ResourceRecord.Columns.role == ResourceRole.photo).desc, ResourceRecord.Columns.id)
     }
 }
+
+extension ResourceRecord {
+    /// The stills and movies these assets' current versions show (originals and renders).
+    static func fetchCurrentShown(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
+        try assets.fetchAll(Self.self, db) {
+            "SELECT \(selection(of: "r")) FROM current_resource r WHERE r.asset_id IN \($0) AND r.role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY r.id"
+        }
+    }
+
+    /// One still or movie of an asset (an original or any render of it), if it is the asset's.
+    static func fetchShowable(asset: Int64, resource: Int64, _ db: Database) throws -> ResourceRecord? {
+        try ResourceRecord.all().filter(asset: asset).filter(key: resource)
+            .filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
+    }
+
+    /// The thumbnail import made of a file.
+    static func fetchThumbnail(of resource: Int64, _ db: Database) throws -> ResourceRecord? {
+        try ResourceRecord.all().filter(role: .thumbnail).filter(Columns.derivedFrom == resource).order(Columns.id).fetchOne(db)
+    }
+}
