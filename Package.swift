@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // A library's catalog on a PostgreSQL server (SQLite, through GRDB, is the default).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The gallery's HTTP server. Without its swift-configuration support (a trait on
         // by default): camlib reads its own options.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
@@ -75,6 +77,9 @@ let package = Package(
                 "Imaging", "Containers", "Codecs", "Filters", "CMalloc",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             plugins: ["EmbedMigrations"]),
         // `camlib serve`: HTTP routes, the JSON API, files by id, and the page (Web/, compiled in).
@@ -112,7 +117,10 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Codecs", "Containers", "Imaging", "CV4L2", "TestSupport"]),
         .testTarget(
             name: "LibraryTests",
-            dependencies: ["Library", "Codecs", "Filters", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "Library", "Codecs", "Filters", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
         .testTarget(
             name: "GalleryTests",
             dependencies: [

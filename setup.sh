@@ -31,6 +31,9 @@ HEIF_PACKAGES=(
 )
 # Called by the tests and the benchmark as independent witnesses.
 TOOL_PACKAGES=(libimage-exiftool-perl ffmpeg sqlite3 time)
+# A catalog on a PostgreSQL server (15 or newer): the tests start private clusters of
+# their own with its initdb and pg_ctl, and psql checks what camlib wrote.
+SERVER_PACKAGES=(postgresql postgresql-client)
 # The browser tests (Tests/Browser): Debian's Chromium and its driver, and Python to
 # run Selenium from a project-local virtual environment (.venv/, never a browser download).
 BROWSER_PACKAGES=(chromium chromium-driver python3 python3-venv)
@@ -51,7 +54,7 @@ installed_version() {
 
 everything_present() {
   local p v
-  for p in "${BUILD_PACKAGES[@]}" "${HEIF_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${BROWSER_PACKAGES[@]}"; do
+  for p in "${BUILD_PACKAGES[@]}" "${HEIF_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${SERVER_PACKAGES[@]}" "${BROWSER_PACKAGES[@]}"; do
     [ -n "$(installed_version "$p")" ] || return 1
   done
   v=$(installed_version libheif-dev)
@@ -158,7 +161,7 @@ main() {
   enable_backports "$cn"
   export DEBIAN_FRONTEND=noninteractive
   as_root apt-get update -q
-  as_root apt-get install -y -q --no-install-recommends "${BUILD_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${BROWSER_PACKAGES[@]}"
+  as_root apt-get install -y -q --no-install-recommends "${BUILD_PACKAGES[@]}" "${TOOL_PACKAGES[@]}" "${SERVER_PACKAGES[@]}" "${BROWSER_PACKAGES[@]}"
   as_root apt-get install -y -q --no-install-recommends -t "$cn-backports" "${HEIF_PACKAGES[@]}"
   if ! everything_present; then
     say "packages still missing or libheif older than $MIN_HEIF_VERSION after install"

@@ -1,0 +1,278 @@
+import Crypto
+import Foundation
+import GRDB
+import PostgresNIO
+
+/// Copies a SQLite catalog into an empty PostgreSQL one, row for row with the same ids,
+/// and checks the copy before it is committed: each table's count and a checksum of its
+/// rows, read back from the server, must equal SQLite's. The summary tables
+/// (`asset_summary`, `asset_file_name`, made by PostgreSQL's triggers from the copied
+/// rows) are checked the same way, so a copy whose listings would differ is refused.
+/// Nothing is committed unless every table agrees; the SQLite catalog is only read.
+struct CatalogCopy {
+    /// The tables copied, parents before the rows that refer to them. `camera` comes
+    /// first so the cameras that the summary's triggers name keep SQLite's ids.
+    static let copied = [
+        "camera", "asset", "resource", "metadata", "pairing", "embedded_movie", "adjustment", "adjustment_render", "asset_version",
+        "preference", "aux_image", "trashed_asset", "file_removal", "favorite", "album", "album_asset", "keyword", "asset_keyword", "job",
+        "worker",
+    ]
+    /// The tables PostgreSQL's triggers make from the copied ones.
+    static let derived = ["asset_summary", "asset_file_name"]
+
+    /// What a copy did, table by table.
+    struct Report: Sendable, Equatable {
+        struct Table: Sendable, Equatable {
+            var name: String
+            var rows: Int
+            /// SHA-256 of the rows' canonical form, equal on both sides.
+            var checksum: String
+        }
+        var tables: [Table] = []
+    }
+
+    /// A column of the PostgreSQL table and how its values cross over.
+    private struct Column {
+        var name: String
+        var type: String
+        var quoted: String { "\"\(name)\"" }
+        /// Read back as a type the checksum knows.
+        var readBack: String {
+            switch type {
+            case "jsonb": "\(quoted)::text"
+            case "integer", "smallint": "\(quoted)::bigint"
+            default: quoted
+            }
+        }
+    }
+
+    let source: Catalog
+    let target: PostgresCatalog
+    /// Rows per INSERT statement (PostgreSQL takes at most 65,535 parameters).
+    var batch = 500
+
+    /// Copies and checks; `progress` hears each table's name and rows as it is done.
+    func run(progress: (String, Int) -> Void = { _, _ in }) throws -> Report {
+        try source.read { db in
+            try target.write { session in
+                let assets = try session.query("SELECT count(*) FROM asset").first?.decode(Int64.self) ?? 0
+                guard assets == 0 else {
+                    throw PostgresCatalogError.notEmpty(url: target.location.description, assets: Int(assets))
+                }
+                for table in Self.copied {
+                    let columns = try Self.columns(of: table, session)
+                    try copy(table, columns, db, session)
+                    progress(table, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0)
+                }
+                try Self.setSequences(db, session)
+                // Checked before it is committed: a copy that differs is rolled back.
+                return try Self.check(db, session, url: target.location.description)
+            }
+        }
+    }
+
+    /// Compares every table of the two catalogs, counts and checksums, and returns them;
+    /// throws naming the first table that differs.
+    func check() throws -> Report {
+        // In a transaction: the server's side is read through a cursor.
+        try source.read { db in try target.write { session in try Self.check(db, session, url: target.location.description) } }
+    }
+
+    private static func check(_ db: Database, _ session: PostgresSession, url: String) throws -> Report {
+        var report = Report()
+        for table in Self.copied + Self.derived {
+            let columns = try Self.columns(of: table, session)
+            let key = try Self.primaryKey(of: table, session)
+            report.tables.append(try compare(table, columns, key: key, db, session, url: url))
+        }
+        return report
+    }
+
+    private func copy(_ table: String, _ columns: [Column], _ db: Database, _ session: PostgresSession) throws {
+        let names = columns.map(\.quoted).joined(separator: ", ")
+        // A thumbnail's row after the file it shows; an edit after the one it extends.
+        let order = table == "resource" ? "derived_from IS NOT NULL, id" : try Self.primaryKey(of: table, session).map { "\"\($0)\"" }.joined(separator: ", ")
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(names) FROM \(table) ORDER BY \(order)")
+        var pending: [Row] = []
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            var values: [(any PostgresThrowingDynamicTypeEncodable)?] = []
+            var tuples: [String] = []
+            for row in pending {
+                var placeholders: [String] = []
+                for (index, column) in columns.enumerated() {
+                    values.append(try Self.value(row[index], as: column, table: table))
+                    placeholders.append("$\(values.count)::\(column.type)")
+                }
+                tuples.append("(\(placeholders.joined(separator: ", ")))")
+            }
+            try session.query("INSERT INTO \(table) (\(names)) VALUES \(tuples.joined(separator: ", "))", values)
+            pending.removeAll(keepingCapacity: true)
+        }
+        let rowsPerStatement = max(1, min(batch, 60_000 / max(1, columns.count)))
+        while let row = try rows.next() {
+            pending.append(row.copy())
+            if pending.count == rowsPerStatement { try flush() }
+        }
+        try flush()
+    }
+
+    /// A SQLite value as the PostgreSQL column's type takes it.
+    private static func value(_ value: DatabaseValue, as column: Column, table: String) throws -> (any PostgresThrowingDynamicTypeEncodable)? {
+        switch value.storage {
+        case .null: return nil
+        case .int64(let number):
+            switch column.type {
+            case "double precision": return Double(number)
+            case "text", "jsonb": return String(number)
+            default: return number
+            }
+        case .double(let number):
+            switch column.type {
+            case "bigint", "integer", "smallint": return Int64(exactly: number) ?? Int64(number.rounded())
+            case "text", "jsonb": return String(number)
+            default: return number
+            }
+        case .string(let text):
+            switch column.type {
+            case "bigint", "integer", "smallint":
+                guard let number = Int64(text) else { throw CopyError.value(table, column.name, text) }
+                return number
+            case "double precision":
+                guard let number = Double(text) else { throw CopyError.value(table, column.name, text) }
+                return number
+            default: return text
+            }
+        case .blob:
+            throw CopyError.value(table, column.name, "a blob")
+        }
+    }
+
+    enum CopyError: Error, CustomStringConvertible {
+        case value(String, String, String)
+        var description: String {
+            switch self {
+            case .value(let table, let column, let value): "\(table).\(column) holds \(value), which its PostgreSQL column cannot take"
+            }
+        }
+    }
+
+    // MARK: Sequences
+
+    /// Each identity column goes on after the highest id SQLite ever gave out (its
+    /// `sqlite_sequence`, which counts deleted rows too), so no id is given twice.
+    private static func setSequences(_ db: Database, _ session: PostgresSession) throws {
+        let given = Dictionary(
+            try Row.fetchAll(db, sql: "SELECT name, seq FROM sqlite_sequence").map { ($0[0] as String, $0[1] as Int64) }, uniquingKeysWith: max)
+        let identities = try session.query(
+            "SELECT table_name::text FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'id' AND is_identity = 'YES'")
+        for row in identities {
+            let table = try row.decode(String.self)
+            let highest = try session.query("SELECT coalesce(max(id), 0) FROM \(table)").first?.decode(Int64.self) ?? 0
+            let next = max(highest, given[table] ?? 0)
+            guard next > 0 else { continue }
+            try session.query("SELECT setval(pg_get_serial_sequence($1, 'id'), $2)", [table, next])
+        }
+    }
+
+    // MARK: Schema
+
+    private static func columns(of table: String, _ session: PostgresSession) throws -> [Column] {
+        try session.query(
+            """
+            SELECT column_name::text, data_type::text FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position
+            """, [table]
+        ).map { row in
+            let (name, type) = try row.decode((String, String).self)
+            return Column(name: name, type: type)
+        }
+    }
+
+    private static func primaryKey(of table: String, _ session: PostgresSession) throws -> [String] {
+        try session.query(
+            """
+            SELECT a.attname::text FROM pg_index i
+            JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+            WHERE i.indrelid = $1::regclass AND i.indisprimary
+            ORDER BY array_position(i.indkey, a.attnum)
+            """, [table]
+        ).map { try $0.decode(String.self) }
+    }
+
+    // MARK: Checksums
+
+    /// A value's canonical form: the same for a value in SQLite and its copy in PostgreSQL.
+    private enum Canonical {
+        static func integer(_ value: Int64?) -> String { value.map { "i\($0)" } ?? "n" }
+        static func real(_ value: Double?) -> String { value.map { "r\(String($0.bitPattern, radix: 16))" } ?? "n" }
+        static func text(_ value: String?) -> String { value.map { "t\($0.utf8.count):\($0)" } ?? "n" }
+        /// JSON compared as what it says, not how it is spelled (jsonb keeps no key order).
+        static func json(_ value: String?) -> String {
+            guard let value else { return "n" }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed]),
+                let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+            else { return text(value) }
+            return "j" + String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// Walks the table on both sides in key order, hashing each row's canonical form;
+    /// the first row that differs is named by its key and its columns that differ.
+    private static func compare(_ table: String, _ columns: [Column], key: [String], _ db: Database, _ session: PostgresSession, url: String) throws
+        -> Report.Table
+    {
+        let order = key.map { "\"\($0)\"" }.joined(separator: ", ")
+        let keyIndexes = key.compactMap { name in columns.firstIndex { $0.name == name } }
+        var hash = SHA256()
+        var count = 0
+        let local = try Row.fetchCursor(db, sql: "SELECT \(columns.map(\.quoted).joined(separator: ", ")) FROM \(table) ORDER BY \(order)")
+        try session.query("DECLARE camlib_check NO SCROLL CURSOR FOR SELECT \(columns.map(\.readBack).joined(separator: ", ")) FROM \(table) ORDER BY \(order)")
+        defer { _ = try? session.query("CLOSE camlib_check") }
+        func differs(_ detail: String) -> PostgresCatalogError { .copyDiffers(url: url, table: table, detail: detail) }
+        while true {
+            let page = try session.query("FETCH 2000 FROM camlib_check")
+            for row in page {
+                let copied = try canonical(row, columns)
+                guard let original = try local.next().map({ canonical($0, columns) }) else {
+                    throw differs("PostgreSQL has more rows than SQLite's \(count), from the row with key \(keyIndexes.map { copied[$0] })")
+                }
+                if copied != original {
+                    let which = columns.indices.filter { copied[$0] != original[$0] }
+                        .map { "\(columns[$0].name) is \(original[$0]) in SQLite, \(copied[$0]) in PostgreSQL" }
+                    throw differs("the row with key \(keyIndexes.map { original[$0] }.joined(separator: ", ")): \(which.joined(separator: "; "))")
+                }
+                hash.update(data: Data((original.joined(separator: "|") + "\n").utf8))
+                count += 1
+            }
+            if page.isEmpty { break }
+        }
+        if try local.next() != nil { throw differs("SQLite has more rows than the \(count) in PostgreSQL") }
+        return Report.Table(name: table, rows: count, checksum: hash.finalize().hexString)
+    }
+
+    private static func canonical(_ row: Row, _ columns: [Column]) -> [String] {
+        columns.indices.map { index in
+            let value = row[index] as DatabaseValue
+            return switch columns[index].type {
+            case "bigint", "integer", "smallint": Canonical.integer(Int64.fromDatabaseValue(value))
+            case "double precision": Canonical.real(Double.fromDatabaseValue(value))
+            case "jsonb": Canonical.json(String.fromDatabaseValue(value))
+            default: Canonical.text(value.isNull ? nil : (String.fromDatabaseValue(value) ?? value.description))
+            }
+        }
+    }
+
+    private static func canonical(_ row: PostgresRow, _ columns: [Column]) throws -> [String] {
+        let cells = row.makeRandomAccess()
+        return try columns.indices.map { index in
+            let cell = cells[index]
+            return switch columns[index].type {
+            case "bigint", "integer", "smallint": Canonical.integer(try cell.decode(Int64?.self))
+            case "double precision": Canonical.real(try cell.decode(Double?.self))
+            case "jsonb": Canonical.json(try cell.decode(String?.self))
+            default: Canonical.text(try cell.decode(String?.self))
+            }
+        }
+    }
+}

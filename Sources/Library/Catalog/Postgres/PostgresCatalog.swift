@@ -1,0 +1,106 @@
+import Foundation
+import PostgresNIO
+
+/// A library's catalog on a PostgreSQL server (15 or newer), for a library that several
+/// machines share: the schema of `migrations/postgres/`, applied in order, each in its own
+/// transaction, by one process at a time (an advisory lock), and recorded in
+/// `camlib_migrations` under the names of the SQLite migrations they stand for, so both
+/// backends list the same migrations.
+///
+/// What works on it so far: opening, migrating and closing it. The catalog's operations
+/// (listings, imports, edits, jobs…) are SQLite's only until each has its PostgreSQL
+/// twin; docs/guide/sharing.md says which.
+public final class PostgresCatalog: @unchecked Sendable {
+    // @unchecked: `session` is used under `lock` only.
+    public let location: PostgresLocation
+    private let session: PostgresSession
+    private let lock = NSLock()
+
+    /// Connects and applies the migrations the catalog lacks. `willMigrate` hears them
+    /// first, for a catalog that has some already.
+    public init(location: PostgresLocation, willMigrate: ([String]) -> Void = { _ in }) throws {
+        self.location = location
+        session = try PostgresSession(location)
+        try migrate(willMigrate: willMigrate)
+    }
+
+    /// Runs `body` with the connection, alone.
+    func withSession<T>(_ body: (PostgresSession) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(session)
+    }
+
+    /// Runs `body` in a transaction: all of it is committed, or none.
+    func write<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try withSession { session in try session.transaction { try body(session) } }
+    }
+
+    public func close() {
+        withSession { $0.close() }
+    }
+
+    // MARK: Migrations
+
+    /// One migration of `migrations/postgres/` and the migration names it records: the
+    /// baseline, every SQLite migration up to its number; a later one, its own name.
+    struct Migration {
+        var name: String
+        var sql: String
+        var records: [String]
+    }
+
+    static var migrations: [Migration] {
+        let sqlite = Catalog.knownMigrations
+        return EmbeddedPostgresMigrations.all.enumerated().map { index, migration in
+            guard index == 0 else { return Migration(name: migration.name, sql: migration.sql, records: [migration.name]) }
+            let number = Int(migration.name.prefix(4)) ?? 0
+            return Migration(name: migration.name, sql: migration.sql, records: sqlite.filter { (Int($0.prefix(4)) ?? 0) <= number })
+        }
+    }
+
+    /// The names the migrations record, in order: SQLite's list when the two folders agree.
+    public static var knownMigrations: [String] { migrations.flatMap(\.records) }
+
+    /// Names of the migrations applied to this catalog, in order.
+    public func appliedMigrations() throws -> [String] {
+        try withSession { session in try Self.applied(session).sorted() }
+    }
+
+    private static func applied(_ session: PostgresSession) throws -> Set<String> {
+        let exists = try session.query("SELECT to_regclass('camlib_migrations') IS NOT NULL").first?.decode(Bool.self) ?? false
+        guard exists else { return [] }
+        return Set(try session.query("SELECT identifier FROM camlib_migrations").map { try $0.decode(String.self) })
+    }
+
+    /// A key of PostgreSQL's advisory locks, held while one process migrates.
+    private static let migrationLock: Int64 = 0x6361_6d6c_6962_0001  // "camlib" 1
+
+    private func migrate(willMigrate: ([String]) -> Void) throws {
+        try withSession { session in
+            func pending(_ applied: Set<String>) throws -> [Migration] {
+                let unknown = applied.subtracting(Self.knownMigrations)
+                if !unknown.isEmpty { throw PostgresCatalogError.newerSchema(url: location.description, unknownMigrations: unknown.sorted()) }
+                return Self.migrations.filter { !Set($0.records).isSubset(of: applied) }
+            }
+            let before = try Self.applied(session)
+            guard !(try pending(before)).isEmpty else { return }
+            try session.query("SELECT pg_advisory_lock($1)", [Self.migrationLock])
+            defer { _ = try? session.query("SELECT pg_advisory_unlock($1)", [Self.migrationLock]) }
+            // Another process may have migrated while this one waited for the lock.
+            let applied = try Self.applied(session)
+            let todo = try pending(applied)
+            if !applied.isEmpty, !todo.isEmpty { willMigrate(todo.flatMap(\.records).filter { !applied.contains($0) }) }
+            for migration in todo {
+                try session.transaction {
+                    try session.query(
+                        #"CREATE TABLE IF NOT EXISTS camlib_migrations (identifier text COLLATE "C" PRIMARY KEY, applied_at text COLLATE "C" NOT NULL)"#)
+                    try session.run(script: migration.sql)
+                    for name in migration.records where !applied.contains(name) {
+                        try session.query("INSERT INTO camlib_migrations (identifier, applied_at) VALUES ($1, catalog_now())", [name])
+                    }
+                }
+            }
+        }
+    }
+}

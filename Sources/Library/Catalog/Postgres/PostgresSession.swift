@@ -1,0 +1,192 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// One connection to the catalog's PostgreSQL server (postgres-nio), used from camlib's
+/// synchronous code as GRDB's connections are: each call waits for its answer. Calls
+/// come one at a time (the owner serialises them); the connection's I/O runs on a
+/// SwiftNIO event loop, never on the calling thread.
+///
+/// Errors are ``PostgresCatalogError``s naming the masked URL.
+final class PostgresSession: @unchecked Sendable {
+    // @unchecked: `connection` is a Sendable postgres-nio connection; the rest is immutable.
+    let location: PostgresLocation
+    private let connection: PostgresConnection
+    private let logger = Logger(label: "camlib.catalog.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// How long connecting may take before the server counts as unreachable.
+    static let connectTimeout: Int64 = 10
+
+    init(_ location: PostgresLocation) throws {
+        self.location = location
+        let password = location.password()
+        var configuration: PostgresConnection.Configuration
+        if let folder = location.socketFolder {
+            configuration = .init(
+                unixSocketPath: "\(folder)/.s.PGSQL.\(location.port)", username: location.user, password: password, database: location.database)
+        } else {
+            configuration = .init(
+                host: location.host ?? "localhost", port: location.port, username: location.user, password: password, database: location.database,
+                tls: .disable)
+        }
+        configuration.options.connectTimeout = .seconds(Self.connectTimeout)
+        do {
+            connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+        } catch {
+            throw Self.connectionError(error, location, passwordGiven: password != nil)
+        }
+    }
+
+    deinit { try? connection.close().wait() }
+
+    /// Runs one statement with `$1`, `$2`… bound to `values` (nil: NULL), and returns its rows.
+    @discardableResult
+    func query(_ sql: String, _ values: [(any PostgresThrowingDynamicTypeEncodable)?] = []) throws -> [PostgresRow] {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            if let value { try bindings.append(value) } else { bindings.appendNull() }
+        }
+        do {
+            return Array(try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait())
+        } catch {
+            throw statementError(error)
+        }
+    }
+
+    /// Runs `body` in a transaction: all of it is committed, or none.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try query("BEGIN")
+        do {
+            let result = try body()
+            try query("COMMIT")
+            return result
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs a script of several statements (a migration), one at a time.
+    func run(script: String) throws {
+        for statement in Self.statements(of: script) { try query(statement) }
+    }
+
+    func close() { try? connection.close().wait() }
+
+    // MARK: Errors
+
+    private func statementError(_ error: any Error) -> PostgresCatalogError {
+        let url = location.description
+        guard let error = error as? PSQLError else { return .lost(url: url, detail: "\(error)") }
+        if error.code == .server, let info = error.serverInfo {
+            let message = info[.message] ?? "an error"
+            let detail = info[.detail].map { " (\($0))" } ?? ""
+            return .server(url: url, detail: "\(message)\(detail) [SQLSTATE \(info[.sqlState] ?? "?")]")
+        }
+        return .lost(url: url, detail: Self.describe(error))
+    }
+
+    static func connectionError(_ error: any Error, _ location: PostgresLocation, passwordGiven: Bool) -> PostgresCatalogError {
+        let url = location.description
+        guard let error = error as? PSQLError else { return .unreachable(url: url, detail: "\(error)") }
+        if error.code == .server, let info = error.serverInfo {
+            let message = info[.message] ?? "refused"
+            switch info[.sqlState] {
+            case "28P01", "28000": return .loginRefused(url: url, detail: message)
+            case "3D000": return .noDatabase(url: url, database: location.database)
+            default: return .unreachable(url: url, detail: "\(message) [SQLSTATE \(info[.sqlState] ?? "?")]")
+            }
+        }
+        if error.code == .authMechanismRequiresPassword {
+            return .loginRefused(url: url, detail: passwordGiven ? "the password was not accepted" : "it asks for a password and none was given")
+        }
+        if error.code == .unsupportedAuthMechanism || error.code == .saslError {
+            return .loginRefused(url: url, detail: describe(error))
+        }
+        return .unreachable(url: url, detail: describe(error))
+    }
+
+    /// What a connection error says, without postgres-nio's internal names.
+    private static func describe(_ error: PSQLError) -> String {
+        if let underlying = error.underlying {
+            let text = "\(underlying)"
+            if text.contains("connectTimeout") || text.contains("TimeAmount") { return "no answer within \(connectTimeout) s" }
+            if let range = text.range(of: "reason: ") { return String(text[range.upperBound...]).trimmingCharacters(in: CharacterSet(charactersIn: ")")) }
+            return text
+        }
+        return "\(error.code)"
+    }
+
+    // MARK: Scripts
+
+    /// The statements of a script, split at the semicolons outside quotes ('…', "…",
+    /// $tag$…$tag$) and comments (-- and /* */), without empty ones.
+    static func statements(of script: String) -> [String] {
+        var statements: [String] = []
+        let characters = Array(script.unicodeScalars)
+        var current = String.UnicodeScalarView()
+        var index = 0
+        func flush() {
+            let text = String(current).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !text.isEmpty, !text.split(whereSeparator: \.isNewline).allSatisfy({ $0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }) {
+                statements.append(text)
+            }
+            current = String.UnicodeScalarView()
+        }
+        func copy(until end: [Unicode.Scalar]) {
+            // Copies from `index` through the next occurrence of `end` (or the script's end).
+            while index < characters.count {
+                if index + end.count <= characters.count, Array(characters[index..<index + end.count]) == end {
+                    current.append(contentsOf: end)
+                    index += end.count
+                    return
+                }
+                current.append(characters[index])
+                index += 1
+            }
+        }
+        while index < characters.count {
+            let c = characters[index]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            switch c {
+            case "'", "\"":
+                current.append(c)
+                index += 1
+                copy(until: [c])  // a doubled quote closes and reopens: the same text results
+            case "-" where next == "-":
+                copy(until: ["\n"])
+            case "/" where next == "*":
+                current.append(contentsOf: ["/", "*"])
+                index += 2
+                copy(until: ["*", "/"])
+            case "$":
+                // A dollar quote's tag: $$ or $name$ (a letter or underscore first).
+                var end = index + 1
+                while end < characters.count, characters[end] == "_" || CharacterSet.alphanumerics.contains(characters[end]) { end += 1 }
+                let isTag = end < characters.count && characters[end] == "$"
+                    && (end == index + 1 || !CharacterSet.decimalDigits.contains(characters[index + 1]))
+                if isTag {
+                    let tag = Array(characters[index...end])
+                    current.append(contentsOf: tag)
+                    index = end + 1
+                    copy(until: tag)
+                } else {
+                    current.append(c)
+                    index += 1
+                }
+            case ";":
+                flush()
+                index += 1
+            default:
+                current.append(c)
+                index += 1
+            }
+        }
+        flush()
+        return statements
+    }
+}
