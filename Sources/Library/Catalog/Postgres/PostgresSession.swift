@@ -77,6 +77,13 @@ final class PostgresSession: @unchecked Sendable {
 
     func close() { try? connection.close().wait() }
 
+    /// Calls `handler` (on the connection's event loop) for every notification of
+    /// `channel` from now on, while the connection lasts.
+    func listen(_ channel: String, _ handler: @Sendable @escaping (String) -> Void) throws {
+        connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
+        try query("LISTEN \(channel)")
+    }
+
     // MARK: Errors
 
     private func statementError(_ error: any Error) -> PostgresCatalogError {
