@@ -1,6 +1,6 @@
 """Shared by the benchmarks: a release build of camlib, and timing a command with the
 peak resident memory of its whole process tree (camlib analyses in worker processes)."""
-import json, os, subprocess, sys, time
+import json, os, shutil, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -99,3 +99,39 @@ class Results:
             f.write("\n")
         os.replace(path + ".part", path)
         print(f"bench: results in {os.path.relpath(path, ROOT)}; bench/report.py puts them into docs/performance.md", file=sys.stderr)
+
+
+class PostgresCluster:
+    """A private PostgreSQL cluster for a benchmark, as the tests make theirs: initdb in a
+    temporary folder (as the postgres user when run as root), a unix socket there only,
+    fsync off. `url(db)` names a database it created; `stop()` ends it and removes it."""
+
+    def __init__(self):
+        import glob, tempfile
+        versions = sorted(int(os.path.basename(p)) for p in glob.glob("/usr/lib/postgresql/*") if os.path.basename(p).isdigit())
+        if not versions or versions[-1] < 15:
+            raise SystemExit("bench: PostgreSQL 15 or newer is not installed (./setup.sh installs Debian's postgresql)")
+        self.bin = f"/usr/lib/postgresql/{versions[-1]}/bin"
+        self.folder = tempfile.mkdtemp(prefix="camlib-bench-pg-")
+        self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+        if os.getuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+        data = os.path.join(self.folder, "data")
+        subprocess.run([*self.as_postgres, f"{self.bin}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale",
+                        "--no-sync"], check=True, capture_output=True)
+        subprocess.run([*self.as_postgres, f"{self.bin}/pg_ctl", "-D", data, "-w", "-l", os.path.join(self.folder, "log"), "-o",
+                        f"-F -k {self.folder} -c listen_addresses='' -c fsync=off -c synchronous_commit=off", "start"],
+                       check=True, capture_output=True)
+        self.databases = 0
+
+    def createdb(self):
+        self.databases += 1
+        name = f"bench_{self.databases}"
+        subprocess.run(["psql", "-X", "-q", "-h", self.folder, "-U", "postgres", "-d", "postgres", "-c", f"CREATE DATABASE {name}"],
+                       check=True, capture_output=True)
+        return f"postgresql://postgres@/{name}?host={self.folder}"
+
+    def stop(self):
+        subprocess.run([*self.as_postgres, f"{self.bin}/pg_ctl", "-D", os.path.join(self.folder, "data"), "-m", "immediate", "stop"],
+                       capture_output=True)
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -9,7 +9,7 @@ import PostgresNIO
 /// (`asset_summary`, `asset_file_name`, made by PostgreSQL's triggers from the copied
 /// rows) are checked the same way, so a copy whose listings would differ is refused.
 /// Nothing is committed unless every table agrees; the SQLite catalog is only read.
-struct CatalogCopy {
+public struct CatalogCopy {
     /// The tables copied, parents before the rows that refer to them. `camera` comes
     /// first so the cameras that the summary's triggers name keep SQLite's ids.
     static let copied = [
@@ -21,12 +21,12 @@ struct CatalogCopy {
     static let derived = ["asset_summary", "asset_file_name"]
 
     /// What a copy did, table by table.
-    struct Report: Sendable, Equatable {
-        struct Table: Sendable, Equatable {
-            var name: String
-            var rows: Int
+    public struct Report: Sendable, Equatable {
+        public struct Table: Sendable, Equatable, Codable {
+            public var name: String
+            public var rows: Int
             /// SHA-256 of the rows' canonical form, equal on both sides.
-            var checksum: String
+            public var checksum: String
         }
         var tables: [Table] = []
     }

@@ -3,13 +3,13 @@ import Foundation
 /// Wakes an idle worker as soon as a job is queued in a PostgreSQL catalog: a connection
 /// of its own that `LISTEN`s on the queue's channel. A notification is only a hint (a
 /// listener whose connection broke misses them), so a worker still polls, less often.
-final class PostgresJobListener: @unchecked Sendable {
+public final class PostgresJobListener: @unchecked Sendable {
     // @unchecked: `pending` is guarded by `condition`; `session` is only held.
     private let session: PostgresSession
     private let condition = NSCondition()
     private var pending = 0
 
-    init(_ location: PostgresLocation) throws {
+    public init(_ location: PostgresLocation) throws {
         session = try PostgresSession(location)
         try session.listen(JobRecord.channel) { [weak self] _ in self?.signal() }
     }
@@ -23,7 +23,7 @@ final class PostgresJobListener: @unchecked Sendable {
 
     /// Waits until a job was queued since the last wait, or `timeout` seconds passed;
     /// true when woken by a notification.
-    func wait(timeout: TimeInterval) -> Bool {
+    public func wait(timeout: TimeInterval) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         let deadline = Date(timeIntervalSinceNow: timeout)
@@ -34,5 +34,5 @@ final class PostgresJobListener: @unchecked Sendable {
         return true
     }
 
-    func close() { session.close() }
+    public func close() { session.close() }
 }
