@@ -257,7 +257,7 @@ import TestSupport
     @Test func badURLsSayWhatIsWrongWithoutThePassword() {
         for (text, why) in [
             ("postgresql://anna:pw@nas/", "names no database"), ("postgresql://anna:pw@nas:99999/photos", "port"),
-            ("postgresql://anna:pw@nas/photos?sslmode=require", "sslmode"), ("mysql://anna:pw@nas/photos", "postgresql://"),
+            ("postgresql://anna:pw@nas/photos?sslmode=require", "TLS"), ("postgresql://anna:pw@nas/photos?application_name=x", "application_name"), ("mysql://anna:pw@nas/photos", "postgresql://"),
         ] {
             #expect {
                 try PostgresLocation(url: text)

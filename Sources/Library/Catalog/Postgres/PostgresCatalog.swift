@@ -7,9 +7,11 @@ import PostgresNIO
 /// `camlib_migrations` under the names of the SQLite migrations they stand for, so both
 /// backends list the same migrations.
 ///
-/// What works on it so far: opening, migrating and closing it. The catalog's operations
-/// (listings, imports, edits, jobs…) are SQLite's only until each has its PostgreSQL
-/// twin; docs/guide/sharing.md says which.
+/// What works on it so far: opening and migrating it, copying a SQLite catalog into it
+/// (``copy(from:progress:)``) and the job queue (`PostgresCatalog+Jobs.swift`). The other
+/// operations (listings, imports, edits…) are SQLite's only until each has its
+/// PostgreSQL twin, and ``PhotoLibrary`` opens only SQLite catalogs so far
+/// (docs/architecture.md, "A catalog on PostgreSQL").
 public final class PostgresCatalog: @unchecked Sendable {
     // @unchecked: `session` is used under `lock` only.
     public let location: PostgresLocation

@@ -72,7 +72,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             case "user": user = decoded
             case "dbname": database = decoded
             case "password": password = decoded
-            default: throw bad("camlib does not know the parameter \(key) (it reads host, port, user, dbname)")
+            case "sslmode" where decoded == "disable": break
+            case "sslmode": throw bad("camlib does not speak TLS to PostgreSQL yet (sslmode=\(decoded)): use the server's unix socket, or a network you trust, with sslmode=disable")
+            default: throw bad("camlib does not know the parameter \(key) (it reads host, port, user, dbname, sslmode=disable)")
             }
         }
         if hostText.hasPrefix("/") { socketFolder = hostText }

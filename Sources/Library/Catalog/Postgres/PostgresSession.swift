@@ -11,7 +11,8 @@ import PostgresNIO
 ///
 /// Errors are ``PostgresCatalogError``s naming the masked URL.
 final class PostgresSession: @unchecked Sendable {
-    // @unchecked: `connection` is a Sendable postgres-nio connection; the rest is immutable.
+    // @unchecked: `connection` is a Sendable postgres-nio connection; `closed` is guarded
+    // by `closeLock`; the rest is immutable.
     let location: PostgresLocation
     private let connection: PostgresConnection
     private let logger = Logger(label: "camlib.catalog.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -41,7 +42,10 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    deinit { try? connection.close().wait() }
+    private let closeLock = NSLock()
+    private var closed = false
+
+    deinit { close() }
 
     /// Runs one statement with `$1`, `$2`… bound to `values` (nil: NULL), and returns its rows.
     @discardableResult
@@ -75,7 +79,14 @@ final class PostgresSession: @unchecked Sendable {
         for statement in Self.statements(of: script) { try query(statement) }
     }
 
-    func close() { try? connection.close().wait() }
+    /// Closes the connection, once (later calls do nothing).
+    func close() {
+        let first = closeLock.withLock {
+            defer { closed = true }
+            return !closed
+        }
+        if first { try? connection.close().wait() }
+    }
 
     /// Calls `handler` (on the connection's event loop) for every notification of
     /// `channel` from now on, while the connection lasts.
