@@ -47,6 +47,26 @@ func report(_ name: String, _ times: [Double]) {
 
 func milliseconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 }
 
+/// Claims, reports progress on (the floor: a one-row write) and completes `runs` jobs,
+/// each step timed, and prints the three.
+func timeQueue(runs: Int, claim: () throws -> JobLease?, progress: (JobLease, String) throws -> Void, complete: (JobLease) throws -> Void) throws {
+    var claims: [Double] = [], completions: [Double] = [], floor: [Double] = []
+    for _ in 0..<runs {
+        var start = DispatchTime.now().uptimeNanoseconds
+        guard let lease = try claim() else { fatalError("no job to claim") }
+        claims.append(milliseconds(since: start))
+        start = DispatchTime.now().uptimeNanoseconds
+        try progress(lease, #"{"phase":"still"}"#)
+        floor.append(milliseconds(since: start))
+        start = DispatchTime.now().uptimeNanoseconds
+        try complete(lease)
+        completions.append(milliseconds(since: start))
+    }
+    report("claim", claims)
+    report("complete", completions)
+    report("floor: a one-row write transaction", floor)
+}
+
 /// A preview job of the photo: once its preview exists, running one does next to nothing.
 func previewJob() -> NewJob { NewJob(kind: .preview, asset: photo.asset, resource: photo.still) }
 
@@ -59,21 +79,8 @@ case "queue":
         _ = try library.enqueue((start..<min(backlog, start + 1000)).map { _ in NewJob(kind: .auxPNG, asset: photo.asset, resource: photo.still) })
     }
     _ = try library.enqueue((0..<runs).map { _ in previewJob() })
-    var claims: [Double] = [], completions: [Double] = [], floor: [Double] = []
-    for _ in 0..<runs {
-        var start = DispatchTime.now().uptimeNanoseconds
-        guard let lease = try library.claimJob(kinds: [.preview]) else { fatalError("no job to claim") }
-        claims.append(milliseconds(since: start))
-        start = DispatchTime.now().uptimeNanoseconds
-        _ = try library.reportProgress(lease, #"{"phase":"still"}"#)
-        floor.append(milliseconds(since: start))
-        start = DispatchTime.now().uptimeNanoseconds
-        try library.completeJob(lease)
-        completions.append(milliseconds(since: start))
-    }
-    report("claim", claims)
-    report("complete", completions)
-    report("floor: a one-row write transaction", floor)
+    try timeQueue(runs: runs, claim: { try library.claimJob(kinds: [.preview]) }, progress: { _ = try library.reportProgress($0, $1) },
+                  complete: { try library.completeJob($0) })
     _ = try library.cancelJobs(try library.jobQueueStatus(failedLimit: 0).running.map(\.id))
 
 case "wake":
@@ -142,21 +149,8 @@ case "queue-postgres":
         _ = try catalog.enqueue((start..<min(backlog, start + 1000)).map { _ in NewJob(kind: .auxPNG, asset: photo.asset, resource: photo.still) })
     }
     _ = try catalog.enqueue((0..<runs).map { _ in previewJob() })
-    var claims: [Double] = [], completions: [Double] = [], floor: [Double] = []
-    for _ in 0..<runs {
-        var start = DispatchTime.now().uptimeNanoseconds
-        guard let lease = try catalog.claimJob(kinds: [.preview]) else { fatalError("no job to claim") }
-        claims.append(milliseconds(since: start))
-        start = DispatchTime.now().uptimeNanoseconds
-        _ = try catalog.reportProgress(lease, #"{"phase":"still"}"#)
-        floor.append(milliseconds(since: start))
-        start = DispatchTime.now().uptimeNanoseconds
-        try catalog.completeJob(lease)
-        completions.append(milliseconds(since: start))
-    }
-    report("claim", claims)
-    report("complete", completions)
-    report("floor: a one-row write transaction", floor)
+    try timeQueue(runs: runs, claim: { try catalog.claimJob(kinds: [.preview]) }, progress: { _ = try catalog.reportProgress($0, $1) },
+                  complete: { try catalog.completeJob($0) })
     catalog.close()
 
 case "wake-postgres":

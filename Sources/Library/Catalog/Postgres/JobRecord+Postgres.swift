@@ -120,14 +120,9 @@ extension JobRecord {
 
     @discardableResult
     private static func endAttempt(_ record: JobRecord, error: String?, retry: Bool, uncounted: Bool, _ session: PostgresSession) throws -> JobState {
-        let attempt = uncounted ? record.attempt - 1 : record.attempt
-        var state: JobState = retry && attempt < record.maxAttempts ? .available : .failed
-        var lastError = error
-        if state == .available, let key = record.dedupeKey,
-            let waiting = try session.query("SELECT id FROM job WHERE dedupe_key = $1 AND state = 'available' AND id <> $2", [key, record.id]).first
-        {
-            state = .cancelled
-            lastError = (error.map { $0 + "; " } ?? "") + "job \(try waiting.decode(Int64.self)) waits to do the same work"
+        let (state, attempt, lastError) = try ending(record, error: error, retry: retry, uncounted: uncounted) { key in
+            try session.query("SELECT id FROM job WHERE dedupe_key = $1 AND state = 'available' AND id <> $2", [key, record.id]).first?
+                .decode(Int64.self)
         }
         try session.query(
             """

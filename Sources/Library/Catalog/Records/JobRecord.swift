@@ -158,17 +158,27 @@ extension JobRecord: FetchableRecord, MutablePersistableRecord {
         try endAttempt(record, error: record.lastError, retry: true, uncounted: true, db)
     }
 
-    @discardableResult
-    private static func endAttempt(_ record: JobRecord, error: String?, retry: Bool, uncounted: Bool, _ db: Database) throws -> JobState {
+    /// How an attempt ends, on either backend: waiting again (unless it was the last, or
+    /// `retry` is false), failed, or cancelled when another job with its dedupe key
+    /// (`waiting` finds it) waits to do the same work. The attempt is not counted when
+    /// `uncounted` (a job handed back).
+    static func ending(_ record: JobRecord, error: String?, retry: Bool, uncounted: Bool, waiting: (String) throws -> Int64?) rethrows
+        -> (state: JobState, attempt: Int, lastError: String?)
+    {
         let attempt = uncounted ? record.attempt - 1 : record.attempt
         var state: JobState = retry && attempt < record.maxAttempts ? .available : .failed
         var lastError = error
-        if state == .available, let key = record.dedupeKey,
-            let waiting = try Int64.fetchOne(
-                db, sql: "SELECT id FROM job WHERE dedupe_key = ? AND state = 'available' AND id <> ?", arguments: [key, record.id])
-        {
+        if state == .available, let key = record.dedupeKey, let other = try waiting(key) {
             state = .cancelled
-            lastError = (error.map { $0 + "; " } ?? "") + "job \(waiting) waits to do the same work"
+            lastError = (error.map { $0 + "; " } ?? "") + "job \(other) waits to do the same work"
+        }
+        return (state, attempt, lastError)
+    }
+
+    @discardableResult
+    private static func endAttempt(_ record: JobRecord, error: String?, retry: Bool, uncounted: Bool, _ db: Database) throws -> JobState {
+        let (state, attempt, lastError) = try ending(record, error: error, retry: retry, uncounted: uncounted) { key in
+            try Int64.fetchOne(db, sql: "SELECT id FROM job WHERE dedupe_key = ? AND state = 'available' AND id <> ?", arguments: [key, record.id])
         }
         try db.execute(
             sql: """
