@@ -57,6 +57,26 @@ import TestSupport
         #expect(counts == [JobQueueStatus.Count(kind: .thumbnail, state: .done, jobs: 200)])
     }
 
+    @Test func aClaimTakesTheFirstJobOfItsKindsBehindThousandsOfOthers() throws {
+        let (catalog, _) = try catalog(assets: 1)
+        defer { catalog.close() }
+        let me = WorkerIdentity(host: "here", pid: 1)
+        _ = try catalog.write { session in
+            try JobRecord.enqueue((0..<3000).map { _ in NewJob(kind: .auxPNG, asset: 1, priority: -1) }, batch: nil, session)
+            return try JobRecord.enqueue(
+                [NewJob(kind: .preview, asset: 1, priority: 5), NewJob(kind: .render, asset: 1, priority: 1), NewJob(kind: .preview, asset: 1, priority: 0),
+                 NewJob(kind: .thumbnail, asset: 1, priority: -5)], batch: nil, session)
+        }
+        var order: [String] = []
+        while let job = try catalog.write({ session in
+            try JobRecord.claim(kinds: [.preview, .render], batch: nil, worker: me, token: UUID().uuidString, leaseSeconds: 60, session)
+        }) {
+            order.append("\(job.kind.rawValue) \(job.priority)")
+        }
+        // By priority across the kinds asked for; none of the others.
+        #expect(order == ["preview 0", "render 1", "preview 5"])
+    }
+
     @Test func aWorkerWhoseLeaseWasTakenOverCommitsNothing() throws {
         let (catalog, location) = try catalog(assets: 1)
         defer { catalog.close() }
