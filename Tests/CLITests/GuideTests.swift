@@ -58,7 +58,8 @@ struct GuideTests {
     static func normalized(_ line: String, home: String) -> String {
         line.replacingOccurrences(of: home, with: "~")
             .replacingOccurrences(of: #"[0-9a-f]{16,}"#, with: "H", options: .regularExpression)
-            .replacingOccurrences(of: #"[0-9]+"#, with: "N", options: .regularExpression)
+            // A number, whole or not: a time of 0 is printed as 0, another as 0.001.
+            .replacingOccurrences(of: #"[0-9]+(\.[0-9]+)?"#, with: "N", options: .regularExpression)
             .replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
             .trimmingCharacters(in: .whitespaces)
     }
