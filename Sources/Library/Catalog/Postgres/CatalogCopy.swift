@@ -61,8 +61,7 @@ public struct CatalogCopy {
                 }
                 for table in Self.copied {
                     let columns = try Self.columns(of: table, session)
-                    try copy(table, columns, db, session)
-                    progress(table, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0)
+                    progress(table, try copy(table, columns, db, session))
                 }
                 try Self.setSequences(db, session)
                 // Checked before it is committed: a copy that differs is rolled back.
@@ -88,7 +87,8 @@ public struct CatalogCopy {
         return report
     }
 
-    private func copy(_ table: String, _ columns: [Column], _ db: Database, _ session: PostgresSession) throws {
+    /// Copies one table; returns its rows.
+    private func copy(_ table: String, _ columns: [Column], _ db: Database, _ session: PostgresSession) throws -> Int {
         let names = columns.map(\.quoted).joined(separator: ", ")
         // A thumbnail's row after the file it shows; an edit after the one it extends.
         let order = table == "resource" ? "derived_from IS NOT NULL, id" : try Self.primaryKey(of: table, session).map { "\"\($0)\"" }.joined(separator: ", ")
@@ -110,11 +110,14 @@ public struct CatalogCopy {
             pending.removeAll(keepingCapacity: true)
         }
         let rowsPerStatement = max(1, min(batch, 60_000 / max(1, columns.count)))
+        var copied = 0
         while let row = try rows.next() {
             pending.append(row.copy())
+            copied += 1
             if pending.count == rowsPerStatement { try flush() }
         }
         try flush()
+        return copied
     }
 
     /// A SQLite value as the PostgreSQL column's type takes it.

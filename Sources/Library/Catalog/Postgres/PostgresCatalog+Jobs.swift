@@ -15,7 +15,7 @@ extension PostgresCatalog {
     /// workers are claiming at the same moment.
     public func claimJob(kinds: [JobKind] = JobKind.allCases, batch: String? = nil, worker: WorkerIdentity = .current) throws -> JobLease? {
         let token = UUID().uuidString.lowercased()
-        let record = try statement { session in
+        let record = try withSession { session in
             try JobRecord.claim(kinds: kinds, batch: batch, worker: worker, token: token, leaseSeconds: PhotoLibrary.leaseSeconds, session)
         }
         return record.map { JobLease(job: $0.job, token: token) }
@@ -23,17 +23,17 @@ extension PostgresCatalog {
 
     /// Records how far a leased job is; false when its lease is lost.
     public func reportProgress(_ lease: JobLease, _ progress: String) throws -> Bool {
-        try statement { session in try JobRecord.setProgress(progress, token: lease.token, session) }
+        try withSession { session in try JobRecord.setProgress(progress, token: lease.token, session) }
     }
 
     /// The leased job is done; throws ``LeaseLost`` when the lease is no longer this one's.
     public func completeJob(_ lease: JobLease) throws {
-        try statement { session in try JobRecord.complete(lease.job.id, token: lease.token, session) }
+        try withSession { session in try JobRecord.complete(lease.job.id, token: lease.token, session) }
     }
 
     /// Cancels waiting or running jobs; returns those cancelled.
     public func cancelJobs(_ ids: [Int64]) throws -> [Int64] {
-        try statement { session in try JobRecord.cancel(ids, session) }
+        try withSession { session in try JobRecord.cancel(ids, session) }
     }
 
     /// Copies a SQLite catalog into this one, which must be empty, and checks the copy

@@ -26,7 +26,8 @@ public final class PostgresCatalog: @unchecked Sendable {
         try migrate(willMigrate: willMigrate)
     }
 
-    /// Runs `body` with the connection, alone.
+    /// Runs `body` with the connection, alone, outside a transaction: a single statement
+    /// PostgreSQL commits by itself, one round trip instead of BEGIN, it and COMMIT.
     func withSession<T>(_ body: (PostgresSession) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -36,12 +37,6 @@ public final class PostgresCatalog: @unchecked Sendable {
     /// Runs `body` in a transaction: all of it is committed, or none.
     func write<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         try withSession { session in try session.transaction { try body(session) } }
-    }
-
-    /// Runs `body`, one statement, on its own: PostgreSQL commits a statement outside a
-    /// transaction by itself, one round trip instead of three.
-    func statement<T>(_ body: (PostgresSession) throws -> T) throws -> T {
-        try withSession { session in try body(session) }
     }
 
     public func close() {
