@@ -28,10 +28,13 @@ import TestSupport
         }
         #expect(Set(queued).count == 200)
         let claims = Claims()
+        // Connected before any claims, so that no worker has the queue to itself while
+        // the others are still logging in.
+        let sessions = try (0..<4).map { _ in try PostgresSession(location) }
+        defer { sessions.forEach { $0.close() } }
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             do {
-                let session = try PostgresSession(location)
-                defer { session.close() }
+                let session = sessions[worker]
                 let me = WorkerIdentity(host: "host-\(worker)", pid: Int32(1000 + worker))
                 while true {
                     let token = UUID().uuidString
