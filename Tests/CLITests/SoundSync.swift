@@ -9,6 +9,8 @@ import TestSupport
 struct SoundSync {
     var flashes: [Double] = []
     var clicks: [Double] = []
+    /// When each frame of the movie is shown.
+    var frames: [Double] = []
     var hasSound = false
 
     init(movie: String, size: FrameSize, in scratch: ScratchDirectory) throws {
@@ -26,6 +28,7 @@ struct SoundSync {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: pixels)))
         let n = lamp.side * lamp.side
         var wasLit = false
+        frames = times
         for (i, t) in times.enumerated() where (i + 1) * n <= bytes.count {
             let lit = bytes[(i * n)..<((i + 1) * n)].reduce(0) { $0 + Int($1) } / n > 150
             if lit && !wasLit { flashes.append(t) }
@@ -49,12 +52,17 @@ struct SoundSync {
         }
     }
 
-    /// Each click lands on the frame that shows its flash: as many of each, and each pair
-    /// within one frame at `frameRate`.
-    func expectInStep(frameRate: Double, _ context: String) {
-        #expect(!flashes.isEmpty && flashes.count == clicks.count, "\(context): flashes \(flashes), clicks \(clicks)")
-        for (flash, click) in zip(flashes, clicks) {
-            #expect(abs(flash - click) < 1 / frameRate, "\(context): flash at \(flash) s, click at \(click) s")
+    /// Each click lands on the frame that shows its flash: each flash has a click within
+    /// one frame at `frameRate`, and so has each click, unless the movie has no frame
+    /// while the lamp was lit (a recorder under load drops late frames, as a phone's
+    /// does, and may drop all three frames of one flash). At least `pairs` of each.
+    func expectInStep(frameRate: Double, pairs: Int = 1, _ context: String) {
+        let frame = 1 / frameRate
+        let matched = flashes.filter { flash in clicks.contains { abs(flash - $0) < frame } }
+        #expect(matched.count == flashes.count && matched.count >= pairs, "\(context): flashes \(flashes), clicks \(clicks)")
+        for click in clicks where !flashes.contains(where: { abs($0 - click) < frame }) {
+            let shown = frames.filter { $0 > click - frame && $0 < click + SyntheticScene.flashLength }
+            #expect(shown.isEmpty, "\(context): a click at \(click) s, and frames at \(shown) s show no flash")
         }
     }
 }
@@ -69,8 +77,7 @@ struct CaptureSoundTests {
         let movie = try #require(try CaptureCommandTests().assets(lib).first.map { try CaptureCommandTests().original($0) })
         let sync = try SoundSync(movie: movie, size: FrameSize(width: 640, height: 480), in: scratch)
         #expect(sync.hasSound)
-        sync.expectInStep(frameRate: 30, "movie")
-        #expect(sync.clicks.count >= 2)
+        sync.expectInStep(frameRate: 30, pairs: 2, "movie")
     }
 
     @Test func aLivePhotoHasSoundInStepWithItsPicture() throws {
