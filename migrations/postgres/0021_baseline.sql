@@ -293,6 +293,8 @@ CREATE TABLE job (
     CHECK ((state = 'running') = (lease_until IS NOT NULL))
 );
 CREATE INDEX job_available ON job(priority, run_after, id) WHERE state = 'available';
+-- A worker's claim reads each of its kinds' first waiting jobs from here (see JobRecord+Postgres).
+CREATE INDEX job_claim ON job(kind, priority, run_after, id) WHERE state = 'available';
 CREATE INDEX job_running ON job(lease_until) WHERE state = 'running';
 CREATE UNIQUE INDEX job_waiting_once ON job(dedupe_key) WHERE state = 'available' AND dedupe_key IS NOT NULL;
 CREATE INDEX job_by_batch ON job(batch, state) WHERE batch IS NOT NULL;

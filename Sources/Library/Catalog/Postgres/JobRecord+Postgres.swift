@@ -33,6 +33,9 @@ extension JobRecord {
             startedAt: try string(20), finishedAt: try string(21))
     }
 
+    /// Enqueues of at least this many jobs refresh the job table's statistics.
+    static let analyzeAfter = 500
+
     static func enqueue(_ jobs: [NewJob], batch: String?, _ session: PostgresSession) throws -> [Int64] {
         var ids: [Int64] = []
         for job in jobs {
@@ -48,17 +51,44 @@ extension JobRecord {
                 [job.kind.rawValue, job.asset, job.resource, job.arguments, job.dedupeKey, batch, Int32(job.priority), Int32(job.maxAttempts)])
             ids.append(try row[0].decode(Int64.self))
         }
+        // The planner chooses claims' index by the job table's statistics: after a large
+        // batch (a library's renders) they would still describe the queue before it.
+        if jobs.count >= analyzeAfter { try session.query("ANALYZE job") }
         if !jobs.isEmpty { try session.query("SELECT pg_notify($1, $2)", [channel, Set(jobs.map(\.kind.rawValue)).sorted().joined(separator: ",")]) }
         return ids
     }
 
+    /// Claims the first waiting job of `kinds` (of `batch`, if given). Without a batch, the
+    /// claim first reads the first 64 waiting jobs of each kind from `job_claim` and locks
+    /// the best of them that no other worker holds: one short index walk per kind, where
+    /// one walk in priority order passes every waiting job of other kinds (5.5 ms at p95
+    /// behind 10,000 of them, 0.3 ms this way). When all of those are held (more than 64
+    /// workers of one kind), it walks the whole queue.
     static func claim(kinds: [JobKind], batch: String?, worker: WorkerIdentity, token: String, leaseSeconds: Int, _ session: PostgresSession)
         throws -> JobRecord?
     {
-        try session.query(
+        let take = "UPDATE job SET state = 'running', attempt = attempt + 1, host = $1, pid = $2, lease_token = $3, lease_until = catalog_later($4), started_at = catalog_now(), progress = NULL"
+        if batch == nil,
+            let record = try session.query(
+                """
+                \(take)
+                WHERE id = (SELECT id FROM job
+                            WHERE id IN (SELECT first.id FROM unnest($5::text[]) AS wanted(kind)
+                                         CROSS JOIN LATERAL (SELECT id FROM job
+                                                             WHERE state = 'available' AND kind = wanted.kind AND run_after <= catalog_now()
+                                                             ORDER BY priority, run_after, id LIMIT 64) AS first)
+                              AND state = 'available' AND run_after <= catalog_now()
+                            ORDER BY priority, run_after, id LIMIT 1
+                            FOR UPDATE SKIP LOCKED)
+                RETURNING \(columns)
+                """, [worker.host, worker.pid, token, Double(leaseSeconds), kinds.map(\.rawValue)]
+            ).first
+        {
+            return try JobRecord(postgres: record)
+        }
+        return try session.query(
             """
-            UPDATE job SET state = 'running', attempt = attempt + 1, host = $1, pid = $2, lease_token = $3,
-                           lease_until = catalog_later($4), started_at = catalog_now(), progress = NULL
+            \(take)
             WHERE id = (SELECT id FROM job
                         WHERE state = 'available' AND run_after <= catalog_now() AND kind = ANY($5)
                           AND ($6::text IS NULL OR batch = $6)
