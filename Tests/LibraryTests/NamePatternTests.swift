@@ -52,7 +52,7 @@ struct NamePatternTests {
         #expect(AssetListing.Filters.nameRange(pattern) == nil)
     }
 
-    @Test func aPhraseQuotesItsQuotes() {
-        #expect(AssetListing.Filters.phrase(#"a"b"#) == #""a""b""#)
+    @Test func anFTS5PhraseQuotesItsQuotes() {
+        #expect(CatalogDialect.sqlite.assetsWithNamesHolding([#"a"b"#]).arguments == [#""a""b""#.databaseValue])
     }
 }

@@ -53,17 +53,17 @@ struct AssetListing {
     /// Calls `body` with each matching asset after the query's cursor, in order, up to its
     /// limit; stops early when `body` returns false. Reads one statement at a time, so
     /// memory stays flat however many assets match.
-    func forEach(_ db: Database, _ body: (Entry) throws -> Bool) throws {
+    func forEach(_ db: any CatalogConnection, _ body: (Entry) throws -> Bool) throws {
         if let after = query.after, after.sort != query.sort || after.descending != query.descending {
             throw LibraryError.cursorOfAnotherOrder(sort: after.sort.rawValue, descending: after.descending)
         }
         var remaining = query.limit ?? Int.max
         guard remaining > 0, let filters = try Filters(query, db) else { return }
         // Asset ids are never reused, so the largest is about how many there are.
-        let total = try SQLRequest<Int>(sql: "SELECT coalesce(max(asset_id), 0) FROM asset_summary", cached: true).fetchOne(db) ?? 0
+        let total = try db.fetchOne(Int.self, "SELECT coalesce(max(asset_id), 0) FROM asset_summary") ?? 0
         let wanted = Double(min(remaining, total))
         let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
-        var driver: (cost: Int, candidate: Filters.Candidate, conditions: [SQL])?
+        var driver: (cost: Int, candidate: Filters.Candidate, conditions: [CatalogSQL])?
         // The trash is read whole from its view (`trashed_summary`, 0013): it holds the
         // few assets a user has put there, none of them in the summary's indexes.
         let candidates = query.trashed ? [] : filters.drivers(sort: query.sort)
@@ -71,32 +71,31 @@ struct AssetListing {
         // exactly (`replaces` it) is few enough: counting it then costs more than it saves.
         for (candidate, conditions) in candidates where !(candidate.weight > 1 && driver?.candidate.replaces != nil) {
             let limit = candidate.covering == nil ? threshold / candidate.weight : threshold * Self.coveredRangeFactor
-            let count = try SQLRequest<Int>(literal: "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1))", cached: true).fetchOne(db) ?? 0
+            let count = try db.fetchOne(Int.self, "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1)) AS candidates") ?? 0
             // Compared by their cost: a covered range's candidates count for less.
             let cost = candidate.covering == nil ? count * candidate.weight : count / Self.coveredRangeFactor
             if count <= limit, cost < (driver?.cost ?? .max) { driver = (cost, candidate, conditions) }
         }
-        let order = Order(query.sort, descending: query.descending)
+        let order = Order(query.sort, descending: query.descending, dialect: db.dialect)
         // In capture order, a date range leaves out the undated assets, the segment without a key.
         let dated = order.sort == .captured && (query.since != nil || query.until != nil)
         for segment in order.segments(after: query.after) where !(dated && segment.withoutKey) {
             // Started from a filter, the assets without the key are its candidates read
             // again; the order's index tells at once whether there are any at all.
             if segment.withoutKey, driver != nil, !query.trashed,
-                try SQLRequest<Bool>(literal: "SELECT EXISTS (SELECT 1 FROM asset_summary s \(order.index) WHERE \(order.key) IS NULL)", cached: true)
-                    .fetchOne(db) != true
+                try db.fetchOne(Bool.self, "SELECT EXISTS (SELECT 1 FROM asset_summary s \(order.index) WHERE \(order.key) IS NULL)") != true
             {
                 continue
             }
             let covering = driver?.candidate.covering
-            let source: SQL =
+            let source: CatalogSQL =
                 switch (driver, covering) {
                 case _ where query.trashed: "trashed_summary s WHERE"
                 case (_, let covering?): "\(covering.table) WHERE" + (covering.condition.map { " \($0) AND" } ?? "")
-                case (let driver?, nil): "asset_summary s NOT INDEXED WHERE s.asset_id IN (\(driver.candidate.sql)) AND"
+                case (let driver?, nil): "asset_summary s \(db.dialect.notIndexed) WHERE s.asset_id IN (\(driver.candidate.sql)) AND"
                 case (nil, _): "asset_summary s \(order.index) WHERE"
                 }
-            var sql: SQL = "SELECT s.asset_id, \(order.key) FROM \(source) \(segment.condition)"
+            var sql: CatalogSQL = "SELECT s.asset_id, \(order.key) FROM \(source) \(segment.condition)"
             for condition in driver?.conditions ?? filters.conditions { sql += " AND \(condition)" }
             sql += " ORDER BY \(segment.ordering)"
             // An asset that comes once per matching file comes in consecutive rows (same
@@ -110,15 +109,13 @@ struct AssetListing {
             while true {
                 var statement = sql
                 if let rowLimit { statement += " LIMIT \(rowLimit)" }
-                // Cached: a long-lived process lists with the same few statements again and again.
-                let rows = try SQLRequest<Row>(literal: statement, cached: true).fetchCursor(db)
-                var row = 0
-                while let next = try rows.next() {
+                // Cached (on SQLite): a long-lived process lists with the same few statements again and again.
+                var row = 0, done = false
+                try db.forEachRow(statement) { next in
                     row += 1
-                    guard row > rowsRead else { continue }
+                    guard row > rowsRead else { return true }
                     rowsRead = row
-                    let id: Int64 = next[0]
-                    guard id != previous else { continue }
+                    guard let id: Int64 = next[0], id != previous else { return true }
                     previous = id
                     let key: AssetCursor.Key? =
                         switch order.sort {
@@ -127,10 +124,10 @@ struct AssetListing {
                         case .id: nil
                         }
                     remaining -= 1
-                    guard try body(Entry(id: id, cursor: AssetCursor(sort: order.sort, descending: order.descending, key: key, id: id))),
-                        remaining > 0
-                    else { return }
+                    done = try !body(Entry(id: id, cursor: AssetCursor(sort: order.sort, descending: order.descending, key: key, id: id))) || remaining == 0
+                    return !done
                 }
+                if done { return }
                 // The statement ran out before its limit: the segment is read whole.
                 guard repeats, let limit = rowLimit, row == limit else { break }
                 rowLimit = limit > Int.max / 4 ? nil : 4 * limit
@@ -139,7 +136,7 @@ struct AssetListing {
     }
 
     /// The ids of every matching asset, in order.
-    func ids(_ db: Database) throws -> [Int64] {
+    func ids(_ db: any CatalogConnection) throws -> [Int64] {
         var ids: [Int64] = []
         try forEach(db) { ids.append($0.id); return true }
         return ids
@@ -151,12 +148,13 @@ struct AssetListing {
     struct Order {
         let sort: AssetQuery.Sort
         let descending: Bool
+        let dialect: CatalogDialect
 
-        init(_ sort: AssetQuery.Sort, descending: Bool) {
-            (self.sort, self.descending) = (sort, descending)
+        init(_ sort: AssetQuery.Sort, descending: Bool, dialect: CatalogDialect) {
+            (self.sort, self.descending, self.dialect) = (sort, descending, dialect)
         }
 
-        var key: SQL {
+        var key: CatalogSQL {
             switch sort {
             case .captured: "s.captured_julian"
             case .imported: "s.imported_at"
@@ -165,20 +163,20 @@ struct AssetListing {
             }
         }
 
-        var index: SQL {
+        var index: CatalogSQL {
             switch sort {
-            case .captured: "INDEXED BY asset_summary_by_captured"
-            case .imported: "INDEXED BY asset_summary_by_imported"
-            case .name: "INDEXED BY asset_summary_by_name"
-            case .id: "NOT INDEXED"  // the table itself is in id order
+            case .captured: dialect.indexedBy("asset_summary_by_captured")
+            case .imported: dialect.indexedBy("asset_summary_by_imported")
+            case .name: dialect.indexedBy("asset_summary_by_name")
+            case .id: dialect.notIndexed  // the table itself is in id order
             }
         }
 
         /// A run of the listing over which one ORDER BY holds: assets with the key, or
         /// assets without it (by id).
         struct Segment {
-            var condition: SQL
-            var ordering: SQL
+            var condition: CatalogSQL
+            var ordering: CatalogSQL
             /// The assets without a value of the key.
             var withoutKey = false
         }
@@ -186,25 +184,25 @@ struct AssetListing {
         /// The segments from `cursor` on: with a cursor, the one it is in starts just
         /// after it, and those before it are left out.
         func segments(after cursor: AssetCursor?) -> [Segment] {
-            let direction: SQL = descending ? "DESC" : "ASC"
-            let beyond: SQL = descending ? "<" : ">"
+            let direction: CatalogSQL = descending ? "DESC" : "ASC"
+            let beyond: CatalogSQL = descending ? "<" : ">"
             switch sort {
             case .id:
-                let after: SQL = cursor.map { "s.asset_id \(beyond) \($0.id)" } ?? "1"
+                let after: CatalogSQL = cursor.map { "s.asset_id \(beyond) \($0.id)" } ?? "1 = 1"
                 return [Segment(condition: after, ordering: "s.asset_id \(direction)")]
             case .imported:  // never NULL
-                let after: SQL = cursor?.key.map { "(\(key), s.asset_id) \(beyond) (\($0.sql), \(cursor!.id))" } ?? "1"
+                let after: CatalogSQL = cursor?.key.map { "(\(key), s.asset_id) \(beyond) (\($0.sql), \(cursor!.id))" } ?? "1 = 1"
                 return [Segment(condition: after, ordering: "\(key) \(direction), s.asset_id \(direction)")]
             case .captured, .name: break
             }
             // Capture time: undated last, both ways. Name: SQL's own NULL-first order.
             let nullsFirst = sort == .name && !descending
             let cursorInNulls = cursor != nil && cursor?.key == nil
-            var valued: SQL = "\(key) IS NOT NULL"
+            var valued: CatalogSQL = "\(key) IS NOT NULL"
             if let cursor, let value = cursor.key {
                 valued += " AND (\(key), s.asset_id) \(beyond) (\(value.sql), \(cursor.id))"
             }
-            var unvalued: SQL = "\(key) IS NULL"
+            var unvalued: CatalogSQL = "\(key) IS NULL"
             if let cursor, cursorInNulls { unvalued += " AND s.asset_id \(beyond) \(cursor.id)" }
             let values = Segment(condition: valued, ordering: "\(key) \(direction), s.asset_id \(direction)")
             let nulls = Segment(condition: unvalued, ordering: "s.asset_id \(direction)", withoutKey: true)
@@ -221,11 +219,11 @@ struct AssetListing {
     /// from instead of the order (each a subquery of candidate asset ids: all the assets
     /// the filter admits, perhaps more).
     struct Filters {
-        private(set) var conditions: [SQL] = []
+        private(set) var conditions: [CatalogSQL] = []
         private var candidates: [Candidate] = []
 
         struct Candidate {
-            var sql: SQL
+            var sql: CatalogSQL
             /// A date range in capture order is the scan's own range already.
             var order: AssetQuery.Sort?
             /// The condition this subquery checks exactly, left out when starting from it.
@@ -242,49 +240,50 @@ struct AssetListing {
         /// A table or index, aliased `s`, that holds every sort key and filter column of
         /// `asset_summary` beside the filter's own, so a listing tests and sorts there.
         struct Covering {
-            var table: SQL
+            var table: CatalogSQL
             /// What selects the filter's rows, when the filter is not among the conditions.
-            var condition: SQL?
+            var condition: CatalogSQL?
             /// Whether an asset can come more than once (once per file).
             var repeats = false
         }
 
         /// nil when nothing can match (no camera of that make or model was ever seen).
-        init?(_ query: AssetQuery, _ db: Database) throws {
+        init?(_ query: AssetQuery, _ db: any CatalogConnection) throws {
+            let dialect = db.dialect
             if !query.kinds.isEmpty {
                 conditions.append("s.kind IN \(query.kinds)")
-                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind IN \(query.kinds)"))
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_kind")) WHERE kind IN \(query.kinds)"))
             }
             if query.make != nil || query.model != nil {
                 let cameras = try CameraRecord.matching(make: query.make, model: query.model, db)
                 guard !cameras.isEmpty else { return nil }
                 conditions.append("s.camera_id IN \(cameras)")
-                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_camera WHERE camera_id IN \(cameras)"))
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_camera")) WHERE camera_id IN \(cameras)"))
             }
-            var range: [SQL] = []
+            var range: [CatalogSQL] = []
             if let since = query.since { range.append("captured_julian >= julianday(\(since))") }
             if let until = query.until {
-                range.append(CatalogDates.isBareDate(until) ? "captured_julian < julianday(\(until), '+1 day')" : "captured_julian <= julianday(\(until))")
+                range.append(CatalogDates.isBareDate(until) ? "captured_julian < julianday(\(until)) + 1" : "captured_julian <= julianday(\(until))")
             }
             if !range.isEmpty {
                 conditions += range.map { "s.\($0)" }
                 // Counted in the narrow index of capture time, name and id (0012).
                 candidates.append(
                     Candidate(
-                        sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_captured_name WHERE \(range.joined(separator: " AND "))",
-                        order: .captured, covering: Covering(table: "asset_summary s INDEXED BY asset_summary_by_captured")))
+                        sql: "SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_captured_name")) WHERE \(range.joined(separator: " AND "))",
+                        order: .captured, covering: Covering(table: "asset_summary s \(dialect.indexedBy("asset_summary_by_captured"))")))
             }
             switch query.pairedBy {
             case .none?: conditions.append("s.paired_by IS NULL")
             case .some(let rule):
                 conditions.append("s.paired_by = \(rule.rawValue)")
-                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_pairing WHERE paired_by = \(rule.rawValue)"))
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_pairing")) WHERE paired_by = \(rule.rawValue)"))
             case nil: break
             }
             switch query.edited {
             case true?:
                 conditions.append("s.edited = 1")
-                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_edited WHERE edited = 1"))
+                candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_edited")) WHERE edited = 1"))
             case false?: conditions.append("s.edited = 0")
             case nil: break
             }
@@ -292,29 +291,26 @@ struct AssetListing {
                 switch feature {
                 case .motion:
                     conditions.append("s.kind = \(AssetKind.motion)")
-                    candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary INDEXED BY asset_summary_by_kind WHERE kind = \(AssetKind.motion)"))
+                    candidates.append(Candidate(sql: "SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_kind")) WHERE kind = \(AssetKind.motion)"))
                 case .aux(let type):
                     // Distance data: a depth map, or a disparity map.
                     let types: [AuxiliaryImageType] = type == .depth ? [.depth, .disparity] : [type]
-                    let held: [SQL] = types.map { "instr(s.aux_types, \(",\($0.rawValue),")) > 0" }
+                    let held: [CatalogSQL] = types.map { dialect.contains("s.aux_types", "\(",\($0.rawValue),")") }
                     conditions.append("(\(held.joined(separator: " OR ")))")
                     // Every version's images: the current version's are among them.
-                    candidates.append(Candidate(sql: "SELECT asset_id FROM aux_image INDEXED BY aux_image_by_type WHERE type IN \(types)"))
+                    candidates.append(Candidate(sql: "SELECT asset_id FROM aux_image \(dialect.indexedBy("aux_image_by_type")) WHERE type IN \(types)"))
                 }
             }
             if let name = query.name {
                 // The summary's names first, read where the scan reads; then the exact
                 // test on `resource`, for the few assets that pass (0010).
-                conditions.append(
-                    """
-                    s.names GLOB ('*' || char(10) || lower(\(name)) || char(10) || '*') \
-                    AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = s.asset_id AND r.lower_name GLOB lower(\(name)))
-                    """)
+                let held = dialect.glob("s.names", "('*' || \(dialect.newline) || lower(\(name)) || \(dialect.newline) || '*')")
+                conditions.append("\(held) AND EXISTS (SELECT 1 FROM resource r WHERE r.asset_id = s.asset_id AND \(dialect.glob("r.lower_name", "lower(\(name))")))")
                 if let range = Self.nameRange(name) {
                     // Exact: the pattern is tested here, on the names in the range, which
                     // carry their asset's summary (0011).
-                    var names: SQL = "lower_name >= \(range.low) AND lower_name < \(range.high)"
-                    if !range.whole { names += " AND lower_name GLOB lower(\(name))" }
+                    var names: CatalogSQL = "lower_name >= \(range.low) AND lower_name < \(range.high)"
+                    if !range.whole { names += " AND \(dialect.glob("lower_name", "lower(\(name))"))" }
                     // A trashed asset's names stay, without its summary (0013).
                     names += " AND kind IS NOT NULL"
                     candidates.append(
@@ -327,10 +323,7 @@ struct AssetListing {
                 // tested as any asset is.
                 let trigrams = Self.distinctiveTrigrams(name)
                 if !trigrams.isEmpty {
-                    let match = trigrams.map(Self.phrase).joined(separator: " AND ")
-                    candidates.append(
-                        Candidate(
-                            sql: "SELECT rowid FROM asset_summary_names WHERE asset_summary_names MATCH \(match)", weight: 2))
+                    candidates.append(Candidate(sql: dialect.assetsWithNamesHolding(trigrams), weight: 2))
                 }
             }
             if query.favorite {
@@ -352,12 +345,13 @@ struct AssetListing {
                 // longitudes) the circle spans, from the index; then the great-circle
                 // distance (haversine, mean earth radius) of the still's or movie's place.
                 let box = Self.boundingBox(place)
-                var within: SQL = "m.latitude BETWEEN \(box.south) AND \(box.north)"
+                var within: CatalogSQL = "m.latitude BETWEEN \(box.south) AND \(box.north)"
                 if let west = box.west, let east = box.east { within += " AND m.longitude BETWEEN \(west) AND \(east)" }
-                let distance: SQL = """
-                    6371008.8 * 2 * asin(min(1, sqrt(pow(sin(radians(m.latitude - \(place.latitude)) / 2), 2) \
-                    + cos(radians(\(place.latitude))) * cos(radians(m.latitude)) * pow(sin(radians(m.longitude - \(place.longitude)) / 2), 2))))
+                let haversine: CatalogSQL = """
+                    sqrt(pow(sin(radians(m.latitude - \(place.latitude)) / 2), 2) \
+                    + cos(radians(\(place.latitude))) * cos(radians(m.latitude)) * pow(sin(radians(m.longitude - \(place.longitude)) / 2), 2))
                     """
+                let distance: CatalogSQL = "6371008.8 * 2 * asin(\(dialect.least("1", haversine)))"
                 conditions.append(
                     """
                     EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id \
@@ -366,7 +360,7 @@ struct AssetListing {
                 candidates.append(
                     Candidate(
                         sql: """
-                            SELECT r.asset_id FROM metadata m INDEXED BY metadata_by_place JOIN resource r ON r.id = m.resource_id \
+                            SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_place")) JOIN resource r ON r.id = m.resource_id \
                             WHERE \(within) AND r.role IN ('photo', 'pairedVideo', 'video')
                             """))
             }
@@ -375,7 +369,7 @@ struct AssetListing {
             if !range.isEmpty, conditions.count == range.count, query.sort == .name || query.sort == .id,
                 let dates = candidates.firstIndex(where: { $0.order == .captured })
             {
-                candidates[dates].covering = Covering(table: "asset_summary s INDEXED BY asset_summary_by_captured_name")
+                candidates[dates].covering = Covering(table: "asset_summary s \(dialect.indexedBy("asset_summary_by_captured_name"))")
             }
         }
 
@@ -395,7 +389,7 @@ struct AssetListing {
 
         /// The candidates worth counting for a listing in `sort` order, with the conditions
         /// left to test on the assets each one gives.
-        func drivers(sort: AssetQuery.Sort) -> [(candidate: Candidate, conditions: [SQL])] {
+        func drivers(sort: AssetQuery.Sort) -> [(candidate: Candidate, conditions: [CatalogSQL])] {
             candidates.filter { $0.order != sort }.map { candidate in
                 (candidate, conditions.enumerated().filter { $0.offset != candidate.replaces }.map(\.element))
             }
@@ -438,11 +432,6 @@ struct AssetListing {
             return trigrams.sorted { ($0.digits, $0.position) > ($1.digits, $1.position) }.prefix(2).map(\.text)
         }
 
-        /// `text` as an FTS5 phrase: in double quotes, its own doubled.
-        static func phrase(_ text: String) -> String {
-            "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-
         /// For a name pattern that starts with plain ASCII text: the range of lower-case
         /// names starting with it (`IMG_35*` → `img_35` up to `img_36`).
         /// `whole`: the range is the pattern (`IMG_35*`, a literal start and one `*`), no
@@ -459,26 +448,27 @@ struct AssetListing {
 extension AssetListing {
     /// The years in which assets outside the trash were captured, newest first: one probe
     /// of the capture index per year between the first and the last, never a scan.
-    static func captureYears(_ db: Database) throws -> [Int] {
-        let first = try String.fetchOne(
-            db, sql: "SELECT captured_at FROM asset_summary WHERE captured_julian IS NOT NULL ORDER BY captured_julian LIMIT 1")
-        let last = try String.fetchOne(
-            db, sql: "SELECT captured_at FROM asset_summary WHERE captured_julian IS NOT NULL ORDER BY captured_julian DESC LIMIT 1")
+    static func captureYears(_ db: any CatalogConnection) throws -> [Int] {
+        let first = try db.fetchOne(
+            String.self, "SELECT captured_at FROM asset_summary WHERE captured_julian IS NOT NULL ORDER BY captured_julian LIMIT 1")
+        let last = try db.fetchOne(
+            String.self, "SELECT captured_at FROM asset_summary WHERE captured_julian IS NOT NULL ORDER BY captured_julian DESC LIMIT 1")
         guard let low = first.flatMap({ Int($0.prefix(4)) }), let high = last.flatMap({ Int($0.prefix(4)) }), low <= high else { return [] }
-        let probe = try db.cachedStatement(
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM asset_summary INDEXED BY asset_summary_by_captured
-                               WHERE captured_julian >= julianday(?) AND captured_julian < julianday(?))
-                """)
         // A day either side: capture times are UTC in the index, local in the text.
         return try (low...high).reversed().filter { year in
-            try Bool.fetchOne(probe, arguments: [String(format: "%04d-12-31", year - 1), String(format: "%04d-01-02", year + 1)]) ?? false
+            let (from, to) = (String(format: "%04d-12-31", year - 1), String(format: "%04d-01-02", year + 1))
+            return try db.fetchOne(
+                Bool.self,
+                """
+                SELECT EXISTS (SELECT 1 FROM asset_summary \(db.dialect.indexedBy("asset_summary_by_captured"))
+                               WHERE captured_julian >= julianday(\(from)) AND captured_julian < julianday(\(to)))
+                """) ?? false
         }
     }
 }
 
 extension AssetCursor.Key {
-    var sql: SQL {
+    var sql: CatalogSQL {
         switch self {
         case .number(let n): "\(n)"
         case .text(let t): "\(t)"

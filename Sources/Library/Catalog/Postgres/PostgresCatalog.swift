@@ -34,6 +34,12 @@ public final class PostgresCatalog: @unchecked Sendable {
         return try body(session)
     }
 
+    /// Runs `body` in a read-only transaction that sees one state of the catalog
+    /// throughout, as a SQLite read does.
+    func read<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        try withSession { session in try session.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(session) } }
+    }
+
     /// Runs `body` in a transaction: all of it is committed, or none.
     func write<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         try withSession { session in try session.transaction { try body(session) } }

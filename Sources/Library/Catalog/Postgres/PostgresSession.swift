@@ -50,20 +50,31 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs one statement with `$1`, `$2`… bound to `values` (nil: NULL), and returns its rows.
     @discardableResult
     func query(_ sql: String, _ values: [(any PostgresThrowingDynamicTypeEncodable)?] = []) throws -> [PostgresRow] {
+        Array(try result(sql, values))
+    }
+
+    /// Runs one statement, as ``query(_:_:)``, and returns how many rows it changed.
+    @discardableResult
+    func command(_ sql: String, _ values: [(any PostgresThrowingDynamicTypeEncodable)?] = []) throws -> Int {
+        try result(sql, values).metadata.rows ?? 0
+    }
+
+    private func result(_ sql: String, _ values: [(any PostgresThrowingDynamicTypeEncodable)?]) throws -> PostgresQueryResult {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             if let value { try bindings.append(value) } else { bindings.appendNull() }
         }
         do {
-            return Array(try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait())
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
         } catch {
             throw statementError(error)
         }
     }
 
-    /// Runs `body` in a transaction: all of it is committed, or none.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
-        try query("BEGIN")
+    /// Runs `body` in a transaction: all of it is committed, or none. `begin` may ask
+    /// for another isolation level or a read-only transaction.
+    func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try query(begin)
         do {
             let result = try body()
             try query("COMMIT")

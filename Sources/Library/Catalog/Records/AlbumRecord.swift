@@ -22,8 +22,8 @@ extension AlbumRecord: FetchableRecord, MutablePersistableRecord {
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    static func named(_ name: String, _ db: Database) throws -> AlbumRecord? {
-        try AlbumRecord.filter(Columns.name == name).fetchOne(db)
+    static func named(_ name: String, _ db: any CatalogConnection) throws -> AlbumRecord? {
+        try db.fetchAll(AlbumRecord.self, "SELECT * FROM album WHERE name = \(name)").first
     }
 
     /// Every album with its size and cover, by name (`album_overview`).

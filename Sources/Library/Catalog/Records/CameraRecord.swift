@@ -18,23 +18,16 @@ extension CameraRecord: FetchableRecord, TableRecord {
     /// Cameras whose make and model contain the given texts (any case, as SQL `LIKE`).
     /// Written as SQL, not built with the query interface: a listing by make runs once a
     /// process, where the query interface's first use cost more than the listing's SQL.
-    static func matching(make: String?, model: String?, _ db: Database) throws -> [Int64] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let make {
-            conditions.append("make <> '' AND make LIKE ? ESCAPE '\\'")
-            arguments += [SQLPattern.contains(make)]
-        }
-        if let model {
-            conditions.append("model <> '' AND model LIKE ? ESCAPE '\\'")
-            arguments += [SQLPattern.contains(model)]
-        }
-        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        return try Int64.fetchAll(db.cachedStatement(sql: "SELECT id FROM camera" + filter), arguments: arguments)
+    static func matching(make: String?, model: String?, _ db: any CatalogConnection) throws -> [Int64] {
+        var conditions: [CatalogSQL] = []
+        if let make { conditions.append("make <> '' AND \(db.dialect.like("make", SQLPattern.contains(make)))") }
+        if let model { conditions.append("model <> '' AND \(db.dialect.like("model", SQLPattern.contains(model)))") }
+        let filter: CatalogSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return try db.fetchAll(Int64.self, "SELECT id FROM camera" + filter)
     }
 }
 
-/// `LIKE` patterns from user text: `%`, `_` and `\` match themselves.
+/// Patterns for ``CatalogDialect/like(_:_:)``: `\` escapes `%`, `_` and itself.
 enum SQLPattern {
     static func contains(_ text: String) -> String { "%\(escape(text))%" }
     static func prefix(_ text: String) -> String { "\(escape(text))%" }

@@ -11,8 +11,8 @@ extension KeywordRecord: FetchableRecord, MutablePersistableRecord {
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    static func named(_ name: String, _ db: Database) throws -> KeywordRecord? {
-        try KeywordRecord.filter(Column("name") == name).fetchOne(db)
+    static func named(_ name: String, _ db: any CatalogConnection) throws -> KeywordRecord? {
+        try db.fetchAll(KeywordRecord.self, "SELECT * FROM keyword WHERE name = \(name)").first
     }
 
     /// Gives `asset` this keyword; false when it had it already.

@@ -1,0 +1,97 @@
+import GRDB
+
+/// A connection to a catalog's database, whichever engine keeps it: a GRDB `Database`
+/// (SQLite) or a ``PostgresSession``. The catalog layer's named requests are written
+/// against this, once; where the engines differ in SQL, they ask the ``dialect``.
+protocol CatalogConnection {
+    var dialect: CatalogDialect { get }
+
+    /// Runs `sql` and calls `body` with its rows in order until it returns false. A row is
+    /// valid only during its call (GRDB reuses it): `copy()` one to keep it.
+    func forEachRow(_ sql: CatalogSQL, _ body: (CatalogRow) throws -> Bool) throws
+
+    /// Runs `sql` and returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: CatalogSQL) throws -> Int
+}
+
+extension CatalogConnection {
+    /// Every row of `sql`, kept.
+    func rows(_ sql: CatalogSQL) throws -> [CatalogRow] {
+        var rows: [CatalogRow] = []
+        try forEachRow(sql) { rows.append($0.copy()); return true }
+        return rows
+    }
+
+    /// The first column of the first row, nil when there is none or it is NULL.
+    func fetchOne<Value: DatabaseValueConvertible>(_ type: Value.Type, _ sql: CatalogSQL) throws -> Value? {
+        var value: Value?
+        try forEachRow(sql) { row in
+            value = row[0]
+            return false
+        }
+        return value
+    }
+
+    /// The first column of every row (NULLs left out).
+    func fetchAll<Value: DatabaseValueConvertible>(_ type: Value.Type, _ sql: CatalogSQL) throws -> [Value] {
+        var values: [Value] = []
+        try forEachRow(sql) { row in
+            if let value: Value = row[0] { values.append(value) }
+            return true
+        }
+        return values
+    }
+
+    /// Records of `sql`, decoded by column name (GRDB's `FetchableRecord`, on either backend).
+    func fetchAll<Record: FetchableRecord>(_ type: Record.Type, _ sql: CatalogSQL) throws -> [Record] {
+        var records: [Record] = []
+        try forEachRow(sql) { row in
+            records.append(try Record(row: row.row))
+            return true
+        }
+        return records
+    }
+}
+
+/// One row of a result: GRDB's own on SQLite, the decoded values on PostgreSQL.
+struct CatalogRow {
+    private enum Storage {
+        case sqlite(Row)
+        case values(columns: [String], values: [DatabaseValue])
+    }
+
+    private let storage: Storage
+
+    init(_ row: Row) {
+        storage = .sqlite(row)
+    }
+
+    init(columns: [String], values: [DatabaseValue]) {
+        storage = .values(columns: columns, values: values)
+    }
+
+    /// The value of column `index`, nil when NULL or not convertible.
+    subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value? {
+        switch storage {
+        case .sqlite(let row): Value.fromDatabaseValue(row[index] as DatabaseValue)
+        case .values(_, let values): Value.fromDatabaseValue(values[index])
+        }
+    }
+
+    /// The row as GRDB's `Row`, for a record's `init(row:)`.
+    var row: Row {
+        switch storage {
+        case .sqlite(let row): row
+        case .values(let columns, let values):
+            Row(Dictionary(zip(columns, values.map { $0 as (any DatabaseValueConvertible)? }), uniquingKeysWith: { first, _ in first }))
+        }
+    }
+
+    func copy() -> CatalogRow {
+        switch storage {
+        case .sqlite(let row): CatalogRow(row.copy())
+        case .values: self
+        }
+    }
+}

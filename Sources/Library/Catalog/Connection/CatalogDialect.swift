@@ -1,0 +1,64 @@
+/// Where SQLite's SQL and PostgreSQL's differ, the pieces each engine writes. The rest of
+/// a statement, and the plan that chose it, is the same on both.
+enum CatalogDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// Tells SQLite which index to read (`INDEXED BY`): its planner, without statistics,
+    /// often guesses wrong. PostgreSQL chooses from its statistics and has no such clause.
+    func indexedBy(_ index: String) -> CatalogSQL {
+        self == .sqlite ? CatalogSQL(sql: "INDEXED BY \(index)") : ""
+    }
+
+    /// Tells SQLite to read the table itself, in id order, not an index.
+    var notIndexed: CatalogSQL {
+        self == .sqlite ? "NOT INDEXED" : ""
+    }
+
+    /// Whether `value` matches the GLOB `pattern` (`*`, `?`, `[…]`, case kept): SQLite's
+    /// own operator, or the `glob` function of camlib's PostgreSQL schema.
+    func glob(_ value: CatalogSQL, _ pattern: CatalogSQL) -> CatalogSQL {
+        self == .sqlite ? "\(value) GLOB \(pattern)" : "glob(\(pattern), \(value))"
+    }
+
+    /// Whether `text` contains `part`.
+    func contains(_ text: CatalogSQL, _ part: CatalogSQL) -> CatalogSQL {
+        self == .sqlite ? "instr(\(text), \(part)) > 0" : "strpos(\(text), \(part)) > 0"
+    }
+
+    /// Whether `text` matches the LIKE `pattern` (``SQLPattern``), ignoring the case of
+    /// ASCII letters only, as SQLite's LIKE does.
+    func like(_ text: CatalogSQL, _ pattern: String) -> CatalogSQL {
+        switch self {
+        case .sqlite: "\(text) LIKE \(pattern) ESCAPE '\\'"
+        case .postgres: "ascii_lower(\(text)) LIKE ascii_lower(\(pattern)) ESCAPE '\\'"
+        }
+    }
+
+    /// A line feed, as SQL.
+    var newline: CatalogSQL {
+        self == .sqlite ? "char(10)" : "chr(10)"
+    }
+
+    /// The smaller of two numbers.
+    func least(_ a: CatalogSQL, _ b: CatalogSQL) -> CatalogSQL {
+        self == .sqlite ? "min(\(a), \(b))" : "least(\(a), \(b))"
+    }
+
+    /// The ids of the assets whose names (`asset_summary.names`, lower case) hold each of
+    /// `trigrams`: SQLite's FTS5 trigram table (0010), PostgreSQL's `pg_trgm` index.
+    func assetsWithNamesHolding(_ trigrams: [String]) -> CatalogSQL {
+        switch self {
+        case .sqlite:
+            // FTS5 phrases: in double quotes, their own doubled.
+            let match = trigrams.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " AND ")
+            return "SELECT rowid FROM asset_summary_names WHERE asset_summary_names MATCH \(match)"
+        case .postgres:
+            let held: [CatalogSQL] = trigrams.map { trigram in
+                let escaped = trigram.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+                return "names LIKE \("%" + escaped + "%")"
+            }
+            return "SELECT asset_id FROM asset_summary WHERE " + held.joined(separator: " AND ")
+        }
+    }
+}
