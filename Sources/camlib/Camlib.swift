@@ -17,9 +17,9 @@ struct Camlib: ParsableCommand {
             """),
         version: "0.1.0",
         subcommands: [
-            CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
+            InitCommand.self, CaptureCommand.self, DevicesCommand.self, ImportCommand.self, QueryCommand.self, ShowCommand.self, AuxCommand.self, EditCommand.self, RevertCommand.self,
             ExportCommand.self, TrashCommand.self, RestoreCommand.self, VerifyCommand.self, RepairCommand.self,
-            FavoriteCommand.self, AlbumCommand.self, KeywordCommand.self, ServeCommand.self, WorkerCommand.self, JobsCommand.self,
+            FavoriteCommand.self, AlbumCommand.self, KeywordCommand.self, ServeCommand.self, WorkerCommand.self, JobsCommand.self, CatalogCommand.self,
             AnalyzeWorkerCommand.self, DisplayWorkerCommand.self, RenderReferenceCommand.self,
         ])
 

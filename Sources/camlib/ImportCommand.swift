@@ -61,8 +61,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a worker that dies mid-write must not kill the import
         // A mistyped path (or --library) must not leave an empty library behind.
-        let fm = FileManager.default
-        if !fm.fileExists(atPath: libraryOptions.location.appendingPathComponent(PhotoLibrary.catalogName).path),
+        if !PhotoLibrary.exists(at: libraryOptions.location),
             !paths.contains(where: Importer.exists)
         {
             for path in paths { Terminal.error("camlib: \(LibraryLocation.absolute(path).path): no such file or folder") }

@@ -33,7 +33,7 @@ struct LibraryOptions: ParsableArguments {
     /// The library when one exists at the location, opened for reading; nil otherwise
     /// (nothing is created).
     func openIfExists() throws -> PhotoLibrary? {
-        FileManager.default.fileExists(atPath: location.appendingPathComponent(PhotoLibrary.catalogName).path) ? try open(.read) : nil
+        PhotoLibrary.exists(at: location) ? try open(.read) : nil
     }
 }
 

@@ -57,10 +57,10 @@ struct AssetListingTests {
                 filter(&query)
                 query.sort = sort
                 query.descending = descending
-                let expected = try library.catalog.read { db in try Self.overviewIDs(query, db) }
+                let expected = try library.catalog.sqliteRead { db in try Self.overviewIDs(query, db) }
                 // Scanning the order, starting from the filter, and as the planner chooses.
                 for threshold in [0, 1_000_000, nil] {
-                    let listed = try library.catalog.read { db in try AssetListing(query: query, threshold: threshold).ids(db) }
+                    let listed = try library.catalog.sqliteRead { db in try AssetListing(query: query, threshold: threshold).ids(db) }
                     #expect(listed == expected, "\(name), \(sort) \(descending ? "desc" : "asc"), threshold \(threshold.map(String.init) ?? "auto")")
                 }
             }
@@ -74,7 +74,7 @@ struct AssetListingTests {
         let library = try CorpusLibrary.shared().library
         struct RolledBack: Error {}
         #expect(throws: RolledBack.self) {
-            try library.catalog.write { db in
+            try library.catalog.sqliteWrite { db in
                 try db.execute(sql: "INSERT INTO trashed_asset SELECT id, '2026-01-01T00:00:00.000Z' FROM asset WHERE id % 3 = 0")
                 let trashed = try Int.fetchOne(db, sql: "SELECT count(*) FROM trashed_asset")!
                 #expect(trashed > 10)
@@ -98,7 +98,7 @@ struct AssetListingTests {
         let library = try CorpusLibrary.shared().library
         struct RolledBack: Error {}
         #expect(throws: RolledBack.self) {
-            try library.catalog.write { db in
+            try library.catalog.sqliteWrite { db in
                 try db.execute(
                     sql: """
                         INSERT INTO favorite SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 2 = 0;
@@ -141,7 +141,7 @@ struct AssetListingTests {
             for limit in [0, 1, 5, 1000] {
                 var query = AssetQuery()
                 (query.sort, query.descending, query.limit) = (sort, descending, limit)
-                let expected = try library.catalog.read { db in try Self.overviewIDs(query, db) }
+                let expected = try library.catalog.sqliteRead { db in try Self.overviewIDs(query, db) }
                 #expect(try library.assetIDs(matching: query) == expected, "\(sort) \(descending) limit \(limit)")
             }
         }
@@ -154,7 +154,7 @@ struct AssetListingTests {
         let library = try CorpusLibrary.shared().library
         struct RolledBack: Error {}
         #expect(throws: RolledBack.self) {
-            try library.catalog.write { db in
+            try library.catalog.sqliteWrite { db in
                 let photos = try Int64.fetchAll(db, sql: "SELECT asset_id FROM asset_summary WHERE kind = 'photo' ORDER BY asset_id")
                 let nameless = try #require(photos.first)
                 try db.execute(sql: "UPDATE asset_summary SET sort_name = NULL WHERE asset_id = ?", arguments: [nameless])
@@ -171,7 +171,7 @@ struct AssetListingTests {
                 throw RolledBack()
             }
         }
-        #expect(try library.catalog.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_summary WHERE sort_name IS NULL)") } == false)
+        #expect(try library.catalog.sqliteRead { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset_summary WHERE sort_name IS NULL)") } == false)
     }
 
     /// A name's range is read in `asset_file_name`, where an asset comes once per matching
@@ -179,17 +179,17 @@ struct AssetListingTests {
     /// for every asset that has two (`IMG_3582.HEIC`, `IMG_3582.MOV`).
     @Test func aNameRangeListsEachAssetOnceWhateverItsFiles() throws {
         let library = try CorpusLibrary.shared().library
-        let doubled = try library.catalog.read { db in
+        let doubled = try library.catalog.sqliteRead { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT asset_id FROM asset_file_name WHERE lower_name GLOB 'img_*' GROUP BY asset_id HAVING count(*) > 1)")!
         }
         #expect(doubled >= 3, "the corpus has assets with two files named IMG_…")
         for (sort, descending) in Self.orders {
             var query = AssetQuery()
             (query.name, query.sort, query.descending) = ("IMG_*", sort, descending)
-            let whole = try library.catalog.read { db in try Self.overviewIDs(query, db) }
+            let whole = try library.catalog.sqliteRead { db in try Self.overviewIDs(query, db) }
             for limit in [1, 2, 5, whole.count - 1] {
                 query.limit = limit
-                let listed = try library.catalog.read { db in try AssetListing(query: query, threshold: 1_000_000, rowsPerAsset: 1).ids(db) }
+                let listed = try library.catalog.sqliteRead { db in try AssetListing(query: query, threshold: 1_000_000, rowsPerAsset: 1).ids(db) }
                 #expect(listed == Array(whole.prefix(limit)), "\(sort) \(descending ? "desc" : "asc") limit \(limit)")
             }
             // Page by page, one asset a page.
@@ -197,7 +197,7 @@ struct AssetListingTests {
             var paged: [Int64] = []
             while paged.count <= whole.count {
                 var entries: [AssetListing.Entry] = []
-                try library.catalog.read { db in
+                try library.catalog.sqliteRead { db in
                     try AssetListing(query: query, threshold: 1_000_000, rowsPerAsset: 1).forEach(db) { entries.append($0); return true }
                 }
                 guard let last = entries.last else { break }
@@ -301,7 +301,7 @@ struct AssetListingTests {
 
     /// SQLite's plan for the statement of `listing` that holds `marker`, as run.
     static func plan(of listing: AssetListing, reading marker: String, in library: PhotoLibrary) throws -> [String] {
-        let trace = try library.catalog.read { db -> [String] in
+        let trace = try library.catalog.sqliteRead { db -> [String] in
             var statements: [String] = []
             db.trace { statements.append($0.expandedDescription) }
             _ = try listing.ids(db)
@@ -309,7 +309,7 @@ struct AssetListingTests {
             return statements
         }
         let statement = try #require(trace.first { $0.contains(marker) })
-        return try library.catalog.read { db in
+        return try library.catalog.sqliteRead { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement).map { $0["detail"] as String }
         }
     }
@@ -435,7 +435,7 @@ struct AssetListingTests {
 enum CatalogChecks {
     /// `asset_summary` holds exactly what its triggers derive from the tables.
     static func expectSummaryAgrees(_ library: PhotoLibrary, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let (stale, missing, assets, summaries) = try library.catalog.read { db in
+        let (stale, missing, assets, summaries) = try library.catalog.sqliteRead { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary EXCEPT SELECT * FROM asset_summary_source)")!,
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM asset_summary_source EXCEPT SELECT * FROM asset_summary)")!,
@@ -446,7 +446,7 @@ enum CatalogChecks {
         }
         #expect(stale == 0 && missing == 0 && assets == summaries, "summary: \(stale) stale, \(missing) missing, \(summaries) rows for \(assets) assets", sourceLocation: sourceLocation)
         // resource.lower_name (0009), kept by triggers too.
-        let (names, wrongNames) = try library.catalog.read { db in
+        let (names, wrongNames) = try library.catalog.sqliteRead { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM resource WHERE lower_name IS NOT NULL")!,
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM resource WHERE lower_name IS NOT lower(original_name)")!
@@ -454,7 +454,7 @@ enum CatalogChecks {
         }
         #expect(names > 0 && wrongNames == 0, "\(wrongNames) of the resources' lower-case names are wrong", sourceLocation: sourceLocation)
         // asset_file_name (0011): every named file, with its asset's summary columns.
-        let (staleNames, missingNames) = try library.catalog.read { db in
+        let (staleNames, missingNames) = try library.catalog.sqliteRead { db in
             let derived = """
                 SELECT lower(r.original_name), r.id, r.asset_id, s.kind, s.captured_julian, s.imported_at, s.camera_id,
                        s.sort_name, s.paired_by, s.aux_types, s.edited
@@ -469,7 +469,7 @@ enum CatalogChecks {
         // The trigram index of the summary's names (0010) holds what the summary holds:
         // FTS5's own check throws when it does not.
         #expect(throws: Never.self, "the names' trigram index disagrees with the summary", sourceLocation: sourceLocation) {
-            try library.catalog.write { db in
+            try library.catalog.sqliteWrite { db in
                 try db.execute(sql: "INSERT INTO asset_summary_names (asset_summary_names, rank) VALUES ('integrity-check', 1)")
             }
         }

@@ -14,7 +14,7 @@ struct AuxiliaryOnDemandTests {
     ]
 
     static func rows(_ library: PhotoLibrary) throws -> [Row] {
-        try library.catalog.read { db in try Row.fetchAll(db, sql: "SELECT id, asset_id, source, path, sha256, bytes FROM aux_image ORDER BY id") }
+        try library.catalog.sqliteRead { db in try Row.fetchAll(db, sql: "SELECT id, asset_id, source, path, sha256, bytes FROM aux_image ORDER BY id") }
     }
 
     @Test func importMakesNoPNGAndAskingMakesTheOneImportUsedToMake() throws {
@@ -70,7 +70,7 @@ struct AuxiliaryOnDemandTests {
         // The gallery's overlay too.
         try FileManager.default.removeItem(at: library.layout.derived.appendingPathComponent("aux"))
         let still = try #require(try library.describe([asset])[0].resources.first { $0.role == .photo })
-        let stillID = try library.catalog.read { db in try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE path = ?", arguments: [library.relative(URL(fileURLWithPath: still.path))]) }
+        let stillID = try library.catalog.sqliteRead { db in try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE path = ?", arguments: [library.relative(URL(fileURLWithPath: still.path))]) }
         let shown = try library.auxiliaryFile(asset: asset, resource: try #require(stillID), type: .disparity)
         #expect(FileManager.default.fileExists(atPath: shown.url.path) && shown.mime == "image/png")
     }

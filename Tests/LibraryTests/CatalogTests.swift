@@ -11,7 +11,7 @@ import TestSupport
     let library = try PhotoLibrary(root: dir.url.appendingPathComponent("lib"), mode: .create)
     #expect(try library.catalog.appliedMigrations() == Catalog.knownMigrations)
     #expect(Catalog.knownMigrations.first == "0001_create_catalog")
-    let (tables, views, journal, integrity) = try library.catalog.read { db in
+    let (tables, views, journal, integrity) = try library.catalog.sqliteRead { db in
         (
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"),
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'view'"),
@@ -27,7 +27,7 @@ import TestSupport
         #expect(views.contains(view), "view \(view)")
     }
     // The current version's files are found by index, not by scanning every render link.
-    let plan = try library.catalog.read { db in
+    let plan = try library.catalog.sqliteRead { db in
         try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM current_resource WHERE asset_id = 1").map { $0["detail"] as String }
     }
     #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(plan)")
@@ -43,7 +43,7 @@ import TestSupport
     let root = dir.url.appendingPathComponent("lib")
     _ = try PhotoLibrary(root: root, mode: .create)
     let again = try PhotoLibrary(root: root, mode: .write)
-    let count = try again.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
+    let count = try again.catalog.sqliteRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") }
     #expect(count == Catalog.knownMigrations.count)
 }
 
@@ -51,7 +51,7 @@ import TestSupport
     let dir = try ScratchDirectory()
     let root = dir.url.appendingPathComponent("lib")
     let library = try PhotoLibrary(root: root, mode: .create)
-    try library.catalog.write { db in
+    try library.catalog.sqliteWrite { db in
         try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_from_the_future')")
     }
     #expect(throws: LibraryError.newerCatalog(path: root.appendingPathComponent("catalog.sqlite").path, unknownMigrations: ["9999_from_the_future"])) {
@@ -113,7 +113,7 @@ import TestSupport
 /// it reads is the view's column of that name.
 @Test func theOverviewRecordReadsEachColumnWhereItIs() throws {
     let library = try CorpusLibrary.shared().library
-    try library.catalog.read { db in
+    try library.catalog.sqliteRead { db in
         let rows = try Row.fetchAll(db, sql: "SELECT * FROM asset_overview ORDER BY id")
         #expect(rows.count > 20)
         let records = try AssetOverviewRecord.fetchAll(ids: IDList(rows.prefix(512).map { $0["id"] }), db)
@@ -143,7 +143,7 @@ import TestSupport
 /// written out alike: every field is the table's column of that name.
 @Test func theResourceRecordReadsEachColumnWhereItIs() throws {
     let library = try CorpusLibrary.shared().library
-    try library.catalog.read { db in
+    try library.catalog.sqliteRead { db in
         let rows = try Row.fetchAll(db, sql: "SELECT * FROM resource ORDER BY id")
         let viaRequest = try ResourceRecord.all().order(ResourceRecord.Columns.id).fetchAll(db)
         let assets = Array(Set(rows.map { $0["asset_id"] as Int64 })).sorted()
@@ -174,7 +174,7 @@ func migration0016ForgetsAMoviesNoFixLocation() throws {
     let root = dir.url.appendingPathComponent("lib")
     let library = try PhotoLibrary(root: root, mode: .create)
     _ = try Importer(library: library).run(paths: [Media.path("android-depth-motion/samsung-one-ui-6.heic")])
-    try library.catalog.write { db in
+    try library.catalog.sqliteWrite { db in
         try db.execute(sql: "UPDATE metadata SET latitude = 0, longitude = 0 WHERE format = 'mp4'")
         try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '0016_no_fix_locations'")
     }
@@ -183,7 +183,7 @@ func migration0016ForgetsAMoviesNoFixLocation() throws {
     let again = try PhotoLibrary(root: root, mode: .write)
     #expect(try again.describe([1]).first?.location == nil)
     // `query --near` reads metadata's places: none is left at 0,0.
-    let placed = try again.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM metadata WHERE latitude IS NOT NULL") }
+    let placed = try again.catalog.sqliteRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM metadata WHERE latitude IS NOT NULL") }
     #expect(placed == 0)
 }
 
@@ -196,7 +196,7 @@ func migration0020QueuesProxiesOfTheMoviesAlreadyThere() throws {
     let root = dir.url.appendingPathComponent("lib")
     let library = try PhotoLibrary(root: root, mode: .create)
     _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo")])
-    let movies = try library.catalog.read { db in
+    let movies = try library.catalog.sqliteRead { db in
         try Int64.fetchAll(
             db,
             sql: """
@@ -206,13 +206,13 @@ func migration0020QueuesProxiesOfTheMoviesAlreadyThere() throws {
     }
     // The originals' HEVC movies, and Apple's edit of IMG_3582 (HEVC, its codec not recorded).
     #expect(movies.count == 3)
-    try library.catalog.write { db in
+    try library.catalog.sqliteWrite { db in
         try db.execute(sql: "DELETE FROM job")
         try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = '0020_queue_proxies_of_existing_movies'")
     }
     try library.catalog.close()
     let again = try PhotoLibrary(root: root, mode: .write)
-    let queued = try again.catalog.read { db in
+    let queued = try again.catalog.sqliteRead { db in
         try Int64.fetchAll(db, sql: "SELECT resource_id FROM job WHERE kind = 'proxy' AND state = 'available' ORDER BY resource_id")
     }
     #expect(queued == movies)
@@ -225,7 +225,7 @@ func migration0020QueuesProxiesOfTheMoviesAlreadyThere() throws {
 func theViewsAnswerTheQuestionTheirNamesAsk() throws {
     let corpus = try CorpusLibrary.shared()
     let library = corpus.library
-    let (halves, withDepth, iPhone15) = try library.catalog.read { db in
+    let (halves, withDepth, iPhone15) = try library.catalog.sqliteRead { db in
         (
             try String.fetchAll(db, sql: "SELECT path FROM unpaired_live_half"),
             try Int64.fetchAll(db, sql: "SELECT asset_id FROM assets_with_depth ORDER BY asset_id"),
@@ -244,6 +244,6 @@ func theViewsAnswerTheQuestionTheirNamesAsk() throws {
     let dir = try ScratchDirectory()
     let alone = try PhotoLibrary(root: dir.url.appendingPathComponent("lib"), mode: .create)
     _ = try Importer(library: alone).run(paths: [Media.path("apple-live-photo/IMG_4394.mov")])
-    let movieHalf = try alone.catalog.read { db in try String.fetchAll(db, sql: "SELECT content_identifier FROM unpaired_live_half") }
+    let movieHalf = try alone.catalog.sqliteRead { db in try String.fetchAll(db, sql: "SELECT content_identifier FROM unpaired_live_half") }
     #expect(movieHalf == ["ED2A2552-C906-486E-9DA5-17DABDF672A7"])
 }

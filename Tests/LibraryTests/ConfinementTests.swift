@@ -32,13 +32,13 @@ import TestSupport
             return try Exporter.export(asset, from: library, to: out, originalOnly: false)
         }
         // A sidecar's name that would leave the export folder: written inside it, by its name.
-        try library.catalog.write { db in try db.execute(sql: "UPDATE resource SET original_name = '../../evil.AAE' WHERE role = 'adjustmentSidecar'") }
+        try library.catalog.sqliteWrite { db in try db.execute(sql: "UPDATE resource SET original_name = '../../evil.AAE' WHERE role = 'adjustmentSidecar'") }
         let written = try export(apple, "named")
         #expect(written.contains(scratch.url.appendingPathComponent("named/evil.AAE").path), "\(written)")
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("evil.AAE").path))
         // A path out of the library: refused by every reader of the asset.
         for outside in ["../../../../../../etc/hostname", "/etc/hostname"] {
-            try library.catalog.write { db in try db.execute(sql: "UPDATE resource SET path = ? WHERE role = 'adjustmentSidecar'", arguments: [outside]) }
+            try library.catalog.sqliteWrite { db in try db.execute(sql: "UPDATE resource SET path = ? WHERE role = 'adjustmentSidecar'", arguments: [outside]) }
             #expect(throws: LibraryError.outsideLibrary(asset: apple, path: outside)) { try library.describe([apple]) }
             #expect(throws: LibraryError.outsideLibrary(asset: apple, path: outside)) { try export(apple, "outside") }
             // A listing that holds it is refused too, naming it.

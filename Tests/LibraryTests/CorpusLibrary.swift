@@ -44,7 +44,7 @@ final class CorpusLibrary: Sendable {
     /// Catalog metadata of the file imported from `relative`.
     func metadata(_ relative: String) throws -> Row {
         let url = URL(fileURLWithPath: Media.path(relative))
-        return try library.catalog.read { db in
+        return try library.catalog.sqliteRead { db in
             try Row.fetchOne(
                 db,
                 sql: "SELECT m.* FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.source_dir = ? AND r.original_name = ?",

@@ -67,7 +67,7 @@ struct DryRunImportTests {
                 else { continue }
                 files[relative] = try FileReading.sha256(of: path)
             }
-            rows = try library.catalog.read { db in
+            rows = try library.catalog.sqliteRead { db in
                 var rows: [String: [String]] = [:]
                 for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
                     rows[table] = try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"").map(\.description)

@@ -135,7 +135,7 @@ struct ExportTests {
         let id = try library.findAsset(Media.path("orientation/Landscape_1.jpg"))
         let edit = try library.edit(asset: id, steps: [try FilterStep(parsing: "sepia")], extending: false)
         #expect(try library.verify(quick: true).sound)
-        try library.catalog.write { db in try db.execute(sql: "DELETE FROM adjustment_render WHERE adjustment_id = ?", arguments: [edit.adjustmentID]) }
+        try library.catalog.sqliteWrite { db in try db.execute(sql: "DELETE FROM adjustment_render WHERE adjustment_id = ?", arguments: [edit.adjustmentID]) }
         let problems = try library.verify(quick: true).problems
         #expect(problems.map(\.kind) == [.unrendered] && problems.first?.asset == id, "\(problems)")
         #expect(try library.repair(dryRun: true).actions.map(\.kind) == [.rebuilt])

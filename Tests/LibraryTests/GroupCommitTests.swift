@@ -61,7 +61,7 @@ struct GroupCommitTests {
         #expect(originals.map { URL(fileURLWithPath: $0).lastPathComponent }.sorted() == ["IMG_4120.JPG", "iphone_7.heic"])
         #expect(Self.files(under: library.root.appendingPathComponent("derived/thumbnails")).count == 2)
         #expect(Self.files(under: library.temporary).isEmpty)
-        let rows = try library.catalog.read { db in
+        let rows = try library.catalog.sqliteRead { db in
             try String.fetchAll(db, sql: "SELECT original_name FROM resource WHERE role = 'photo' ORDER BY asset_id")
         }
         #expect(rows == ["IMG_4120.JPG", "iphone_7.heic"])

@@ -30,7 +30,7 @@ struct CorpusImportTests {
         let videos = try corpus.library.describe(try corpus.library.assetIDs(matching: query))
         #expect(videos.allSatisfy { !$0.resources.contains { $0.path.hasSuffix(".mov") && $0.originalName?.hasPrefix("IMG_3582") == true } })
         #expect(videos.map { $0.primaryOriginal?.originalName } == ["quicktime-hvc1.mov"])
-        let live = try corpus.library.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM live_photo") }
+        let live = try corpus.library.catalog.sqliteRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM live_photo") }
         // IMG_3582_edited.heic and .mov (osxphotos' naming) are IMG_3582's rendered edit.
         #expect(live == 3)
     }
@@ -68,7 +68,7 @@ struct CorpusImportTests {
     @Test func originalsAreByteIdenticalAndReadOnly() throws {
         let corpus = try CorpusLibrary.shared()
         let manifest = try Media.manifest()
-        let rows = try corpus.library.catalog.read { db in
+        let rows = try corpus.library.catalog.sqliteRead { db in
             try Row.fetchAll(db, sql: "SELECT path, sha256, source_dir, original_name FROM resource WHERE role != 'thumbnail' AND derived_from IS NULL")
         }
         #expect(rows.count > 40)
@@ -137,7 +137,7 @@ struct CorpusImportTests {
 
     @Test func thumbnailsAreSmallOrientedJPEGsForEveryStillAndMovie() throws {
         let corpus = try CorpusLibrary.shared()
-        let rows = try corpus.library.catalog.read { db in
+        let rows = try corpus.library.catalog.sqliteRead { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -205,7 +205,7 @@ struct CorpusImportTests {
 
     @Test func sqlViewsAnswerCommonQuestions() throws {
         let corpus = try CorpusLibrary.shared()
-        let (cameras, roleRows, halves) = try corpus.library.catalog.read { db in
+        let (cameras, roleRows, halves) = try corpus.library.catalog.sqliteRead { db in
             (
                 try Row.fetchAll(db, sql: "SELECT * FROM assets_by_camera WHERE model = 'iPhone 15 Pro'"),
                 try Row.fetchAll(db, sql: "SELECT role, files FROM storage_by_role"),

@@ -18,7 +18,7 @@ struct JobQueueTests {
         scratch = try ScratchDirectory()
         library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
         _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo")])
-        stills = try library.catalog.read { db in
+        stills = try library.catalog.sqliteRead { db in
             Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT asset_id, id FROM resource WHERE role = 'photo'").map { ($0[0], $0[1]) })
         }
     }
@@ -29,13 +29,13 @@ struct JobQueueTests {
 
     /// Ends the lease of `job` now, as if its worker had gone silent a minute ago.
     func expire(_ job: Int64) throws {
-        try library.catalog.write { db in
+        try library.catalog.sqliteWrite { db in
             try db.execute(sql: "UPDATE job SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [job])
         }
     }
 
     func runAfterNow(_ job: Int64) throws {
-        try library.catalog.write { db in
+        try library.catalog.sqliteWrite { db in
             try db.execute(sql: "UPDATE job SET run_after = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [job])
         }
     }
@@ -158,7 +158,7 @@ struct JobQueueTests {
         let a = assets[0]
         let still = stills[a]!
         // The thumbnail import made goes, as if import had left it to a job.
-        try library.catalog.write { db in
+        try library.catalog.sqliteWrite { db in
             try db.execute(sql: "DELETE FROM resource WHERE role = 'thumbnail' AND derived_from = ?", arguments: [still])
         }
         try library.enqueue([

@@ -67,7 +67,7 @@ struct OrganiseTests {
         #expect(try library.album(named: "Lisbon").assets == [ids[3], ids[2]])
         #expect(try library.album(named: "Lisbon").album.cover == ids[3], "the chosen cover gone, the first again")
         #expect(try library.keywords().map(\.assets) == [2])
-        let violations = try library.catalog.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }
+        let violations = try library.catalog.sqliteRead { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") }
         #expect(violations.isEmpty)
 
         // Asked to, a non-empty album is deleted; its assets stay, in their other albums.
@@ -76,6 +76,6 @@ struct OrganiseTests {
         try library.deleteAlbum("Lisbon", evenIfNotEmpty: true)
         #expect(try library.albums().map(\.name) == ["Kept"])
         #expect(try library.describe([ids[3]])[0].albums == ["Kept"])
-        #expect(try library.catalog.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM album_asset") } == 1)
+        #expect(try library.catalog.sqliteRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM album_asset") } == 1)
     }
 }

@@ -124,7 +124,7 @@ struct PairingScenarioTests {
         let library = try newLibrary(scratch)
         let folder = URL(fileURLWithPath: Media.path("apple-live-photo"))
         let first = try importing([folder], into: library)
-        let counts = { try library.catalog.read { db in
+        let counts = { try library.catalog.sqliteRead { db in
             try ["asset", "resource", "metadata", "pairing"].map { try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)")! }
         } }
         let before = try counts()

@@ -49,7 +49,7 @@ import TestSupport
         // in PostgreSQL) are not the catalog's: compared are the tables and views camlib defines.
         let bookkeeping = ["grdb_migrations", "sqlite_sequence", "asset_summary_refresh", "camlib_migrations"]
         func sqliteColumns(_ type: String) throws -> [String: [String]] {
-            try sqlite.read { db in
+            try sqlite.sqliteRead { db in
                 let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'asset_summary_names%'", arguments: [type])
                 return try Dictionary(uniqueKeysWithValues: names.filter { !bookkeeping.contains($0) }.map { name in
                     (name, try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid", arguments: [name]))
@@ -88,7 +88,7 @@ import TestSupport
             "2023-02-30T00:00:00", "not a time", "", "2023-13-01T00:00:00", "1970-01-01T00:00:00Z",
         ]
         // And every capture time of the real corpus.
-        let corpus = try CorpusLibrary.shared().library.catalog.read { db in
+        let corpus = try CorpusLibrary.shared().library.catalog.sqliteRead { db in
             try String.fetchAll(db, sql: "SELECT DISTINCT captured_at FROM metadata WHERE captured_at IS NOT NULL")
         }
         #expect(corpus.count > 10)
@@ -115,7 +115,7 @@ import TestSupport
         try CorpusLibrary.shared().library.catalog.backup(to: path)
         let sqlite = try Catalog(path: path, access: .readWrite(concurrent: false))
         defer { try? sqlite.close() }
-        try sqlite.write { db in
+        try sqlite.sqliteWrite { db in
             try db.execute(
                 sql: """
                     INSERT INTO album (name, created_at) VALUES ('Trip', '2026-01-01T00:00:00.000Z'), ('Ünïcode Älbum', '2026-01-02T00:00:00.000Z');
@@ -141,7 +141,7 @@ import TestSupport
         let report = try CatalogCopy(source: sqlite, target: postgres, batch: 7).run { table, _ in heard.append(table) }
         #expect(heard == CatalogCopy.copied)
         let rows = Dictionary(uniqueKeysWithValues: report.tables.map { ($0.name, $0.rows) })
-        let counts = try sqlite.read { db in
+        let counts = try sqlite.sqliteRead { db in
             try Dictionary(uniqueKeysWithValues: (CatalogCopy.copied + CatalogCopy.derived).map { ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)")!) })
         }
         #expect(rows == counts)
@@ -162,7 +162,7 @@ import TestSupport
         ]
         for (view, columns) in views {
             let line = columns.map { "coalesce(CAST(\($0) AS TEXT), '-')" }.joined(separator: " || '|' || ")
-            let fromSQLite = try sqlite.read { db in try String.fetchAll(db, sql: "SELECT \(line) FROM \(view)") }.sorted()
+            let fromSQLite = try sqlite.sqliteRead { db in try String.fetchAll(db, sql: "SELECT \(line) FROM \(view)") }.sorted()
             let fromPostgres = try postgres.withSession { session in try session.query("SELECT \(line) FROM \(view)").map { try $0.decode(String.self) } }.sorted()
             #expect(fromPostgres == fromSQLite, "view \(view)")
             #expect(!fromSQLite.isEmpty || view == "job_overview", "view \(view) has rows to compare")
@@ -184,7 +184,7 @@ import TestSupport
         let next = try postgres.write { session in
             try session.query("INSERT INTO asset (kind, imported_at) VALUES ('photo', catalog_now()) RETURNING id").first!.decode(Int64.self)
         }
-        let given = try sqlite.read { db in try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'asset'")! }
+        let given = try sqlite.sqliteRead { db in try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'asset'")! }
         #expect(next == given + 1)
     }
 
@@ -247,6 +247,7 @@ import TestSupport
 
         let socket = try PostgresLocation(url: "postgresql://anna@/photos?host=/run/postgresql")
         #expect(socket.host == nil && socket.socketFolder == "/run/postgresql" && socket.port == 5432)
+        #expect(socket.storable == "postgresql://anna@/photos?host=/run/postgresql")
         #expect(try PostgresLocation(url: socket.storable) == socket)
         let encodedHost = try PostgresLocation(url: "postgres://anna@%2Frun%2Fpostgresql:6000/photos")
         #expect(encodedHost.socketFolder == "/run/postgresql" && encodedHost.port == 6000)

@@ -23,7 +23,7 @@ struct PostgresListingTests {
             let path = scratch.file("catalog.sqlite")
             try CorpusLibrary.shared().library.catalog.backup(to: path)
             sqlite = try Catalog(path: path, access: .readWrite(concurrent: false))
-            try sqlite.write { db in
+            try sqlite.sqliteWrite { db in
                 try db.execute(
                     sql: """
                         INSERT INTO favorite SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 2 = 0;
@@ -35,7 +35,7 @@ struct PostgresListingTests {
                         INSERT INTO trashed_asset SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 11 = 0;
                         """)
             }
-            let here = try sqlite.read { db in
+            let here = try sqlite.sqliteRead { db in
                 try Row.fetchOne(db, sql: "SELECT latitude, longitude FROM metadata WHERE latitude IS NOT NULL ORDER BY resource_id LIMIT 1")
             }
             let row = try #require(here)
@@ -119,7 +119,7 @@ struct PostgresListingTests {
 
     @Test func captureYearsAreTheSame() throws {
         let twins = try Twins()
-        let sqlite = try twins.sqlite.read { try AssetListing.captureYears($0) }
+        let sqlite = try twins.sqlite.sqliteRead { try AssetListing.captureYears($0) }
         #expect(sqlite.count > 3)
         #expect(try twins.postgres.read { try AssetListing.captureYears($0) } == sqlite)
     }
@@ -133,7 +133,7 @@ struct PostgresListingTests {
             "*[", "a[b", "[a-c]b", "*x*y*", "(a|b)", "a$", "[é]*", "*[\\]*", "",
         ]
         for pattern in patterns {
-            let sqlite = try twins.sqlite.read { db in try names.filter { try Bool.fetchOne(db, sql: "SELECT ? GLOB ?", arguments: [$0, pattern]) ?? false } }
+            let sqlite = try twins.sqlite.sqliteRead { db in try names.filter { try Bool.fetchOne(db, sql: "SELECT ? GLOB ?", arguments: [$0, pattern]) ?? false } }
             let postgres = try twins.postgres.read { session in
                 try names.filter { try session.fetchOne(Bool.self, "SELECT glob(\(pattern), \($0))") ?? false }
             }

@@ -20,7 +20,7 @@ struct RepairTests {
         #expect(imported.errors.isEmpty)
         // Aux images' PNGs are made when first asked for: asked for here, so that they are
         // among what is deleted and made again.
-        let auxIDs = try library.catalog.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM aux_image WHERE path IS NOT NULL") }
+        let auxIDs = try library.catalog.sqliteRead { db in try Int64.fetchAll(db, sql: "SELECT id FROM aux_image WHERE path IS NOT NULL") }
         for id in auxIDs { _ = try library.auxiliaryPNG(id) }
         let recorded = try Self.derivedFiles(library)
         #expect(recorded.count >= 10 && recorded.keys.contains { $0.hasPrefix("derived/motion/") } && recorded.keys.contains { $0.hasPrefix("derived/aux/") })
@@ -176,11 +176,11 @@ struct RepairTests {
         _ = try library.repair(runJobs: false)
         let stale = try #require(try library.claimJob(kinds: [.repair], worker: WorkerIdentity(host: "elsewhere", pid: 1)))
         // Its worker stops past its lease: the job goes back, and another takes it.
-        try library.catalog.write { db in
+        try library.catalog.sqliteWrite { db in
             try db.execute(sql: "UPDATE job SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [stale.job.id])
         }
         #expect(try library.rescueJobs(host: "nowhere") == 1)
-        try library.catalog.write { db in
+        try library.catalog.sqliteWrite { db in
             try db.execute(sql: "UPDATE job SET run_after = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [stale.job.id])
         }
         let fresh = try #require(try library.claimJob(kinds: [.repair], worker: WorkerIdentity(host: "elsewhere", pid: 2)))
@@ -199,7 +199,7 @@ struct RepairTests {
     /// Every derived file the catalog names, with its recorded sha256 (aux images' PNGs
     /// once made).
     static func derivedFiles(_ library: PhotoLibrary) throws -> [String: String] {
-        try library.catalog.read { db in
+        try library.catalog.sqliteRead { db in
             let rows = try Row.fetchAll(
                 db, sql: """
                     SELECT path, sha256 FROM resource WHERE path LIKE 'derived/%'

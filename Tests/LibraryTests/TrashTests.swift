@@ -35,7 +35,7 @@ struct TrashTests {
             _ = try library.edit(asset: landscape, steps: [try FilterStep(parsing: "mono")], extending: false)
             for asset in [landscape, portrait, apple] {
                 let shown = try #require(try library.describe([asset]).first?.resources.first { $0.role == .photo || $0.role == .renderedPhoto })
-                let resource = try library.catalog.read { db in
+                let resource = try library.catalog.sqliteRead { db in
                     try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE sha256 = ?", arguments: [shown.sha256])!
                 }
                 _ = try library.displayFile(asset: asset, resource: resource, kind: .preview)
@@ -125,7 +125,7 @@ struct TrashTests {
         #expect(!FileManager.default.fileExists(atPath: auxFolder.path), "the still's aux folder goes with it")
         // Nothing of what is kept went, and nothing is left that no one names.
         for path in keptFiles { #expect(left.contains(path), "\(path) of a kept asset") }
-        let unnamed = try f.library.catalog.read { db in
+        let unnamed = try f.library.catalog.sqliteRead { db in
             try left.filter { path in
                 let sha = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
                 let named = try Bool.fetchOne(
@@ -138,7 +138,7 @@ struct TrashTests {
         }
         #expect(unnamed.isEmpty, "left behind: \(unnamed.sorted())")
         // And no row names a deleted asset.
-        try f.library.catalog.read { db in
+        try f.library.catalog.sqliteRead { db in
             for table in ["asset_summary", "resource", "aux_image", "adjustment", "asset_version", "pairing", "trashed_asset", "asset_file_name"] {
                 let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE asset_id IN (\(doomed.map(String.init).joined(separator: ",")))")
                 #expect(rows == 0, "\(table)")
@@ -160,7 +160,7 @@ struct TrashTests {
     @Test func olderThanEmptiesOnlyWhatWentIntoTheTrashLongerAgo() throws {
         let f = try Fixture()
         _ = try f.library.trash([f.landscape, f.apple])
-        try f.library.catalog.write { db in
+        try f.library.catalog.sqliteWrite { db in
             try db.execute(sql: "UPDATE trashed_asset SET trashed_at = '2020-01-01T00:00:00.000Z' WHERE asset_id = ?", arguments: [f.apple])
         }
         let report = try f.library.emptyTrash(before: Date(timeIntervalSinceNow: -30 * 86400))
@@ -182,14 +182,14 @@ struct TrashTests {
         try Data("keep".utf8).write(to: URL(fileURLWithPath: outside))
         let original = try #require(try f.library.describe([f.apple]).first?.primaryOriginal?.path)
         let named = f.library.layout.relative(URL(fileURLWithPath: original))
-        try f.library.catalog.write { db in try FileRemovalRecord.queue([orphan, named, "../outside.txt", "/etc/hostname"], db) }
+        try f.library.catalog.sqliteWrite { db in try FileRemovalRecord.queue([orphan, named, "../outside.txt", "/etc/hostname"], db) }
 
         let report = try f.library.emptyTrash()
         #expect(report.files == 1 && report.bytes == 1, "\(report)")
         #expect(!FileManager.default.fileExists(atPath: f.library.absolute(orphan).path))
         #expect(FileManager.default.fileExists(atPath: original) && FileManager.default.fileExists(atPath: outside))
         #expect(report.problems.count == 2 && report.problems.allSatisfy { $0.contains("not a path inside the library") }, "\(report.problems)")
-        #expect(try f.library.catalog.read { db in try FileRemovalRecord.pending(db) }.isEmpty)
+        #expect(try f.library.catalog.sqliteRead { db in try FileRemovalRecord.pending(db) }.isEmpty)
     }
 
     /// The files the catalog names for these assets (relative paths).

@@ -43,7 +43,7 @@ struct VerifyTests {
         try Data("x".utf8).write(to: stray)
         let queued = library.absolute("derived/thumbnails/queued.jpg")
         try Data("y".utf8).write(to: queued)
-        try library.catalog.write { db in
+        try library.catalog.sqliteWrite { db in
             try db.execute(sql: "UPDATE resource SET path = '../outside.AAE' WHERE role = 'adjustmentSidecar'")
             try FileRemovalRecord.queue(["derived/thumbnails/queued.jpg"], db)
         }
@@ -75,7 +75,7 @@ struct VerifyTests {
     }
 
     static func bytesNamed(_ library: PhotoLibrary) throws -> Int64 {
-        try library.catalog.read { db in
+        try library.catalog.sqliteRead { db in
             try Int64.fetchOne(db, sql: "SELECT (SELECT sum(bytes) FROM resource) + (SELECT coalesce(sum(bytes), 0) FROM aux_image WHERE path IS NOT NULL)")!
         }
     }

@@ -14,8 +14,10 @@
 --   * julianday() is defined here with SQLite's meaning (UTC Julian day, to the
 --     millisecond, NULL for text that is not a time), so captured_julian and the views
 --     that use it hold the same numbers, and the same questions work in sqlite3 and psql.
---   * JSON is jsonb (adjustment data, aux_image.encoding, a job's arguments, progress and
---     result); views read it with ->> where SQLite has json_extract.
+--   * JSON is json (aux_image.encoding, a job's arguments, progress and result): checked
+--     as JSON and kept as written, so camlib prints it the same from both backends (jsonb
+--     would reorder its keys and respace it); views read it with ->> where SQLite has
+--     json_extract. Adjustment data is text: Apple's is not always JSON.
 --   * asset_summary is kept by trigger functions: asset_summary_refresh(asset) rewrites
 --     an asset's row where SQLite inserts into asset_summary_refresh. Names are searched
 --     through a pg_trgm index on asset_summary.names instead of an FTS5 trigram table.
@@ -203,7 +205,7 @@ CREATE TABLE adjustment (
     asset_id            bigint NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
     format_identifier   text COLLATE "C" NOT NULL,
     format_version      text COLLATE "C" NOT NULL,
-    data                jsonb NOT NULL,
+    data                text COLLATE "C" NOT NULL,
     applies_to          text COLLATE "C" NOT NULL DEFAULT 'original' CHECK (applies_to IN ('original')),
     extends_id          bigint REFERENCES adjustment(id),
     origin              text COLLATE "C" NOT NULL CHECK (origin IN ('camlib', 'apple')),
@@ -246,7 +248,7 @@ CREATE TABLE aux_image (
     path        text COLLATE "C" UNIQUE,
     sha256      text COLLATE "C" CHECK (sha256 IS NULL OR length(sha256) = 64),
     bytes       bigint,
-    encoding    jsonb,
+    encoding    json,
     problem     text COLLATE "C",
     added_at    text COLLATE "C" NOT NULL,
     UNIQUE (resource_id, source),
@@ -315,7 +317,7 @@ CREATE TABLE job (
     kind         text COLLATE "C" NOT NULL CHECK (kind IN ('thumbnail', 'preview', 'proxy', 'auxPNG', 'render', 'repair')),
     asset_id     bigint NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
     resource_id  bigint REFERENCES resource(id) ON DELETE CASCADE,
-    arguments    jsonb NOT NULL DEFAULT '{}',
+    arguments    json NOT NULL DEFAULT '{}',
     dedupe_key   text COLLATE "C",
     batch        text COLLATE "C",
     state        text COLLATE "C" NOT NULL DEFAULT 'available'
@@ -328,9 +330,9 @@ CREATE TABLE job (
     pid          integer,
     lease_token  text COLLATE "C" UNIQUE,
     lease_until  text COLLATE "C",
-    progress     jsonb,
+    progress     json,
     last_error   text COLLATE "C",
-    result       jsonb,
+    result       json,
     created_at   text COLLATE "C" NOT NULL,
     started_at   text COLLATE "C",
     finished_at  text COLLATE "C",

@@ -7,7 +7,7 @@ extension PhotoLibrary {
     /// The absolute path of the current version's render in `role`; nil when the original
     /// is current or the current adjustment rendered no such file.
     func currentRender(of asset: Int64, role: ResourceRole) throws -> String? {
-        try catalog.read { db in try AdjustmentRenderRecord.currentRender(of: asset, role: role, db) }.map { try file($0.path, of: asset).path }
+        try catalog.sqliteRead { db in try AdjustmentRenderRecord.currentRender(of: asset, role: role, db) }.map { try file($0.path, of: asset).path }
     }
 
     /// Attaches an auxiliary image to a library asset's current version, as a new
@@ -37,7 +37,7 @@ extension PhotoLibrary {
         options: HEIFAuxiliaryWriter.Options, depthRange: ClosedRange<Double>?
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
         let asset = description.id
-        let current = try catalog.read { db in
+        let current = try catalog.sqliteRead { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
         }
@@ -82,7 +82,7 @@ extension PhotoLibrary {
         defer { for a in attached { unlink(a.png.url.path) } }
         var published: [URL] = []
         do {
-            return try catalog.write { db in
+            return try catalog.sqliteWrite { db in
                 let resources = ResourceRecord.all().filter(asset: asset)
                 let stillID = try resources.filter(role: .photo).fetchOne(db)?.id
                 let (render, renderPath) = try recordRender(
@@ -110,7 +110,7 @@ extension PhotoLibrary {
     /// Lists the images the current version attached as aux images of its render, when
     /// they are not listed yet: after import restored an exported history.
     func listAttachedImages(of asset: Int64) throws {
-        guard let current = try catalog.read({ db in try AdjustmentRecord.current(of: asset, db) }),
+        guard let current = try catalog.sqliteRead({ db in try AdjustmentRecord.current(of: asset, db) }),
             let recipe = CamlibAdjustment.recipe(current), !recipe.attachments.isEmpty,
             let still = try currentRender(of: asset, role: .renderedPhoto)
         else { return }
@@ -120,7 +120,7 @@ extension PhotoLibrary {
         defer { for a in staged { unlink(a.png.url.path) } }
         var published: [URL] = []
         do {
-            try catalog.write { db in
+            try catalog.sqliteWrite { db in
                 guard let id = try ResourceRecord.all().filter(asset: asset).filter(path: relative(URL(fileURLWithPath: still))).fetchOne(db)?.id
                 else { return }
                 try recordAttachedImages(staged, asset: asset, still: id, published: &published, db)

@@ -17,7 +17,7 @@ extension PhotoLibrary {
     /// be decoded; the row then says why, and its path is cleared, as import did for
     /// images it could not decode.
     public func auxiliaryPNG(_ id: Int64) throws -> URL {
-        guard let row = try catalog.read({ db in try AuxImageRecord.fetchOne(db, key: id) }) else {
+        guard let row = try catalog.sqliteRead({ db in try AuxImageRecord.fetchOne(db, key: id) }) else {
             throw AuxiliaryError("no auxiliary image \(id) in the catalog")
         }
         return try auxiliaryPNG(row)
@@ -45,7 +45,7 @@ extension PhotoLibrary {
     /// The asset's auxiliary images in the files its current version shows, in the order
     /// they were found (as ``describe(_:)`` lists them).
     func currentAuxiliaryRows(of asset: Int64) throws -> [AuxImageRecord] {
-        try catalog.read { db in
+        try catalog.sqliteRead { db in
             let current = Set(try ResourceRecord.fetchCurrentShown(assets: IDList([asset]), db).compactMap(\.id))
             return try AuxImageRecord.fetchAll(assets: IDList([asset]), db).filter { current.contains($0.resourceId) }
         }
@@ -105,7 +105,7 @@ extension PhotoLibrary {
         func failure(_ error: Error, file: String?) -> AuxiliaryError {
             error as? AuxiliaryError ?? AuxiliaryError(MediaAnalyzer.describe(error), asset: asset, file: file)
         }
-        guard let still = try catalog.read({ db in try ResourceRecord.fetchOne(db, key: resource) }) else {
+        guard let still = try catalog.sqliteRead({ db in try ResourceRecord.fetchOne(db, key: resource) }) else {
             let error = AuxiliaryError("the file its auxiliary images are in is not in the catalog", asset: asset)
             return wanted.map { ($0.index, .failure(error)) }
         }
@@ -140,7 +140,7 @@ extension PhotoLibrary {
             }
         }
         if !undecodable.isEmpty, !isReadOnly {
-            try? catalog.write { db in
+            try? catalog.sqliteWrite { db in
                 for (id, reason) in undecodable { try AuxImageRecord.setUndecodable(id, reason: reason, db) }
             }
         }
@@ -158,7 +158,7 @@ extension PhotoLibrary {
             try AtomicFile.publishIfAbsent(made.url, to: target)
             return target
         }
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             try fence?(db)
             _ = try publishDerived(made.url, to: target)
             try AuxImageRecord.setMade(row.id, sha256: made.sha256, bytes: made.bytes, db)

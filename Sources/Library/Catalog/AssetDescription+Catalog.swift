@@ -8,7 +8,7 @@ extension AssetDescription {
     /// `.originals`, only the asset's facts and its still and movie are read. `trash`:
     /// whether to look for the assets in the trash (a listing of the others need not).
     static func fetchAll(
-        _ ids: [Int64], detail: AssetDetail = .full, layout: LibraryLayout, trash: Bool = true, _ db: Database
+        _ ids: [Int64], detail: AssetDetail = .full, layout: LibraryLayout, trash: Bool = true, _ db: any CatalogConnection
     ) throws -> [AssetDescription] {
         var out: [Int64: AssetDescription] = [:]
         // Joined as text: URL's path parsing, for hundreds of paths a page, costs more than the SQL.

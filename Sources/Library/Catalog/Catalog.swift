@@ -1,12 +1,18 @@
 import Foundation
 import GRDB
+import Synchronization
 
-/// The library's SQLite catalog: WAL, a busy timeout, foreign keys, and the schema from
-/// `migrations/` applied in order, each once, in its own transaction (GRDB's
-/// `DatabaseMigrator`, which records them in its `grdb_migrations` table).
+/// The library's catalog, on either backend:
+/// - SQLite, the default, in the library folder: WAL, a busy timeout, foreign keys, and
+///   the schema from `migrations/` applied in order, each once, in its own transaction
+///   (GRDB's `DatabaseMigrator`, which records them in its `grdb_migrations` table);
+/// - PostgreSQL, for a library several machines share (``PostgresCatalog``).
 ///
-/// Every read and write of the catalog goes through ``read(_:)`` and ``write(_:)``; the
-/// SQL itself lives with the records of `Catalog/Records/` and in `AssetListing`.
+/// Reads and writes written once for both backends go through ``read(_:)`` and
+/// ``write(_:)``, with a ``CatalogConnection``; the SQL itself lives with the records of
+/// `Catalog/Records/` and in `AssetListing`. Those not yet written for both go through
+/// ``sqliteRead(_:)`` and ``sqliteWrite(_:)``, which a catalog on PostgreSQL refuses
+/// with ``LibraryError/notYetOnPostgres(url:)``.
 public final class Catalog: Sendable {
     /// How the catalog was opened.
     public enum Access: Sendable, Equatable {
@@ -19,7 +25,14 @@ public final class Catalog: Sendable {
         case readOnly
     }
 
-    let database: any DatabaseWriter
+    enum Store: Sendable {
+        case sqlite(any DatabaseWriter)
+        case postgres(PostgresCatalog)
+    }
+
+    let store: Store
+    private let closed = Mutex(false)
+    /// The SQLite file, or the PostgreSQL URL without its password.
     public let path: String
     public let access: Access
     /// What a user should know about this catalog, such as changes a read-only catalog
@@ -40,6 +53,20 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Opens the catalog on a PostgreSQL server, migrating it as needed; `willMigrate` as
+    /// for SQLite.
+    public init(postgres location: PostgresLocation, willMigrate: ([String]) -> Void = { _ in }) throws {
+        store = .postgres(try PostgresCatalog(location: location, willMigrate: willMigrate))
+        path = location.description
+        access = .readWrite(concurrent: true)
+        notes = []
+    }
+
+    /// Whether the catalog is on PostgreSQL.
+    public var isPostgres: Bool {
+        if case .postgres = store { true } else { false }
+    }
+
     private init(opening path: String, access: Access, willMigrate: ([String]) -> Void) throws {
         self.path = path
         self.access = access
@@ -56,6 +83,7 @@ public final class Catalog: Sendable {
         let file = URL(fileURLWithPath: path)
         let lockPath = file.deletingLastPathComponent().appendingPathComponent("." + file.lastPathComponent + ".lock").path
         var migrating: FileLock?
+        let database: any DatabaseWriter
         switch access {
         case .readWrite(let concurrent):
             if !FileManager.default.fileExists(atPath: path) { migrating = try FileLock(lockPath) }
@@ -89,10 +117,10 @@ public final class Catalog: Sendable {
             }
         }
         self.notes = notes
+        store = .sqlite(database)
         let migrator = Self.migrator
         // One read of the applied migrations: those this camlib does not know mean a newer
         // camlib wrote the catalog (what DatabaseMigrator.hasBeenSuperseded tells, reading again).
-        let database = self.database
         func migrations() throws -> (unknown: [String], pending: [String]) {
             try database.read { db in
                 let applied = try migrator.appliedIdentifiers(db)
@@ -115,12 +143,39 @@ public final class Catalog: Sendable {
     }
 
     /// Runs `body` in a read transaction: it sees one state of the catalog throughout.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.read(body)
+    func read<T>(_ body: (any CatalogConnection) throws -> T) throws -> T {
+        switch store {
+        case .sqlite(let database): try database.read { try body($0) }
+        case .postgres(let postgres): try postgres.read { try body($0) }
+        }
     }
 
     /// Runs `body` in a write transaction: all of it is committed, or none.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+    func write<T>(_ body: (any CatalogConnection) throws -> T) throws -> T {
+        switch store {
+        case .sqlite(let database):
+            guard access != .readOnly else { throw LibraryError.readOnly(path: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+            return try database.write { try body($0) }
+        case .postgres(let postgres): return try postgres.write { try body($0) }
+        }
+    }
+
+    /// The SQLite catalog's connections, for what is not yet written for both backends.
+    private func sqlite() throws -> any DatabaseWriter {
+        switch store {
+        case .sqlite(let database): database
+        case .postgres: throw LibraryError.notYetOnPostgres(url: path)
+        }
+    }
+
+    /// ``read(_:)`` with GRDB's own connection: SQLite only.
+    func sqliteRead<T>(_ body: (Database) throws -> T) throws -> T {
+        try sqlite().read(body)
+    }
+
+    /// ``write(_:)`` with GRDB's own connection: SQLite only.
+    func sqliteWrite<T>(_ body: (Database) throws -> T) throws -> T {
+        let database = try sqlite()
         guard access != .readOnly else { throw LibraryError.readOnly(path: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         return try database.write(body)
     }
@@ -128,6 +183,7 @@ public final class Catalog: Sendable {
     /// Copies the catalog, as it is now, to a new database at `path` (SQLite's online
     /// backup: readers and writers of this one go on meanwhile).
     func backup(to path: String) throws {
+        let database = try sqlite()
         let copy = try DatabaseQueue(path: path)
         try database.backup(to: copy)
         try copy.close()
@@ -138,6 +194,12 @@ public final class Catalog: Sendable {
     /// `catalog.sqlite` alone, as backups often make, then holds everything). Nothing may
     /// read or write the catalog afterwards.
     public func close() throws {
+        // Once: a library closed early (a catalog moved) is closed again as the process ends.
+        guard closed.withLock({ closed in defer { closed = true }; return !closed }) else { return }
+        guard case .sqlite(let database) = store else {
+            if case .postgres(let postgres) = store { postgres.close() }
+            return
+        }
         if access != .readOnly {
             // A pool closes its writer before its read-only readers, and a read-only
             // connection closing last cannot checkpoint: so checkpoint here. Busy (another
@@ -160,7 +222,10 @@ public final class Catalog: Sendable {
 
     /// Names of the migrations applied to this catalog, in order.
     public func appliedMigrations() throws -> [String] {
-        try read { db in try Self.migrator.appliedMigrations(db) }
+        switch store {
+        case .sqlite(let database): try database.read { db in try Self.migrator.appliedMigrations(db) }
+        case .postgres(let postgres): try postgres.appliedMigrations()
+        }
     }
 
     public static var knownMigrations: [String] { EmbeddedMigrations.all.map(\.name) }

@@ -36,7 +36,7 @@ extension PhotoLibrary {
     ) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
         RenderAllocation.prepare()
-        let current = try catalog.read { db in
+        let current = try catalog.sqliteRead { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
         }
@@ -63,7 +63,7 @@ extension PhotoLibrary {
     /// `fence` runs in the transaction that records them.
     func renderCurrentEditAgain(asset: Int64, fence: ((Database) throws -> Void)? = nil) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
-        let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
+        let current = try catalog.sqliteRead { db in try AdjustmentRecord.current(of: asset, db) }
         guard let current, let id = current.id, let recipe = CamlibAdjustment.recipe(current) else {
             throw MediaAnalyzer.Failure(reason: "asset \(asset) has no current camlib edit to render")
         }
@@ -149,7 +149,7 @@ extension PhotoLibrary {
         let ext = render.format.fileExtension
         var published: [URL] = []
         do {
-            return try catalog.write { db in
+            return try catalog.sqliteWrite { db in
                 let resources = ResourceRecord.all().filter(asset: asset)
                 let stillID = try resources.filter(role: .photo).fetchOne(db)?.id
                 let (stillRender, stillPath) = try recordRender(
@@ -194,7 +194,7 @@ extension PhotoLibrary {
         let ext = URL(fileURLWithPath: video.originalName ?? video.path).pathExtension.lowercased()
         var published: [URL] = []
         do {
-            return try catalog.write { db in
+            return try catalog.sqliteWrite { db in
                 let videoID = try ResourceRecord.all().filter(asset: asset).filter(path: relative(URL(fileURLWithPath: video.path))).fetchOne(db)?.id
                 let (render, path) = try recordRender(
                     file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
@@ -245,7 +245,7 @@ extension PhotoLibrary {
     @discardableResult
     public func revert(asset: Int64) throws -> Bool {
         guard try describe([asset]).first != nil else { throw LibraryError.assetNotFound("with id \(asset)") }
-        return try catalog.write { db in
+        return try catalog.sqliteWrite { db in
             try requireNotTrashed(asset, db)
             guard try AdjustmentRecord.current(of: asset, db) != nil else { return false }
             try AssetVersionRecord.setCurrent(asset: asset, adjustment: nil, db)

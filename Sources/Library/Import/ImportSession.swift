@@ -70,7 +70,7 @@ struct ImportSession {
         }
         var published: [URL] = []
         do {
-            let committed: [Int: Result<Outcome, Error>] = try library.catalog.write { db in
+            let committed: [Int: Result<Outcome, Error>] = try library.catalog.sqliteWrite { db in
                 var done: [Int: Result<Outcome, Error>] = [:]
                 var folders = Set<URL>()
                 for i in ready {
@@ -113,7 +113,7 @@ struct ImportSession {
     /// A file the analysis found already in the library: a duplicate, remembered for the
     /// sidecars of this import.
     mutating func recordKnown(path: String, sha256: String, isStill: Bool, into report: inout ImportReport) {
-        guard let asset = try? library.catalog.read({ db in try ResourceRecord.assetHolding(original: sha256, db) }) else {
+        guard let asset = try? library.catalog.sqliteRead({ db in try ResourceRecord.assetHolding(original: sha256, db) }) else {
             report.errors.append(FileProblem(path: path, message: "camlib internal error: a known file is missing from the catalog"))
             return
         }
@@ -301,7 +301,7 @@ struct ImportSession {
             let source = URL(fileURLWithPath: path)
             var published: URL?
             do {
-                let added: Bool = try library.catalog.write { db in
+                let added: Bool = try library.catalog.sqliteWrite { db in
                     let resources = ResourceRecord.all().filter(asset: asset)
                     if try resources.filter(role: role).filter(sha256: copy.sha256).isEmpty(db) == false { return false }
                     // Beside the asset's own original, under its own name.
@@ -340,7 +340,7 @@ struct ImportSession {
     func findAsset(folder: String, stem: String) -> Int64? {
         let key = stem.lowercased()
         if let hit = stems[folder]?[key] { return hit.asset }
-        let candidates = (try? library.catalog.read { db in
+        let candidates = (try? library.catalog.sqliteRead { db in
             try ResourceRecord.all().filter(sourceDir: folder).filter(roles: ResourceRole.primary).stillFirst().fetchAll(db)
         }) ?? []
         return candidates.first { PairingRules.stem($0.originalName ?? "") == key }?.assetId

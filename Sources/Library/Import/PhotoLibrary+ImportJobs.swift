@@ -5,7 +5,7 @@ extension PhotoLibrary {
     /// The jobs of an import's batch that failed for good: each with the path the file
     /// was imported from (as the import's report names files) and why.
     public func failedImportJobs(batch: String) throws -> [FileProblem] {
-        try catalog.read { db in
+        try catalog.sqliteRead { db in
             try JobRecord.failed(in: batch, db).map { job in
                 let source = try job.resourceId.flatMap { try ResourceRecord.fetchOne(db, key: $0) }
                 let path = source.flatMap { r in r.sourceDir.flatMap { dir in r.originalName.map { dir + "/" + $0 } } ?? r.path } ?? "asset \(job.assetId)"

@@ -42,28 +42,28 @@ public enum AlbumError: Error, CustomStringConvertible, Equatable {
 extension PhotoLibrary {
     /// Every album, by name.
     public func albums() throws -> [Album] {
-        try catalog.read { db in
+        try catalog.sqliteRead { db in
             try AlbumRecord.overview(db).map { Album(id: $0[0], name: $0[1], assets: $0[2], cover: $0[3], createdAt: $0[4]) }
         }
     }
 
     /// The name of the album with this id; nil when there is none.
     public func albumName(id: Int64) throws -> String? {
-        try catalog.read { db in try AlbumRecord.fetchOne(db, key: id)?.name }
+        try catalog.sqliteRead { db in try AlbumRecord.fetchOne(db, key: id)?.name }
     }
 
     /// The album named `name`, with its assets in its order.
     public func album(named name: String) throws -> (album: Album, assets: [Int64]) {
         let album = try albums().first { $0.name == name }
         guard let album else { throw AlbumError.noAlbum(name) }
-        return (album, try catalog.read { db in try AlbumAssetRecord.assets(of: album.id, db) })
+        return (album, try catalog.sqliteRead { db in try AlbumAssetRecord.assets(of: album.id, db) })
     }
 
     /// A page of the album with id `album` in its own order, without the assets in the
     /// trash: up to `limit` assets after the place `after` (nil: from its start), and the
     /// place the next page starts after (nil: this page ends the album).
     public func albumPage(_ album: Int64, after: Int64?, limit: Int) throws -> (assets: [Int64], next: Int64?) {
-        let rows = try catalog.read { db in try AlbumAssetRecord.page(of: album, after: after ?? .min, limit: limit + 1, db) }
+        let rows = try catalog.sqliteRead { db in try AlbumAssetRecord.page(of: album, after: after ?? .min, limit: limit + 1, db) }
         let page = rows.prefix(limit)
         return (page.map(\.asset), rows.count > limit ? page.last?.position : nil)
     }
@@ -73,7 +73,7 @@ extension PhotoLibrary {
     public func createAlbum(_ name: String) throws -> Album {
         let name = try Self.checkedName(name)
         var record = AlbumRecord(id: nil, name: name, coverAssetId: nil, createdAt: utcNow())
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             guard try AlbumRecord.named(name, db) == nil else { throw AlbumError.exists(name) }
             try record.insert(db)
         }
@@ -83,7 +83,7 @@ extension PhotoLibrary {
     /// Appends the assets to the album, in the order given; those in it already keep
     /// their place. Returns the assets added.
     public func addToAlbum(_ name: String, _ ids: [Int64]) throws -> [Int64] {
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             let album = try Self.album(name, db)
             var position = try AlbumAssetRecord.nextPosition(in: album, db)
             let now = utcNow()
@@ -101,7 +101,7 @@ extension PhotoLibrary {
 
     /// Takes the assets out of the album (not out of the library). Returns those removed.
     public func removeFromAlbum(_ name: String, _ ids: [Int64]) throws -> [Int64] {
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             let album = try Self.album(name, db)
             return try ids.filter { id in try AlbumAssetRecord.deleteOne(db, key: ["album_id": album, "asset_id": id]) }
         }
@@ -110,7 +110,7 @@ extension PhotoLibrary {
     /// Gives the album another name.
     public func renameAlbum(_ name: String, to newName: String) throws {
         let newName = try Self.checkedName(newName)
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             guard var record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
             let taken = try AlbumRecord.named(newName, db)
             guard taken == nil || taken?.id == record.id else { throw AlbumError.exists(newName) }
@@ -121,7 +121,7 @@ extension PhotoLibrary {
 
     /// Shows `asset`, which must be in the album, for it.
     public func setAlbumCover(_ name: String, _ asset: Int64) throws {
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             guard var record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
             guard try AlbumAssetRecord.fetchOne(db, key: ["album_id": record.id!, "asset_id": asset]) != nil else {
                 throw AlbumError.notInAlbum(asset: asset, album: name)
@@ -135,7 +135,7 @@ extension PhotoLibrary {
     /// its places going with it in the same transaction. Deleting an album never takes an
     /// asset anywhere: its assets stay in the library, and in their other albums.
     public func deleteAlbum(_ name: String, evenIfNotEmpty: Bool = false) throws {
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             guard let record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
             let count = try AlbumAssetRecord.assets(of: record.id!, db).count
             guard count == 0 || evenIfNotEmpty else { throw AlbumError.notEmpty(name, assets: count) }

@@ -12,7 +12,7 @@ public struct FavoriteChange: Codable, Sendable, Equatable {
 extension PhotoLibrary {
     /// Marks the assets as favourites (`on`), or unmarks them, in one transaction.
     public func setFavorite(_ ids: [Int64], _ on: Bool) throws -> [FavoriteChange] {
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             let now = utcNow()
             return try ids.map { id in
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }

@@ -64,7 +64,7 @@ extension PhotoLibrary {
         }
         let url = LibraryLocation.absolute(reference)
         let path = relative(url)
-        if let id = try catalog.read({ db in try ResourceRecord.all().filter(path: path).fetchOne(db)?.assetId }) {
+        if let id = try catalog.read({ db in try ResourceRecord.asset(holding: path, db) }) {
             return id
         }
         // A name that is not UTF-8 reached Swift with U+FFFD in place of its bytes: the
@@ -74,9 +74,7 @@ extension PhotoLibrary {
             throw LibraryError.assetNotFound("\(reference) (neither an id nor an existing file)")
         }
         let sha = try FileReading.sha256(of: raw, named: raw.presented)
-        if let id = try catalog.read({ db in
-            try ResourceRecord.all().filter(sha256: sha).order(ResourceRecord.Columns.id).fetchOne(db)?.assetId
-        }) {
+        if let id = try catalog.read({ db in try ResourceRecord.asset(withBytes: sha, db) }) {
             return id
         }
         throw LibraryError.assetNotFound("holding the bytes of \(url.path)")

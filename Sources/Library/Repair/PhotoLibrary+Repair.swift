@@ -78,7 +78,7 @@ extension PhotoLibrary {
             for problem in removal.problems { report.actions.append(.init(kind: .notRepaired, asset: nil, path: layout.root.path, detail: problem)) }
         }
         let broken = try brokenDerivedFiles(progress: progress)
-        let unrendered = Set(try catalog.read { db in try AdjustmentRecord.currentWithoutRender(db) }.map(\.asset))
+        let unrendered = Set(try catalog.sqliteRead { db in try AdjustmentRecord.currentWithoutRender(db) }.map(\.asset))
         // One walk of the folders: the broken browsers' copies, then the strays.
         let files = try walkFiles()
         let caches = damaged(files.caches)
@@ -188,17 +188,17 @@ extension PhotoLibrary {
     func repairAsset(_ lease: JobLease) throws {
         let job = lease.job
         let fence: (Database) throws -> Void = { db in try JobRecord.checkLease(job.id, token: lease.token, db) }
-        let files = try catalog.read { db in
+        let files = try catalog.sqliteRead { db in
             try CatalogFile.all(.resource, of: job.asset, db) + CatalogFile.all(.auxImage, of: job.asset, db)
         }.filter { !$0.isOriginal }
         let broken = zip(files, check(files, quick: false)).compactMap { file, result in
             result.0 != nil && result.0?.kind != .outside ? file : nil
         }
         var actions = try remake(broken, dryRun: false, fence: fence)
-        if try !catalog.read({ db in try AdjustmentRecord.currentWithoutRender(asset: job.asset, db) }).isEmpty {
+        if try !catalog.sqliteRead({ db in try AdjustmentRecord.currentWithoutRender(asset: job.asset, db) }).isEmpty {
             actions.append(try renderUnrenderedEdit(job.asset, fence: fence))
         }
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             try JobRecord.complete(job.id, token: lease.token, db)
             try JobRecord.setResult(RepairJobResult(actions: actions).json, of: job.id, db)
         }
@@ -223,7 +223,7 @@ extension PhotoLibrary {
     /// Every derived file that is missing or does not hold its recorded bytes.
     private func brokenDerivedFiles(progress: (Int, Int) -> Void) throws -> [CatalogFile] {
         var broken: [CatalogFile] = []
-        let total = try catalog.read { db in try CatalogFile.count(db) }
+        let total = try catalog.sqliteRead { db in try CatalogFile.count(db) }
         var checked = 0
         try forEachCatalogFilePage { read in
             let page = read.filter { !$0.isOriginal }
@@ -265,7 +265,7 @@ extension PhotoLibrary {
             }
             // What it is made from: a still or movie (or a render) whose analysis, as
             // import runs it, stages it again. A Motion Photo's poster is the still's too.
-            let source = try catalog.read { db in try ResourceRecord.fetchOne(db, key: madeFrom) }
+            let source = try catalog.sqliteRead { db in try ResourceRecord.fetchOne(db, key: madeFrom) }
             let root = source?.derivedFrom.flatMap { id in source?.role == .pairedVideo ? id : nil } ?? madeFrom
             if let role = source?.role, renderRoles.contains(role.rawValue) {
                 fromRenders[root, default: []].append(file)
@@ -291,7 +291,7 @@ extension PhotoLibrary {
     /// (each still read once for all of its images).
     private func remakeAuxiliaryPNGs(_ files: [CatalogFile], dryRun: Bool, fence: ((Database) throws -> Void)?) throws -> [RepairReport.Action] {
         guard !files.isEmpty else { return [] }
-        let rows = try catalog.read { db in try files.map { try AuxImageRecord.fetchOne(db, key: $0.id) } }
+        let rows = try catalog.sqliteRead { db in try files.map { try AuxImageRecord.fetchOne(db, key: $0.id) } }
         let present = rows.compactMap { $0 }
         let made = dryRun ? [] : try auxiliaryPNGs(present, remake: true, fence: fence)
         let outcome = Dictionary(uniqueKeysWithValues: zip(present.map(\.id), made))
@@ -306,7 +306,7 @@ extension PhotoLibrary {
             if case .failure(let error)? = outcome[file.id] {
                 return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): \(error)")
             }
-            let now = try catalog.read { db in try AuxImageRecord.fetchOne(db, key: file.id)?.sha256 }
+            let now = try catalog.sqliteRead { db in try AuxImageRecord.fetchOne(db, key: file.id)?.sha256 }
             let same = now == file.sha256 ? "the same bytes as before" : "new bytes, recorded"
             return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) made again from its still (\(same))")
         }
@@ -321,7 +321,7 @@ extension PhotoLibrary {
         func notRepaired(_ file: CatalogFile, _ why: String) -> RepairReport.Action {
             .init(kind: .notRepaired, asset: file.assetId, path: absolute(file.path).path, detail: "asset \(file.assetId): \(file.path): \(why)")
         }
-        guard let source = try catalog.read({ db in try ResourceRecord.fetchOne(db, key: sourceID) }), let sourceURL = layout.confined(source.path)
+        guard let source = try catalog.sqliteRead({ db in try ResourceRecord.fetchOne(db, key: sourceID) }), let sourceURL = layout.confined(source.path)
         else { return files.map { notRepaired($0, "what it was made from is not in the catalog") } }
         // The source itself must be whole, or what is made from it would be wrong.
         guard (dryRun && remade.contains(sourceID)) || (try? FileReading.sha256(of: sourceURL.path)) == source.sha256 else {
@@ -339,7 +339,7 @@ extension PhotoLibrary {
         case .alreadyInLibrary: return files.map { notRepaired($0, "\(source.path) could not be read again") }
         }
         // The movie cut out of the still, and its poster (a thumbnail made from that movie).
-        let movieID = try catalog.read { db in
+        let movieID = try catalog.sqliteRead { db in
             try ResourceRecord.all().filter(ResourceRecord.Columns.derivedFrom == sourceID).filter(role: .pairedVideo).fetchOne(db)?.id
         }
         var actions: [RepairReport.Action] = []
@@ -360,7 +360,7 @@ extension PhotoLibrary {
                 continue
             }
             try AtomicFile.makeDurable([staged.path])  // an analysis stages files without fsyncing them
-            try catalog.write { db in
+            try catalog.sqliteWrite { db in
                 try fence?(db)
                 _ = try publishDerived(URL(fileURLWithPath: staged.path), to: destination)
                 if staged.sha256 != file.sha256 || staged.bytes != file.bytes {
@@ -388,7 +388,7 @@ extension PhotoLibrary {
             }
         }
         let aside = layout.lostAndFound.appendingPathComponent(catalogTime(Date()).replacingOccurrences(of: ":", with: "-"))
-        return try catalog.write { db in
+        return try catalog.sqliteWrite { db in
             var actions: [RepairReport.Action] = []
             for stray in strays where try !CatalogFile.isNamed(stray.path, db) {
                 if stray.path.hasPrefix("originals/") {

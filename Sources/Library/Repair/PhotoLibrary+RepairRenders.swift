@@ -14,7 +14,7 @@ extension PhotoLibrary {
         func notRepaired(_ why: String) -> RepairReport.Action {
             .init(kind: .notRepaired, asset: asset, path: absolute(file.path).path, detail: "asset \(asset): the \(file.role) \(file.path) is missing or damaged; \(why)")
         }
-        let (adjustment, original) = try catalog.read { db in
+        let (adjustment, original) = try catalog.sqliteRead { db in
             (try AdjustmentRenderRecord.adjustment(rendering: file.id, db), try file.madeFrom.flatMap { try ResourceRecord.fetchOne(db, key: $0) })
         }
         guard let adjustment, let recipe = CamlibAdjustment.recipe(adjustment) else {
@@ -57,7 +57,7 @@ extension PhotoLibrary {
             return notRepaired("rendering it again from \(original.path) failed: \(MediaAnalyzer.describe(error))")
         }
         defer { unlink(staged.url.path) }
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             try fence?(db)
             _ = try publishDerived(staged.url, to: destination)
             if staged.sha256 != file.sha256 || staged.bytes != file.bytes {

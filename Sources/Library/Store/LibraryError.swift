@@ -26,6 +26,14 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case outsideLibrary(asset: Int64, path: String)
     /// A file of the library whose bytes are not the ones the catalog recorded.
     case damaged(asset: Int64, path: String, detail: String)
+    /// What was asked is not yet written for a catalog on PostgreSQL.
+    case notYetOnPostgres(url: String)
+    /// The catalog is on PostgreSQL already.
+    case catalogOnPostgresAlready(url: String)
+    /// The catalog is in the library's folder already.
+    case catalogInFolderAlready(path: String)
+    /// `catalog.url` does not hold a PostgreSQL URL camlib can use.
+    case badCatalogPointer(path: String, detail: String)
 
     public var description: String {
         switch self {
@@ -57,6 +65,14 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "asset \(asset): \(path): \(detail); `camlib verify` checks the whole library"
         case .inTrash(let asset, let since):
             "asset \(asset) is in the trash (since \(since)); `camlib restore \(asset)` brings it back first"
+        case .notYetOnPostgres(let url):
+            "this library's catalog is on PostgreSQL (\(url)), where camlib so far lists, shows and copies assets (query, show, catalog copy) but cannot do this yet; `camlib catalog copy --to sqlite` brings the catalog back into the library folder"
+        case .catalogOnPostgresAlready(let url):
+            "this library's catalog is on PostgreSQL already (\(url))"
+        case .catalogInFolderAlready(let path):
+            "this library's catalog is in its folder already (\(path))"
+        case .badCatalogPointer(let path, let detail):
+            "\(path) should say where the library's catalog is on PostgreSQL, but: \(detail)"
         case .readOnlyNeedsMigration(let path, let migrations):
             "the catalog \(path) was written by an older camlib and needs upgrading (\(migrations.joined(separator: ", "))), which needs writing, but it is read-only; open it once where it is writable"
         }

@@ -5,7 +5,8 @@ import Foundation
 /// the layout docs/reference/library-layout.md describes:
 ///
 /// ```
-/// catalog.sqlite
+/// catalog.sqlite                    the catalog, or instead
+/// catalog.url                       where it is on PostgreSQL (a URL without a password)
 /// originals/YYYY/MM/NAME            imported files, by capture month (undated/ without one)
 /// derived/thumbnails/ab/SHA.jpg     a still's or movie's thumbnail (SHA-motion.jpg: a Motion Photo's poster)
 /// derived/aux/ab/SHA/TYPE.png       a still's auxiliary images
@@ -24,6 +25,9 @@ public struct LibraryLayout: Sendable {
     public static let catalogName = "catalog.sqlite"
 
     public var catalog: URL { root.appendingPathComponent(Self.catalogName) }
+    public static let catalogPointerName = "catalog.url"
+    /// Where a library whose catalog is on PostgreSQL says where it is.
+    public var catalogPointer: URL { root.appendingPathComponent(Self.catalogPointerName) }
     public var originals: URL { root.appendingPathComponent("originals") }
     public var derived: URL { root.appendingPathComponent("derived") }
     public var thumbnails: URL { derived.appendingPathComponent("thumbnails") }

@@ -36,6 +36,18 @@ public final class PhotoLibrary: Sendable {
         self.layout = layout
         let fm = FileManager.default
         let catalogPath = layout.catalog.path
+        if let location = try Self.postgresCatalog(of: layout) {
+            guard fm.fileExists(atPath: root.path) else { throw LibraryError.noLibrary(path: root.path) }
+            let writable = access(root.path, W_OK) == 0
+            guard writable || mode == .read else { throw LibraryError.readOnly(path: root.path) }
+            catalog = try Catalog(postgres: location, willMigrate: willMigrate)
+            rehearsal = nil
+            if writable {
+                for dir in layout.folders { try FileAccessError.makeFolder(dir, for: "the library") }
+                removeAbandonedTemporaries()
+            }
+            return
+        }
         var exists = fm.fileExists(atPath: catalogPath)
         // A library is created by one process at a time: the others wait, then open it.
         var creating: FileLock?
@@ -62,8 +74,26 @@ public final class PhotoLibrary: Sendable {
         if writable { removeAbandonedTemporaries() }
     }
 
+    /// Whether a library is at `root`: a catalog in it, or a `catalog.url` saying where it is.
+    public static func exists(at root: URL) -> Bool {
+        let layout = LibraryLayout(root: root)
+        return FileManager.default.fileExists(atPath: layout.catalog.path) || FileManager.default.fileExists(atPath: layout.catalogPointer.path)
+    }
+
+    /// Where the library's catalog is on PostgreSQL, when `catalog.url` says so.
+    static func postgresCatalog(of layout: LibraryLayout) throws -> PostgresLocation? {
+        let pointer = layout.catalogPointer
+        guard let data = FileManager.default.contents(atPath: pointer.path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            return try PostgresLocation(url: text)
+        } catch {
+            throw LibraryError.badCatalogPointer(path: pointer.path, detail: "\(error)")
+        }
+    }
+
     /// The same library with another catalog: a rehearsal's (``rehearsing()``).
-    init(root: URL, catalog: Catalog, rehearsal: Rehearsal) {
+    init(root: URL, catalog: Catalog, rehearsal: Rehearsal?) {
         self.root = root
         self.layout = LibraryLayout(root: root)
         self.catalog = catalog

@@ -31,7 +31,7 @@ extension PhotoLibrary {
     /// Moves the assets into the trash, all in one transaction. A trashed asset keeps
     /// its files, rows and history; listings (`query`, the gallery) leave it out.
     public func trash(_ ids: [Int64]) throws -> [TrashChange] {
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             let now = utcNow()
             return try ids.map { id in
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
@@ -46,7 +46,7 @@ extension PhotoLibrary {
 
     /// Takes the assets out of the trash, all in one transaction.
     public func restore(_ ids: [Int64]) throws -> [TrashChange] {
-        try catalog.write { db in
+        try catalog.sqliteWrite { db in
             try ids.map { id in
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
                 let removed = try TrashedAssetRecord.deleteOne(db, key: id)
@@ -57,20 +57,20 @@ extension PhotoLibrary {
 
     /// The trash, oldest first; with `before`, what went there before that moment.
     public func trashContents(before: Date? = nil) throws -> [TrashedAsset] {
-        try catalog.read { db in
+        try catalog.sqliteRead { db in
             try TrashedAssetRecord.fetchAll(before: before.map(catalogTime), db).map { TrashedAsset(asset: $0.assetId, trashedAt: $0.trashedAt) }
         }
     }
 
     /// When the asset went into the trash; nil when it is not there.
     public func trashedAt(_ id: Int64) throws -> String? {
-        try catalog.read { db in try TrashedAssetRecord.trashedAt(id, db) }
+        try catalog.sqliteRead { db in try TrashedAssetRecord.trashedAt(id, db) }
     }
 
     /// Which of `ids` are in the trash, in order.
     func trashed(among ids: Set<Int64>) throws -> [Int64] {
         guard !ids.isEmpty else { return [] }
-        return try catalog.read { db in try ids.sorted().filter { try TrashedAssetRecord.trashedAt($0, db) != nil } }
+        return try catalog.sqliteRead { db in try ids.sorted().filter { try TrashedAssetRecord.trashedAt($0, db) != nil } }
     }
 
     /// Throws ``LibraryError/inTrash(asset:trashedAt:)`` for an asset in the trash: what
@@ -101,7 +101,7 @@ extension PhotoLibrary {
         // What an earlier emptying listed and did not get to delete goes first.
         var report = dryRun ? TrashEmptying() : try removeQueuedFiles(progress: progress)
         let cutoff = before.map(catalogTime)
-        let doomed: [String] = try catalog.write { db in
+        let doomed: [String] = try catalog.sqliteWrite { db in
             var doomed: [String] = []
             // A dry run goes through the same statements and takes them back.
             try db.inSavepoint {
@@ -136,10 +136,10 @@ extension PhotoLibrary {
     /// more, and takes them off the list; a file that cannot be deleted stays listed.
     func removeQueuedFiles(progress: (Int, Int) -> Void = { _, _ in }) throws -> TrashEmptying {
         var report = TrashEmptying()
-        let queued = try catalog.read { db in try FileRemovalRecord.pending(db) }
+        let queued = try catalog.sqliteRead { db in try FileRemovalRecord.pending(db) }
         guard !queued.isEmpty else { return report }
         // Named again since it was listed (a re-import of the same bytes): kept, not deleted.
-        let named = try catalog.read { db in try FileRemovalRecord.named(queued, shas: [:], db) }
+        let named = try catalog.sqliteRead { db in try FileRemovalRecord.named(queued, shas: [:], db) }
         var done: [String] = []
         var folders: Set<URL> = []
         for (i, path) in queued.enumerated() {
@@ -179,7 +179,7 @@ extension PhotoLibrary {
                 folder = folder.deletingLastPathComponent()
             }
         }
-        try catalog.write { db in try FileRemovalRecord.done(done, db) }
+        try catalog.sqliteWrite { db in try FileRemovalRecord.done(done, db) }
         return report
     }
 

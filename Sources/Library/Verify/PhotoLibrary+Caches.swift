@@ -59,7 +59,7 @@ extension PhotoLibrary {
 
     func prepareRemake(_ damaged: DamagedCache) throws -> CacheRemake {
         let cache = damaged.file
-        let source = try catalog.read { db in
+        let source = try catalog.sqliteRead { db in
             try ResourceRecord.all().filter(sha256: cache.source).filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
         }
         guard unlink(cache.url.path) == 0 || errno == ENOENT else {

@@ -43,15 +43,29 @@ extension CatalogConnection {
         return values
     }
 
-    /// Records of `sql`, decoded by column name (GRDB's `FetchableRecord`, on either backend).
+    /// Records of `sql`: a ``CatalogRecord`` read by position, any other `FetchableRecord`
+    /// decoded by column name, on either backend.
     func fetchAll<Record: FetchableRecord>(_ type: Record.Type, _ sql: CatalogSQL) throws -> [Record] {
         var records: [Record] = []
-        try forEachRow(sql) { row in
-            records.append(try Record(row: row.row))
-            return true
+        if let positional = type as? any CatalogRecord.Type {
+            try forEachRow(sql) { row in
+                records.append(try positional.init(row: row) as! Record)
+                return true
+            }
+        } else {
+            try forEachRow(sql) { row in
+                records.append(try Record(row: row.row))
+                return true
+            }
         }
         return records
     }
+}
+
+/// A record read from a row by position (its columns selected in a known order): the
+/// same code for either backend, and no column looked up by name for every row.
+protocol CatalogRecord {
+    init(row: CatalogRow) throws
 }
 
 /// One row of a result: GRDB's own on SQLite, the decoded values on PostgreSQL.
@@ -79,7 +93,29 @@ struct CatalogRow {
         }
     }
 
-    /// The row as GRDB's `Row`, for a record's `init(row:)`.
+    /// The value of column `index`, which must be there: NULL, or a value of another
+    /// kind, is an error naming the column (a damaged or hand-edited catalog).
+    func required<Value: DatabaseValueConvertible>(_ index: Int) throws -> Value {
+        let value: DatabaseValue =
+            switch storage {
+            case .sqlite(let row): row[index]
+            case .values(_, let values): values[index]
+            }
+        guard let converted = Value.fromDatabaseValue(value) else {
+            throw LibraryError.damagedCatalog(path: "(the catalog)", detail: "column \(columnNames[index]) holds \(value) where a \(Value.self) belongs")
+        }
+        return converted
+    }
+
+    /// The names of the columns, in order.
+    var columnNames: [String] {
+        switch storage {
+        case .sqlite(let row): Array(row.columnNames)
+        case .values(let columns, _): columns
+        }
+    }
+
+    /// The row as GRDB's `Row`, for a record's `init(row:)` that reads by name.
     var row: Row {
         switch storage {
         case .sqlite(let row): row

@@ -39,7 +39,7 @@ public struct CatalogCopy {
         /// Read back as a type the checksum knows.
         var readBack: String {
             switch type {
-            case "jsonb": "\(quoted)::text"
+            case "json": "\(quoted)::text"
             case "integer", "smallint": "\(quoted)::bigint"
             default: quoted
             }
@@ -53,20 +53,24 @@ public struct CatalogCopy {
 
     /// Copies and checks; `progress` hears each table's name and rows as it is done.
     func run(progress: (String, Int) -> Void = { _, _ in }) throws -> Report {
-        try source.read { db in
-            try target.write { session in
-                let assets = try session.query("SELECT count(*) FROM asset").first?.decode(Int64.self) ?? 0
-                guard assets == 0 else {
-                    throw PostgresCatalogError.notEmpty(url: target.location.description, assets: Int(assets))
-                }
-                for table in Self.copied {
-                    let columns = try Self.columns(of: table, session)
-                    progress(table, try copy(table, columns, db, session))
-                }
-                try Self.setSequences(db, session)
-                // Checked before it is committed: a copy that differs is rolled back.
-                return try Self.check(db, session, url: target.location.description)
+        try source.sqliteRead { db in try run(db, progress: progress) }
+    }
+
+    /// ``run(progress:)`` reading the source through `db`: inside a write transaction, so
+    /// that nothing changes the SQLite catalog after it is copied.
+    func run(_ db: Database, progress: (String, Int) -> Void = { _, _ in }) throws -> Report {
+        try target.write { session in
+            let assets = try session.query("SELECT count(*) FROM asset").first?.decode(Int64.self) ?? 0
+            guard assets == 0 else {
+                throw PostgresCatalogError.notEmpty(url: target.location.description, assets: Int(assets))
             }
+            for table in Self.copied {
+                let columns = try Self.columns(of: table, session)
+                progress(table, try copy(table, columns, db, session))
+            }
+            try Self.setSequences(db, session)
+            // Checked before it is committed: a copy that differs is rolled back.
+            return try Self.check(db, session, url: target.location.description)
         }
     }
 
@@ -74,7 +78,7 @@ public struct CatalogCopy {
     /// throws naming the first table that differs.
     func check() throws -> Report {
         // In a transaction: the server's side is read through a cursor.
-        try source.read { db in try target.write { session in try Self.check(db, session, url: target.location.description) } }
+        try source.sqliteRead { db in try target.write { session in try Self.check(db, session, url: target.location.description) } }
     }
 
     private static func check(_ db: Database, _ session: PostgresSession, url: String) throws -> Report {
@@ -127,13 +131,13 @@ public struct CatalogCopy {
         case .int64(let number):
             switch column.type {
             case "double precision": return Double(number)
-            case "text", "jsonb": return String(number)
+            case "text", "json": return String(number)
             default: return number
             }
         case .double(let number):
             switch column.type {
             case "bigint", "integer", "smallint": return Int64(exactly: number) ?? Int64(number.rounded())
-            case "text", "jsonb": return String(number)
+            case "text", "json": return String(number)
             default: return number
             }
         case .string(let text):
@@ -210,14 +214,6 @@ public struct CatalogCopy {
         static func integer(_ value: Int64?) -> String { value.map { "i\($0)" } ?? "n" }
         static func real(_ value: Double?) -> String { value.map { "r\(String($0.bitPattern, radix: 16))" } ?? "n" }
         static func text(_ value: String?) -> String { value.map { "t\($0.utf8.count):\($0)" } ?? "n" }
-        /// JSON compared as what it says, not how it is spelled (jsonb keeps no key order).
-        static func json(_ value: String?) -> String {
-            guard let value else { return "n" }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed]),
-                let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
-            else { return text(value) }
-            return "j" + String(decoding: data, as: UTF8.self)
-        }
     }
 
     /// Walks the table on both sides in key order, hashing each row's canonical form;
@@ -260,7 +256,6 @@ public struct CatalogCopy {
             return switch columns[index].type {
             case "bigint", "integer", "smallint": Canonical.integer(Int64.fromDatabaseValue(value))
             case "double precision": Canonical.real(Double.fromDatabaseValue(value))
-            case "jsonb": Canonical.json(String.fromDatabaseValue(value))
             default: Canonical.text(value.isNull ? nil : (String.fromDatabaseValue(value) ?? value.description))
             }
         }
@@ -273,9 +268,39 @@ public struct CatalogCopy {
             return switch columns[index].type {
             case "bigint", "integer", "smallint": Canonical.integer(try cell.decode(Int64?.self))
             case "double precision": Canonical.real(try cell.decode(Double?.self))
-            case "jsonb": Canonical.json(try cell.decode(String?.self))
             default: Canonical.text(try cell.decode(String?.self))
             }
+        }
+    }
+}
+
+extension CatalogCopy {
+    /// Copies the PostgreSQL catalog, as one state of it, into `db`: a new SQLite catalog,
+    /// migrated and empty, row for row with the same ids (SQLite's triggers make its
+    /// summaries), and checks every table as a copy the other way is checked, before the
+    /// caller commits. `progress` hears each table's name and rows as it is copied.
+    static func back(from postgres: PostgresCatalog, into db: Database, progress: (String, Int) -> Void = { _, _ in }) throws -> Report {
+        let url = postgres.location.description
+        return try postgres.read { session in
+            for table in copied {
+                let columns = try columns(of: table, session)
+                let order = table == "resource" ? "derived_from IS NOT NULL, id" : try primaryKey(of: table, session).map { "\"\($0)\"" }.joined(separator: ", ")
+                let insert = try db.makeStatement(
+                    sql: "INSERT INTO \(table) (\(columns.map(\.quoted).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+                var rows = 0
+                try session.forEachRow(CatalogSQL(sql: "SELECT \(columns.map(\.readBack).joined(separator: ", ")) FROM \(table) ORDER BY \(order)")) { row in
+                    try insert.execute(arguments: StatementArguments(columns.indices.map { row[$0] as DatabaseValue? ?? .null }))
+                    rows += 1
+                    return true
+                }
+                progress(table, rows)
+            }
+            // Ids go on after the highest PostgreSQL gave out, deleted rows' included.
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_sequence") {
+                let given = try session.fetchOne(Int64.self, "SELECT pg_sequence_last_value(pg_get_serial_sequence(\(table), 'id'))") ?? 0
+                try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [given, table])
+            }
+            return try check(db, session, url: url)
         }
     }
 }

@@ -42,7 +42,7 @@ extension JobRecord {
             let row = try session.query(
                 """
                 INSERT INTO job (kind, asset_id, resource_id, arguments, dedupe_key, batch, priority, max_attempts, run_after, created_at)
-                VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, catalog_now(), catalog_now())
+                VALUES ($1, $2, $3, $4::json, $5, $6, $7, $8, catalog_now(), catalog_now())
                 ON CONFLICT (dedupe_key) WHERE state = 'available' AND dedupe_key IS NOT NULL
                 DO UPDATE SET arguments = excluded.arguments, priority = least(job.priority, excluded.priority),
                               batch = coalesce(excluded.batch, job.batch)
@@ -115,12 +115,12 @@ extension JobRecord {
     }
 
     static func setResult(_ result: String, of job: Int64, _ session: PostgresSession) throws {
-        try session.query("UPDATE job SET result = $1::jsonb WHERE id = $2 AND state = 'done'", [result, job])
+        try session.query("UPDATE job SET result = $1::json WHERE id = $2 AND state = 'done'", [result, job])
     }
 
     static func setProgress(_ progress: String, token: String, _ session: PostgresSession) throws -> Bool {
         !(try session.query(
-            "UPDATE job SET progress = $1::jsonb WHERE lease_token = $2 AND state = 'running' RETURNING id", [progress, token]
+            "UPDATE job SET progress = $1::json WHERE lease_token = $2 AND state = 'running' RETURNING id", [progress, token]
         )).isEmpty
     }
 

@@ -93,7 +93,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             if port != Self.defaultPort { text += ":\(port)" }
             text += "/\(Self.encode(database))"
         } else {
-            text += "/\(Self.encode(database))?host=\(Self.encode(socketFolder ?? Self.defaultSocketFolder))"
+            // A folder's slashes may stand in a query as they are, and read better so.
+            text += "/\(Self.encode(database))?host=\(Self.encode(socketFolder ?? Self.defaultSocketFolder, keeping: "/"))"
             if port != Self.defaultPort { text += "&port=\(port)" }
         }
         return text
@@ -166,9 +167,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     private static func decode(_ text: String) -> String { text.removingPercentEncoding ?? text }
 
-    private static func encode(_ text: String) -> String {
+    private static func encode(_ text: String, keeping kept: String = "") -> String {
         var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
+        allowed.insert(charactersIn: "-._~" + kept)
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

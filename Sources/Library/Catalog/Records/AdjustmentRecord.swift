@@ -107,7 +107,7 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
 
 extension AdjustmentRecord {
     /// These assets' adjustments, oldest first.
-    static func fetchAll(assets: IDList, _ db: Database) throws -> [AdjustmentRecord] {
+    static func fetchAll(assets: IDList, _ db: any CatalogConnection) throws -> [AdjustmentRecord] {
         try assets.fetchAll(Self.self, db) { "SELECT * FROM adjustment WHERE asset_id IN \($0) ORDER BY id" }
     }
 }
@@ -200,7 +200,7 @@ extension AssetVersionRecord: FetchableRecord, PersistableRecord {
 }
 
 extension AssetVersionRecord {
-    static func fetchAll(assets: IDList, _ db: Database) throws -> [AssetVersionRecord] {
+    static func fetchAll(assets: IDList, _ db: any CatalogConnection) throws -> [AssetVersionRecord] {
         try assets.fetchAll(Self.self, db) { "SELECT * FROM asset_version WHERE asset_id IN \($0)" }
     }
 }

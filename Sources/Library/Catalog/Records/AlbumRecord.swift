@@ -32,11 +32,11 @@ extension AlbumRecord: FetchableRecord, MutablePersistableRecord {
     }
 
     /// The names of the albums each of these assets is in, each list by album name.
-    static func names(of assets: IDList, _ db: Database) throws -> [Int64: [String]] {
+    static func names(of assets: IDList, _ db: any CatalogConnection) throws -> [Int64: [String]] {
         let rows = try assets.fetchRows(db) {
             "SELECT x.asset_id, a.name FROM album_asset x JOIN album a ON a.id = x.album_id WHERE x.asset_id IN \($0) ORDER BY a.name"
         }
-        return Dictionary(grouping: rows, by: { $0[0] as Int64 }).mapValues { $0.map { $0[1] as String } }
+        return Dictionary(grouping: rows, by: { $0[0] as Int64? ?? 0 }).mapValues { $0.compactMap { $0[1] as String? } }
     }
 }
 

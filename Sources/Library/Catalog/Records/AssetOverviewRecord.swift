@@ -36,7 +36,7 @@ struct AssetOverviewRecord: Sendable {
     }
 }
 
-extension AssetOverviewRecord: FetchableRecord {
+extension AssetOverviewRecord: FetchableRecord, CatalogRecord {
     /// `SELECT` of the columns in ``CodingKeys`` order, the order `init(row:)` reads them in.
     static let selection = CodingKeys.allCases.map(\.rawValue).joined(separator: ", ")
 
@@ -44,9 +44,13 @@ extension AssetOverviewRecord: FetchableRecord {
     /// again for every row (the name lower-cased and hashed), which was 1,100 of a
     /// 50-asset listing's 1,804 look-ups and a twentieth of its work beyond start-up.
     init(row: Row) throws {
-        assert(Array(row.columnNames) == CodingKeys.allCases.map(\.rawValue), "an asset_overview row not selected with `selection`")
-        id = row[0]
-        kind = row[1]
+        try self.init(row: CatalogRow(row))
+    }
+
+    init(row: CatalogRow) throws {
+        assert(row.columnNames == CodingKeys.allCases.map(\.rawValue), "an asset_overview row not selected with `selection`")
+        id = try row.required(0)
+        kind = try row.required(1)
         capturedAt = row[2]
         make = row[3]
         model = row[4]
@@ -66,12 +70,12 @@ extension AssetOverviewRecord: FetchableRecord {
         originalName = row[18]
         photoPath = row[19]
         videoPath = row[20]
-        importedAt = row[21]
+        importedAt = try row.required(21)
     }
 }
 
 extension AssetOverviewRecord {
-    static func fetchAll(ids: IDList, _ db: Database) throws -> [AssetOverviewRecord] {
+    static func fetchAll(ids: IDList, _ db: any CatalogConnection) throws -> [AssetOverviewRecord] {
         try ids.fetchAll(Self.self, db) { "SELECT \(selection) FROM asset_overview WHERE id IN \($0)" }
     }
 }

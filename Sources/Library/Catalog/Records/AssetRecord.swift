@@ -27,8 +27,8 @@ extension AssetRecord: FetchableRecord, MutablePersistableRecord {
 
     /// In SQL: GRDB's `exists(_:key:)` first reads the schema to find the primary key
     /// (the whole `sqlite_master` and `table_xinfo`), a millisecond of `camlib show`.
-    static func exists(_ id: Int64, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE id = ?)", arguments: [id]) ?? false
+    static func exists(_ id: Int64, _ db: any CatalogConnection) throws -> Bool {
+        try db.fetchOne(Bool.self, "SELECT EXISTS (SELECT 1 FROM asset WHERE id = \(id))") ?? false
     }
 
     /// Deletes these assets' rows, and with them (`ON DELETE CASCADE`) every row of theirs.

@@ -71,7 +71,7 @@ extension AuxImageRecord: FetchableRecord, MutablePersistableRecord {
 
 extension AuxImageRecord {
     /// These assets' auxiliary images, in the order they were found.
-    static func fetchAll(assets: IDList, _ db: Database) throws -> [AuxImageRecord] {
+    static func fetchAll(assets: IDList, _ db: any CatalogConnection) throws -> [AuxImageRecord] {
         try assets.fetchAll(Self.self, db) { "SELECT * FROM aux_image WHERE asset_id IN \($0) ORDER BY id" }
     }
 

@@ -20,7 +20,7 @@ extension FavoriteRecord: FetchableRecord, PersistableRecord {
     }
 
     /// Which of these assets are favourites.
-    static func favorites(among assets: IDList, _ db: Database) throws -> Set<Int64> {
+    static func favorites(among assets: IDList, _ db: any CatalogConnection) throws -> Set<Int64> {
         try assets.fetchSet(Int64.self, db) { "SELECT asset_id FROM favorite WHERE asset_id IN \($0)" }
     }
 }

@@ -6,7 +6,7 @@ import GRDB
 /// instead of parsed again for every page, which cost more than running it. (A JSON array
 /// read with `json_each(?)` makes SQLite prepare the statement again on every binding.)
 struct IDList {
-    let arguments: StatementArguments
+    let arguments: [DatabaseValue]
     /// `(?, ?, …)` for this list's length.
     let placeholders: String
 
@@ -16,35 +16,32 @@ struct IDList {
     init(_ ids: [Int64]) {
         precondition(ids.count <= Self.lengths.last!, "an IDList holds at most \(Self.lengths.last!) ids")
         let length = Self.lengths.first { $0 >= ids.count }!
-        arguments = StatementArguments(ids.map { $0 as DatabaseValueConvertible? } + Array(repeating: nil, count: length - ids.count))
+        arguments = ids.map(\.databaseValue) + Array(repeating: .null, count: length - ids.count)
         placeholders = "(" + String(repeating: "?,", count: length - 1) + "?)"  // databaseQuestionMarks joins an array: slower
     }
 
-    /// Records fetched with a cached statement of `sql(placeholders)`.
+    /// The statement `sql(placeholders)` with these ids bound.
+    func statement(_ sql: (String) -> String) -> CatalogSQL {
+        CatalogSQL(sql: sql(placeholders), arguments: arguments)
+    }
+
+    /// Records of the statement `sql(placeholders)`.
     ///
     /// Read row by row with `init(row:)` rather than through `Record.fetchAll`: that makes a
     /// `RecordCursor<Record>`, and the first use of each such generic type costs the Swift
     /// runtime a scan of every protocol conformance in the process to check `Record: FetchableRecord`, once per record type and process. A
     /// listing reads seven record types, and a `camlib query` process lives a few ms.
-    func fetchAll<Record: FetchableRecord>(_ type: Record.Type, _ db: Database, sql: (String) -> String) throws -> [Record] {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql(placeholders)), arguments: arguments)
-        var records: [Record] = []
-        while let row = try rows.next() { records.append(try Record(row: row)) }
-        return records
+    func fetchAll<Record: FetchableRecord>(_ type: Record.Type, _ db: any CatalogConnection, sql: (String) -> String) throws -> [Record] {
+        try db.fetchAll(type, statement(sql))
     }
 
-    /// Rows of a cached statement of `sql(placeholders)`.
-    func fetchRows(_ db: Database, sql: (String) -> String) throws -> [Row] {
-        try Row.fetchAll(db.cachedStatement(sql: sql(placeholders)), arguments: arguments)
+    /// Rows of the statement `sql(placeholders)`.
+    func fetchRows(_ db: any CatalogConnection, sql: (String) -> String) throws -> [CatalogRow] {
+        try db.rows(statement(sql))
     }
 
-    func fetchSet<Value: DatabaseValueConvertible & StatementColumnConvertible & Hashable>(
-        _ type: Value.Type, _ db: Database, sql: (String) -> String
-    ) throws -> Set<Value> {
-        // Row by row, as `fetchAll` does and for the same reason.
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: sql(placeholders)), arguments: arguments)
-        var values: Set<Value> = []
-        while let row = try rows.next() { values.insert(row[0]) }
-        return values
+    /// The first column of the statement's rows, as a set.
+    func fetchSet<Value: DatabaseValueConvertible & Hashable>(_ type: Value.Type, _ db: any CatalogConnection, sql: (String) -> String) throws -> Set<Value> {
+        Set(try db.fetchAll(type, statement(sql)))
     }
 }

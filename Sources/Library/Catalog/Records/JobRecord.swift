@@ -260,15 +260,13 @@ extension JobRecord: FetchableRecord, MutablePersistableRecord {
     }
 
     /// Of these assets' files, those whose thumbnail job waits or runs.
-    static func pendingThumbnails(assets: IDList, _ db: Database) throws -> Set<Int64> {
-        Set(
-            try Int64.fetchAll(
-                db,
-                sql: """
-                    SELECT resource_id FROM job
-                    WHERE asset_id IN \(assets.placeholders) AND kind = 'thumbnail' AND state IN ('available', 'running')
-                      AND resource_id IS NOT NULL
-                    """, arguments: assets.arguments))
+    static func pendingThumbnails(assets: IDList, _ db: any CatalogConnection) throws -> Set<Int64> {
+        try assets.fetchSet(Int64.self, db) {
+            """
+            SELECT resource_id FROM job
+            WHERE asset_id IN \($0) AND kind = 'thumbnail' AND state IN ('available', 'running') AND resource_id IS NOT NULL
+            """
+        }
     }
 
     /// Jobs by kind and state.

@@ -38,10 +38,10 @@ extension KeywordRecord: FetchableRecord, MutablePersistableRecord {
     }
 
     /// The keywords of each of these assets, by name.
-    static func names(of assets: IDList, _ db: Database) throws -> [Int64: [String]] {
+    static func names(of assets: IDList, _ db: any CatalogConnection) throws -> [Int64: [String]] {
         let rows = try assets.fetchRows(db) {
             "SELECT x.asset_id, k.name FROM asset_keyword x JOIN keyword k ON k.id = x.keyword_id WHERE x.asset_id IN \($0) ORDER BY k.name"
         }
-        return Dictionary(grouping: rows, by: { $0[0] as Int64 }).mapValues { $0.map { $0[1] as String } }
+        return Dictionary(grouping: rows, by: { $0[0] as Int64? ?? 0 }).mapValues { $0.compactMap { $0[1] as String? } }
     }
 }

@@ -70,12 +70,12 @@ extension MetadataRecord: FetchableRecord, PersistableRecord {
 extension MetadataRecord {
     /// The still-image times these movies carry (Live Photo movies), by resource id. Only
     /// the two columns: a listing reads nothing else of `metadata`.
-    static func stillImageTimes(resources: IDList, _ db: Database) throws -> [Int64: Double] {
+    static func stillImageTimes(resources: IDList, _ db: any CatalogConnection) throws -> [Int64: Double] {
         var times: [Int64: Double] = [:]
         for row in try resources.fetchRows(db, sql: {
             "SELECT resource_id, still_image_time FROM metadata WHERE resource_id IN \($0) AND still_image_time IS NOT NULL"
         }) {
-            times[row[0]] = row[1]
+            if let resource: Int64 = row[0] { times[resource] = row[1] }
         }
         return times
     }

@@ -39,7 +39,7 @@ struct ResourceRecord: Codable, Sendable {
     }
 }
 
-extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
+extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord {
     static let databaseTableName = "resource"
 
     /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
@@ -55,18 +55,22 @@ extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
     /// column again for every row (the name lower-cased and hashed), for the hundreds of
     /// rows a page of assets reads.
     init(row: Row) throws {
-        assert(Array(row.columnNames) == CodingKeys.allCases.map(\.rawValue), "a resource row not selected with `databaseSelection`")
+        try self.init(row: CatalogRow(row))
+    }
+
+    init(row: CatalogRow) throws {
+        assert(row.columnNames == CodingKeys.allCases.map(\.rawValue), "a resource row not selected with `databaseSelection`")
         id = row[0]
-        assetId = row[1]
-        role = row[2]
-        path = row[3]
-        sha256 = row[4]
-        bytes = row[5]
-        mime = row[6]
+        assetId = try row.required(1)
+        role = try row.required(2)
+        path = try row.required(3)
+        sha256 = try row.required(4)
+        bytes = try row.required(5)
+        mime = try row.required(6)
         derivedFrom = row[7]
         originalName = row[8]
         sourceDir = row[9]
-        addedAt = row[10]
+        addedAt = try row.required(10)
     }
 
     enum Columns {
@@ -92,18 +96,28 @@ extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
 }
 
 extension ResourceRecord {
+    /// The asset with a file at `path` (relative to the library), if any.
+    static func asset(holding path: String, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(Int64.self, "SELECT asset_id FROM resource WHERE path = \(path) LIMIT 1")
+    }
+
+    /// The first asset, by its file's id, with a file of these bytes.
+    static func asset(withBytes sha256: String, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(Int64.self, "SELECT asset_id FROM resource WHERE sha256 = \(sha256) ORDER BY id LIMIT 1")
+    }
+
     /// Every file of these assets.
-    static func fetchAll(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
+    static func fetchAll(assets: IDList, _ db: any CatalogConnection) throws -> [ResourceRecord] {
         try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "r")) FROM resource r WHERE r.asset_id IN \($0)" }
     }
 
     /// The still and movie of these assets.
-    static func fetchPrimaries(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
+    static func fetchPrimaries(assets: IDList, _ db: any CatalogConnection) throws -> [ResourceRecord] {
         try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "r")) FROM resource r WHERE r.asset_id IN \($0) AND r.role IN \(ResourceRole.primarySQL)" }
     }
 
     /// The ids of these assets' files as they are now (`current_resource`).
-    static func fetchCurrentIDs(assets: IDList, _ db: Database) throws -> Set<Int64> {
+    static func fetchCurrentIDs(assets: IDList, _ db: any CatalogConnection) throws -> Set<Int64> {
         try assets.fetchSet(Int64.self, db) { "SELECT id FROM current_resource WHERE asset_id IN \($0)" }
     }
 }
@@ -129,7 +143,7 @@ extension DerivableRequest<ResourceRecord> {
 
 extension ResourceRecord {
     /// The stills and movies these assets' current versions show (originals and renders).
-    static func fetchCurrentShown(assets: IDList, _ db: Database) throws -> [ResourceRecord] {
+    static func fetchCurrentShown(assets: IDList, _ db: any CatalogConnection) throws -> [ResourceRecord] {
         try assets.fetchAll(Self.self, db) {
             "SELECT \(selection(of: "r")) FROM current_resource r WHERE r.asset_id IN \($0) AND r.role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY r.id"
         }

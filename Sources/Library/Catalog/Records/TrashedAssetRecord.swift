@@ -20,7 +20,7 @@ extension TrashedAssetRecord: FetchableRecord, PersistableRecord {
     }
 
     /// When each of these assets that is in the trash went there.
-    static func trashedAt(assets: IDList, _ db: Database) throws -> [Int64: String] {
+    static func trashedAt(assets: IDList, _ db: any CatalogConnection) throws -> [Int64: String] {
         let rows = try assets.fetchAll(Self.self, db) { "SELECT asset_id, trashed_at FROM trashed_asset WHERE asset_id IN \($0)" }
         return Dictionary(uniqueKeysWithValues: rows.map { ($0.assetId, $0.trashedAt) })
     }

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A library whose catalog is on PostgreSQL, through the commands a person types: made
+/// with `camlib init --catalog`, or moved there with `camlib catalog copy`, it lists and
+/// shows its assets as it did on SQLite, byte for byte; what is not written for it yet
+/// says so and changes nothing; a server that is down is named, password masked.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
+struct PostgresLibraryTests {
+    func camlib(_ arguments: [String], _ environment: [String: String]? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
+        let result = try Camlib.run(arguments, environment: environment)
+        #expect(result.status == 0, "camlib \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// What a library's listings print: every asset as JSON, in two orders, paged by
+    /// cursor, as CSV, and one asset shown.
+    func listings(_ library: String) throws -> [String] {
+        var printed: [String] = []
+        for arguments in [["--json"], ["--json", "--sort", "name", "--reverse"], ["--csv"], ["--json", "--kind", "live", "--name", "IMG_*"], ["--json", "--has", "depth"]] {
+            printed.append(try camlib(["query", "--library", library] + arguments).stdout)
+        }
+        var cursor: String?
+        repeat {
+            let page = try camlib(["query", "--library", library, "--json", "--sort", "captured", "--limit", "4"] + (cursor.map { ["--after", $0] } ?? []))
+            printed.append(page.stdout)
+            let assets = try JSONSerialization.jsonObject(with: Data(page.stdout.utf8)) as? [[String: Any]] ?? []
+            cursor = assets.count == 4 ? assets.last?["cursor"] as? String : nil
+        } while cursor != nil
+        printed.append(try camlib(["show", "--library", library, "--json", "1"]).stdout)
+        return printed
+    }
+
+    @Test func aLibraryMovedToPostgreSQLListsAsItDidAndSaysWhatItCannotDoYet() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("lib")
+        _ = try camlib([
+            "import", "--library", library, "--no-wait", Media.path("apple-live-photo"), Media.path("apple-portrait-heic"), Media.path("android-depth-motion"),
+            Media.path("orientation"),
+        ])
+        _ = try camlib(["edit", "--library", library, "--filter", "comic", "1"])
+        let before = try listings(library)
+        #expect(before.count > 8 && before.allSatisfy { !$0.isEmpty })
+        #expect(before[0].contains("\"adjustments\"") && before[0].contains("org.camlib"), "an edit to compare")
+
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase("moved")
+        let url = server.url(database: database)
+        let moved = try camlib(["catalog", "copy", "--library", library, "--to", url, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(moved.stdout.utf8)) as? [String: Any])
+        let tables = try #require(report["tables"] as? [[String: Any]])
+        #expect(tables.contains { $0["name"] as? String == "asset" && ($0["rows"] as? Int ?? 0) > 20 }, "\(moved.stdout)")
+        let fm = FileManager.default
+        #expect(!fm.fileExists(atPath: library + "/catalog.sqlite"))
+        #expect(fm.fileExists(atPath: library + "/catalog-moved-to-postgresql.sqlite"))
+        #expect(try String(contentsOfFile: library + "/catalog.url", encoding: .utf8) == url + "\n")
+
+        // The same bytes from PostgreSQL, listing by listing.
+        let after = try listings(library)
+        for (index, (old, new)) in zip(before, after).enumerated() {
+            #expect(new == old, "listing \(index) differs on PostgreSQL")
+        }
+
+        // What is not written for PostgreSQL yet says so, and changes nothing.
+        let originals = try fm.subpathsOfDirectory(atPath: library + "/originals").sorted()
+        let refused = try Camlib.run(["trash", "--library", library, "2"])
+        #expect(refused.status != 0 && refused.stderr.contains("catalog is on PostgreSQL") && refused.stderr.contains(url), "\(refused.stderr)")
+        #expect(try camlib(["query", "--library", library, "--json", "--trashed"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        #expect(try fm.subpathsOfDirectory(atPath: library + "/originals").sorted() == originals)
+        // Moved once: a second move is refused.
+        let again = try Camlib.run(["catalog", "copy", "--library", library, "--to", url])
+        #expect(again.status != 0 && again.stderr.contains("on PostgreSQL already"), "\(again.stderr)")
+
+        // And back into the folder: the same listings again, and everything works.
+        let back = try camlib(["catalog", "copy", "--library", library, "--to", "sqlite", "--json"])
+        #expect(back.stdout.contains("\"asset_summary\""), "\(back.stdout)")
+        #expect(fm.fileExists(atPath: library + "/catalog.sqlite") && !fm.fileExists(atPath: library + "/catalog.url"))
+        #expect(try fm.contentsOfDirectory(atPath: library + "/tmp").isEmpty)
+        let home = try listings(library)
+        for (index, (old, new)) in zip(before, home).enumerated() {
+            #expect(new == old, "listing \(index) differs after the catalog came back")
+        }
+        _ = try camlib(["trash", "--library", library, "2"])
+        #expect(try camlib(["query", "--library", library, "--json", "--trashed"]).stdout.contains("\"id\" : 2"))
+    }
+
+    @Test func initMakesALibraryWhoseCatalogIsOnPostgreSQLWithoutItsPassword() throws {
+        let scratch = try ScratchDirectory()
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase("made")
+        let library = scratch.file("made")
+        let made = try camlib(["init", "--library", library, "--catalog", server.url(database: database), "--json"])
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        #expect(answer["catalog"] as? String == server.url(database: database))
+        #expect(try camlib(["query", "--library", library, "--json"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        // A library made already is refused, and so is a database that holds one.
+        let twice = try Camlib.run(["init", "--library", library, "--catalog", server.url(database: database)])
+        #expect(twice.status != 0 && twice.stderr.contains("already exists"), "\(twice.stderr)")
+
+        // A password given in the URL is used, never written into the library.
+        try server.allow(["host all camlib_init 127.0.0.1/32 scram-sha-256"])
+        _ = try server.psql("postgres", "CREATE ROLE camlib_init LOGIN PASSWORD 's3cret'")
+        let owned = try server.createDatabase("owned")
+        _ = try server.psql("postgres", "ALTER DATABASE \(owned) OWNER TO camlib_init")
+        let second = scratch.file("second")
+        let withPassword = try camlib(["init", "--library", second, "--catalog", server.tcpURL(database: owned, user: "camlib_init", password: "s3cret")])
+        #expect(!withPassword.stdout.contains("s3cret") && withPassword.stdout.contains(":***@"), "\(withPassword.stdout)")
+        let pointer = try String(contentsOfFile: second + "/catalog.url", encoding: .utf8)
+        #expect(pointer == server.tcpURL(database: owned, user: "camlib_init") + "\n")
+        // The next command finds the password where libpq would: PGPASSWORD here.
+        let without = try Camlib.run(["query", "--library", second])
+        #expect(without.status != 0 && without.stderr.contains("login"), "\(without.stderr)")
+        #expect(try camlib(["query", "--library", second, "--json"], ["PGPASSWORD": "s3cret"]).stdout.contains("[]"))
+    }
+
+    @Test func aServerThatIsDownIsNamedAndNothingIsWritten() throws {
+        let scratch = try ScratchDirectory()
+        // A port nothing listens on: bound, then closed.
+        let port = try freePort()
+        let url = "postgresql://camlib:secret@127.0.0.1:\(port)/photos"
+        let library = scratch.file("nowhere")
+        let refused = try Camlib.run(["init", "--library", library, "--catalog", url])
+        #expect(refused.status != 0 && refused.stderr.contains("127.0.0.1:\(port)") && !refused.stderr.contains("secret"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: library))
+
+        // A library whose catalog.url names a server that is down.
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        try "postgresql://camlib@127.0.0.1:\(port)/photos\n".write(toFile: library + "/catalog.url", atomically: true, encoding: .utf8)
+        for arguments in [["query"], ["show", "1"], ["import", Media.path("apple-live-photo/IMG_3582.HEIC")]] {
+            let down = try Camlib.run([arguments[0], "--library", library] + arguments.dropFirst())
+            #expect(down.status != 0 && down.stderr.contains("postgresql://camlib@127.0.0.1:\(port)/photos"), "\(arguments[0]): \(down.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library) == ["catalog.url"])
+    }
+
+    /// A TCP port of 127.0.0.1 that nothing listens on.
+    func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                guard bind(fd, $0, size) == 0, getsockname(fd, $0, &size) == 0 else { throw POSIXError(.EADDRINUSE) }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
