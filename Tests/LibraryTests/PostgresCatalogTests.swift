@@ -199,7 +199,7 @@ import TestSupport
             return url == nowhere.description && "\(error)".contains("cannot reach")
         }
         // No such database.
-        #expect(throws: PostgresCatalogError.noDatabase(url: "postgresql://postgres@/absent_db?host=\(encoded(server.socketFolder))&port=\(server.port)", database: "absent_db")) {
+        #expect(throws: PostgresCatalogError.noDatabase(url: server.url(database: "absent_db"), database: "absent_db")) {
             try PostgresCatalog(location: PostgresLocation(url: server.url(database: "absent_db")))
         }
         // A role with a password, over TCP: a wrong one is refused, and never printed.
@@ -227,12 +227,6 @@ import TestSupport
         #expect(throws: PostgresCatalogError.newerSchema(url: location.description, unknownMigrations: ["0099_from_the_future"])) {
             try PostgresCatalog(location: location)
         }
-    }
-
-    private func encoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed)!
     }
 }
 

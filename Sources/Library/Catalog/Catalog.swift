@@ -8,10 +8,10 @@ import Synchronization
 ///   (GRDB's `DatabaseMigrator`, which records them in its `grdb_migrations` table);
 /// - PostgreSQL, for a library several machines share (``PostgresCatalog``).
 ///
-/// Reads and writes written once for both backends go through ``read(_:)`` and
-/// ``write(_:)``, with a ``CatalogConnection``; the SQL itself lives with the records of
+/// Reads and writes written once for both backends go through `read(_:)` and
+/// `write(_:)`, with a `CatalogConnection`; the SQL itself lives with the records of
 /// `Catalog/Records/` and in `AssetListing`. Those not yet written for both go through
-/// ``sqliteRead(_:)`` and ``sqliteWrite(_:)``, which a catalog on PostgreSQL refuses
+/// `sqliteRead(_:)` and `sqliteWrite(_:)`, which a catalog on PostgreSQL refuses
 /// with ``LibraryError/notYetOnPostgres(url:)``.
 public final class Catalog: Sendable {
     /// How the catalog was opened.
