@@ -47,6 +47,17 @@ struct AssetListingTests {
         ("photo + depth + name", { $0.kinds = [.photo]; $0.has = [.aux(.depth)]; $0.name = "*.heic" }),
     ]
 
+    /// Favourites, two albums (one empty), two keywords and a trash, over the corpus's assets.
+    static let organised = """
+        INSERT INTO favorite SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 2 = 0;
+        INSERT INTO album (name, created_at) VALUES ('A', '2026-01-01T00:00:00Z'), ('empty', '2026-01-01T00:00:00Z');
+        INSERT INTO album_asset SELECT 1, id, 100 - id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 3 = 0;
+        INSERT INTO keyword (name) VALUES ('k1'), ('k2');
+        INSERT INTO asset_keyword SELECT 1, id FROM asset WHERE id % 5 = 0;
+        INSERT INTO asset_keyword SELECT 2, id FROM asset WHERE id % 7 = 0 OR (id % 5 = 0 AND id % 2 = 0);
+        INSERT INTO trashed_asset SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 11 = 0;
+        """
+
     static let orders: [(AssetQuery.Sort, Bool)] = AssetQuery.Sort.allCases.flatMap { [($0, false), ($0, true)] }
 
     @Test func listingsAgreeWithTheOverviewViewForEveryFilterOrderAndPlan() throws {
@@ -99,16 +110,7 @@ struct AssetListingTests {
         struct RolledBack: Error {}
         #expect(throws: RolledBack.self) {
             try library.catalog.sqliteWrite { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO favorite SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 2 = 0;
-                        INSERT INTO album (name, created_at) VALUES ('A', '2026-01-01T00:00:00Z'), ('empty', '2026-01-01T00:00:00Z');
-                        INSERT INTO album_asset SELECT 1, id, 100 - id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 3 = 0;
-                        INSERT INTO keyword (name) VALUES ('k1'), ('k2');
-                        INSERT INTO asset_keyword SELECT 1, id FROM asset WHERE id % 5 = 0;
-                        INSERT INTO asset_keyword SELECT 2, id FROM asset WHERE id % 7 = 0 OR (id % 5 = 0 AND id % 2 = 0);
-                        INSERT INTO trashed_asset SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 11 = 0;
-                        """)
+                try db.execute(sql: Self.organised)
                 // Around a place the corpus has, wide and narrow, and where it has nothing.
                 let here = try #require(try Row.fetchOne(db, sql: "SELECT latitude, longitude FROM metadata WHERE latitude IS NOT NULL ORDER BY resource_id LIMIT 1"))
                 let (lat, lon): (Double, Double) = (here[0], here[1])

@@ -23,18 +23,7 @@ struct PostgresListingTests {
             let path = scratch.file("catalog.sqlite")
             try CorpusLibrary.shared().library.catalog.backup(to: path)
             sqlite = try Catalog(path: path, access: .readWrite(concurrent: false))
-            try sqlite.sqliteWrite { db in
-                try db.execute(
-                    sql: """
-                        INSERT INTO favorite SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 2 = 0;
-                        INSERT INTO album (name, created_at) VALUES ('A', '2026-01-01T00:00:00Z'), ('empty', '2026-01-01T00:00:00Z');
-                        INSERT INTO album_asset SELECT 1, id, 100 - id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 3 = 0;
-                        INSERT INTO keyword (name) VALUES ('k1'), ('k2');
-                        INSERT INTO asset_keyword SELECT 1, id FROM asset WHERE id % 5 = 0;
-                        INSERT INTO asset_keyword SELECT 2, id FROM asset WHERE id % 7 = 0 OR (id % 5 = 0 AND id % 2 = 0);
-                        INSERT INTO trashed_asset SELECT id, '2026-01-01T00:00:00Z' FROM asset WHERE id % 11 = 0;
-                        """)
-            }
+            try sqlite.sqliteWrite { db in try db.execute(sql: AssetListingTests.organised) }
             let here = try sqlite.sqliteRead { db in
                 try Row.fetchOne(db, sql: "SELECT latitude, longitude FROM metadata WHERE latitude IS NOT NULL ORDER BY resource_id LIMIT 1")
             }
