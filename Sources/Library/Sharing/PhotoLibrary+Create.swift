@@ -16,8 +16,10 @@ extension PhotoLibrary {
             let assets = try catalog.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM asset") } ?? 0
             guard assets == 0 else { throw PostgresCatalogError.notEmpty(url: postgres.description, assets: assets) }
             let library = PhotoLibrary(root: root, catalog: catalog, rehearsal: nil)
-            for folder in library.layout.folders { try FileAccessError.makeFolder(folder, for: "the library") }
+            // The pointer first: should it fail, the folder is left empty, as it was.
+            try FileAccessError.makeFolder(root, for: "a library")
             try AtomicFile.write(Array((postgres.storable + "\n").utf8), to: library.layout.catalogPointer, overwrite: false)
+            for folder in library.layout.folders { try FileAccessError.makeFolder(folder, for: "the library") }
             return library
         } catch {
             try? catalog.close()

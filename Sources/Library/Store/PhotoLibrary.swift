@@ -37,7 +37,6 @@ public final class PhotoLibrary: Sendable {
         let fm = FileManager.default
         let catalogPath = layout.catalog.path
         if let location = try Self.postgresCatalog(of: layout) {
-            guard fm.fileExists(atPath: root.path) else { throw LibraryError.noLibrary(path: root.path) }
             let writable = access(root.path, W_OK) == 0
             guard writable || mode == .read else { throw LibraryError.readOnly(path: root.path) }
             catalog = try Catalog(postgres: location, willMigrate: willMigrate)
