@@ -74,7 +74,7 @@ struct JobQueueTests {
         #expect(try library.renewLeases([fresh], worker: me) == [fresh.token])
         // The first worker comes back and finishes: its rows are not committed.
         #expect(throws: LeaseLost.self) {
-            try library.completeJob(stale) { db in try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [a]) }
+            try library.completeJob(stale) { db in try db.execute("DELETE FROM asset WHERE id = \(a)") }
         }
         #expect(try library.describe([a]).count == 1)
         #expect(try library.failJob(stale, error: "late") == nil)

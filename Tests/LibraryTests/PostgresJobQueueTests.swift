@@ -91,7 +91,7 @@ import TestSupport
         // The slow worker stops answering: its lease runs out and the job is rescued.
         try catalog.write { session in
             try session.query("UPDATE job SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = $1", [id])
-            for record in try JobRecord.expired(session) { try JobRecord.rescue(record, reason: "the worker on slow stopped", session) }
+            for (record, _) in try JobRecord.expired(session) { try JobRecord.rescue(record, reason: "the worker on slow stopped", session) }
         }
         try catalog.write { session in try session.query("UPDATE job SET run_after = catalog_now() WHERE id = $1", [id]) }
         let second = try catalog.write { session in try JobRecord.claim(kinds: [.render], batch: nil, worker: other, token: "B", leaseSeconds: 60, session) }

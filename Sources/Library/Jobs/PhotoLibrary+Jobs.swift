@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension PhotoLibrary {
     /// Seconds a claim holds a job before another worker may take it over; a worker
@@ -15,14 +14,14 @@ extension PhotoLibrary {
     @discardableResult
     public func enqueue(_ jobs: [NewJob], batch: String? = nil) throws -> [Int64] {
         guard !jobs.isEmpty else { return [] }
-        return try catalog.sqliteWrite { db in try JobRecord.enqueue(jobs, batch: batch, db) }
+        return try catalog.write { db in try JobRecord.enqueue(jobs, batch: batch, db) }
     }
 
     /// Leases the next job of `kinds` (of `batch`, when given) to `worker`; nil when none
     /// can run now. Jobs whose leases expired are given back first.
     public func claimJob(kinds: [JobKind] = JobKind.allCases, batch: String? = nil, worker: WorkerIdentity = .current) throws -> JobLease? {
         let token = UUID().uuidString.lowercased()
-        let record = try catalog.sqliteWrite { db in
+        let record = try catalog.write { db in
             try JobRecord.claim(kinds: kinds, batch: batch, worker: worker, token: token, leaseSeconds: Self.leaseSeconds, db)
         }
         return record.map { JobLease(job: $0.job, token: token) }
@@ -31,7 +30,7 @@ extension PhotoLibrary {
     /// Renews the leases of `leases`; returns the tokens still held (a lease not among them
     /// was taken over: its work must not be recorded). Also says `worker` is alive.
     public func renewLeases(_ leases: [JobLease], worker: WorkerIdentity = .current) throws -> Set<String> {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             try WorkerRecord.beat(worker, job: leases.first?.job.id, db)
             return try JobRecord.renew(leases.map(\.token), leaseSeconds: Self.leaseSeconds, db)
         }
@@ -40,14 +39,14 @@ extension PhotoLibrary {
     /// Records how far a running job is (a JSON object); false when its lease is lost.
     @discardableResult
     public func reportProgress(_ lease: JobLease, _ progress: String) throws -> Bool {
-        try catalog.sqliteWrite { db in try JobRecord.setProgress(progress, token: lease.token, db) }
+        try catalog.write { db in try JobRecord.setProgress(progress, token: lease.token, db) }
     }
 
     /// Marks the job done in one transaction with `writes` (the rows the job records),
     /// only while the lease is still this worker's: else throws ``LeaseLost`` and nothing
     /// of `writes` is committed.
-    func completeJob<T>(_ lease: JobLease, writes: (Database) throws -> T) throws -> T {
-        try catalog.sqliteWrite { db in
+    func completeJob<T>(_ lease: JobLease, writes: (any CatalogConnection) throws -> T) throws -> T {
+        try catalog.write { db in
             let result = try writes(db)
             try JobRecord.complete(lease.job.id, token: lease.token, db)
             return result
@@ -64,12 +63,12 @@ extension PhotoLibrary {
     /// `retry` is false). Returns the state it is left in; nil when the lease was lost.
     @discardableResult
     public func failJob(_ lease: JobLease, error: String, retry: Bool = true) throws -> JobState? {
-        try catalog.sqliteWrite { db in try JobRecord.fail(lease.job.id, token: lease.token, error: error, retry: retry, db) }
+        try catalog.write { db in try JobRecord.fail(lease.job.id, token: lease.token, error: error, retry: retry, db) }
     }
 
     /// Gives the job back untouched, for another worker to run (this one stops).
     public func handBackJob(_ lease: JobLease) throws {
-        try catalog.sqliteWrite { db in try JobRecord.handBack(lease.job.id, token: lease.token, db) }
+        try catalog.write { db in try JobRecord.handBack(lease.job.id, token: lease.token, db) }
     }
 
     /// Gives back the jobs whose leases expired (their workers were killed, stopped or cut
@@ -81,7 +80,7 @@ extension PhotoLibrary {
     @discardableResult
     public func rescueJobs(host: String = WorkerIdentity.current.host) throws -> Int {
         defer { removeAbandonedTemporaries() }
-        return try catalog.sqliteWrite { db in
+        return try catalog.write { db in
             var rescued = 0
             for (job, file) in try JobRecord.expired(db) {
                 let holder = "the worker on \(job.host ?? "?") (pid \(job.pid.map(String.init) ?? "?"))"
@@ -107,7 +106,7 @@ extension PhotoLibrary {
     /// deleted.
     public func rescueJobs(of worker: WorkerIdentity, cause: String) throws {
         defer { removeAbandonedTemporaries() }
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             for (job, file) in try JobRecord.held(host: worker.host, db) where job.pid == worker.pid {
                 try JobRecord.rescue(job, reason: Self.describe(job, file: file, "the worker \(cause)"), db)
             }
@@ -122,30 +121,30 @@ extension PhotoLibrary {
 
     /// Registers `worker` as running jobs of `kinds`.
     public func registerWorker(_ worker: WorkerIdentity = .current, kinds: [JobKind]) throws {
-        try catalog.sqliteWrite { db in try WorkerRecord.register(worker, kinds: kinds, db) }
+        try catalog.write { db in try WorkerRecord.register(worker, kinds: kinds, db) }
     }
 
     public func unregisterWorker(_ worker: WorkerIdentity = .current) throws {
-        try catalog.sqliteWrite { db in try WorkerRecord.unregister(worker, db) }
+        try catalog.write { db in try WorkerRecord.unregister(worker, db) }
     }
 
     /// Cancels waiting or running jobs; returns those cancelled.
     @discardableResult
     public func cancelJobs(_ ids: [Int64]) throws -> [Int64] {
-        try catalog.sqliteWrite { db in try JobRecord.cancel(ids, db) }
+        try catalog.write { db in try JobRecord.cancel(ids, db) }
     }
 
     /// Makes failed or cancelled jobs (every failed one when `ids` is nil) wait again with
     /// all their attempts; returns those that do.
     @discardableResult
     public func retryJobs(_ ids: [Int64]?) throws -> [Int64] {
-        try catalog.sqliteWrite { db in try JobRecord.retry(ids ?? JobRecord.failedIDs(db), db) }
+        try catalog.write { db in try JobRecord.retry(ids ?? JobRecord.failedIDs(db), db) }
     }
 
     /// The queue: counts by kind and state, the workers and what they run, the running
     /// jobs, and the latest `failedLimit` failed jobs with their errors.
     public func jobQueueStatus(failedLimit: Int = 50) throws -> JobQueueStatus {
-        try catalog.sqliteRead { db in
+        try catalog.read { db in
             JobQueueStatus(
                 counts: try JobRecord.counts(db), workers: try WorkerRecord.all(db),
                 failed: try JobRecord.latest(in: .failed, limit: failedLimit, db).map(\.job),
@@ -155,33 +154,33 @@ extension PhotoLibrary {
 
     /// One job.
     public func job(_ id: Int64) throws -> Job? {
-        try catalog.sqliteRead { db in try JobRecord.fetchOne(db, key: id)?.job }
+        try catalog.read { db in try JobRecord.find(id, db)?.job }
     }
 
     /// How far the jobs made together as `batch` are.
     public func jobProgress(batch: String) throws -> JobBatchProgress {
-        try catalog.sqliteRead { db in try JobRecord.progress(of: batch, db) }
+        try catalog.read { db in try JobRecord.progress(of: batch, db) }
     }
 
     /// The failed jobs of `batch`, in order.
     public func failedJobs(batch: String) throws -> [Job] {
-        try catalog.sqliteRead { db in try JobRecord.failed(in: batch, db).map(\.job) }
+        try catalog.read { db in try JobRecord.failed(in: batch, db).map(\.job) }
     }
 
     /// Whether a job of `kinds` (of `batch`) waits or runs.
     public func hasJobs(kinds: [JobKind] = JobKind.allCases, batch: String? = nil) throws -> Bool {
-        try catalog.sqliteRead { db in try JobRecord.hasWork(kinds: kinds, batch: batch, db) }
+        try catalog.read { db in try JobRecord.hasWork(kinds: kinds, batch: batch, db) }
     }
 
     /// Seconds until a waiting job of `kinds` (of `batch`) can be claimed: 0 when one can
     /// now; nil when none waits.
     public func secondsUntilJob(kinds: [JobKind] = JobKind.allCases, batch: String? = nil) throws -> Double? {
-        try catalog.sqliteRead { db in try JobRecord.secondsUntilAvailable(kinds: kinds, batch: batch, db) }
+        try catalog.read { db in try JobRecord.secondsUntilAvailable(kinds: kinds, batch: batch, db) }
     }
 
     /// Deletes done jobs finished more than `days` ago; returns how many.
     @discardableResult
     public func pruneJobs(olderThanDays days: Int = 7) throws -> Int {
-        try catalog.sqliteWrite { db in try JobRecord.prune(olderThanDays: days, db) }
+        try catalog.write { db in try JobRecord.prune(olderThanDays: days, db) }
     }
 }

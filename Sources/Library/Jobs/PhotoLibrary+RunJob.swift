@@ -62,7 +62,7 @@ extension PhotoLibrary {
     /// was made by another worker (or an earlier attempt): that is the work done.
     public func runJob(_ lease: JobLease, progress: @escaping (String) -> Void = { _ in }) throws -> [String] {
         let job = lease.job
-        let file = try? catalog.sqliteRead { db in try job.resource.flatMap { try ResourceRecord.fetchOne(db, key: $0)?.path } }
+        let file = try? catalog.read { db in try job.resource.flatMap { try ResourceRecord.find($0, db)?.path } }
         func failure(_ error: Error) -> JobFailure {
             if let lost = error as? LeaseLost { return JobFailure(message: lost.description, retry: false, leaseLost: true) }
             if let failure = error as? JobFailure { return failure }
@@ -110,7 +110,7 @@ extension PhotoLibrary {
     private func makeThumbnail(_ lease: JobLease) throws {
         let job = lease.job
         guard let resource = job.resource else { throw DisplayError.notFound("the job names no file") }
-        let (found, existing) = try catalog.sqliteRead { db in
+        let (found, existing) = try catalog.read { db in
             (try ResourceRecord.fetchShowable(asset: job.asset, resource: resource, db), try ResourceRecord.fetchThumbnail(of: resource, db))
         }
         guard let source = found else { throw DisplayError.notFound("the asset has no photo or movie \(resource)") }
@@ -141,7 +141,7 @@ extension PhotoLibrary {
             var row = ResourceRecord(
                 id: nil, assetId: job.asset, role: .thumbnail, path: relative(destination), sha256: sha256, bytes: bytes, mime: "image/jpeg",
                 derivedFrom: resource, originalName: nil, sourceDir: nil, addedAt: utcNow())
-            try row.insert(db)
+            try db.insert(&row)
         }
     }
 

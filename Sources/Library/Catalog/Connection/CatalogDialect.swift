@@ -40,6 +40,49 @@ enum CatalogDialect: Sendable {
         self == .sqlite ? "char(10)" : "chr(10)"
     }
 
+    /// The catalog's clock, as its `*_at` columns hold time (`2026-11-27T05:50:30.123Z`).
+    var now: CatalogSQL {
+        self == .sqlite ? "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')" : "catalog_now()"
+    }
+
+    /// The catalog's clock `seconds` from now (before now when negative), as ``now``.
+    func later(_ seconds: Double) -> CatalogSQL {
+        switch self {
+        case .sqlite: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', \(String(format: "%+.3f seconds", seconds)))"
+        case .postgres: "catalog_later(\(seconds))"
+        }
+    }
+
+    /// Seconds from now until `time` (a `*_at` column), negative when past.
+    func secondsUntil(_ time: CatalogSQL) -> CatalogSQL {
+        switch self {
+        case .sqlite: "((julianday(\(time)) - julianday('now')) * 86400)"
+        case .postgres: "extract(epoch FROM (CAST(\(time) AS timestamptz) - clock_timestamp()))"
+        }
+    }
+
+    /// Locks the rows a `SELECT` reads until the transaction ends, skipping those another
+    /// transaction holds: PostgreSQL's row locks; SQLite's one writer needs none.
+    var forUpdateSkipLocked: CatalogSQL {
+        self == .sqlite ? "" : " FOR UPDATE SKIP LOCKED"
+    }
+
+    /// Locks the rows a `SELECT` reads until the transaction ends (waiting for another
+    /// transaction that holds them).
+    var forUpdate: CatalogSQL {
+        self == .sqlite ? "" : " FOR UPDATE"
+    }
+
+    /// Keeps the rows a `SELECT` reads from changing until the transaction ends.
+    var forShare: CatalogSQL {
+        self == .sqlite ? "" : " FOR SHARE"
+    }
+
+    /// The greater of two numbers.
+    func greatest(_ a: CatalogSQL, _ b: CatalogSQL) -> CatalogSQL {
+        self == .sqlite ? "max(\(a), \(b))" : "greatest(\(a), \(b))"
+    }
+
     /// The smaller of two numbers.
     func least(_ a: CatalogSQL, _ b: CatalogSQL) -> CatalogSQL {
         self == .sqlite ? "min(\(a), \(b))" : "least(\(a), \(b))"

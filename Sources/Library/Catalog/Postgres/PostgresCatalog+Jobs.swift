@@ -1,9 +1,8 @@
 import Foundation
 
-/// The job queue of a catalog on PostgreSQL, as ``PhotoLibrary``'s is on SQLite: each
-/// call one short transaction (a claim, a completion or a progress report is a single
-/// statement, committed by itself). What `camlib worker` will call once a library's catalog
-/// can be on a server; bench/jobs.py times it now.
+/// The job queue of a catalog on PostgreSQL, without a library folder: what bench/jobs.py
+/// times. A claim, a completion or a progress report is a single statement that the
+/// server commits by itself.
 extension PostgresCatalog {
     /// Adds jobs (made together as `batch`) and wakes idle workers when they commit.
     public func enqueue(_ jobs: [NewJob], batch: String? = nil) throws -> [Int64] {

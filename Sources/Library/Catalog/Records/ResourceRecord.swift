@@ -39,7 +39,7 @@ struct ResourceRecord: Codable, Sendable {
     }
 }
 
-extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord {
+extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "resource"
 
     /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
@@ -150,13 +150,26 @@ extension ResourceRecord {
     }
 
     /// One still or movie of an asset (an original or any render of it), if it is the asset's.
-    static func fetchShowable(asset: Int64, resource: Int64, _ db: Database) throws -> ResourceRecord? {
-        try ResourceRecord.all().filter(asset: asset).filter(key: resource)
-            .filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
+    static func fetchShowable(asset: Int64, resource: Int64, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(
+            Self.self,
+            """
+            SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r
+            WHERE r.id = \(resource) AND r.asset_id = \(asset) AND r.role IN \(ResourceRole.primary + ResourceRole.renders)
+            """
+        ).first
     }
 
     /// The thumbnail import made of a file.
-    static func fetchThumbnail(of resource: Int64, _ db: Database) throws -> ResourceRecord? {
-        try ResourceRecord.all().filter(role: .thumbnail).filter(Columns.derivedFrom == resource).order(Columns.id).fetchOne(db)
+    static func fetchThumbnail(of resource: Int64, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(
+            Self.self,
+            "SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r WHERE r.role = 'thumbnail' AND r.derived_from = \(resource) ORDER BY r.id LIMIT 1"
+        ).first
+    }
+
+    /// One file.
+    static func find(_ id: Int64, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(Self.self, "SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r WHERE r.id = \(id)").first
     }
 }
