@@ -41,7 +41,7 @@ extension ImportSession {
                to: asset, into: &report) { db, resource in
             // Apple's render belongs to Apple's current edit, when its .AAE came first.
             if let adjustment = try AdjustmentRecord.appleEdit(of: asset, db) {
-                try AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: resource).insert(db)
+                try db.insert(AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: resource))
             }
             if let proxyBatch {
                 _ = try JobRecord.enqueue([.derived(.proxy, asset: asset, resource: resource, priority: Self.proxyPriority)], batch: proxyBatch, db)
@@ -90,7 +90,7 @@ extension ImportSession {
                 id: nil, assetId: asset, formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
                 data: adjustment.decodedJSON ?? Data(adjustment.data).base64EncodedString(), extendsId: nil, origin: .apple,
                 sidecarResourceId: sidecar, createdAt: adjustment.timestamp.map(catalogTime) ?? utcNow())  // when the edit was made
-            try record.insert(db)
+            try db.insert(&record)
             guard makeCurrent else { return }
             // Apple's renders already attached (IMG_E1234.*) are this edit's.
             try AdjustmentRenderRecord.claimUnlinkedRenders(of: asset, for: record.id!, importedOnly: true, db)

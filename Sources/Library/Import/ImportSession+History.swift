@@ -14,7 +14,7 @@ extension ImportSession {
             guard history.format == "org.camlib.history", history.version == 1 else {
                 throw MediaAnalyzer.Failure(reason: "a camlib history of format \(history.format) \(history.version), which this camlib does not read")
             }
-            let holder = try library.catalog.sqliteRead { db in try ResourceRecord.assetHolding(original: history.original, db) }
+            let holder = try library.catalog.read { db in try ResourceRecord.assetHolding(original: history.original, db) }
             guard let asset = holder else {
                 throw MediaAnalyzer.Failure(reason: "its original (sha256 \(history.original.prefix(12))…) is not in the library; import it with the sidecar")
             }
@@ -30,7 +30,7 @@ extension ImportSession {
                 let staged = try AtomicFile.writeTemporary([UInt8](bytes), in: library.temporary, readOnly: true)
                 attachAppleSidecar(path: folder.appendingPathComponent(name).path, staged: staged, to: asset, makeCurrent: false, into: &report)
             }
-            let restored: Int = try library.catalog.sqliteWrite { db in
+            let restored: Int = try library.catalog.write { db in
                 var added = 0
                 var current: Int64?
                 for a in history.adjustments {
@@ -40,7 +40,7 @@ extension ImportSession {
                         var record = AdjustmentRecord(
                             id: nil, assetId: asset, formatIdentifier: a.formatIdentifier, formatVersion: a.formatVersion, data: a.data,
                             extendsId: nil, origin: .camlib, sidecarResourceId: nil, createdAt: a.createdAt)
-                        try record.insert(db)
+                        try db.insert(&record)
                         id = record.id
                         added += 1
                     }

@@ -70,16 +70,15 @@ struct ImportSession {
         }
         var published: [URL] = []
         do {
-            let committed: [Int: Result<Outcome, Error>] = try library.catalog.sqliteWrite { db in
+            let committed: [Int: Result<Outcome, Error>] = try library.catalog.write { db in
                 var done: [Int: Result<Outcome, Error>] = [:]
                 var folders = Set<URL>()
                 for i in ready {
                     var mine: [URL] = []
                     do {
                         var outcome: Outcome?
-                        try db.inSavepoint {
+                        try db.savepoint {
                             outcome = try commitOne(group[i], published: &mine, db)
-                            return .commit
                         }
                         done[i] = .success(outcome!)
                         published += mine
@@ -113,7 +112,7 @@ struct ImportSession {
     /// A file the analysis found already in the library: a duplicate, remembered for the
     /// sidecars of this import.
     mutating func recordKnown(path: String, sha256: String, isStill: Bool, into report: inout ImportReport) {
-        guard let asset = try? library.catalog.sqliteRead({ db in try ResourceRecord.assetHolding(original: sha256, db) }) else {
+        guard let asset = try? library.catalog.read({ db in try ResourceRecord.assetHolding(original: sha256, db) }) else {
             report.errors.append(FileProblem(path: path, message: "camlib internal error: a known file is missing from the catalog"))
             return
         }
@@ -148,7 +147,7 @@ struct ImportSession {
 
     /// One file of a group: its files published (into `published`, folders not yet
     /// fsynced) and its rows inserted, in the caller's transaction.
-    private func commitOne(_ a: MediaAnalysis, published: inout [URL], _ db: Database) throws -> Outcome {
+    private func commitOne(_ a: MediaAnalysis, published: inout [URL], _ db: any CatalogConnection) throws -> Outcome {
         let source = URL(fileURLWithPath: a.path)
         let layout = library.layout
         if let existing = try ResourceRecord.assetHolding(original: a.sha256, db) { return .duplicate(asset: existing) }
@@ -190,7 +189,7 @@ struct ImportSession {
 
     /// Rows for a new still or movie: joins its Live Photo partner's asset when there is
     /// one, else becomes an asset of its own.
-    private func insert(_ a: MediaAnalysis, original: URL, thumbnail: URL?, _ db: Database) throws -> Outcome {
+    private func insert(_ a: MediaAnalysis, original: URL, thumbnail: URL?, _ db: any CatalogConnection) throws -> Outcome {
         let now = utcNow()
         let isStill = a.format.isStill
         let sourceURL = URL(fileURLWithPath: a.path)
@@ -205,7 +204,7 @@ struct ImportSession {
             if isStill { try ResourceRecord.setRole(.pairedVideo, of: partner.resource, db) }
         } else {
             var asset = AssetRecord(id: nil, kind: isStill ? .photo : .video, importedAt: now)
-            try asset.insert(db)
+            try db.insert(&asset)
             assetID = asset.id!
             created = true
         }
@@ -214,14 +213,14 @@ struct ImportSession {
             id: nil, assetId: assetID, role: role, path: library.relative(original), sha256: a.sha256, bytes: a.bytes,
             mime: a.format.mimeType, derivedFrom: nil, originalName: sourceURL.lastPathComponent,
             sourceDir: sourceFolder(of: a.path), addedAt: now)
-        try resource.insert(db)
+        try db.insert(&resource)
         let resourceID = resource.id!
-        try MetadataRecord(a, resourceID: resourceID).insert(db)
+        try db.insert(MetadataRecord(a, resourceID: resourceID))
         if let thumbnail, let t = a.thumbnail {
             var thumb = ResourceRecord(
                 id: nil, assetId: assetID, role: .thumbnail, path: library.relative(thumbnail), sha256: t.sha256,
                 bytes: t.bytes, mime: "image/jpeg", derivedFrom: resourceID, originalName: nil, sourceDir: nil, addedAt: now)
-            try thumb.insert(db)
+            try db.insert(&thumb)
         }
         if let jobBatch {
             // Queued with the rows: a crash cannot leave a file without its thumbnail's job.
@@ -234,23 +233,23 @@ struct ImportSession {
             if !jobs.isEmpty, library.rehearsal == nil { _ = try JobRecord.enqueue(jobs, batch: jobBatch, db) }
         }
         if let partner {
-            try PairingRecord(
+            try db.insert(
+                PairingRecord(
                 assetId: assetID, photoResourceId: isStill ? resourceID : partner.resource,
                 videoResourceId: isStill ? partner.resource : resourceID, rule: partner.rule,
                 contentIdentifier: partner.rule == .contentIdentifier ? a.metadata.contentIdentifier : nil,
                 confidence: partner.confidence, pairedAt: now
-            ).insert(db)
+                ))
         }
         return .imported(asset: assetID, createdAsset: created, paired: partner != nil)
     }
 
     /// Rows for a still's auxiliary images and embedded movie, after the still's own.
     private func insertExtras(
-        _ a: MediaAnalysis, asset: Int64, auxURLs: [URL?], movie movieURL: URL?, poster: URL?, _ db: Database
+        _ a: MediaAnalysis, asset: Int64, auxURLs: [URL?], movie movieURL: URL?, poster: URL?, _ db: any CatalogConnection
     ) throws {
         guard !a.auxiliaryImages.isEmpty || a.embeddedMovie != nil else { return }
-        guard let still = try ResourceRecord.all().filter(asset: asset).filter(role: .photo).filter(sha256: a.sha256).fetchOne(db)?.id
-        else { return }
+        guard let still = try ResourceRecord.find(asset: asset, role: .photo, sha256: a.sha256, db)?.id else { return }
         let now = utcNow()
         for (aux, url) in zip(a.auxiliaryImages, auxURLs) {
             var record = AuxImageRecord(
@@ -258,29 +257,30 @@ struct ImportSession {
                 height: aux.height, bitDepth: aux.bitDepth, channels: aux.channels, path: url.map(library.relative),
                 sha256: nil, bytes: nil, encoding: aux.encoding.json,
                 problem: aux.problem, addedAt: now)
-            try record.insert(db)
+            try db.insert(&record)
         }
         if let movie = a.embeddedMovie, let url = movieURL {
             try AssetRecord.setKind(.motion, of: asset, db)
             var resource = ResourceRecord(
                 id: nil, assetId: asset, role: .pairedVideo, path: library.relative(url), sha256: movie.sha256, bytes: movie.bytes,
                 mime: movie.format.mimeType, derivedFrom: still, originalName: nil, sourceDir: nil, addedAt: now)
-            try resource.insert(db)
+            try db.insert(&resource)
             var analysis = a
             analysis.format = movie.format
             analysis.metadata = movie.metadata
             analysis.warnings = movie.note.map { [$0] } ?? []
-            try MetadataRecord(analysis, resourceID: resource.id!).insert(db)
+            try db.insert(MetadataRecord(analysis, resourceID: resource.id!))
             if let poster, let t = movie.thumbnail {
                 var thumb = ResourceRecord(
                     id: nil, assetId: asset, role: .thumbnail, path: library.relative(poster), sha256: t.sha256, bytes: t.bytes,
                     mime: "image/jpeg", derivedFrom: resource.id!, originalName: nil, sourceDir: nil, addedAt: now)
-                try thumb.insert(db)
+                try db.insert(&thumb)
             }
-            try EmbeddedMovieRecord(
+            try db.insert(
+                EmbeddedMovieRecord(
                 resourceId: resource.id!, stillResourceId: still, offset: movie.offset, length: movie.bytes,
                 declaredBy: movie.declaredBy, note: movie.note
-            ).insert(db)
+                ))
             // A Motion Photo's HEVC movie, as a Live Photo's: its browsers' copy made ahead.
             if let jobBatch, library.rehearsal == nil, let codec = movie.metadata.videoCodec, codec != "h264" {
                 _ = try JobRecord.enqueue([.derived(.proxy, asset: asset, resource: resource.id!, priority: Self.proxyPriority)], batch: jobBatch, db)
@@ -294,18 +294,17 @@ struct ImportSession {
     /// gone afterwards either way. `then` adds rows in the same transaction.
     mutating func attach(
         path: String, staged copy: AtomicFile.Temporary, role: ResourceRole, mime: String, to asset: Int64,
-        into report: inout ImportReport, then: ((Database, Int64) throws -> Void)? = nil
+        into report: inout ImportReport, then: ((any CatalogConnection, Int64) throws -> Void)? = nil
     ) {
         defer { unlink(copy.url.path) }
         do {
             let source = URL(fileURLWithPath: path)
             var published: URL?
             do {
-                let added: Bool = try library.catalog.sqliteWrite { db in
-                    let resources = ResourceRecord.all().filter(asset: asset)
-                    if try resources.filter(role: role).filter(sha256: copy.sha256).isEmpty(db) == false { return false }
+                let added: Bool = try library.catalog.write { db in
+                    if try ResourceRecord.find(asset: asset, role: role, sha256: copy.sha256, db) != nil { return false }
                     // Beside the asset's own original, under its own name.
-                    guard let primary = try resources.filter(roles: ResourceRole.primary).stillFirst().fetchOne(db) else {
+                    guard let primary = try ResourceRecord.fetchPrimary(asset: asset, db) else {
                         throw LibraryError.assetNotFound("\(asset) with a still or movie to attach \(source.lastPathComponent) to")
                     }
                     let folder = try library.file(primary.path, of: asset).deletingLastPathComponent()
@@ -315,7 +314,7 @@ struct ImportSession {
                         id: nil, assetId: asset, role: role, path: library.relative(url), sha256: copy.sha256, bytes: copy.bytes,
                         mime: mime, derivedFrom: nil, originalName: source.lastPathComponent,
                         sourceDir: sourceFolder(of: path), addedAt: utcNow())
-                    try record.insert(db)
+                    try db.insert(&record)
                     try then?(db, record.id!)
                     return true
                 }
@@ -340,8 +339,8 @@ struct ImportSession {
     func findAsset(folder: String, stem: String) -> Int64? {
         let key = stem.lowercased()
         if let hit = stems[folder]?[key] { return hit.asset }
-        let candidates = (try? library.catalog.sqliteRead { db in
-            try ResourceRecord.all().filter(sourceDir: folder).filter(roles: ResourceRole.primary).stillFirst().fetchAll(db)
+        let candidates = (try? library.catalog.read { db in
+            try ResourceRecord.fetchPrimaries(importedFrom: folder, db)
         }) ?? []
         return candidates.first { PairingRules.stem($0.originalName ?? "") == key }?.assetId
     }

@@ -16,7 +16,7 @@ enum LivePhotoPairing {
 
     /// The unpaired movie for a new still, or the unpaired still for a new movie; `folder`
     /// is the one the new file is imported from.
-    static func partner(for a: MediaAnalysis, from folder: String, _ db: Database) throws -> Partner? {
+    static func partner(for a: MediaAnalysis, from folder: String, _ db: any CatalogConnection) throws -> Partner? {
         let isStill = a.format.isStill
         let wanted: ResourceRole = isStill ? .video : .photo
         let myTime = a.metadata.capturedAt

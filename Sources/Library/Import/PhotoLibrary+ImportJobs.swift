@@ -1,13 +1,12 @@
 import Foundation
-import GRDB
 
 extension PhotoLibrary {
     /// The jobs of an import's batch that failed for good: each with the path the file
     /// was imported from (as the import's report names files) and why.
     public func failedImportJobs(batch: String) throws -> [FileProblem] {
-        try catalog.sqliteRead { db in
+        try catalog.read { db in
             try JobRecord.failed(in: batch, db).map { job in
-                let source = try job.resourceId.flatMap { try ResourceRecord.fetchOne(db, key: $0) }
+                let source = try job.resourceId.flatMap { try ResourceRecord.find($0, db) }
                 let path = source.flatMap { r in r.sourceDir.flatMap { dir in r.originalName.map { dir + "/" + $0 } } ?? r.path } ?? "asset \(job.assetId)"
                 // The job's error names the asset and the library's file; the report names
                 // the file imported, and says the asset here.

@@ -6,7 +6,7 @@ extension PhotoLibrary {
     /// Links a staged original into `originals/` by its capture month, under its own name
     /// (`NAME-2.EXT` when the name is taken: an original is never replaced).
     func publishOriginal(
-        _ staged: AtomicFile.Temporary, named name: String, capturedAt time: CaptureTime?, syncFolder: Bool = true, _ db: Database
+        _ staged: AtomicFile.Temporary, named name: String, capturedAt time: CaptureTime?, syncFolder: Bool = true, _ db: any CatalogConnection
     ) throws -> URL {
         try publishOriginal(staged, to: layout.original(named: name, capturedAt: time), syncFolder: syncFolder, db)
     }
@@ -17,7 +17,7 @@ extension PhotoLibrary {
     /// A file under a taken name that holds these very bytes and that no row names (an
     /// import killed between placing it and recording it) is adopted, not copied again
     /// as `NAME-2.EXT`.
-    func publishOriginal(_ staged: AtomicFile.Temporary, to destination: URL, syncFolder: Bool = true, _ db: Database) throws -> URL {
+    func publishOriginal(_ staged: AtomicFile.Temporary, to destination: URL, syncFolder: Bool = true, _ db: any CatalogConnection) throws -> URL {
         if let rehearsal {
             unlink(staged.url.path)
             return rehearsal.claim(destination)

@@ -18,7 +18,9 @@ extension CatalogConnection {
         let hasID = values.keys.contains("id")
         if values["id"]?.isNull == true { values["id"] = nil }
         let columns = values.keys.sorted()
-        var sql = CatalogSQL(sql: "INSERT INTO \(Record.databaseTableName) (\(columns.joined(separator: ", "))) VALUES ")
+        // Quoted: a column may be a keyword (`offset`) on one engine only.
+        let names = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+        var sql = CatalogSQL(sql: "INSERT INTO \(Record.databaseTableName) (\(names)) VALUES ")
         sql += "\(columns.map { values[$0]! })"
         if let onConflict { sql += " ON CONFLICT " + onConflict }
         guard hasID else {

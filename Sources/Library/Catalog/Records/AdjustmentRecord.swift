@@ -23,7 +23,7 @@ struct AdjustmentRecord: Codable, Sendable {
     }
 }
 
-extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
+extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "adjustment"
 
     /// Read column by column: GRDB's fast path, far cheaper than `Decodable` for the
@@ -51,34 +51,35 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     /// The asset's current adjustment: nil when its current version is the original.
-    static func current(of asset: Int64, _ db: Database) throws -> AdjustmentRecord? {
-        try SQLRequest<AdjustmentRecord>(
+    static func current(of asset: Int64, _ db: any CatalogConnection) throws -> AdjustmentRecord? {
+        try db.fetchAll(
+            AdjustmentRecord.self,
             """
             SELECT d.* FROM asset_version v JOIN adjustment d ON d.id = v.current_adjustment_id
             WHERE v.asset_id = \(asset)
             """
-        ).fetchOne(db)
+        ).first
     }
 
     /// The asset's latest Apple Photos edit (from `IMG_1234.AAE`, not the camera's
     /// `IMG_O1234.AAE`).
-    static func appleEdit(of asset: Int64, _ db: Database) throws -> Int64? {
-        try SQLRequest<Int64>(
+    static func appleEdit(of asset: Int64, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(
+            Int64.self,
             """
             SELECT d.id FROM adjustment d JOIN resource r ON r.id = d.sidecar_resource_id
             WHERE d.asset_id = \(asset) AND d.origin = \(AdjustmentOrigin.apple)
               AND r.original_name NOT LIKE 'IMG\\_O%' ESCAPE '\\'
             ORDER BY d.id DESC LIMIT 1
-            """
-        ).fetchOne(db)
+            """)
     }
 
     /// Assets whose current version is a camlib edit that has no render of a still or
     /// movie the asset has (a Live Photo's edit renders both), with the role missing; of
     /// one asset when `asset` is given.
-    static func currentWithoutRender(asset: Int64? = nil, _ db: Database) throws -> [(asset: Int64, adjustment: Int64, role: ResourceRole)] {
-        let only: SQL = asset.map { "AND v.asset_id = \($0) AND need.asset_id = \($0)" } ?? ""
-        return try SQLRequest<Row>(
+    static func currentWithoutRender(asset: Int64? = nil, _ db: any CatalogConnection) throws -> [(asset: Int64, adjustment: Int64, role: ResourceRole)] {
+        let only: CatalogSQL = asset.map { "AND v.asset_id = \($0) AND need.asset_id = \($0)" } ?? ""
+        return try db.rows(
             """
                 SELECT v.asset_id, v.current_adjustment_id, need.role
                 FROM asset_version v
@@ -93,15 +94,18 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord {
                   \(only)
                 ORDER BY v.asset_id, need.role
                 """
-        ).fetchAll(db).map { ($0[0], $0[1], ResourceRole(rawValue: $0[2]) ?? .renderedPhoto) }
+        ).map { (try $0.required(0), try $0.required(1), $0[2] ?? .renderedPhoto) }
     }
 
     /// The adjustment with exactly this recipe and time, when the asset has it already.
-    static func find(asset: Int64, formatIdentifier: String, data: String, createdAt: String, _ db: Database) throws -> Int64? {
-        try AdjustmentRecord
-            .filter(Columns.assetID == asset && Columns.formatIdentifier == formatIdentifier && Columns.data == data
-                && Columns.createdAt == createdAt)
-            .select(Columns.id, as: Int64.self).fetchOne(db)
+    static func find(asset: Int64, formatIdentifier: String, data: String, createdAt: String, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(
+            Int64.self,
+            """
+            SELECT id FROM adjustment
+            WHERE asset_id = \(asset) AND format_identifier = \(formatIdentifier) AND data = \(data) AND created_at = \(createdAt)
+            ORDER BY id LIMIT 1
+            """)
     }
 }
 
@@ -128,10 +132,10 @@ extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
 
     /// Links the asset's renders that belong to no adjustment yet to `adjustment`;
     /// with `importedOnly`, only renders that came in as files (Apple's `IMG_E1234`).
-    static func claimUnlinkedRenders(of asset: Int64, for adjustment: Int64, importedOnly: Bool, _ db: Database) throws {
-        let imported: SQL = importedOnly ? "AND r.original_name IS NOT NULL" : ""
+    static func claimUnlinkedRenders(of asset: Int64, for adjustment: Int64, importedOnly: Bool, _ db: any CatalogConnection) throws {
+        let imported: CatalogSQL = importedOnly ? "AND r.original_name IS NOT NULL" : ""
         try db.execute(
-            literal: """
+            """
                 INSERT INTO adjustment_render (adjustment_id, resource_id)
                 SELECT \(adjustment), r.id FROM resource r
                 WHERE r.asset_id = \(asset) AND r.role IN \(ResourceRole.renders) \(imported)
@@ -140,34 +144,35 @@ extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
     }
 
     /// Links the asset's renders with these sha256s to `adjustment`, and to no other.
-    static func link(renders sha256s: [String], of asset: Int64, to adjustment: Int64, _ db: Database) throws {
+    static func link(renders sha256s: [String], of asset: Int64, to adjustment: Int64, _ db: any CatalogConnection) throws {
         guard !sha256s.isEmpty else { return }
-        let renders = SQLRequest<Int64>("SELECT id FROM resource WHERE asset_id = \(asset) AND role IN \(ResourceRole.renders) AND sha256 IN \(sha256s)")
-        let ids = try renders.fetchAll(db)
-        try db.execute(literal: "DELETE FROM adjustment_render WHERE resource_id IN \(ids)")
-        for id in ids { try AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: id).insert(db) }
+        let ids = try db.fetchAll(
+            Int64.self, "SELECT id FROM resource WHERE asset_id = \(asset) AND role IN \(ResourceRole.renders) AND sha256 IN \(sha256s)")
+        try db.execute("DELETE FROM adjustment_render WHERE resource_id IN \(ids)")
+        for id in ids { try db.insert(AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: id)) }
     }
 
     /// The adjustment that rendered the resource (the oldest, when one recipe's render
     /// serves several adjustments: they share the recipe).
-    static func adjustment(rendering resource: Int64, _ db: Database) throws -> AdjustmentRecord? {
-        try AdjustmentRecord.fetchOne(
-            db,
-            sql: "SELECT a.* FROM adjustment a JOIN adjustment_render ar ON ar.adjustment_id = a.id WHERE ar.resource_id = ? ORDER BY a.id LIMIT 1",
-            arguments: [resource])
+    static func adjustment(rendering resource: Int64, _ db: any CatalogConnection) throws -> AdjustmentRecord? {
+        try db.fetchAll(
+            AdjustmentRecord.self,
+            "SELECT a.* FROM adjustment a JOIN adjustment_render ar ON ar.adjustment_id = a.id WHERE ar.resource_id = \(resource) ORDER BY a.id LIMIT 1"
+        ).first
     }
 
     /// The newest file in `role` that the asset's current adjustment rendered.
-    static func currentRender(of asset: Int64, role: ResourceRole, _ db: Database) throws -> ResourceRecord? {
-        try SQLRequest<ResourceRecord>(
+    static func currentRender(of asset: Int64, role: ResourceRole, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(
+            ResourceRecord.self,
             """
-            SELECT \(sql: ResourceRecord.selection(of: "r")) FROM resource r
+            SELECT \(CatalogSQL(sql: ResourceRecord.selection(of: "r"))) FROM resource r
             JOIN adjustment_render ar ON ar.resource_id = r.id
             JOIN asset_version v ON v.current_adjustment_id = ar.adjustment_id AND v.asset_id = r.asset_id
             WHERE r.asset_id = \(asset) AND r.role = \(role)
             ORDER BY r.id DESC LIMIT 1
             """
-        ).fetchOne(db)
+        ).first
     }
 }
 
@@ -194,8 +199,10 @@ extension AssetVersionRecord: FetchableRecord, PersistableRecord {
     }
 
     /// Makes `adjustment` (nil: the original) the asset's current version.
-    static func setCurrent(asset: Int64, adjustment: Int64?, _ db: Database) throws {
-        try AssetVersionRecord(assetId: asset, currentAdjustmentId: adjustment, changedAt: utcNow()).upsert(db)
+    static func setCurrent(asset: Int64, adjustment: Int64?, _ db: any CatalogConnection) throws {
+        try db.insert(
+            AssetVersionRecord(assetId: asset, currentAdjustmentId: adjustment, changedAt: utcNow()),
+            onConflict: "(asset_id) DO UPDATE SET current_adjustment_id = excluded.current_adjustment_id, changed_at = excluded.changed_at")
     }
 }
 

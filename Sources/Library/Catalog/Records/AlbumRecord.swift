@@ -13,7 +13,7 @@ struct AlbumRecord: Codable, Sendable {
     }
 }
 
-extension AlbumRecord: FetchableRecord, MutablePersistableRecord {
+extension AlbumRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "album"
 
     enum Columns {

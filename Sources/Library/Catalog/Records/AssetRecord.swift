@@ -16,7 +16,7 @@ struct AssetRecord: Codable, Sendable {
     }
 }
 
-extension AssetRecord: FetchableRecord, MutablePersistableRecord {
+extension AssetRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "asset"
 
     enum Columns {
@@ -32,13 +32,12 @@ extension AssetRecord: FetchableRecord, MutablePersistableRecord {
     }
 
     /// Deletes these assets' rows, and with them (`ON DELETE CASCADE`) every row of theirs.
-    static func delete(_ ids: [Int64], _ db: Database) throws {
-        let delete = try db.cachedStatement(sql: "DELETE FROM asset WHERE id = ?")
-        for id in ids { try delete.execute(arguments: [id]) }
+    static func delete(_ ids: [Int64], _ db: any CatalogConnection) throws {
+        for id in ids { try db.execute("DELETE FROM asset WHERE id = \(id)") }
     }
 
     /// A still joined its movie (or a movie its still), or a still turned out to hold one.
-    static func setKind(_ kind: AssetKind, of id: Int64, _ db: Database) throws {
-        try AssetRecord.filter(key: id).updateAll(db, Columns.kind.set(to: kind))
+    static func setKind(_ kind: AssetKind, of id: Int64, _ db: any CatalogConnection) throws {
+        try db.execute("UPDATE asset SET kind = \(kind) WHERE id = \(id)")
     }
 }

@@ -28,7 +28,7 @@ struct AuxImageRecord: Codable, Sendable {
     }
 }
 
-extension AuxImageRecord: FetchableRecord, MutablePersistableRecord {
+extension AuxImageRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "aux_image"
 
     /// Read column by column: GRDB's fast path, far cheaper than `Decodable` for the

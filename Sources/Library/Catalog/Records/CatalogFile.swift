@@ -80,15 +80,14 @@ struct CatalogFile: Sendable {
     }
 
     /// Whether a catalog row names `path`: a file, or an auxiliary image's PNG.
-    static func isNamed(_ path: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?1) OR EXISTS (SELECT 1 FROM aux_image WHERE path = ?1)"),
-            arguments: [path]) ?? false
+    static func isNamed(_ path: String, _ db: any CatalogConnection) throws -> Bool {
+        try db.fetchOne(
+            Bool.self, "SELECT EXISTS (SELECT 1 FROM resource WHERE path = \(path)) OR EXISTS (SELECT 1 FROM aux_image WHERE path = \(path))") ?? false
     }
 
     /// Whether some file of the library has these bytes (what previews, proxies and
     /// thumbnails are named after).
-    static func hasBytes(_ sha256: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE sha256 = ?)"), arguments: [sha256]) ?? false
+    static func hasBytes(_ sha256: String, _ db: any CatalogConnection) throws -> Bool {
+        try db.fetchOne(Bool.self, "SELECT EXISTS (SELECT 1 FROM resource WHERE sha256 = \(sha256))") ?? false
     }
 }

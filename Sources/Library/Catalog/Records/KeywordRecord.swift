@@ -6,7 +6,7 @@ struct KeywordRecord: Codable, Sendable {
     var name: String
 }
 
-extension KeywordRecord: FetchableRecord, MutablePersistableRecord {
+extension KeywordRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "keyword"
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

@@ -83,13 +83,13 @@ extension MetadataRecord {
     /// The video codec (FFmpeg's name) of the movie `resource`, as import read it; for a
     /// render, which has no metadata row of its own, the codec of what it was rendered
     /// from (a render keeps its source's codec). Nil when unknown (Apple's renders).
-    static func videoCodec(of resource: Int64, _ db: Database) throws -> String? {
-        try String.fetchOne(
-            db,
-            sql: """
-                SELECT coalesce((SELECT video_codec FROM metadata WHERE resource_id = r.id),
-                                (SELECT video_codec FROM metadata WHERE resource_id = r.derived_from))
-                FROM resource r WHERE r.id = ?
-                """, arguments: [resource])
+    static func videoCodec(of resource: Int64, _ db: any CatalogConnection) throws -> String? {
+        try db.fetchOne(
+            String.self,
+            """
+            SELECT coalesce((SELECT video_codec FROM metadata WHERE resource_id = r.id),
+                            (SELECT video_codec FROM metadata WHERE resource_id = r.derived_from))
+            FROM resource r WHERE r.id = \(resource)
+            """)
     }
 }

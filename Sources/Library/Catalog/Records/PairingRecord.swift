@@ -39,19 +39,20 @@ struct UnpairedHalf: Decodable, FetchableRecord {
     }
 
     /// Halves in `role` (photo or video) carrying `contentIdentifier`, oldest first.
-    static func carrying(contentIdentifier: String, role: ResourceRole, _ db: Database) throws -> [UnpairedHalf] {
-        try request(SQL("m.content_identifier = \(contentIdentifier)"), role: role).fetchAll(db)
+    static func carrying(contentIdentifier: String, role: ResourceRole, _ db: any CatalogConnection) throws -> [UnpairedHalf] {
+        try fetchAll("m.content_identifier = \(contentIdentifier)", role: role, db)
     }
 
     /// Halves in `role` imported from `folder` that carry no content identifier, oldest first.
-    static func withoutIdentifier(importedFrom folder: String, role: ResourceRole, _ db: Database) throws -> [UnpairedHalf] {
-        try request(SQL("r.source_dir = \(folder) AND m.content_identifier IS NULL"), role: role).fetchAll(db)
+    static func withoutIdentifier(importedFrom folder: String, role: ResourceRole, _ db: any CatalogConnection) throws -> [UnpairedHalf] {
+        try fetchAll("r.source_dir = \(folder) AND m.content_identifier IS NULL", role: role, db)
     }
 
-    private static func request(_ condition: SQL, role: ResourceRole) -> SQLRequest<UnpairedHalf> {
+    private static func fetchAll(_ condition: CatalogSQL, role: ResourceRole, _ db: any CatalogConnection) throws -> [UnpairedHalf] {
         // Alone: the asset's kind is still the half's own (photo or video), not live.
         let kind: AssetKind = role == .photo ? .photo : .video
-        return SQLRequest(
+        return try db.fetchAll(
+            UnpairedHalf.self,
             """
             SELECT r.id, r.asset_id, r.original_name, m.captured_at, m.duration
             FROM resource r

@@ -85,13 +85,48 @@ extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableReco
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    static func setRole(_ role: ResourceRole, of id: Int64, _ db: Database) throws {
-        try ResourceRecord.filter(key: id).updateAll(db, Columns.role.set(to: role))
+    static func setRole(_ role: ResourceRole, of id: Int64, _ db: any CatalogConnection) throws {
+        try db.execute("UPDATE resource SET role = \(role) WHERE id = \(id)")
     }
 
-    /// The asset holding an imported original with these bytes.
-    static func assetHolding(original sha256: String, _ db: Database) throws -> Int64? {
-        try ResourceRecord.all().importedOriginals().filter(sha256: sha256).select(Columns.assetID, as: Int64.self).fetchOne(db)
+    /// The asset holding an imported original with these bytes (a still or movie that
+    /// came in through an import, not cut out of another file).
+    static func assetHolding(original sha256: String, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(
+            Int64.self,
+            "SELECT asset_id FROM resource WHERE sha256 = \(sha256) AND role IN \(ResourceRole.primary) AND derived_from IS NULL LIMIT 1")
+    }
+
+    /// The asset's file in `role` with these bytes.
+    static func find(asset: Int64, role: ResourceRole, sha256: String, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(
+            Self.self,
+            """
+            SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r
+            WHERE r.asset_id = \(asset) AND r.role = \(role) AND r.sha256 = \(sha256) ORDER BY r.id LIMIT 1
+            """
+        ).first
+    }
+
+    /// The asset's own still, else its movie.
+    static func fetchPrimary(asset: Int64, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(
+            Self.self,
+            """
+            SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r WHERE r.asset_id = \(asset) AND r.role IN \(ResourceRole.primary)
+            ORDER BY r.role = 'photo' DESC, r.id LIMIT 1
+            """
+        ).first
+    }
+
+    /// The stills and movies imported from `folder`, stills first.
+    static func fetchPrimaries(importedFrom folder: String, _ db: any CatalogConnection) throws -> [ResourceRecord] {
+        try db.fetchAll(
+            Self.self,
+            """
+            SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r WHERE r.source_dir = \(folder) AND r.role IN \(ResourceRole.primary)
+            ORDER BY r.role = 'photo' DESC, r.id
+            """)
     }
 }
 
