@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// An album, as `camlib album list` shows it.
 public struct Album: Codable, Sendable, Equatable {
@@ -42,28 +41,28 @@ public enum AlbumError: Error, CustomStringConvertible, Equatable {
 extension PhotoLibrary {
     /// Every album, by name.
     public func albums() throws -> [Album] {
-        try catalog.sqliteRead { db in
-            try AlbumRecord.overview(db).map { Album(id: $0[0], name: $0[1], assets: $0[2], cover: $0[3], createdAt: $0[4]) }
+        try catalog.read { db in
+            try AlbumRecord.overview(db).map { Album(id: try $0.required(0), name: try $0.required(1), assets: try $0.required(2), cover: $0[3], createdAt: try $0.required(4)) }
         }
     }
 
     /// The name of the album with this id; nil when there is none.
     public func albumName(id: Int64) throws -> String? {
-        try catalog.sqliteRead { db in try AlbumRecord.fetchOne(db, key: id)?.name }
+        try catalog.read { db in try AlbumRecord.find(id, db)?.name }
     }
 
     /// The album named `name`, with its assets in its order.
     public func album(named name: String) throws -> (album: Album, assets: [Int64]) {
         let album = try albums().first { $0.name == name }
         guard let album else { throw AlbumError.noAlbum(name) }
-        return (album, try catalog.sqliteRead { db in try AlbumAssetRecord.assets(of: album.id, db) })
+        return (album, try catalog.read { db in try AlbumAssetRecord.assets(of: album.id, db) })
     }
 
     /// A page of the album with id `album` in its own order, without the assets in the
     /// trash: up to `limit` assets after the place `after` (nil: from its start), and the
     /// place the next page starts after (nil: this page ends the album).
     public func albumPage(_ album: Int64, after: Int64?, limit: Int) throws -> (assets: [Int64], next: Int64?) {
-        let rows = try catalog.sqliteRead { db in try AlbumAssetRecord.page(of: album, after: after ?? .min, limit: limit + 1, db) }
+        let rows = try catalog.read { db in try AlbumAssetRecord.page(of: album, after: after ?? .min, limit: limit + 1, db) }
         let page = rows.prefix(limit)
         return (page.map(\.asset), rows.count > limit ? page.last?.position : nil)
     }
@@ -73,9 +72,9 @@ extension PhotoLibrary {
     public func createAlbum(_ name: String) throws -> Album {
         let name = try Self.checkedName(name)
         var record = AlbumRecord(id: nil, name: name, coverAssetId: nil, createdAt: utcNow())
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             guard try AlbumRecord.named(name, db) == nil else { throw AlbumError.exists(name) }
-            try record.insert(db)
+            try db.insert(&record)
         }
         return Album(id: record.id!, name: name, assets: 0, cover: nil, createdAt: record.createdAt)
     }
@@ -83,15 +82,15 @@ extension PhotoLibrary {
     /// Appends the assets to the album, in the order given; those in it already keep
     /// their place. Returns the assets added.
     public func addToAlbum(_ name: String, _ ids: [Int64]) throws -> [Int64] {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             let album = try Self.album(name, db)
             var position = try AlbumAssetRecord.nextPosition(in: album, db)
             let now = utcNow()
             var added: [Int64] = []
             for id in ids {
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
-                guard try AlbumAssetRecord.fetchOne(db, key: ["album_id": album, "asset_id": id]) == nil else { continue }
-                try AlbumAssetRecord(albumId: album, assetId: id, position: position, addedAt: now).insert(db)
+                guard try !AlbumAssetRecord.contains(album: album, asset: id, db) else { continue }
+                try db.insert(AlbumAssetRecord(albumId: album, assetId: id, position: position, addedAt: now))
                 position += 1
                 added.append(id)
             }
@@ -101,16 +100,16 @@ extension PhotoLibrary {
 
     /// Takes the assets out of the album (not out of the library). Returns those removed.
     public func removeFromAlbum(_ name: String, _ ids: [Int64]) throws -> [Int64] {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             let album = try Self.album(name, db)
-            return try ids.filter { id in try AlbumAssetRecord.deleteOne(db, key: ["album_id": album, "asset_id": id]) }
+            return try ids.filter { id in try AlbumAssetRecord.remove(album: album, asset: id, db) }
         }
     }
 
     /// Gives the album another name.
     public func renameAlbum(_ name: String, to newName: String) throws {
         let newName = try Self.checkedName(newName)
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             guard var record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
             let taken = try AlbumRecord.named(newName, db)
             guard taken == nil || taken?.id == record.id else { throw AlbumError.exists(newName) }
@@ -121,9 +120,9 @@ extension PhotoLibrary {
 
     /// Shows `asset`, which must be in the album, for it.
     public func setAlbumCover(_ name: String, _ asset: Int64) throws {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             guard var record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
-            guard try AlbumAssetRecord.fetchOne(db, key: ["album_id": record.id!, "asset_id": asset]) != nil else {
+            guard let album = record.id, try AlbumAssetRecord.contains(album: album, asset: asset, db) else {
                 throw AlbumError.notInAlbum(asset: asset, album: name)
             }
             record.coverAssetId = asset
@@ -135,16 +134,15 @@ extension PhotoLibrary {
     /// its places going with it in the same transaction. Deleting an album never takes an
     /// asset anywhere: its assets stay in the library, and in their other albums.
     public func deleteAlbum(_ name: String, evenIfNotEmpty: Bool = false) throws {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             guard let record = try AlbumRecord.named(name, db) else { throw AlbumError.noAlbum(name) }
             let count = try AlbumAssetRecord.assets(of: record.id!, db).count
             guard count == 0 || evenIfNotEmpty else { throw AlbumError.notEmpty(name, assets: count) }
-            try AlbumAssetRecord.filter(Column("album_id") == record.id!).deleteAll(db)
-            _ = try AlbumRecord.deleteOne(db, key: record.id)
+            try AlbumRecord.delete(record.id!, db)
         }
     }
 
-    private static func album(_ name: String, _ db: Database) throws -> Int64 {
+    private static func album(_ name: String, _ db: any CatalogConnection) throws -> Int64 {
         guard let id = try AlbumRecord.named(name, db)?.id else { throw AlbumError.noAlbum(name) }
         return id
     }

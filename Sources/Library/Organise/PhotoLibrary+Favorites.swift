@@ -12,11 +12,11 @@ public struct FavoriteChange: Codable, Sendable, Equatable {
 extension PhotoLibrary {
     /// Marks the assets as favourites (`on`), or unmarks them, in one transaction.
     public func setFavorite(_ ids: [Int64], _ on: Bool) throws -> [FavoriteChange] {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             let now = utcNow()
             return try ids.map { id in
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
-                let changed = on ? try FavoriteRecord.mark(id, at: now, db) : try FavoriteRecord.deleteOne(db, key: id)
+                let changed = on ? try FavoriteRecord.mark(id, at: now, db) : try FavoriteRecord.unmark(id, db)
                 return FavoriteChange(asset: id, favorite: on, changed: changed)
             }
         }

@@ -1,4 +1,3 @@
-import GRDB
 
 /// Every file of the library folder that belongs to some assets: what their catalog rows
 /// name (originals, sidecars, thumbnails, renders, Motion Photo movies, auxiliary
@@ -11,7 +10,7 @@ struct AssetFiles {
     /// is another asset's too while any file with those bytes remains.
     var shaOfCache: [String: String] = [:]
 
-    static func of(_ assets: [Int64], layout: LibraryLayout, _ db: Database) throws -> AssetFiles {
+    static func of(_ assets: [Int64], layout: LibraryLayout, _ db: any CatalogConnection) throws -> AssetFiles {
         var files = AssetFiles()
         var seen: Set<String> = []
         func add(_ path: String, sha: String? = nil) {

@@ -31,14 +31,14 @@ extension PhotoLibrary {
     /// Moves the assets into the trash, all in one transaction. A trashed asset keeps
     /// its files, rows and history; listings (`query`, the gallery) leave it out.
     public func trash(_ ids: [Int64]) throws -> [TrashChange] {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             let now = utcNow()
             return try ids.map { id in
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
                 if let since = try TrashedAssetRecord.trashedAt(id, db) {
                     return TrashChange(asset: id, outcome: .alreadyInTrash, trashedAt: since)
                 }
-                try TrashedAssetRecord(assetId: id, trashedAt: now).insert(db)
+                try TrashedAssetRecord.add(id, at: now, db)
                 return TrashChange(asset: id, outcome: .trashed, trashedAt: now)
             }
         }
@@ -46,10 +46,10 @@ extension PhotoLibrary {
 
     /// Takes the assets out of the trash, all in one transaction.
     public func restore(_ ids: [Int64]) throws -> [TrashChange] {
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             try ids.map { id in
                 guard try AssetRecord.exists(id, db) else { throw LibraryError.assetNotFound("with id \(id)") }
-                let removed = try TrashedAssetRecord.deleteOne(db, key: id)
+                let removed = try TrashedAssetRecord.remove(id, db)
                 return TrashChange(asset: id, outcome: removed ? .restored : .notInTrash, trashedAt: nil)
             }
         }
@@ -57,25 +57,25 @@ extension PhotoLibrary {
 
     /// The trash, oldest first; with `before`, what went there before that moment.
     public func trashContents(before: Date? = nil) throws -> [TrashedAsset] {
-        try catalog.sqliteRead { db in
+        try catalog.read { db in
             try TrashedAssetRecord.fetchAll(before: before.map(catalogTime), db).map { TrashedAsset(asset: $0.assetId, trashedAt: $0.trashedAt) }
         }
     }
 
     /// When the asset went into the trash; nil when it is not there.
     public func trashedAt(_ id: Int64) throws -> String? {
-        try catalog.sqliteRead { db in try TrashedAssetRecord.trashedAt(id, db) }
+        try catalog.read { db in try TrashedAssetRecord.trashedAt(id, db) }
     }
 
     /// Which of `ids` are in the trash, in order.
     func trashed(among ids: Set<Int64>) throws -> [Int64] {
         guard !ids.isEmpty else { return [] }
-        return try catalog.sqliteRead { db in try ids.sorted().filter { try TrashedAssetRecord.trashedAt($0, db) != nil } }
+        return try catalog.read { db in try ids.sorted().filter { try TrashedAssetRecord.trashedAt($0, db) != nil } }
     }
 
     /// Throws ``LibraryError/inTrash(asset:trashedAt:)`` for an asset in the trash: what
     /// changes an asset (edit, revert, attach) waits until it is restored.
-    func requireNotTrashed(_ id: Int64, _ db: Database) throws {
+    func requireNotTrashed(_ id: Int64, _ db: any CatalogConnection) throws {
         if let since = try TrashedAssetRecord.trashedAt(id, db) { throw LibraryError.inTrash(asset: id, trashedAt: since) }
     }
 
@@ -101,19 +101,18 @@ extension PhotoLibrary {
         // What an earlier emptying listed and did not get to delete goes first.
         var report = dryRun ? TrashEmptying() : try removeQueuedFiles(progress: progress)
         let cutoff = before.map(catalogTime)
-        let doomed: [String] = try catalog.sqliteWrite { db in
+        let doomed: [String] = try catalog.write { db in
             var doomed: [String] = []
             // A dry run goes through the same statements and takes them back.
-            try db.inSavepoint {
+            try db.savepoint(undo: dryRun) {
                 let assets = try TrashedAssetRecord.fetchAll(before: cutoff, db).map(\.assetId)
                 report.assets = assets
-                guard !assets.isEmpty else { return .rollback }
+                guard !assets.isEmpty else { return }
                 let files = try AssetFiles.of(assets, layout: layout, db)
                 try AssetRecord.delete(assets, db)
                 let named = try FileRemovalRecord.named(files.paths, shas: files.shaOfCache, db)
                 doomed = files.paths.filter { !named.contains($0) }
                 try FileRemovalRecord.queue(doomed, db)
-                return dryRun ? .rollback : .commit
             }
             return doomed
         }
@@ -136,10 +135,10 @@ extension PhotoLibrary {
     /// more, and takes them off the list; a file that cannot be deleted stays listed.
     func removeQueuedFiles(progress: (Int, Int) -> Void = { _, _ in }) throws -> TrashEmptying {
         var report = TrashEmptying()
-        let queued = try catalog.sqliteRead { db in try FileRemovalRecord.pending(db) }
+        let queued = try catalog.read { db in try FileRemovalRecord.pending(db) }
         guard !queued.isEmpty else { return report }
         // Named again since it was listed (a re-import of the same bytes): kept, not deleted.
-        let named = try catalog.sqliteRead { db in try FileRemovalRecord.named(queued, shas: [:], db) }
+        let named = try catalog.read { db in try FileRemovalRecord.named(queued, shas: [:], db) }
         var done: [String] = []
         var folders: Set<URL> = []
         for (i, path) in queued.enumerated() {
@@ -179,7 +178,7 @@ extension PhotoLibrary {
                 folder = folder.deletingLastPathComponent()
             }
         }
-        try catalog.sqliteWrite { db in try FileRemovalRecord.done(done, db) }
+        try catalog.write { db in try FileRemovalRecord.done(done, db) }
         return report
     }
 

@@ -37,11 +37,12 @@ extension CatalogConnection {
 
     /// Runs `body` in a savepoint of the caller's transaction: what it wrote is undone when
     /// it throws, and the transaction goes on (on PostgreSQL, a failed statement otherwise
-    /// aborts the whole transaction).
-    func savepoint<T>(_ body: () throws -> T) throws -> T {
+    /// aborts the whole transaction). With `undo`, it is undone anyway (a dry run).
+    func savepoint<T>(undo: Bool = false, _ body: () throws -> T) throws -> T {
         try execute("SAVEPOINT camlib")
         do {
             let result = try body()
+            if undo { try execute("ROLLBACK TO SAVEPOINT camlib") }
             try execute("RELEASE SAVEPOINT camlib")
             return result
         } catch {

@@ -27,8 +27,24 @@ extension AlbumRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentif
     }
 
     /// Every album with its size and cover, by name (`album_overview`).
-    static func overview(_ db: Database) throws -> [Row] {
-        try Row.fetchAll(db, sql: "SELECT id, name, assets, cover_asset_id, created_at FROM album_overview ORDER BY name, id")
+    static func overview(_ db: any CatalogConnection) throws -> [CatalogRow] {
+        try db.rows("SELECT id, name, assets, cover_asset_id, created_at FROM album_overview ORDER BY name, id")
+    }
+
+    /// The album with this id.
+    static func find(_ id: Int64, _ db: any CatalogConnection) throws -> AlbumRecord? {
+        try db.fetchAll(AlbumRecord.self, "SELECT * FROM album WHERE id = \(id)").first
+    }
+
+    /// Writes the album's name and cover.
+    func update(_ db: any CatalogConnection) throws {
+        try db.execute("UPDATE album SET name = \(name), cover_asset_id = \(coverAssetId) WHERE id = \(id)")
+    }
+
+    /// Deletes the album, and the places of its assets in it.
+    static func delete(_ id: Int64, _ db: any CatalogConnection) throws {
+        try db.execute("DELETE FROM album_asset WHERE album_id = \(id)")
+        try db.execute("DELETE FROM album WHERE id = \(id)")
     }
 
     /// The names of the albums each of these assets is in, each list by album name.
@@ -56,27 +72,35 @@ extension AlbumAssetRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "album_asset"
 
     /// The album's assets in its order.
-    static func assets(of album: Int64, _ db: Database) throws -> [Int64] {
-        try Int64.fetchAll(db, sql: "SELECT asset_id FROM album_asset WHERE album_id = ? ORDER BY position", arguments: [album])
+    static func assets(of album: Int64, _ db: any CatalogConnection) throws -> [Int64] {
+        try db.fetchAll(Int64.self, "SELECT asset_id FROM album_asset WHERE album_id = \(album) ORDER BY position")
+    }
+
+    /// Whether the asset is in the album.
+    static func contains(album: Int64, asset: Int64, _ db: any CatalogConnection) throws -> Bool {
+        try db.fetchOne(Int64.self, "SELECT asset_id FROM album_asset WHERE album_id = \(album) AND asset_id = \(asset)") != nil
+    }
+
+    /// Takes the asset out of the album; false when it was not in it.
+    static func remove(album: Int64, asset: Int64, _ db: any CatalogConnection) throws -> Bool {
+        try db.execute("DELETE FROM album_asset WHERE album_id = \(album) AND asset_id = \(asset)") > 0
     }
 
     /// Up to `limit` of the album's assets outside the trash, in its order, after the
     /// place `position` (keyset paging on `album_asset_order`): each with its place.
-    static func page(of album: Int64, after position: Int64, limit: Int, _ db: Database) throws -> [(asset: Int64, position: Int64)] {
-        try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT x.asset_id, x.position FROM album_asset x
-                    WHERE x.album_id = ? AND x.position > ?
-                      AND NOT EXISTS (SELECT 1 FROM trashed_asset t WHERE t.asset_id = x.asset_id)
-                    ORDER BY x.position LIMIT ?
-                    """),
-            arguments: [album, position, limit]
-        ).map { ($0[0], $0[1]) }
+    static func page(of album: Int64, after position: Int64, limit: Int, _ db: any CatalogConnection) throws -> [(asset: Int64, position: Int64)] {
+        try db.rows(
+            """
+            SELECT x.asset_id, x.position FROM album_asset x
+            WHERE x.album_id = \(album) AND x.position > \(position)
+              AND NOT EXISTS (SELECT 1 FROM trashed_asset t WHERE t.asset_id = x.asset_id)
+            ORDER BY x.position LIMIT \(limit)
+            """
+        ).map { (try $0.required(0), try $0.required(1)) }
     }
 
     /// The position after the album's last.
-    static func nextPosition(in album: Int64, _ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT coalesce(max(position), 0) + 1 FROM album_asset WHERE album_id = ?", arguments: [album]) ?? 1
+    static func nextPosition(in album: Int64, _ db: any CatalogConnection) throws -> Int64 {
+        try db.fetchOne(Int64.self, "SELECT coalesce(max(position), 0) + 1 FROM album_asset WHERE album_id = \(album)") ?? 1
     }
 }

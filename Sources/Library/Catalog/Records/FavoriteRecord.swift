@@ -14,9 +14,13 @@ extension FavoriteRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "favorite"
 
     /// Marks `asset` a favourite since `time`; false when it was one already.
-    static func mark(_ asset: Int64, at time: String, _ db: Database) throws -> Bool {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO favorite (asset_id, added_at) VALUES (?, ?)").execute(arguments: [asset, time])
-        return db.changesCount > 0
+    static func mark(_ asset: Int64, at time: String, _ db: any CatalogConnection) throws -> Bool {
+        try db.execute("INSERT INTO favorite (asset_id, added_at) VALUES (\(asset), \(time)) ON CONFLICT DO NOTHING") > 0
+    }
+
+    /// Takes `asset` out of the favourites; false when it was not one.
+    static func unmark(_ asset: Int64, _ db: any CatalogConnection) throws -> Bool {
+        try db.execute("DELETE FROM favorite WHERE asset_id = \(asset)") > 0
     }
 
     /// Which of these assets are favourites.

@@ -16,25 +16,23 @@ extension KeywordRecord: FetchableRecord, MutablePersistableRecord, CatalogIdent
     }
 
     /// Gives `asset` this keyword; false when it had it already.
-    func tag(_ asset: Int64, _ db: Database) throws -> Bool {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO asset_keyword (keyword_id, asset_id) VALUES (?, ?)").execute(arguments: [id, asset])
-        return db.changesCount > 0
+    func tag(_ asset: Int64, _ db: any CatalogConnection) throws -> Bool {
+        try db.execute("INSERT INTO asset_keyword (keyword_id, asset_id) VALUES (\(id), \(asset)) ON CONFLICT DO NOTHING") > 0
     }
 
     /// Takes this keyword from `asset`; false when it did not have it.
-    func untag(_ asset: Int64, _ db: Database) throws -> Bool {
-        try db.cachedStatement(sql: "DELETE FROM asset_keyword WHERE keyword_id = ? AND asset_id = ?").execute(arguments: [id, asset])
-        return db.changesCount > 0
+    func untag(_ asset: Int64, _ db: any CatalogConnection) throws -> Bool {
+        try db.execute("DELETE FROM asset_keyword WHERE keyword_id = \(id) AND asset_id = \(asset)") > 0
     }
 
     /// Deletes the keyword when no asset carries it any more.
-    func deleteIfUnused(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM keyword WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM asset_keyword WHERE keyword_id = ?1)", arguments: [id])
+    func deleteIfUnused(_ db: any CatalogConnection) throws {
+        try db.execute("DELETE FROM keyword WHERE id = \(id) AND NOT EXISTS (SELECT 1 FROM asset_keyword WHERE keyword_id = \(id))")
     }
 
     /// Every keyword with how many assets carry it, by name (`keyword_overview`).
-    static func overview(_ db: Database) throws -> [(name: String, assets: Int)] {
-        try Row.fetchAll(db, sql: "SELECT name, assets FROM keyword_overview ORDER BY name").map { ($0[0], $0[1]) }
+    static func overview(_ db: any CatalogConnection) throws -> [(name: String, assets: Int)] {
+        try db.rows("SELECT name, assets FROM keyword_overview ORDER BY name").map { (try $0.required(0), try $0.required(1)) }
     }
 
     /// The keywords of each of these assets, by name.

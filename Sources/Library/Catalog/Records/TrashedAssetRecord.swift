@@ -26,14 +26,23 @@ extension TrashedAssetRecord: FetchableRecord, PersistableRecord {
     }
 
     /// When the asset went into the trash; nil when it is not there.
-    static func trashedAt(_ asset: Int64, _ db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT trashed_at FROM trashed_asset WHERE asset_id = ?", arguments: [asset])
+    static func trashedAt(_ asset: Int64, _ db: any CatalogConnection) throws -> String? {
+        try db.fetchOne(String.self, "SELECT trashed_at FROM trashed_asset WHERE asset_id = \(asset)")
     }
 
     /// The trash, oldest first; with `before`, only what went there before that time.
-    static func fetchAll(before: String?, _ db: Database) throws -> [TrashedAssetRecord] {
-        var request = TrashedAssetRecord.order(Columns.trashedAt, Columns.assetID)
-        if let before { request = request.filter(Columns.trashedAt < before) }
-        return try request.fetchAll(db)
+    static func fetchAll(before: String?, _ db: any CatalogConnection) throws -> [TrashedAssetRecord] {
+        let before: CatalogSQL = before.map { "WHERE trashed_at < \($0)" } ?? ""
+        return try db.fetchAll(Self.self, "SELECT asset_id, trashed_at FROM trashed_asset \(before) ORDER BY trashed_at, asset_id")
+    }
+
+    /// Puts the asset in the trash, since `time`.
+    static func add(_ asset: Int64, at time: String, _ db: any CatalogConnection) throws {
+        try db.insert(TrashedAssetRecord(assetId: asset, trashedAt: time))
+    }
+
+    /// Takes the asset out of the trash; false when it was not there.
+    static func remove(_ asset: Int64, _ db: any CatalogConnection) throws -> Bool {
+        try db.execute("DELETE FROM trashed_asset WHERE asset_id = \(asset)") > 0
     }
 }
