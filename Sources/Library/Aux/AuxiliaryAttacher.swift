@@ -1,7 +1,6 @@
 import Codecs
 import Containers
 import Foundation
-import GRDB
 import Imaging
 
 /// `camlib aux attach`: a depth map or matte (a PNG) added to a photo, the photo's coded

@@ -1,13 +1,12 @@
 import Codecs
 import Containers
 import Foundation
-import GRDB
 
 extension PhotoLibrary {
     /// The absolute path of the current version's render in `role`; nil when the original
     /// is current or the current adjustment rendered no such file.
     func currentRender(of asset: Int64, role: ResourceRole) throws -> String? {
-        try catalog.sqliteRead { db in try AdjustmentRenderRecord.currentRender(of: asset, role: role, db) }.map { try file($0.path, of: asset).path }
+        try catalog.read { db in try AdjustmentRenderRecord.currentRender(of: asset, role: role, db) }.map { try file($0.path, of: asset).path }
     }
 
     /// Attaches an auxiliary image to a library asset's current version, as a new
@@ -37,7 +36,7 @@ extension PhotoLibrary {
         options: HEIFAuxiliaryWriter.Options, depthRange: ClosedRange<Double>?
     ) throws -> (path: String, result: AuxiliaryAttacher.Result) {
         let asset = description.id
-        let current = try catalog.sqliteRead { db in
+        let current = try catalog.read { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
         }
@@ -82,15 +81,14 @@ extension PhotoLibrary {
         defer { for a in attached { unlink(a.png.url.path) } }
         var published: [URL] = []
         do {
-            return try catalog.sqliteWrite { db in
-                let resources = ResourceRecord.all().filter(asset: asset)
-                let stillID = try resources.filter(role: .photo).fetchOne(db)?.id
+            return try catalog.write { db in
+                let stillID = try ResourceRecord.firstID(asset: asset, role: .photo, db)
                 let (render, renderPath) = try recordRender(
                     staged, role: .renderedPhoto, mime: result.format.mimeType, ext: result.format.fileExtension, of: asset,
                     derivedFrom: stillID, published: &published, db)
-                var movieID = try movieRender.flatMap { try resources.filter(path: relative(URL(fileURLWithPath: $0))).fetchOne(db)?.id }
+                var movieID = try movieRender.flatMap { try ResourceRecord.id(asset: asset, path: relative(URL(fileURLWithPath: $0)), db) }
                 if let (file, movie) = movieCopy {
-                    let originalID = try resources.filter(path: relative(URL(fileURLWithPath: movie.path))).fetchOne(db)?.id
+                    let originalID = try ResourceRecord.id(asset: asset, path: relative(URL(fileURLWithPath: movie.path)), db)
                     let ext = URL(fileURLWithPath: movie.originalName ?? movie.path).pathExtension.lowercased()
                     movieID = try recordRender(
                         file, role: .renderedVideo, mime: movie.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: originalID,
@@ -110,7 +108,7 @@ extension PhotoLibrary {
     /// Lists the images the current version attached as aux images of its render, when
     /// they are not listed yet: after import restored an exported history.
     func listAttachedImages(of asset: Int64) throws {
-        guard let current = try catalog.sqliteRead({ db in try AdjustmentRecord.current(of: asset, db) }),
+        guard let current = try catalog.read({ db in try AdjustmentRecord.current(of: asset, db) }),
             let recipe = CamlibAdjustment.recipe(current), !recipe.attachments.isEmpty,
             let still = try currentRender(of: asset, role: .renderedPhoto)
         else { return }
@@ -120,8 +118,8 @@ extension PhotoLibrary {
         defer { for a in staged { unlink(a.png.url.path) } }
         var published: [URL] = []
         do {
-            try catalog.sqliteWrite { db in
-                guard let id = try ResourceRecord.all().filter(asset: asset).filter(path: relative(URL(fileURLWithPath: still))).fetchOne(db)?.id
+            try catalog.write { db in
+                guard let id = try ResourceRecord.id(asset: asset, path: relative(URL(fileURLWithPath: still)), db)
                 else { return }
                 try recordAttachedImages(staged, asset: asset, still: id, published: &published, db)
             }
@@ -165,8 +163,8 @@ extension PhotoLibrary {
     /// Lists staged attached images as aux images of the render `still` (a resource id),
     /// their PNGs under derived/aux/<render sha256>/. A render an identical recipe made
     /// before already lists them.
-    func recordAttachedImages(_ staged: [StagedAttachment], asset: Int64, still: Int64, published: inout [URL], _ db: Database) throws {
-        guard !staged.isEmpty, let sha = try ResourceRecord.fetchOne(db, key: still)?.sha256 else { return }
+    func recordAttachedImages(_ staged: [StagedAttachment], asset: Int64, still: Int64, published: inout [URL], _ db: any CatalogConnection) throws {
+        guard !staged.isEmpty, let sha = try ResourceRecord.find(still, db)?.sha256 else { return }
         for a in staged {
             let i = a.image
             if try AuxImageRecord.isListed(resource: still, source: i.source, db) { continue }
@@ -177,7 +175,7 @@ extension PhotoLibrary {
                 id: nil, assetId: asset, resourceId: still, type: i.type, urn: i.urn, source: i.source, width: i.width, height: i.height,
                 bitDepth: i.bitDepth, channels: i.channels, path: relative(url), sha256: a.png.sha256, bytes: a.png.bytes,
                 encoding: i.encoding.json, problem: nil, addedAt: utcNow())
-            try row.insert(db)
+            try db.insert(&row)
         }
     }
 }

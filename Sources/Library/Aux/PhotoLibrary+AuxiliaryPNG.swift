@@ -1,6 +1,5 @@
 import Containers
 import Foundation
-import GRDB
 
 /// Auxiliary images' PNGs, made when first asked for. Import records each image's facts
 /// from the container alone (type, URN, size, bit depth, depth representation, where it
@@ -17,7 +16,7 @@ extension PhotoLibrary {
     /// be decoded; the row then says why, and its path is cleared, as import did for
     /// images it could not decode.
     public func auxiliaryPNG(_ id: Int64) throws -> URL {
-        guard let row = try catalog.sqliteRead({ db in try AuxImageRecord.fetchOne(db, key: id) }) else {
+        guard let row = try catalog.read({ db in try AuxImageRecord.find(id, db) }) else {
             throw AuxiliaryError("no auxiliary image \(id) in the catalog")
         }
         return try auxiliaryPNG(row)
@@ -45,7 +44,7 @@ extension PhotoLibrary {
     /// The asset's auxiliary images in the files its current version shows, in the order
     /// they were found (as ``describe(_:)`` lists them).
     func currentAuxiliaryRows(of asset: Int64) throws -> [AuxImageRecord] {
-        try catalog.sqliteRead { db in
+        try catalog.read { db in
             let current = Set(try ResourceRecord.fetchCurrentShown(assets: IDList([asset]), db).compactMap(\.id))
             return try AuxImageRecord.fetchAll(assets: IDList([asset]), db).filter { current.contains($0.resourceId) }
         }
@@ -60,7 +59,7 @@ extension PhotoLibrary {
     /// The PNGs of `rows`, in their order: each where it is, or why it cannot be made.
     /// Those to make that one still holds are made from one reading and parse of it.
     /// `fence` runs in the transaction that records each (a job's lease check).
-    func auxiliaryPNGs(_ rows: [AuxImageRecord], remake: Bool = false, fence: ((Database) throws -> Void)? = nil) throws
+    func auxiliaryPNGs(_ rows: [AuxImageRecord], remake: Bool = false, fence: ((any CatalogConnection) throws -> Void)? = nil) throws
         -> [Result<URL, AuxiliaryError>]
     {
         var results = [Result<URL, AuxiliaryError>?](repeating: nil, count: rows.count)
@@ -100,12 +99,12 @@ extension PhotoLibrary {
     /// it, and places their PNGs. An image that cannot be decoded is said once, in its
     /// row, as import said it of such images; a still that cannot be read (missing,
     /// unreadable) fails them all and changes nothing.
-    private func makePNGs(_ wanted: [Wanted], in resource: Int64, fence: ((Database) throws -> Void)?) throws -> [(Int, Result<URL, AuxiliaryError>)] {
+    private func makePNGs(_ wanted: [Wanted], in resource: Int64, fence: ((any CatalogConnection) throws -> Void)?) throws -> [(Int, Result<URL, AuxiliaryError>)] {
         let asset = wanted[0].row.assetId
         func failure(_ error: Error, file: String?) -> AuxiliaryError {
             error as? AuxiliaryError ?? AuxiliaryError(MediaAnalyzer.describe(error), asset: asset, file: file)
         }
-        guard let still = try catalog.sqliteRead({ db in try ResourceRecord.fetchOne(db, key: resource) }) else {
+        guard let still = try catalog.read({ db in try ResourceRecord.find(resource, db) }) else {
             let error = AuxiliaryError("the file its auxiliary images are in is not in the catalog", asset: asset)
             return wanted.map { ($0.index, .failure(error)) }
         }
@@ -140,7 +139,7 @@ extension PhotoLibrary {
             }
         }
         if !undecodable.isEmpty, !isReadOnly {
-            try? catalog.sqliteWrite { db in
+            try? catalog.write { db in
                 for (id, reason) in undecodable { try AuxImageRecord.setUndecodable(id, reason: reason, db) }
             }
         }
@@ -149,7 +148,7 @@ extension PhotoLibrary {
 
     /// Puts a made PNG at `target`, recording its bytes in `row` (in the user's cache for
     /// a read-only library, the row as it is).
-    private func place(_ png: [UInt8], of row: AuxImageRecord, at target: URL, fence: ((Database) throws -> Void)?) throws -> URL {
+    private func place(_ png: [UInt8], of row: AuxImageRecord, at target: URL, fence: ((any CatalogConnection) throws -> Void)?) throws -> URL {
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         let made = try AtomicFile.writeTemporary(png, in: isReadOnly ? target.deletingLastPathComponent() : temporary)
         // The temporary file goes whatever happens (placed, it is renamed away first).
@@ -158,7 +157,7 @@ extension PhotoLibrary {
             try AtomicFile.publishIfAbsent(made.url, to: target)
             return target
         }
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             try fence?(db)
             _ = try publishDerived(made.url, to: target)
             try AuxImageRecord.setMade(row.id, sha256: made.sha256, bytes: made.bytes, db)

@@ -62,6 +62,11 @@ public final class Catalog: Sendable {
         notes = []
     }
 
+    /// Where the catalog is, when it is on PostgreSQL.
+    public var postgresLocation: PostgresLocation? {
+        if case .postgres(let postgres) = store { postgres.location } else { nil }
+    }
+
     /// Whether the catalog is on PostgreSQL.
     public var isPostgres: Bool {
         if case .postgres = store { true } else { false }
@@ -180,13 +185,20 @@ public final class Catalog: Sendable {
         return try database.write(body)
     }
 
-    /// Copies the catalog, as it is now, to a new database at `path` (SQLite's online
-    /// backup: readers and writers of this one go on meanwhile).
+    /// Copies the catalog, as it is now, to a new SQLite database at `path`: SQLite's
+    /// online backup, or a copy of a PostgreSQL catalog's rows read in one transaction
+    /// (readers and writers of this one go on meanwhile, either way).
     func backup(to path: String) throws {
-        let database = try sqlite()
-        let copy = try DatabaseQueue(path: path)
-        try database.backup(to: copy)
-        try copy.close()
+        switch store {
+        case .sqlite(let database):
+            let copy = try DatabaseQueue(path: path)
+            try database.backup(to: copy)
+            try copy.close()
+        case .postgres(let postgres):
+            let copy = try Catalog(path: path, access: .readWrite(concurrent: false))
+            defer { try? copy.close() }
+            _ = try copy.sqliteWrite { db in try CatalogCopy.back(from: postgres, into: db) }
+        }
     }
 
     /// Closes the catalog's connections, first copying the write-ahead log into

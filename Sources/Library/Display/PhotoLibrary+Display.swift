@@ -3,14 +3,13 @@ import Crypto
 import Containers
 import Filters
 import Foundation
-import GRDB
 import Imaging
 
 extension PhotoLibrary {
     /// Which files the current versions of these assets show (see ``AssetMedia``).
     public func media(of ids: [Int64]) throws -> [Int64: AssetMedia] {
         guard !ids.isEmpty else { return [:] }
-        return try catalog.sqliteRead { db in
+        return try catalog.read { db in
             var out: [Int64: AssetMedia] = [:]
             for start in stride(from: 0, to: ids.count, by: 256) {
                 let chunk = IDList(Array(ids[start..<min(start + 256, ids.count)]))
@@ -51,7 +50,7 @@ extension PhotoLibrary {
     private func displayFile(asset: Int64, resource: Int64, kind: DisplayKind, making: Bool) throws -> DisplayFile? {
         // One read: the file, for a thumbnail the one import made of it, for a movie the
         // codec import read.
-        let (found, imported, codec) = try catalog.sqliteRead { db in
+        let (found, imported, codec) = try catalog.read { db in
             let source = try ResourceRecord.fetchShowable(asset: asset, resource: resource, db)
             return (
                 source, kind == .thumbnail && source != nil ? try ResourceRecord.fetchThumbnail(of: resource, db) : nil,
@@ -143,7 +142,7 @@ extension PhotoLibrary {
     }
 
     private func auxiliaryFile(asset: Int64, resource: Int64, type: AuxiliaryImageType, making: Bool) throws -> DisplayFile? {
-        let found = try catalog.sqliteRead { db in try AuxImageRecord.fetchExtracted(asset: asset, resource: resource, type: type, db) }
+        let found = try catalog.read { db in try AuxImageRecord.fetchExtracted(asset: asset, resource: resource, type: type, db) }
         guard let found, found.path != nil else {
             throw DisplayError.notFound("asset \(asset) has no \(type.rawValue) image in file \(resource)")
         }
@@ -178,9 +177,8 @@ extension PhotoLibrary {
     /// The file an edit preview is made from: a photo's still, or a video's (its poster
     /// frame); edits start from the original.
     public func editPreviewSource(asset: Int64) throws -> Int64 {
-        let source = try catalog.sqliteRead { db in
-            try ResourceRecord.all().filter(asset: asset).filter(role: .photo).fetchOne(db)
-                ?? ResourceRecord.all().filter(asset: asset).filter(role: .video).fetchOne(db)
+        let source = try catalog.read { db in
+            try ResourceRecord.fetchOwnStillOrMovie(asset: asset, db)
         }
         guard let id = source?.id else { throw DisplayError.notFound("asset \(asset) has no photo or video to edit") }
         return id

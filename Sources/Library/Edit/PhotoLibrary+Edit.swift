@@ -2,7 +2,6 @@ import Codecs
 import Containers
 import Filters
 import Foundation
-import GRDB
 
 /// Where a running edit is: the still, then a movie's frames.
 public enum EditProgress: Sendable {
@@ -32,11 +31,11 @@ extension PhotoLibrary {
     /// `fence` (run last in the edit's transaction, given what the edit made) does not
     /// throw: a render job's "done while my lease holds", with its result.
     func edit(
-        asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void, fence: ((Database, EditResult) throws -> Void)?
+        asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void, fence: ((any CatalogConnection, EditResult) throws -> Void)?
     ) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
         RenderAllocation.prepare()
-        let current = try catalog.sqliteRead { db in
+        let current = try catalog.read { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
         }
@@ -61,9 +60,9 @@ extension PhotoLibrary {
     /// The current edit rendered again when it has lost its renders (`camlib repair`): its
     /// recipe over the originals, the files linked to it; no new adjustment is made.
     /// `fence` runs in the transaction that records them.
-    func renderCurrentEditAgain(asset: Int64, fence: ((Database) throws -> Void)? = nil) throws -> EditResult {
+    func renderCurrentEditAgain(asset: Int64, fence: ((any CatalogConnection) throws -> Void)? = nil) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
-        let current = try catalog.sqliteRead { db in try AdjustmentRecord.current(of: asset, db) }
+        let current = try catalog.read { db in try AdjustmentRecord.current(of: asset, db) }
         guard let current, let id = current.id, let recipe = CamlibAdjustment.recipe(current) else {
             throw MediaAnalyzer.Failure(reason: "asset \(asset) has no current camlib edit to render")
         }
@@ -79,7 +78,7 @@ extension PhotoLibrary {
     /// becomes current, or with `renderingFor`, as the renders of that adjustment.
     func render(
         _ description: AssetDescription, recipe: CamlibRecipe, extending extendsID: Int64?, renderingFor existing: Int64? = nil,
-        progress: @escaping (EditProgress) -> Void = { _ in }, fence: ((Database, EditResult) throws -> Void)? = nil
+        progress: @escaping (EditProgress) -> Void = { _ in }, fence: ((any CatalogConnection, EditResult) throws -> Void)? = nil
     ) throws -> EditResult {
         let asset = description.id
         let stillResource = description.resources.first { $0.role == .photo }
@@ -149,15 +148,14 @@ extension PhotoLibrary {
         let ext = render.format.fileExtension
         var published: [URL] = []
         do {
-            return try catalog.sqliteWrite { db in
-                let resources = ResourceRecord.all().filter(asset: asset)
-                let stillID = try resources.filter(role: .photo).fetchOne(db)?.id
+            return try catalog.write { db in
+                let stillID = try ResourceRecord.firstID(asset: asset, role: .photo, db)
                 let (stillRender, stillPath) = try recordRender(
                     staged, role: .renderedPhoto, mime: render.format.mimeType, ext: ext, of: asset, derivedFrom: stillID,
                     published: &published, db)
                 var renders = [(stillRender, stillPath)]
                 if let (file, mime, movieExt) = stagedMovie, let movie {
-                    let movieID = try resources.filter(path: relative(URL(fileURLWithPath: movie.path))).fetchOne(db)?.id
+                    let movieID = try ResourceRecord.id(asset: asset, path: relative(URL(fileURLWithPath: movie.path)), db)
                     renders.append(
                         try recordRender(
                             file, role: .renderedVideo, mime: mime, ext: movieExt, of: asset, derivedFrom: movieID, published: &published, db))
@@ -183,7 +181,7 @@ extension PhotoLibrary {
     /// the sound, metadata and orientation; it becomes the current version.
     func editVideo(
         asset: Int64, video: AssetDescription.Resource, recipe: CamlibRecipe, extending: Int64?, renderingFor existing: Int64? = nil,
-        progress: @escaping (EditProgress) -> Void, fence: ((Database, EditResult) throws -> Void)? = nil
+        progress: @escaping (EditProgress) -> Void, fence: ((any CatalogConnection, EditResult) throws -> Void)? = nil
     ) throws -> EditResult {
         let file = try EditError.naming(asset: asset, video) {
             try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
@@ -194,8 +192,8 @@ extension PhotoLibrary {
         let ext = URL(fileURLWithPath: video.originalName ?? video.path).pathExtension.lowercased()
         var published: [URL] = []
         do {
-            return try catalog.sqliteWrite { db in
-                let videoID = try ResourceRecord.all().filter(asset: asset).filter(path: relative(URL(fileURLWithPath: video.path))).fetchOne(db)?.id
+            return try catalog.write { db in
+                let videoID = try ResourceRecord.id(asset: asset, path: relative(URL(fileURLWithPath: video.path)), db)
                 let (render, path) = try recordRender(
                     file, role: .renderedVideo, mime: video.mime, ext: ext.isEmpty ? "mov" : ext, of: asset, derivedFrom: videoID,
                     published: &published, db)
@@ -226,9 +224,9 @@ extension PhotoLibrary {
     /// named by its sha256, and a new row. Returns its id and library path.
     func recordRender(
         _ file: AtomicFile.Temporary, role: ResourceRole, mime: String, ext: String, of asset: Int64, derivedFrom: Int64?,
-        published: inout [URL], _ db: Database
+        published: inout [URL], _ db: any CatalogConnection
     ) throws -> (Int64, String) {
-        if let existing = try ResourceRecord.all().filter(asset: asset).filter(role: role).filter(sha256: file.sha256).fetchOne(db) {
+        if let existing = try ResourceRecord.find(asset: asset, role: role, sha256: file.sha256, db) {
             return (existing.id!, existing.path)
         }
         let url = try AtomicFile.publish(file.url, to: layout.render(file.sha256, ext: ext))
@@ -236,7 +234,7 @@ extension PhotoLibrary {
         var resource = ResourceRecord(
             id: nil, assetId: asset, role: role, path: relative(url), sha256: file.sha256, bytes: file.bytes, mime: mime,
             derivedFrom: derivedFrom, originalName: nil, sourceDir: nil, addedAt: utcNow())
-        try resource.insert(db)
+        try db.insert(&resource)
         return (resource.id!, resource.path)
     }
 
@@ -245,7 +243,7 @@ extension PhotoLibrary {
     @discardableResult
     public func revert(asset: Int64) throws -> Bool {
         guard try describe([asset]).first != nil else { throw LibraryError.assetNotFound("with id \(asset)") }
-        return try catalog.sqliteWrite { db in
+        return try catalog.write { db in
             try requireNotTrashed(asset, db)
             guard try AdjustmentRecord.current(of: asset, db) != nil else { return false }
             try AssetVersionRecord.setCurrent(asset: asset, adjustment: nil, db)
@@ -258,21 +256,19 @@ extension PhotoLibrary {
     /// `existing`, links the renders to that adjustment instead.
     @discardableResult
     func recordCamlibAdjustment(
-        _ recipe: CamlibRecipe, of asset: Int64, extending: Int64?, renders: [Int64], existing: Int64? = nil, _ db: Database
+        _ recipe: CamlibRecipe, of asset: Int64, extending: Int64?, renders: [Int64], existing: Int64? = nil, _ db: any CatalogConnection
     ) throws -> Int64 {
         if let existing {
-            for resource in renders where try !AdjustmentRenderRecord.exists(db, key: ["adjustment_id": existing, "resource_id": resource]) {
-                try AdjustmentRenderRecord(adjustmentId: existing, resourceId: resource).insert(db)
-            }
+            for resource in renders { try AdjustmentRenderRecord.link(resource, to: existing, db) }
             return existing
         }
         var adjustment = AdjustmentRecord(
             id: nil, assetId: asset, formatIdentifier: CamlibAdjustment.formatIdentifier,
             formatVersion: CamlibAdjustment.formatVersion(of: recipe), data: try CamlibAdjustment.data(recipe), extendsId: extending,
             origin: .camlib, sidecarResourceId: nil, createdAt: utcNow())
-        try adjustment.insert(db)
+        try db.insert(&adjustment)
         for resource in renders {
-            try AdjustmentRenderRecord(adjustmentId: adjustment.id!, resourceId: resource).insert(db)
+            try AdjustmentRenderRecord.link(resource, to: adjustment.id!, db)
         }
         try AssetVersionRecord.setCurrent(asset: asset, adjustment: adjustment.id!, db)
         return adjustment.id!

@@ -1,7 +1,6 @@
 import Crypto
 import Containers
 import Foundation
-import GRDB
 
 /// `camlib export`: assets out of the library as files other tools understand and that
 /// `camlib import` turns back into the same asset.

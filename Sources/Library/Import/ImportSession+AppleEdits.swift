@@ -1,7 +1,6 @@
 import Codecs
 import Containers
 import Foundation
-import GRDB
 
 /// Apple Photos' files beside a photo: its edit (`IMG_1234.AAE`), the camera's
 /// adjustments (`IMG_O1234.AAE`) and the rendered edit (`IMG_E1234.*`), attached to the

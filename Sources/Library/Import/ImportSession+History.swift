@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// camlib's own edit history, as `camlib export` writes it beside an asset
 /// (`NAME.camlib.json`), read back into the library.

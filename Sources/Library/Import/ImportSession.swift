@@ -1,7 +1,6 @@
 import Codecs
 import Containers
 import Foundation
-import GRDB
 
 /// The committing half of one import: copies originals in and writes their catalog rows,
 /// a group of files per transaction and a savepoint per file, joining Live Photo halves

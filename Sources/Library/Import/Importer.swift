@@ -1,7 +1,6 @@
 import Codecs
 import Containers
 import Foundation
-import GRDB
 import Synchronization
 
 /// Options of an import.

@@ -1,6 +1,5 @@
 import Containers
 import Foundation
-import GRDB
 
 /// Finds the other half of a Live Photo for a still or movie being imported, among the
 /// library's halves still waiting for theirs, by the rules of ``PairingRules``: the same

@@ -44,6 +44,10 @@ public final class JobWorker: Sendable {
         }
     }
 
+    /// How often an idle worker that listens for PostgreSQL's notifications looks for work
+    /// all the same.
+    public static let listeningPollInterval: TimeInterval = 2
+
     /// The exit status of a worker process that ended a job past its time limit.
     public static let timeLimitStatus: Int32 = 75
 
@@ -93,6 +97,12 @@ public final class JobWorker: Sendable {
         defer { try? library.unregisterWorker(identity) }
         let heartbeat = Heartbeat(worker: self)
         defer { heartbeat.stop() }
+        // On PostgreSQL, a job queued on any machine wakes this worker at once; polling
+        // stays, slower, as a listener whose connection broke misses notifications.
+        let wake = self.wake
+        let listener = try library.catalog.postgresLocation.map { try PostgresJobListener($0, heard: { wake.signal() }) }
+        defer { listener?.close() }
+        let pollInterval = listener == nil ? options.pollInterval : max(options.pollInterval, Self.listeningPollInterval)
         var lastRescue = Date.distantPast
         var failures = 0
         while !isStopping {
@@ -110,7 +120,7 @@ public final class JobWorker: Sendable {
                 }
                 if options.untilIdle, try !library.hasJobs(kinds: options.kinds, batch: options.batch) { break }
                 failures = 0
-                _ = wake.wait(timeout: .now() + min(options.pollInterval, max(0.01, wait ?? options.pollInterval)))
+                _ = wake.wait(timeout: .now() + min(pollInterval, max(0.01, wait ?? pollInterval)))
             } catch {
                 // The catalog busy past its timeout, a disk full for a moment: the queue is
                 // asked again shortly; a catalog that stays unusable ends the worker.

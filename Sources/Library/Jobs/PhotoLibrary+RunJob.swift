@@ -2,7 +2,6 @@ import Codecs
 import Containers
 import Filters
 import Foundation
-import GRDB
 import Imaging
 
 /// Why a job's attempt failed: the message names the asset and the file; `retry` is

@@ -1,4 +1,3 @@
-import GRDB
 
 /// What marking an asset did.
 public struct FavoriteChange: Codable, Sendable, Equatable {

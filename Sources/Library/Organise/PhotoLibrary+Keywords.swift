@@ -1,4 +1,3 @@
-import GRDB
 
 extension PhotoLibrary {
     /// Every keyword with how many assets carry it, by name.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What `camlib repair` did (or, for a dry run, would do).
 public struct RepairReport: Codable, Sendable {
@@ -78,7 +77,7 @@ extension PhotoLibrary {
             for problem in removal.problems { report.actions.append(.init(kind: .notRepaired, asset: nil, path: layout.root.path, detail: problem)) }
         }
         let broken = try brokenDerivedFiles(progress: progress)
-        let unrendered = Set(try catalog.sqliteRead { db in try AdjustmentRecord.currentWithoutRender(db) }.map(\.asset))
+        let unrendered = Set(try catalog.read { db in try AdjustmentRecord.currentWithoutRender(db) }.map(\.asset))
         // One walk of the folders: the broken browsers' copies, then the strays.
         let files = try walkFiles()
         let caches = damaged(files.caches)
@@ -187,18 +186,18 @@ extension PhotoLibrary {
     /// this worker's; the job's `result` lists what was done (``RepairJobResult``).
     func repairAsset(_ lease: JobLease) throws {
         let job = lease.job
-        let fence: (Database) throws -> Void = { db in try JobRecord.checkLease(job.id, token: lease.token, db) }
-        let files = try catalog.sqliteRead { db in
+        let fence: (any CatalogConnection) throws -> Void = { db in try JobRecord.checkLease(job.id, token: lease.token, db) }
+        let files = try catalog.read { db in
             try CatalogFile.all(.resource, of: job.asset, db) + CatalogFile.all(.auxImage, of: job.asset, db)
         }.filter { !$0.isOriginal }
         let broken = zip(files, check(files, quick: false)).compactMap { file, result in
             result.0 != nil && result.0?.kind != .outside ? file : nil
         }
         var actions = try remake(broken, dryRun: false, fence: fence)
-        if try !catalog.sqliteRead({ db in try AdjustmentRecord.currentWithoutRender(asset: job.asset, db) }).isEmpty {
+        if try !catalog.read({ db in try AdjustmentRecord.currentWithoutRender(asset: job.asset, db) }).isEmpty {
             actions.append(try renderUnrenderedEdit(job.asset, fence: fence))
         }
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             try JobRecord.complete(job.id, token: lease.token, db)
             try JobRecord.setResult(RepairJobResult(actions: actions).json, of: job.id, db)
         }
@@ -206,7 +205,7 @@ extension PhotoLibrary {
 
     /// A current camlib edit without a render of its still or movie
     /// (``VerifyReport/Problem/Kind/unrendered``), rendered again from its recipe.
-    private func renderUnrenderedEdit(_ asset: Int64, fence: @escaping (Database) throws -> Void) throws -> RepairReport.Action {
+    private func renderUnrenderedEdit(_ asset: Int64, fence: @escaping (any CatalogConnection) throws -> Void) throws -> RepairReport.Action {
         let folder = layout.derived.appendingPathComponent("renders").path
         do {
             let result = try renderCurrentEditAgain(asset: asset, fence: fence)
@@ -223,7 +222,7 @@ extension PhotoLibrary {
     /// Every derived file that is missing or does not hold its recorded bytes.
     private func brokenDerivedFiles(progress: (Int, Int) -> Void) throws -> [CatalogFile] {
         var broken: [CatalogFile] = []
-        let total = try catalog.sqliteRead { db in try CatalogFile.count(db) }
+        let total = try catalog.read { db in try CatalogFile.count(db) }
         var checked = 0
         try forEachCatalogFilePage { read in
             let page = read.filter { !$0.isOriginal }
@@ -241,7 +240,7 @@ extension PhotoLibrary {
     /// them a Motion Photo's movie, which its edit's render holds); camlib's renders,
     /// from their recipes; files made from renders (their thumbnails and aux PNGs).
     /// `fence` runs in each transaction that records a file (a job's lease check).
-    private func remake(_ broken: [CatalogFile], dryRun: Bool, fence: ((Database) throws -> Void)?) throws -> [RepairReport.Action] {
+    private func remake(_ broken: [CatalogFile], dryRun: Bool, fence: ((any CatalogConnection) throws -> Void)?) throws -> [RepairReport.Action] {
         var actions: [RepairReport.Action] = []
         let renderRoles = Set(ResourceRole.renders.map(\.rawValue))
         var fromOriginals: [Int64: [CatalogFile]] = [:], fromRenders: [Int64: [CatalogFile]] = [:]
@@ -265,7 +264,7 @@ extension PhotoLibrary {
             }
             // What it is made from: a still or movie (or a render) whose analysis, as
             // import runs it, stages it again. A Motion Photo's poster is the still's too.
-            let source = try catalog.sqliteRead { db in try ResourceRecord.fetchOne(db, key: madeFrom) }
+            let source = try catalog.read { db in try ResourceRecord.find(madeFrom, db) }
             let root = source?.derivedFrom.flatMap { id in source?.role == .pairedVideo ? id : nil } ?? madeFrom
             if let role = source?.role, renderRoles.contains(role.rawValue) {
                 fromRenders[root, default: []].append(file)
@@ -289,9 +288,9 @@ extension PhotoLibrary {
 
     /// Auxiliary images' PNGs that are missing or damaged, made again from their stills
     /// (each still read once for all of its images).
-    private func remakeAuxiliaryPNGs(_ files: [CatalogFile], dryRun: Bool, fence: ((Database) throws -> Void)?) throws -> [RepairReport.Action] {
+    private func remakeAuxiliaryPNGs(_ files: [CatalogFile], dryRun: Bool, fence: ((any CatalogConnection) throws -> Void)?) throws -> [RepairReport.Action] {
         guard !files.isEmpty else { return [] }
-        let rows = try catalog.sqliteRead { db in try files.map { try AuxImageRecord.fetchOne(db, key: $0.id) } }
+        let rows = try catalog.read { db in try files.map { try AuxImageRecord.find($0.id, db) } }
         let present = rows.compactMap { $0 }
         let made = dryRun ? [] : try auxiliaryPNGs(present, remake: true, fence: fence)
         let outcome = Dictionary(uniqueKeysWithValues: zip(present.map(\.id), made))
@@ -306,7 +305,7 @@ extension PhotoLibrary {
             if case .failure(let error)? = outcome[file.id] {
                 return .init(kind: .notRepaired, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path): \(error)")
             }
-            let now = try catalog.sqliteRead { db in try AuxImageRecord.fetchOne(db, key: file.id)?.sha256 }
+            let now = try catalog.read { db in try AuxImageRecord.find(file.id, db)?.sha256 }
             let same = now == file.sha256 ? "the same bytes as before" : "new bytes, recorded"
             return .init(kind: .rebuilt, asset: file.assetId, path: path, detail: "asset \(file.assetId): \(file.path) made again from its still (\(same))")
         }
@@ -315,13 +314,13 @@ extension PhotoLibrary {
     /// `files`, all made from the resource `sourceID`, made again from it. `remade`: the
     /// resources an earlier round makes again (a dry run finds them still broken). `fence`
     /// runs in the transaction that records each.
-    private func rebuild(_ files: [CatalogFile], from sourceID: Int64, dryRun: Bool, remade: Set<Int64>, fence: ((Database) throws -> Void)?) throws
+    private func rebuild(_ files: [CatalogFile], from sourceID: Int64, dryRun: Bool, remade: Set<Int64>, fence: ((any CatalogConnection) throws -> Void)?) throws
         -> [RepairReport.Action]
     {
         func notRepaired(_ file: CatalogFile, _ why: String) -> RepairReport.Action {
             .init(kind: .notRepaired, asset: file.assetId, path: absolute(file.path).path, detail: "asset \(file.assetId): \(file.path): \(why)")
         }
-        guard let source = try catalog.sqliteRead({ db in try ResourceRecord.fetchOne(db, key: sourceID) }), let sourceURL = layout.confined(source.path)
+        guard let source = try catalog.read({ db in try ResourceRecord.find(sourceID, db) }), let sourceURL = layout.confined(source.path)
         else { return files.map { notRepaired($0, "what it was made from is not in the catalog") } }
         // The source itself must be whole, or what is made from it would be wrong.
         guard (dryRun && remade.contains(sourceID)) || (try? FileReading.sha256(of: sourceURL.path)) == source.sha256 else {
@@ -339,8 +338,8 @@ extension PhotoLibrary {
         case .alreadyInLibrary: return files.map { notRepaired($0, "\(source.path) could not be read again") }
         }
         // The movie cut out of the still, and its poster (a thumbnail made from that movie).
-        let movieID = try catalog.sqliteRead { db in
-            try ResourceRecord.all().filter(ResourceRecord.Columns.derivedFrom == sourceID).filter(role: .pairedVideo).fetchOne(db)?.id
+        let movieID = try catalog.read { db in
+            try ResourceRecord.embeddedMovieID(of: sourceID, db)
         }
         var actions: [RepairReport.Action] = []
         for file in files {
@@ -360,7 +359,7 @@ extension PhotoLibrary {
                 continue
             }
             try AtomicFile.makeDurable([staged.path])  // an analysis stages files without fsyncing them
-            try catalog.sqliteWrite { db in
+            try catalog.write { db in
                 try fence?(db)
                 _ = try publishDerived(URL(fileURLWithPath: staged.path), to: destination)
                 if staged.sha256 != file.sha256 || staged.bytes != file.bytes {
@@ -388,7 +387,7 @@ extension PhotoLibrary {
             }
         }
         let aside = layout.lostAndFound.appendingPathComponent(catalogTime(Date()).replacingOccurrences(of: ":", with: "-"))
-        return try catalog.sqliteWrite { db in
+        return try catalog.write { db in
             var actions: [RepairReport.Action] = []
             for stray in strays where try !CatalogFile.isNamed(stray.path, db) {
                 if stray.path.hasPrefix("originals/") {

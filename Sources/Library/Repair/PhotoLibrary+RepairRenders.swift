@@ -1,6 +1,5 @@
 import Codecs
 import Foundation
-import GRDB
 
 extension PhotoLibrary {
     /// A render of camlib's own edit, missing or damaged, rendered again: its
@@ -9,13 +8,13 @@ extension PhotoLibrary {
     /// identifier, a Motion Photo's still with its movie inside). It goes back to its place
     /// under `derived/renders/`; its row records the new bytes when the encoder did not
     /// make the same ones. `fence` runs in the transaction that records it.
-    func rerender(_ file: CatalogFile, dryRun: Bool, fence: ((Database) throws -> Void)? = nil) throws -> RepairReport.Action {
+    func rerender(_ file: CatalogFile, dryRun: Bool, fence: ((any CatalogConnection) throws -> Void)? = nil) throws -> RepairReport.Action {
         let asset = file.assetId
         func notRepaired(_ why: String) -> RepairReport.Action {
             .init(kind: .notRepaired, asset: asset, path: absolute(file.path).path, detail: "asset \(asset): the \(file.role) \(file.path) is missing or damaged; \(why)")
         }
-        let (adjustment, original) = try catalog.sqliteRead { db in
-            (try AdjustmentRenderRecord.adjustment(rendering: file.id, db), try file.madeFrom.flatMap { try ResourceRecord.fetchOne(db, key: $0) })
+        let (adjustment, original) = try catalog.read { db in
+            (try AdjustmentRenderRecord.adjustment(rendering: file.id, db), try file.madeFrom.flatMap { try ResourceRecord.find($0, db) })
         }
         guard let adjustment, let recipe = CamlibAdjustment.recipe(adjustment) else {
             return notRepaired("no camlib recipe in the catalog names it, so it cannot be rendered again")
@@ -57,7 +56,7 @@ extension PhotoLibrary {
             return notRepaired("rendering it again from \(original.path) failed: \(MediaAnalyzer.describe(error))")
         }
         defer { unlink(staged.url.path) }
-        try catalog.sqliteWrite { db in
+        try catalog.write { db in
             try fence?(db)
             _ = try publishDerived(staged.url, to: destination)
             if staged.sha256 != file.sha256 || staged.bytes != file.bytes {

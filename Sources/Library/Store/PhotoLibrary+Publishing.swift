@@ -1,6 +1,5 @@
 import Containers
 import Foundation
-import GRDB
 
 extension PhotoLibrary {
     /// Links a staged original into `originals/` by its capture month, under its own name

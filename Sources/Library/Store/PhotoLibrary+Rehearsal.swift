@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Synchronization
 
 /// A rehearsal: a change run in full on a copy of the catalog, which is then thrown

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What trashing or restoring did to one asset.
 public struct TrashChange: Codable, Sendable, Equatable {

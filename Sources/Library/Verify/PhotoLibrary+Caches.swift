@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A file made for browsers (a preview, an H.264 proxy, an edit's thumbnail), named by
 /// the sha256 of the file it shows; nothing records its own hash.
@@ -59,8 +58,8 @@ extension PhotoLibrary {
 
     func prepareRemake(_ damaged: DamagedCache) throws -> CacheRemake {
         let cache = damaged.file
-        let source = try catalog.sqliteRead { db in
-            try ResourceRecord.all().filter(sha256: cache.source).filter(roles: ResourceRole.primary + ResourceRole.renders).fetchOne(db)
+        let source = try catalog.read { db in
+            try ResourceRecord.fetchShowable(sha256: cache.source, db)
         }
         guard unlink(cache.url.path) == 0 || errno == ENOENT else {
             return .done(

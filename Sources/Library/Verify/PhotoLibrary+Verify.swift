@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Synchronization
 
 /// What `camlib verify` found.
@@ -58,7 +57,7 @@ extension PhotoLibrary {
     /// checked of files to check. Changes nothing.
     public func verify(quick: Bool, progress: (Int, Int) -> Void = { _, _ in }) throws -> VerifyReport {
         var report = VerifyReport(quick: quick)
-        let total = try catalog.sqliteRead { db in try CatalogFile.count(db) }
+        let total = try catalog.read { db in try CatalogFile.count(db) }
         try forEachCatalogFilePage { page in
             for (problem, bytes) in check(page, quick: quick) {
                 report.bytesRead += bytes
@@ -67,7 +66,7 @@ extension PhotoLibrary {
             report.files += page.count
             progress(report.files, total)
         }
-        report.problems += try catalog.sqliteRead { db in try AdjustmentRecord.currentWithoutRender(db) }.map { missing in
+        report.problems += try catalog.read { db in try AdjustmentRecord.currentWithoutRender(db) }.map { missing in
             let what = missing.role == .renderedPhoto ? "still" : "movie"
             return .init(
                 kind: .unrendered, asset: missing.asset, role: missing.role.rawValue, path: layout.derived.appendingPathComponent("renders").path, original: false,
@@ -88,7 +87,7 @@ extension PhotoLibrary {
         for source in [CatalogFile.Source.resource, .auxImage] {
             var after: Int64 = 0
             while true {
-                let page = try catalog.sqliteRead { db in try CatalogFile.page(source, after: after, limit: 512, db) }
+                let page = try catalog.read { db in try CatalogFile.page(source, after: after, limit: 512, db) }
                 guard let last = page.last else { break }
                 after = last.id
                 try body(page)
@@ -183,7 +182,7 @@ extension PhotoLibrary {
             guard let walker = FileManager.default.enumerator(at: top, includingPropertiesForKeys: [.isRegularFileKey]) else { continue }
             var batch: [(String, URL)] = []
             func flush() throws {
-                try catalog.sqliteRead { db in
+                try catalog.read { db in
                     for (path, url) in batch where try !CatalogFile.isNamed(path, db) {
                         let sha = url.deletingPathExtension().lastPathComponent
                         if let cache = cachesOfBytes.first(where: { path.hasPrefix($0.folder) }), sha.count == 64, try CatalogFile.hasBytes(sha, db) {

@@ -9,9 +9,14 @@ public final class PostgresJobListener: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending = 0
 
-    public init(_ location: PostgresLocation) throws {
+    /// Listens on `location`'s queue channel; `heard` is called (on a connection's
+    /// thread) for each notification as well.
+    public init(_ location: PostgresLocation, heard: @escaping @Sendable () -> Void = {}) throws {
         session = try PostgresSession(location)
-        try session.listen(JobRecord.channel) { [weak self] _ in self?.signal() }
+        try session.listen(JobRecord.channel) { [weak self] _ in
+            self?.signal()
+            heard()
+        }
     }
 
     private func signal() {

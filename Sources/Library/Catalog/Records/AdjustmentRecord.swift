@@ -130,6 +130,11 @@ struct AdjustmentRenderRecord: Codable, Sendable {
 extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "adjustment_render"
 
+    /// Links the render `resource` to `adjustment` (once).
+    static func link(_ resource: Int64, to adjustment: Int64, _ db: any CatalogConnection) throws {
+        try db.insert(AdjustmentRenderRecord(adjustmentId: adjustment, resourceId: resource), onConflict: "DO NOTHING")
+    }
+
     /// Links the asset's renders that belong to no adjustment yet to `adjustment`;
     /// with `importedOnly`, only renders that came in as files (Apple's `IMG_E1234`).
     static func claimUnlinkedRenders(of asset: Int64, for adjustment: Int64, importedOnly: Bool, _ db: any CatalogConnection) throws {

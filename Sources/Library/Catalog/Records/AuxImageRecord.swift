@@ -64,8 +64,13 @@ extension AuxImageRecord: FetchableRecord, MutablePersistableRecord, CatalogIden
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     /// Whether the still `resource` already lists the image found at `source`.
-    static func isListed(resource: Int64, source: String, _ db: Database) throws -> Bool {
-        try AuxImageRecord.filter(Columns.resourceID == resource && Columns.source == source).isEmpty(db) == false
+    static func isListed(resource: Int64, source: String, _ db: any CatalogConnection) throws -> Bool {
+        try db.fetchOne(Int64.self, "SELECT id FROM aux_image WHERE resource_id = \(resource) AND source = \(source) LIMIT 1") != nil
+    }
+
+    /// One auxiliary image.
+    static func find(_ id: Int64, _ db: any CatalogConnection) throws -> AuxImageRecord? {
+        try db.fetchAll(Self.self, "SELECT * FROM aux_image WHERE id = \(id)").first
     }
 }
 
@@ -76,27 +81,28 @@ extension AuxImageRecord {
     }
 
     /// The image's PNG is made: its bytes are these.
-    static func setMade(_ id: Int64?, sha256: String, bytes: Int64, _ db: Database) throws {
-        try db.execute(sql: "UPDATE aux_image SET sha256 = ?, bytes = ?, problem = NULL WHERE id = ?", arguments: [sha256, bytes, id])
+    static func setMade(_ id: Int64?, sha256: String, bytes: Int64, _ db: any CatalogConnection) throws {
+        try db.execute("UPDATE aux_image SET sha256 = \(sha256), bytes = \(bytes), problem = NULL WHERE id = \(id)")
     }
 
     /// The image cannot be decoded from its still: it has no PNG, and `reason` says why.
-    static func setUndecodable(_ id: Int64?, reason: String, _ db: Database) throws {
-        try db.execute(sql: "UPDATE aux_image SET path = NULL, sha256 = NULL, bytes = NULL, problem = ? WHERE id = ?", arguments: [reason, id])
+    static func setUndecodable(_ id: Int64?, reason: String, _ db: any CatalogConnection) throws {
+        try db.execute("UPDATE aux_image SET path = NULL, sha256 = NULL, bytes = NULL, problem = \(reason) WHERE id = \(id)")
     }
 
     /// The asset's `type` image held by `resource`; else, as a render made by an edit
     /// carries its original's images without rows of its own, the one a current file of
     /// the asset holds (the gallery names the still it shows).
-    static func fetchExtracted(asset: Int64, resource: Int64, type: AuxiliaryImageType, _ db: Database) throws -> AuxImageRecord? {
-        try SQLRequest<AuxImageRecord>(
+    static func fetchExtracted(asset: Int64, resource: Int64, type: AuxiliaryImageType, _ db: any CatalogConnection) throws -> AuxImageRecord? {
+        try db.fetchAll(
+            AuxImageRecord.self,
             """
             SELECT x.* FROM aux_image x
             WHERE x.asset_id = \(asset) AND x.type = \(type) AND x.path IS NOT NULL
               AND (x.resource_id = \(resource) OR x.resource_id IN (SELECT r.id FROM current_resource r WHERE r.asset_id = \(asset)))
             ORDER BY x.resource_id = \(resource) DESC, x.id LIMIT 1
             """
-        ).fetchOne(db)
+        ).first
     }
 }
 

@@ -28,33 +28,33 @@ struct CatalogFile: Sendable {
 
     /// Up to `limit` files of `source` with ids above `after`, in id order: a catalog of
     /// any size is read a page at a time, each page in a read of its own.
-    static func page(_ source: Source, after: Int64, limit: Int, _ db: Database) throws -> [CatalogFile] {
-        try fetch(source, where: "id > ?", order: "ORDER BY id LIMIT ?", arguments: [after, limit], db)
+    static func page(_ source: Source, after: Int64, limit: Int, _ db: any CatalogConnection) throws -> [CatalogFile] {
+        try fetch(source, where: "id > \(after)", order: "ORDER BY id LIMIT \(limit)", db)
     }
 
     /// How many files ``page(_:after:limit:_:)`` lists, of both sources.
-    static func count(_ db: Database) throws -> Int {
-        try Int.fetchOne(
-            db, sql: "SELECT (SELECT count(*) FROM resource) + (SELECT count(*) FROM aux_image WHERE path IS NOT NULL AND sha256 IS NOT NULL)")
+    static func count(_ db: any CatalogConnection) throws -> Int {
+        try db.fetchOne(
+            Int.self, "SELECT (SELECT count(*) FROM resource) + (SELECT count(*) FROM aux_image WHERE path IS NOT NULL AND sha256 IS NOT NULL)")
             ?? 0
     }
 
     /// The files of one asset (of `source`), in id order.
-    static func all(_ source: Source, of asset: Int64, _ db: Database) throws -> [CatalogFile] {
-        try fetch(source, where: "asset_id = ?", order: "ORDER BY id", arguments: [asset], db)
+    static func all(_ source: Source, of asset: Int64, _ db: any CatalogConnection) throws -> [CatalogFile] {
+        try fetch(source, where: "asset_id = \(asset)", order: "ORDER BY id", db)
     }
 
-    private static func fetch(_ source: Source, where condition: String, order: String, arguments: StatementArguments, _ db: Database) throws
+    private static func fetch(_ source: Source, where condition: CatalogSQL, order: CatalogSQL, _ db: any CatalogConnection) throws
         -> [CatalogFile]
     {
-        let sql: String
+        let sql: CatalogSQL
         switch source {
         case .resource:
             // Originals: the still and movie imported (not cut out of a still), and the
             // sidecars and renders Apple made, copied in as they were.
             sql = """
                 SELECT id, asset_id, role, path, sha256, bytes,
-                       (role IN \(ResourceRole.primarySQL) AND derived_from IS NULL) OR (role IN ('adjustmentSidecar', 'renderedPhoto', 'renderedVideo') AND original_name IS NOT NULL),
+                       (role IN \(CatalogSQL(sql: ResourceRole.primarySQL)) AND derived_from IS NULL) OR (role IN ('adjustmentSidecar', 'renderedPhoto', 'renderedVideo') AND original_name IS NOT NULL),
                        added_at, original_name, derived_from, NULL
                 FROM resource WHERE \(condition) \(order)
                 """
@@ -65,18 +65,19 @@ struct CatalogFile: Sendable {
                 FROM aux_image WHERE \(condition) AND path IS NOT NULL AND sha256 IS NOT NULL \(order)
                 """
         }
-        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
+        return try db.rows(sql).map { row in
             CatalogFile(
-                source: source, id: row[0], assetId: row[1], role: row[2], path: row[3], sha256: row[4], bytes: row[5],
-                isOriginal: row[6], addedAt: row[7], originalName: row[8], madeFrom: row[9], auxSource: row[10])
+                source: source, id: try row.required(0), assetId: try row.required(1), role: try row.required(2), path: try row.required(3),
+                sha256: try row.required(4), bytes: try row.required(5), isOriginal: try row.required(6), addedAt: try row.required(7),
+                originalName: row[8], madeFrom: row[9], auxSource: row[10])
         }
     }
 
     /// A file camlib made (`source`: a resource or an auxiliary image) has new bytes,
     /// made again from what it was made from.
-    static func setBytes(_ source: Source, id: Int64, sha256: String, bytes: Int64, _ db: Database) throws {
-        let table = source == .resource ? "resource" : "aux_image"
-        try db.execute(sql: "UPDATE \(table) SET sha256 = ?, bytes = ? WHERE id = ?", arguments: [sha256, bytes, id])
+    static func setBytes(_ source: Source, id: Int64, sha256: String, bytes: Int64, _ db: any CatalogConnection) throws {
+        let table = CatalogSQL(sql: source == .resource ? "resource" : "aux_image")
+        try db.execute("UPDATE \(table) SET sha256 = \(sha256), bytes = \(bytes) WHERE id = \(id)")
     }
 
     /// Whether a catalog row names `path`: a file, or an auxiliary image's PNG.

@@ -359,7 +359,7 @@ extension JobRecord: FetchableRecord, CatalogRecord {
 
     /// A proxy job for a movie `resource` of `asset` made from `source` (an edit's render
     /// of it), when `source` is in a codec browsers do not play (not H.264).
-    static func enqueueProxy(of resource: Int64, madeFrom source: Int64?, asset: Int64, priority: Int, _ db: Database) throws {
+    static func enqueueProxy(of resource: Int64, madeFrom source: Int64?, asset: Int64, priority: Int, _ db: any CatalogConnection) throws {
         guard let source, let codec = try MetadataRecord.videoCodec(of: source, db), codec != "h264" else { return }
         _ = try enqueue([.derived(.proxy, asset: asset, resource: resource, priority: priority)], batch: nil, db)
     }

@@ -108,6 +108,43 @@ extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableReco
         ).first
     }
 
+    /// The id of the asset's first file in `role`.
+    static func firstID(asset: Int64, role: ResourceRole, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(Int64.self, "SELECT id FROM resource WHERE asset_id = \(asset) AND role = \(role) ORDER BY id LIMIT 1")
+    }
+
+    /// The id of the asset's file at `path` (relative to the library).
+    static func id(asset: Int64, path: String, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(Int64.self, "SELECT id FROM resource WHERE asset_id = \(asset) AND path = \(path) ORDER BY id LIMIT 1")
+    }
+
+    /// A still or movie (an original or a render) with these bytes.
+    static func fetchShowable(sha256: String, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(
+            Self.self,
+            """
+            SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r
+            WHERE r.sha256 = \(sha256) AND r.role IN \(ResourceRole.primary + ResourceRole.renders) ORDER BY r.id LIMIT 1
+            """
+        ).first
+    }
+
+    /// The movie cut out of the still `still` (a Motion Photo's).
+    static func embeddedMovieID(of still: Int64, _ db: any CatalogConnection) throws -> Int64? {
+        try db.fetchOne(Int64.self, "SELECT id FROM resource WHERE derived_from = \(still) AND role = 'pairedVideo' ORDER BY id LIMIT 1")
+    }
+
+    /// The asset's first still, else its first movie, of its own (not a Live Photo's movie).
+    static func fetchOwnStillOrMovie(asset: Int64, _ db: any CatalogConnection) throws -> ResourceRecord? {
+        try db.fetchAll(
+            Self.self,
+            """
+            SELECT \(CatalogSQL(sql: selection(of: "r"))) FROM resource r WHERE r.asset_id = \(asset) AND r.role IN ('photo', 'video')
+            ORDER BY r.role = 'photo' DESC, r.id LIMIT 1
+            """
+        ).first
+    }
+
     /// The asset's own still, else its movie.
     static func fetchPrimary(asset: Int64, _ db: any CatalogConnection) throws -> ResourceRecord? {
         try db.fetchAll(
