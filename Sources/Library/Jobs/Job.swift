@@ -126,8 +126,11 @@ public struct WorkerIdentity: Sendable, Equatable, Codable {
         self.pid = pid
     }
 
+    /// This process, on this machine: named by `CAMLIB_HOST` when set (containers or
+    /// machines whose host names collide), else by the host name.
     public static var current: WorkerIdentity {
-        WorkerIdentity(host: ProcessInfo.processInfo.hostName, pid: getpid())
+        let given = ProcessInfo.processInfo.environment["CAMLIB_HOST"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        return WorkerIdentity(host: given.isEmpty ? ProcessInfo.processInfo.hostName : given, pid: getpid())
     }
 }
 
@@ -177,4 +180,14 @@ public struct JobBatchProgress: Sendable, Equatable {
 
     public var finished: Int { done + failed + cancelled }
     public var isFinished: Bool { finished == total }
+}
+
+/// How a job's arguments and result are written into the catalog: keys in order, so the
+/// same result is the same text whichever process wrote it.
+enum JobResultJSON {
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
 }
