@@ -10,6 +10,13 @@ enum Terminal {
         FileHandle.standardError.write(Data((text.terminalSafe(keeping: ["\n"]) + "\n").utf8))
     }
 
+    /// `value` as one line of JSON, its keys in order (a line of `--json` events).
+    static func jsonLine<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     static func json<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -78,7 +78,7 @@ struct WorkerCommand: ParsableCommand {
             switch event {
             case .line(let line):
                 if json {
-                    StandardOutput.write(String(decoding: try! JSONEncoder().encode(line), as: UTF8.self) + "\n")
+                    StandardOutput.write(try! Terminal.jsonLine(line) + "\n")
                 } else if let text = Self.describe(line) {
                     StandardOutput.write(text + "\n")
                 }
@@ -130,7 +130,7 @@ struct WorkerCommand: ParsableCommand {
         }
         source.resume()
         try worker.run { event in
-            StandardOutput.write(String(decoding: try! JSONEncoder().encode(WorkerEventLine(event)), as: UTF8.self) + "\n")
+            StandardOutput.write(try! Terminal.jsonLine(WorkerEventLine(event)) + "\n")
         }
         source.cancel()
     }

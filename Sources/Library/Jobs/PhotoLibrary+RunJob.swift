@@ -29,7 +29,7 @@ public struct RenderJobArguments: Codable, Sendable, Equatable {
         self.extending = extending
     }
 
-    public var json: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
+    public var json: String { String(decoding: try! JobResultJSON.encoder.encode(self), as: UTF8.self) }
 }
 
 /// What a done render job records in its `result`, in the transaction of its rows: the
@@ -49,7 +49,7 @@ public struct RenderJobResult: Codable, Sendable, Equatable {
         self = result
     }
 
-    var json: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
+    var json: String { String(decoding: try! JobResultJSON.encoder.encode(self), as: UTF8.self) }
 }
 
 extension PhotoLibrary {

@@ -40,7 +40,7 @@ public struct RepairReport: Codable, Sendable {
 struct RepairJobResult: Codable {
     var actions: [RepairReport.Action]
 
-    var json: String { String(decoding: try! JSONEncoder().encode(self), as: UTF8.self) }
+    var json: String { String(decoding: try! JobResultJSON.encoder.encode(self), as: UTF8.self) }
 }
 
 extension PhotoLibrary {
