@@ -42,16 +42,8 @@ struct InitCommand: ParsableCommand {
         if output.json {
             print(try Terminal.json(Result(library: library.root.path, catalog: catalog)))
         } else {
-            if location == nil {
-                print("Library made at \(library.root.path), its catalog in it; `camlib import` adds to it.")
-            } else {
-                // Said plainly until import is written for both backends (docs/architecture.md).
-                print(
-                    """
-                    Library made at \(library.root.path), its catalog on PostgreSQL (\(catalog)).
-                    This camlib lists and shows the assets of such a library but cannot import into it yet: import into a library with its catalog in its folder, then move the catalog with `camlib catalog copy --to`.
-                    """)
-            }
+            let place = location == nil ? "its catalog in it" : "its catalog on PostgreSQL (\(catalog))"
+            print("Library made at \(library.root.path), \(place); `camlib import` adds to it.")
         }
     }
 }

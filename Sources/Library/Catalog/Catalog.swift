@@ -8,11 +8,11 @@ import Synchronization
 ///   (GRDB's `DatabaseMigrator`, which records them in its `grdb_migrations` table);
 /// - PostgreSQL, for a library several machines share (``PostgresCatalog``).
 ///
-/// Reads and writes written once for both backends go through `read(_:)` and
-/// `write(_:)`, with a `CatalogConnection`; the SQL itself lives with the records of
-/// `Catalog/Records/` and in `AssetListing`. Those not yet written for both go through
-/// `sqliteRead(_:)` and `sqliteWrite(_:)`, which a catalog on PostgreSQL refuses
-/// with ``LibraryError/notYetOnPostgres(url:)``.
+/// Reads and writes go through `read(_:)` and `write(_:)`, with a `CatalogConnection`;
+/// the SQL itself lives with the records of `Catalog/Records/` and in `AssetListing`.
+/// What only a SQLite catalog has (an online backup, a copy's source) goes through
+/// `sqliteRead(_:)` and `sqliteWrite(_:)`, which a catalog on PostgreSQL refuses with
+/// ``LibraryError/sqliteOnly(url:)``.
 public final class Catalog: Sendable {
     /// How the catalog was opened.
     public enum Access: Sendable, Equatable {
@@ -169,7 +169,7 @@ public final class Catalog: Sendable {
     private func sqlite() throws -> any DatabaseWriter {
         switch store {
         case .sqlite(let database): database
-        case .postgres: throw LibraryError.notYetOnPostgres(url: path)
+        case .postgres: throw LibraryError.sqliteOnly(url: path)
         }
     }
 

@@ -1,6 +1,12 @@
 import Foundation
 
 extension PhotoLibrary {
+    /// ``create(at:postgres:)`` with the catalog's URL as a person writes it
+    /// (`postgresql://…`); nil: the catalog in the folder.
+    public static func create(at root: URL, catalogURL: String?) throws -> PhotoLibrary {
+        try create(at: root, postgres: try catalogURL.map(PostgresLocation.init(url:)))
+    }
+
     /// Makes a new, empty library at `root` (a folder that does not exist or is empty),
     /// its catalog in the folder, or on PostgreSQL at `postgres`: an empty database, made
     /// on the server beforehand, which this migrates. The server is reached and the

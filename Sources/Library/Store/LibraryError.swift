@@ -26,8 +26,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
     case outsideLibrary(asset: Int64, path: String)
     /// A file of the library whose bytes are not the ones the catalog recorded.
     case damaged(asset: Int64, path: String, detail: String)
-    /// What was asked is not yet written for a catalog on PostgreSQL.
-    case notYetOnPostgres(url: String)
+    /// A step only a catalog in the library folder (SQLite) has was given one on PostgreSQL.
+    case sqliteOnly(url: String)
     /// The catalog is on PostgreSQL already.
     case catalogOnPostgresAlready(url: String)
     /// The catalog is in the library's folder already.
@@ -65,8 +65,8 @@ public enum LibraryError: Error, CustomStringConvertible, Equatable {
             "asset \(asset): \(path): \(detail); `camlib verify` checks the whole library"
         case .inTrash(let asset, let since):
             "asset \(asset) is in the trash (since \(since)); `camlib restore \(asset)` brings it back first"
-        case .notYetOnPostgres(let url):
-            "this library's catalog is on PostgreSQL (\(url)), where camlib so far lists, shows and copies assets (query, show, catalog copy) but cannot do this yet; `camlib catalog copy --to sqlite` brings the catalog back into the library folder"
+        case .sqliteOnly(let url):
+            "camlib internal error: a step that reads a catalog in the library folder was given this library's catalog on PostgreSQL (\(url))"
         case .catalogOnPostgresAlready(let url):
             "this library's catalog is on PostgreSQL already (\(url))"
         case .catalogInFolderAlready(let path):

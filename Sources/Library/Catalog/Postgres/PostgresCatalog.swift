@@ -7,11 +7,9 @@ import PostgresNIO
 /// `camlib_migrations` under the names of the SQLite migrations they stand for, so both
 /// backends list the same migrations.
 ///
-/// What works on it so far: opening and migrating it, copying a SQLite catalog into it
-/// (``copy(from:progress:)``) and the job queue (`PostgresCatalog+Jobs.swift`). The other
-/// operations (listings, imports, edits…) are SQLite's only until each has its
-/// PostgreSQL twin, and ``PhotoLibrary`` opens only SQLite catalogs so far
-/// (docs/architecture.md, "A catalog on PostgreSQL").
+/// ``Catalog`` holds one for a library whose catalog is here; the catalog layer's
+/// requests run on its session as on a SQLite connection (docs/architecture.md, "A
+/// catalog on PostgreSQL").
 public final class PostgresCatalog: @unchecked Sendable {
     // @unchecked: `session` is used under `lock` only.
     public let location: PostgresLocation
