@@ -14,7 +14,8 @@ import TestSupport
 /// lines left out. `# exit N` at the end of a command says the status it ends with;
 /// otherwise it must succeed. `camlib serve` in the foreground runs for five seconds.
 /// Pages run one after another: nine imports and captures at once would starve the
-/// tests that time a camera's frames.
+/// tests that time a camera's frames. A page that uses `$CATALOG`, the URL of the
+/// reader's PostgreSQL database, gets a new database on the tests' own server.
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage), .serialized)
 struct GuideTests {
     static let folder = Media.packageRoot.appendingPathComponent("docs/guide")
@@ -86,6 +87,10 @@ struct GuideTests {
         environment["XDG_DATA_HOME"] = nil
         environment["HOME"] = home
         environment["PATH"] = URL(fileURLWithPath: Camlib.path).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        if text.contains("$CATALOG") {
+            let server = try PostgresServer.shared()
+            environment["CATALOG"] = server.url(database: try server.createDatabase("guide"))
+        }
 
         for step in Self.steps(of: text) {
             let serving = step.command.hasPrefix("camlib serve") && !step.command.contains(" & ")

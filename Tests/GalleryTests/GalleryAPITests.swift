@@ -12,8 +12,8 @@ import TestSupport
 
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
 struct GalleryAPITests {
-    @Test func pagesListEveryAssetOnceNewestFirst() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func pagesListEveryAssetOnceNewestFirst(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         var expected = AssetQuery()
         expected.descending = true
         let all = try corpus.library.assetIDs(matching: expected)
@@ -37,8 +37,8 @@ struct GalleryAPITests {
         #expect(seen == all)
     }
 
-    @Test func pagesBeforeAnAssetGiveTheNewerOnesNewestFirst() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func pagesBeforeAnAssetGiveTheNewerOnesNewestFirst(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         var expected = AssetQuery()
         expected.descending = true
         expected.since = "1990-01-01"  // the dated ones: undated assets end the timeline
@@ -64,8 +64,8 @@ struct GalleryAPITests {
         #expect(newer == Array(dated.prefix(middle)))
     }
 
-    @Test func assetsCarryTheJSONContractAndTheirMedia() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func assetsCarryTheJSONContractAndTheirMedia(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
         let contract = Set((try JSONSerialization.jsonObject(with: JSONEncoder().encode(live)) as? [String: Any] ?? [:]).keys)
         try await corpus.test { client in
@@ -80,8 +80,8 @@ struct GalleryAPITests {
         }
     }
 
-    @Test func filtersAreCheckedAndNamedAsInCamlibQuery() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func filtersAreCheckedAndNamedAsInCamlibQuery(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         try await corpus.test { client in
             try await client.execute(uri: "/api/assets?kind=live", method: .get) { response in
                 let kinds = (try response.object()["assets"] as? [[String: Any]] ?? []).map { $0["kind"] as? String }
@@ -99,8 +99,8 @@ struct GalleryAPITests {
         }
     }
 
-    @Test func filesComeWithEntityTagsAndByteRanges() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func filesComeWithEntityTagsAndByteRanges(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
         // What the gallery plays: Apple's rendered edit (IMG_3582_edited.mov) is current.
         let movie = try #require(live.resources.first { $0.role == .renderedVideo } ?? live.resources.first { $0.role == .pairedVideo })
@@ -141,8 +141,8 @@ struct GalleryAPITests {
         }
     }
 
-    @Test func noRequestReachesAFileByPath() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func noRequestReachesAFileByPath(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
         let other = try corpus.asset("orientation/Landscape_1.jpg")
         let otherStill = try #require(try corpus.library.media(of: [other.id])[other.id]?.still)
@@ -277,8 +277,8 @@ struct GalleryAPITests {
         }
     }
 
-    @Test func previewsAreOrientedJPEGsMadeOnce() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func previewsAreOrientedJPEGsMadeOnce(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         // EXIF orientation 6 (a JPEG) and irot (a HEIC): both shown upright.
         for (file, portrait) in [("orientation/Landscape_6.jpg", false), ("apple-live-photo/IMG_3582.HEIC", true)] {
             let asset = try corpus.asset(file)
@@ -300,8 +300,8 @@ struct GalleryAPITests {
         }
     }
 
-    @Test func liveMovieIsServedAsH264KeepingItsFramesAndSound() async throws {
-        let corpus = try GalleryLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func liveMovieIsServedAsH264KeepingItsFramesAndSound(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
         // The movie shown: Apple's rendered edit is the current version.
         let original = try #require(live.resources.first { $0.role == .renderedVideo } ?? live.resources.first { $0.role == .pairedVideo })
@@ -326,8 +326,8 @@ struct GalleryAPITests {
         #expect(proxy.dropFirst() == source.dropFirst(), "other tracks kept")
     }
 
-    @Test func anEditsThumbnailShowsTheEditAndRevertBringsTheOriginalBack() async throws {
-        let own = try GalleryLibrary(folders: ["orientation"])
+    @Test(arguments: CatalogBackend.allCases) func anEditsThumbnailShowsTheEditAndRevertBringsTheOriginalBack(on backend: CatalogBackend) async throws {
+        let own = try GalleryLibrary(folders: ["orientation"], on: backend)
         let asset = try own.asset("orientation/Landscape_3.jpg")
         let original = try #require(try own.library.media(of: [asset.id])[asset.id]?.still)
         _ = try own.library.edit(asset: asset.id, steps: [try FilterStep(parsing: "mono")], extending: false)
@@ -355,8 +355,8 @@ struct GalleryAPITests {
         }
     }
 
-    @Test func aTrashedAssetLeavesThePagesUntilRestored() async throws {
-        let own = try GalleryLibrary(folders: ["orientation"])
+    @Test(arguments: CatalogBackend.allCases) func aTrashedAssetLeavesThePagesUntilRestored(on backend: CatalogBackend) async throws {
+        let own = try GalleryLibrary(folders: ["orientation"], on: backend)
         let asset = try own.asset("orientation/Landscape_3.jpg")
         func listed() async throws -> [Int64] {
             try await own.test { client in
@@ -374,8 +374,8 @@ struct GalleryAPITests {
         #expect(try await listed() == all)
     }
 
-    @Test func favouritesAlbumsKeywordsAndTheTrashChangeThroughTheAPI() async throws {
-        let own = try GalleryLibrary(folders: ["orientation"])
+    @Test(arguments: CatalogBackend.allCases) func favouritesAlbumsKeywordsAndTheTrashChangeThroughTheAPI(on backend: CatalogBackend) async throws {
+        let own = try GalleryLibrary(folders: ["orientation"], on: backend)
         let a = try own.asset("orientation/Landscape_3.jpg").id
         let b = try own.asset("orientation/Landscape_4.jpg").id
         let write: HTTPFields = [HTTPField.Name("X-Camlib-Request")!: "1", .contentType: "application/json"]
@@ -450,8 +450,8 @@ struct GalleryAPITests {
         }
     }
 
-    @Test func editsStartedFromThePageRunAsJobs() async throws {
-        let own = try GalleryLibrary(folders: ["orientation"])
+    @Test(arguments: CatalogBackend.allCases) func editsStartedFromThePageRunAsJobs(on backend: CatalogBackend) async throws {
+        let own = try GalleryLibrary(folders: ["orientation"], on: backend)
         let asset = try own.asset("orientation/Landscape_5.jpg")
         let header = HTTPField.Name("X-Camlib-Request")!
         try await own.test(workers: 1) { client in
@@ -515,8 +515,8 @@ struct GalleryAPITests {
 
     /// After an import that left its thumbnails to workers, the page is told which tiles'
     /// thumbnails are pending, and asks again until a worker has made them.
-    @Test func thumbnailsLeftToWorkersArePendingUntilOneMakesThem() async throws {
-        let own = try GalleryLibrary(folders: ["apple-live-photo", "orientation"], leavingWorkToWorkers: true)
+    @Test(arguments: CatalogBackend.allCases) func thumbnailsLeftToWorkersArePendingUntilOneMakesThem(on backend: CatalogBackend) async throws {
+        let own = try GalleryLibrary(folders: ["apple-live-photo", "orientation"], leavingWorkToWorkers: true, on: backend)
         @Sendable func pages(_ client: any TestClientProtocol) async throws -> [Int64: Bool] {
             let page = try await client.execute(uri: "/api/assets?limit=500", method: .get) { try $0.object() }
             var pending: [Int64: Bool] = [:]

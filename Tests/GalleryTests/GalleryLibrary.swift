@@ -6,30 +6,30 @@ import Library
 import Synchronization
 import TestSupport
 
-/// A library of corpus files, imported once and shared by the gallery's tests that only
-/// read it; tests that edit make their own.
+/// A library of corpus files, imported once for each catalog backend and shared by the
+/// gallery's tests that only read it; tests that edit make their own.
 final class GalleryLibrary: Sendable {
     static let folders = ["apple-live-photo", "apple-portrait-heic", "orientation"]
-    private static let cache = Mutex<GalleryLibrary?>(nil)
+    private static let cache = Mutex<[CatalogBackend: GalleryLibrary]>([:])
 
     let scratch: ScratchDirectory
     let library: PhotoLibrary
 
-    static func shared() throws -> GalleryLibrary {
+    static func shared(on backend: CatalogBackend = .sqlite) throws -> GalleryLibrary {
         try cache.withLock { cached in
-            if let cached { return cached }
-            let made = try GalleryLibrary(folders: folders)
-            cached = made
+            if let made = cached[backend] { return made }
+            let made = try GalleryLibrary(folders: folders, on: backend)
+            cached[backend] = made
             return made
         }
     }
 
     /// `leavingWorkToWorkers`: imported as `camlib import --no-wait` does, the thumbnails
     /// and proxies left as jobs for workers.
-    init(folders: [String], leavingWorkToWorkers: Bool = false) throws {
+    init(folders: [String], leavingWorkToWorkers: Bool = false, on backend: CatalogBackend = .sqlite) throws {
         for folder in folders { _ = try Media.files(in: folder) }  // fail clearly when missing
         scratch = try ScratchDirectory.shared("camlib-gallery-\(UUID().uuidString.prefix(8))")
-        library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+        library = try PhotoLibrary.create(at: scratch.url.appendingPathComponent("library"), catalogURL: try backend.newCatalogURL("gallery"))
         _ = try Importer(library: library, options: ImportOptions(queueDerivedWork: leavingWorkToWorkers)).run(paths: folders.map { Media.path($0) })
     }
 

@@ -8,8 +8,8 @@ import TestSupport
 
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
 struct CorpusImportTests {
-    @Test func theLivePhotoPairsArePairedByContentIdentifier() throws {
-        let corpus = try CorpusLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func theLivePhotoPairsArePairedByContentIdentifier(on backend: CatalogBackend) throws {
+        let corpus = try CorpusLibrary.shared(on: backend)
         let pairs = [
             ("apple-live-photo/IMG_3582.HEIC", "602FEBB7-6B59-4799-96E6-9C8484D873C7"),
             ("apple-live-photo/IMG_4394.HEIC", "ED2A2552-C906-486E-9DA5-17DABDF672A7"),
@@ -30,13 +30,13 @@ struct CorpusImportTests {
         let videos = try corpus.library.describe(try corpus.library.assetIDs(matching: query))
         #expect(videos.allSatisfy { !$0.resources.contains { $0.path.hasSuffix(".mov") && $0.originalName?.hasPrefix("IMG_3582") == true } })
         #expect(videos.map { $0.primaryOriginal?.originalName } == ["quicktime-hvc1.mov"])
-        let live = try corpus.library.catalog.sqliteRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM live_photo") }
+        let live = try corpus.library.catalog.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM live_photo") }
         // IMG_3582_edited.heic and .mov (osxphotos' naming) are IMG_3582's rendered edit.
         #expect(live == 3)
     }
 
-    @Test func appleSidecarsAndRenderedEditsAttachToTheirAsset() throws {
-        let corpus = try CorpusLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func appleSidecarsAndRenderedEditsAttachToTheirAsset(on backend: CatalogBackend) throws {
+        let corpus = try CorpusLibrary.shared(on: backend)
         let asset = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
         let sidecars = asset.resources.filter { $0.role == .adjustmentSidecar }.compactMap(\.originalName).sorted()
         #expect(sidecars == ["IMG_3582.AAE", "IMG_O3582.aae"])
@@ -56,8 +56,8 @@ struct CorpusImportTests {
         #expect(corpus.report.attached == 6)
     }
 
-    @Test func everyFileIsAccountedForAndNothingFailed() throws {
-        let report = try CorpusLibrary.shared().report
+    @Test(arguments: CatalogBackend.allCases) func everyFileIsAccountedForAndNothingFailed(on backend: CatalogBackend) throws {
+        let report = try CorpusLibrary.shared(on: backend).report
         #expect(report.errors == [])
         #expect(report.imported + report.duplicates + report.skipped == report.files)
         let expectedFiles = try CorpusLibrary.folders.reduce(0) { $0 + (try Media.files(in: $1).count) }
@@ -65,11 +65,11 @@ struct CorpusImportTests {
         #expect(report.livePhotosPaired == 3)
     }
 
-    @Test func originalsAreByteIdenticalAndReadOnly() throws {
-        let corpus = try CorpusLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func originalsAreByteIdenticalAndReadOnly(on backend: CatalogBackend) throws {
+        let corpus = try CorpusLibrary.shared(on: backend)
         let manifest = try Media.manifest()
-        let rows = try corpus.library.catalog.sqliteRead { db in
-            try Row.fetchAll(db, sql: "SELECT path, sha256, source_dir, original_name FROM resource WHERE role != 'thumbnail' AND derived_from IS NULL")
+        let rows = try corpus.library.catalog.read { db in
+            try db.rows("SELECT path, sha256, source_dir, original_name FROM resource WHERE role != 'thumbnail' AND derived_from IS NULL").map(\.row)
         }
         #expect(rows.count > 40)
         for row in rows {
@@ -85,8 +85,8 @@ struct CorpusImportTests {
         }
     }
 
-    @Test func displayedSizeAndOrientationMatchTheManifest() throws {
-        let corpus = try CorpusLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func displayedSizeAndOrientationMatchTheManifest(on backend: CatalogBackend) throws {
+        let corpus = try CorpusLibrary.shared(on: backend)
         let manifest = try Media.manifest()
         var checked = 0
         for (file, entry) in manifest where !file.hasPrefix("malformed/") && !entry.verified.isEmpty {
@@ -135,16 +135,16 @@ struct CorpusImportTests {
         return nil
     }
 
-    @Test func thumbnailsAreSmallOrientedJPEGsForEveryStillAndMovie() throws {
-        let corpus = try CorpusLibrary.shared()
-        let rows = try corpus.library.catalog.sqliteRead { db in
-            try Row.fetchAll(
-                db,
-                sql: """
+    @Test(arguments: CatalogBackend.allCases) func thumbnailsAreSmallOrientedJPEGsForEveryStillAndMovie(on backend: CatalogBackend) throws {
+        let corpus = try CorpusLibrary.shared(on: backend)
+        let rows = try corpus.library.catalog.read { db in
+            try db.rows(
+                """
                     SELECT r.id, r.role, m.width, m.height, t.path AS thumb FROM resource r
                     JOIN metadata m ON m.resource_id = r.id
                     LEFT JOIN resource t ON t.derived_from = r.id AND t.role = 'thumbnail'
-                    """)
+                    """
+            ).map(\.row)
         }
         for row in rows {
             let thumbPath: String? = row["thumb"]
@@ -161,9 +161,9 @@ struct CorpusImportTests {
         }
     }
 
-    @Test func metadataAgreesWithExiftool() throws {
+    @Test(arguments: CatalogBackend.allCases) func metadataAgreesWithExiftool(on backend: CatalogBackend) throws {
         guard toolExists("exiftool") else { throw MissingMedia(path: "exiftool (run ./setup.sh)") }
-        let corpus = try CorpusLibrary.shared()
+        let corpus = try CorpusLibrary.shared(on: backend)
         let files = try CorpusLibrary.folders.flatMap { try Media.files(in: $0) }
             .filter { ["heic", "jpg", "jpeg", "mov", "png", "avif"].contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
             .filter { !URL(fileURLWithPath: $0).lastPathComponent.hasPrefix("IMG_E") }
@@ -203,13 +203,13 @@ struct CorpusImportTests {
         #expect(compared >= 40)
     }
 
-    @Test func sqlViewsAnswerCommonQuestions() throws {
-        let corpus = try CorpusLibrary.shared()
-        let (cameras, roleRows, halves) = try corpus.library.catalog.sqliteRead { db in
+    @Test(arguments: CatalogBackend.allCases) func sqlViewsAnswerCommonQuestions(on backend: CatalogBackend) throws {
+        let corpus = try CorpusLibrary.shared(on: backend)
+        let (cameras, roleRows, halves) = try corpus.library.catalog.read { db in
             (
-                try Row.fetchAll(db, sql: "SELECT * FROM assets_by_camera WHERE model = 'iPhone 15 Pro'"),
-                try Row.fetchAll(db, sql: "SELECT role, files FROM storage_by_role"),
-                try String.fetchAll(db, sql: "SELECT path FROM unpaired_live_half")
+                try db.rows("SELECT * FROM assets_by_camera WHERE model = 'iPhone 15 Pro'").map(\.row),
+                try db.rows("SELECT role, files FROM storage_by_role").map(\.row),
+                try db.fetchAll(String.self, "SELECT path FROM unpaired_live_half")
             )
         }
         #expect((cameras.first?["assets"] as Int?) ?? 0 >= 4)

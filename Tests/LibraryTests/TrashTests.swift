@@ -1,13 +1,12 @@
 import Filters
 import Foundation
-import GRDB
 import Testing
 import TestSupport
 
 @testable import Library
 
 /// The trash: trashing hides an asset and keeps everything of it, restoring brings it
-/// back whole, emptying deletes its files and rows and nothing else's.
+/// back whole, emptying deletes its files and rows and nothing else's; on either backend.
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
 struct TrashTests {
     /// A small library with one of each kind of thing a file of an asset can be: an
@@ -18,9 +17,9 @@ struct TrashTests {
         let library: PhotoLibrary
         let apple, portrait, motion, landscape, live: Int64
 
-        init() throws {
+        init(_ backend: CatalogBackend) throws {
             scratch = try ScratchDirectory()
-            library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+            library = try PhotoLibrary.create(at: scratch.url.appendingPathComponent("library"), catalogURL: try backend.newCatalogURL())
             let files = [
                 "apple-misc/IMG_4120.JPG", "apple-misc/IMG_4120.AAE", "apple-misc/IMG_E4120.JPG", "apple-portrait-heic/pug.heic",
                 "android-depth-motion/motion_photo.jpeg", "orientation/Landscape_1.jpg", "apple-live-photo/IMG_4394.HEIC",
@@ -35,9 +34,9 @@ struct TrashTests {
             _ = try library.edit(asset: landscape, steps: [try FilterStep(parsing: "mono")], extending: false)
             for asset in [landscape, portrait, apple] {
                 let shown = try #require(try library.describe([asset]).first?.resources.first { $0.role == .photo || $0.role == .renderedPhoto })
-                let resource = try library.catalog.sqliteRead { db in
-                    try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE sha256 = ?", arguments: [shown.sha256])!
-                }
+                let resource = try #require(try library.catalog.read { db in
+                    try db.fetchOne(Int64.self, "SELECT id FROM resource WHERE sha256 = \(shown.sha256)")
+                })
                 _ = try library.displayFile(asset: asset, resource: resource, kind: .preview)
             }
         }
@@ -51,7 +50,7 @@ struct TrashTests {
                 var isFolder: ObjCBool = false
                 FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder)
                 if !isFolder.boolValue, !path.hasPrefix("catalog.sqlite"), !path.hasPrefix("tmp/"),
-                    ![".camlib-create.lock", ".catalog.sqlite.lock"].contains(path) { found.insert(path) }
+                    ![".camlib-create.lock", ".catalog.sqlite.lock", "catalog.url"].contains(path) { found.insert(path) }
             }
             return found
         }
@@ -64,8 +63,8 @@ struct TrashTests {
         }
     }
 
-    @Test func trashingHidesAnAssetAndRestoringBringsItBackWhole() throws {
-        let f = try Fixture()
+    @Test(arguments: CatalogBackend.allCases) func trashingHidesAnAssetAndRestoringBringsItBackWhole(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
         let all = try f.listed()
         let files = try f.files()
         let before = try f.library.describe([f.landscape, f.live, f.apple])
@@ -102,8 +101,8 @@ struct TrashTests {
         try CatalogChecks.expectSummaryAgrees(f.library)
     }
 
-    @Test func emptyingDeletesTheTrashedAssetsFilesAndRowsAndNothingElse() throws {
-        let f = try Fixture()
+    @Test(arguments: CatalogBackend.allCases) func emptyingDeletesTheTrashedAssetsFilesAndRowsAndNothingElse(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
         let doomed = [f.landscape, f.portrait, f.live]
         let kept = [f.apple, f.motion]
         let keptFiles = try Self.namedFiles(of: kept, f.library)
@@ -125,28 +124,28 @@ struct TrashTests {
         #expect(!FileManager.default.fileExists(atPath: auxFolder.path), "the still's aux folder goes with it")
         // Nothing of what is kept went, and nothing is left that no one names.
         for path in keptFiles { #expect(left.contains(path), "\(path) of a kept asset") }
-        let unnamed = try f.library.catalog.sqliteRead { db in
+        let unnamed = try f.library.catalog.read { db in
             try left.filter { path in
                 let sha = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-                let named = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?1) OR EXISTS (SELECT 1 FROM aux_image WHERE path = ?1)",
-                    arguments: [path])!
-                let cache = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE sha256 = ?)", arguments: [sha])!
+                let named = try db.fetchOne(
+                    Bool.self, "SELECT EXISTS (SELECT 1 FROM resource WHERE path = \(path)) OR EXISTS (SELECT 1 FROM aux_image WHERE path = \(path))")!
+                let cache = try db.fetchOne(Bool.self, "SELECT EXISTS (SELECT 1 FROM resource WHERE sha256 = \(sha))")!
                 let madeFromBytes = ["derived/previews/", "derived/proxies/", "derived/thumbnails/"].contains { path.hasPrefix($0) }
                 return !named && !(madeFromBytes && cache)
             }
         }
         #expect(unnamed.isEmpty, "left behind: \(unnamed.sorted())")
         // And no row names a deleted asset.
-        try f.library.catalog.sqliteRead { db in
+        try f.library.catalog.read { db in
             for table in ["asset_summary", "resource", "aux_image", "adjustment", "asset_version", "pairing", "trashed_asset", "asset_file_name"] {
-                let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE asset_id IN (\(doomed.map(String.init).joined(separator: ",")))")
+                let rows = try db.fetchOne(Int.self, "SELECT count(*) FROM \(CatalogSQL(sql: table)) WHERE asset_id IN \(doomed)")
                 #expect(rows == 0, "\(table)")
             }
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM asset") == kept.count)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM metadata WHERE resource_id NOT IN (SELECT id FROM resource)") == 0)
-            #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM file_removal") == 0)
+            #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM asset") == kept.count)
+            #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM metadata WHERE resource_id NOT IN (SELECT id FROM resource)") == 0)
+            // PostgreSQL checks every foreign key as it writes; SQLite, when asked.
+            if db.dialect == .sqlite { #expect(try db.rows("PRAGMA foreign_key_check").isEmpty) }
+            #expect(try db.fetchOne(Int.self, "SELECT count(*) FROM file_removal") == 0)
         }
         try CatalogChecks.expectSummaryAgrees(f.library)
         let verified = try f.library.verify(quick: false)
@@ -157,11 +156,11 @@ struct TrashTests {
         #expect(again.assetsCreated == 1 && again.duplicates == 0)
     }
 
-    @Test func olderThanEmptiesOnlyWhatWentIntoTheTrashLongerAgo() throws {
-        let f = try Fixture()
+    @Test(arguments: CatalogBackend.allCases) func olderThanEmptiesOnlyWhatWentIntoTheTrashLongerAgo(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
         _ = try f.library.trash([f.landscape, f.apple])
-        try f.library.catalog.sqliteWrite { db in
-            try db.execute(sql: "UPDATE trashed_asset SET trashed_at = '2020-01-01T00:00:00.000Z' WHERE asset_id = ?", arguments: [f.apple])
+        try f.library.catalog.write { db in
+            try db.execute("UPDATE trashed_asset SET trashed_at = '2020-01-01T00:00:00.000Z' WHERE asset_id = \(f.apple)")
         }
         let report = try f.library.emptyTrash(before: Date(timeIntervalSinceNow: -30 * 86400))
         #expect(report.assets == [f.apple])
@@ -173,8 +172,8 @@ struct TrashTests {
     /// Files listed for removal by an emptying that did not finish (its rows committed,
     /// the process gone) are removed by the next; what a row names again, or what lies
     /// outside the library, is not.
-    @Test func anUnfinishedEmptyingIsFinishedAndNothingNamedOrOutsideIsDeleted() throws {
-        let f = try Fixture()
+    @Test(arguments: CatalogBackend.allCases) func anUnfinishedEmptyingIsFinishedAndNothingNamedOrOutsideIsDeleted(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
         let orphan = "derived/previews/ff/" + String(repeating: "f", count: 64) + ".jpg"
         try FileManager.default.createDirectory(at: f.library.absolute("derived/previews/ff"), withIntermediateDirectories: true)
         try Data("x".utf8).write(to: f.library.absolute(orphan))
@@ -182,14 +181,14 @@ struct TrashTests {
         try Data("keep".utf8).write(to: URL(fileURLWithPath: outside))
         let original = try #require(try f.library.describe([f.apple]).first?.primaryOriginal?.path)
         let named = f.library.layout.relative(URL(fileURLWithPath: original))
-        try f.library.catalog.sqliteWrite { db in try FileRemovalRecord.queue([orphan, named, "../outside.txt", "/etc/hostname"], db) }
+        try f.library.catalog.write { db in try FileRemovalRecord.queue([orphan, named, "../outside.txt", "/etc/hostname"], db) }
 
         let report = try f.library.emptyTrash()
         #expect(report.files == 1 && report.bytes == 1, "\(report)")
         #expect(!FileManager.default.fileExists(atPath: f.library.absolute(orphan).path))
         #expect(FileManager.default.fileExists(atPath: original) && FileManager.default.fileExists(atPath: outside))
         #expect(report.problems.count == 2 && report.problems.allSatisfy { $0.contains("not a path inside the library") }, "\(report.problems)")
-        #expect(try f.library.catalog.sqliteRead { db in try FileRemovalRecord.pending(db) }.isEmpty)
+        #expect(try f.library.catalog.read { db in try FileRemovalRecord.pending(db) }.isEmpty)
     }
 
     /// The files the catalog names for these assets (relative paths).

@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Several machines on one: `camlib worker` processes that reach a library's PostgreSQL
+/// catalog over TCP under host names of their own (`CAMLIB_HOST`), one library folder.
+/// A worker killed during a render is taken over by another machine once its lease runs
+/// out, and every job is done exactly once; one stopped past its lease records nothing
+/// when it goes on.
+@Suite(.enabled(if: Media.shouldRun, Media.skipMessage), .serialized)
+struct PostgresWorkerTests {
+    static let short = ["CAMLIB_JOB_LEASE_SECONDS": "3"]
+
+    /// A library on its own server over TCP, its corpus imported without waiting for its
+    /// jobs, and a render queued for each asset of `kinds`.
+    static func library(in scratch: ScratchDirectory, server: PostgresServer) throws -> (library: String, url: String) {
+        let url = server.tcpURL(database: try server.createDatabase("shared"))
+        let library = scratch.file("library")
+        for arguments in [
+            ["init", "--library", library, "--catalog", url],
+            ["import", "--library", library, "--no-wait", Media.path("apple-live-photo"), Media.path("orientation")],
+            ["edit", "--library", library, "--query", "--kind", "live", "--filter", "noir", "--queue"],
+        ] {
+            let result = try Camlib.run(arguments)
+            #expect(result.status == 0, "camlib \(arguments.joined(separator: " ")): \(result.stderr)")
+        }
+        return (library, url)
+    }
+
+    static func jobs(_ library: String) throws -> [String: Any] {
+        let listed = try Camlib.run(["jobs", "--library", library, "--json"])
+        return try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any] ?? [:]
+    }
+
+    /// How many jobs of `kind` are in `state`.
+    static func count(_ status: [String: Any], _ kind: String, _ state: String) -> Int {
+        (status["counts"] as? [[String: Any]] ?? []).first { $0["kind"] as? String == kind && $0["state"] as? String == state }?["jobs"] as? Int ?? 0
+    }
+
+    @Test func threeMachinesShareTheQueueAndOneKilledMidRenderIsTakenOverExactlyOnce() throws {
+        let scratch = try ScratchDirectory()
+        let server = try PostgresServer(tcp: true)
+        defer { server.stop() }
+        let (library, _) = try Self.library(in: scratch, server: server)
+        let renders = Self.count(try Self.jobs(library), "render", "available")
+        #expect(renders >= 3, "the corpus's Live Photos queue a render each")
+
+        var workers: [String: Process] = [:]
+        for host in ["nas", "desk", "laptop"] {
+            workers[host] = try WorkerCommandTests.start(
+                ["worker", "--library", library, "--until-idle", "--jobs", "1", "--json"],
+                environment: Self.short.merging(["CAMLIB_HOST": host]) { $1 }, output: scratch.file("\(host).jsonl"))
+        }
+        defer { for w in workers.values where w.isRunning { kill(w.processIdentifier, SIGKILL) } }
+        // `jobs --workers` shows the three machines, each with its kinds.
+        var shown = ""
+        for _ in 0..<200 where !["nas", "desk", "laptop"].allSatisfy(shown.contains) {
+            usleep(50_000)
+            shown = try Camlib.run(["jobs", "--workers", "--library", library]).stdout
+        }
+        #expect(shown.contains("HOST") && shown.contains("on 3 hosts"), "\(shown)")
+
+        // Killed, with its child, as soon as one machine renders.
+        var victim: String?
+        for _ in 0..<600 where victim == nil {
+            usleep(25_000)
+            let running = try Self.jobs(library)["running"] as? [[String: Any]] ?? []
+            victim = running.first { $0["kind"] as? String == "render" }?["host"] as? String
+        }
+        let killed = try #require(victim, "no machine took a render")
+        let process = try #require(workers[killed])
+        for child in WorkerCommandTests.children(of: library) where Self.host(of: child) == killed { kill(child, SIGKILL) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        // The others finish everything, the killed machine's render once its lease is out.
+        for (host, worker) in workers where host != killed {
+            worker.waitUntilExit()
+            #expect(worker.terminationStatus == 0, "the worker on \(host) ended with \(worker.terminationStatus)")
+        }
+        let status = try Self.jobs(library)
+        #expect(Self.count(status, "render", "done") == renders, "\(status)")
+        #expect(Self.count(status, "render", "running") == 0 && Self.count(status, "render", "failed") == 0)
+        // Exactly once: one camlib adjustment per asset, current.
+        let edited = try Camlib.run(["query", "--library", library, "--json", "--kind", "live"])
+        let assets = try JSONSerialization.jsonObject(with: Data(edited.stdout.utf8)) as? [[String: Any]] ?? []
+        for asset in assets {
+            let adjustments = (asset["adjustments"] as? [[String: Any]] ?? []).filter { ($0["formatIdentifier"] as? String ?? "").contains("camlib") }
+            #expect(adjustments.count == 1, "asset \(asset["id"] ?? "?") has \(adjustments.count) camlib edits")
+        }
+        // Another machine rendered what the killed one had: its job's second attempt.
+        let done = ["nas", "desk", "laptop"].filter { $0 != killed }.flatMap { host in
+            ((try? String(contentsOfFile: scratch.file("\(host).jsonl"), encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }.filter { $0["event"] as? String == "done" && $0["kind"] as? String == "render" }
+        }
+        #expect(done.count >= renders - 1, "\(done)")
+        let verify = try Camlib.run(["verify", "--library", library])
+        #expect(verify.status == 0 && verify.stdout.contains("The library is sound"), "\(verify.stdout)\(verify.stderr)")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: library + "/tmp")) ?? []).isEmpty)
+    }
+
+    @Test func aMachineStoppedPastItsLeaseRecordsNothingWhenItGoesOn() throws {
+        let scratch = try ScratchDirectory()
+        let server = try PostgresServer(tcp: true)
+        defer { server.stop() }
+        let (library, _) = try Self.library(in: scratch, server: server)
+        let said = scratch.file("slow.jsonl")
+        let first = try WorkerCommandTests.start(
+            ["worker", "--library", library, "--jobs", "1", "--kinds", "render", "--json"], environment: Self.short.merging(["CAMLIB_HOST": "slow"]) { $1 },
+            output: said)
+        defer {
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+        }
+        // Stopped as soon as it holds a render.
+        var child: Int32?
+        for _ in 0..<600 where child == nil {
+            usleep(25_000)
+            let running = try Self.jobs(library)["running"] as? [[String: Any]] ?? []
+            if let pid = running.first(where: { $0["kind"] as? String == "render" })?["pid"] as? Int, WorkerCommandTests.children(of: library).contains(Int32(pid)) {
+                child = Int32(pid)
+            }
+        }
+        let stopped = try #require(child, "no worker took a render")
+        kill(stopped, SIGSTOP)
+        sleep(4)
+        let second = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "render"], environment: Self.short.merging(["CAMLIB_HOST": "fast"]) { $1 })
+        #expect(second.status == 0, "\(second.stderr)")
+        let before = try Camlib.run(["query", "--library", library, "--json"]).stdout
+        // The stopped machine goes on, finishes its render, and records nothing.
+        kill(stopped, SIGCONT)
+        var told = ""
+        for _ in 0..<1200 where !told.contains("leaseLost") {
+            usleep(50_000)
+            told = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
+        }
+        #expect(told.contains("leaseLost"), "the stopped worker said \(told)")
+        let status = try Self.jobs(library)
+        #expect(Self.count(status, "render", "running") == 0 && Self.count(status, "render", "failed") == 0, "\(status)")
+        #expect(try Camlib.run(["query", "--library", library, "--json"]).stdout == before, "the late worker changed the catalog")
+        let verify = try Camlib.run(["verify", "--library", library])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    /// The `CAMLIB_HOST` a process was started with.
+    static func host(of pid: Int32) -> String? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return nil }
+        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.first { $0.hasPrefix("CAMLIB_HOST=") }.map { String($0.dropFirst(12)) }
+    }
+}
