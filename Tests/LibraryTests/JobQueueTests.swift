@@ -1,46 +1,47 @@
 import Foundation
-import GRDB
 import Testing
 import TestSupport
 
 @testable import Library
 
 /// The job queue of 0019: claims in order, leases that fence a worker whose lease was
-/// taken over, retries with backoff, and jobs of dead workers given back.
+/// taken over, retries with backoff, and jobs of dead workers given back; on either backend.
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
 struct JobQueueTests {
-    let scratch: ScratchDirectory
-    let library: PhotoLibrary
-    /// Asset id → its still's resource id.
-    let stills: [Int64: Int64]
+    /// A library of the corpus's Live Photos, on one backend.
+    struct Fixture {
+        let scratch: ScratchDirectory
+        let library: PhotoLibrary
+        /// Asset id → its still's resource id.
+        let stills: [Int64: Int64]
 
-    init() throws {
-        scratch = try ScratchDirectory()
-        library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
-        _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo")])
-        stills = try library.catalog.sqliteRead { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT asset_id, id FROM resource WHERE role = 'photo'").map { ($0[0], $0[1]) })
+        init(_ backend: CatalogBackend) throws {
+            scratch = try ScratchDirectory()
+            library = try PhotoLibrary.create(at: scratch.url.appendingPathComponent("library"), catalogURL: try backend.newCatalogURL("jobs"))
+            _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo")])
+            stills = try library.catalog.read { db in
+                Dictionary(uniqueKeysWithValues: try db.rows("SELECT asset_id, id FROM resource WHERE role = 'photo'").map { (try $0.required(0), try $0.required(1)) })
+            }
+        }
+
+        var assets: [Int64] { stills.keys.sorted() }
+
+        /// Ends the lease of `job` now, as if its worker had gone silent a minute ago.
+        func expire(_ job: Int64) throws {
+            try library.catalog.write { db in try db.execute("UPDATE job SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = \(job)") }
+        }
+
+        func runAfterNow(_ job: Int64) throws {
+            try library.catalog.write { db in try db.execute("UPDATE job SET run_after = '2000-01-01T00:00:00.000Z' WHERE id = \(job)") }
         }
     }
 
-    var assets: [Int64] { stills.keys.sorted() }
     let me = WorkerIdentity(host: "here", pid: getpid())
     let other = WorkerIdentity(host: "elsewhere", pid: 1)
 
-    /// Ends the lease of `job` now, as if its worker had gone silent a minute ago.
-    func expire(_ job: Int64) throws {
-        try library.catalog.sqliteWrite { db in
-            try db.execute(sql: "UPDATE job SET lease_until = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [job])
-        }
-    }
-
-    func runAfterNow(_ job: Int64) throws {
-        try library.catalog.sqliteWrite { db in
-            try db.execute(sql: "UPDATE job SET run_after = '2000-01-01T00:00:00.000Z' WHERE id = ?", arguments: [job])
-        }
-    }
-
-    @Test func jobsAreClaimedByPriorityThenAgeAndAWaitingJobIsNotQueuedTwice() throws {
+    @Test(arguments: CatalogBackend.allCases) func jobsAreClaimedByPriorityThenAgeAndAWaitingJobIsNotQueuedTwice(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
+        let (library, stills, assets) = (f.library, f.stills, f.assets)
         let (a, b) = (assets[0], assets[1])
         let first = try library.enqueue([.derived(.preview, asset: a, resource: stills[a]!)])
         let urgent = try library.enqueue([.derived(.thumbnail, asset: b, resource: stills[b]!, priority: -1)])
@@ -58,16 +59,18 @@ struct JobQueueTests {
         #expect(try library.enqueue([.derived(.preview, asset: a, resource: stills[a]!)]) != first)
     }
 
-    @Test func aWorkerWhoseLeaseWasTakenOverRecordsNothing() throws {
+    @Test(arguments: CatalogBackend.allCases) func aWorkerWhoseLeaseWasTakenOverRecordsNothing(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
+        let (library, stills, assets) = (f.library, f.stills, f.assets)
         let a = assets[0]
         try library.enqueue([.derived(.thumbnail, asset: a, resource: stills[a]!)])
         let stale = try #require(try library.claimJob(worker: other))
         // The first worker stops (SIGSTOP, a lost network): its lease expires, and the
         // job goes back and is taken over.
-        try expire(stale.job.id)
+        try f.expire(stale.job.id)
         #expect(try library.rescueJobs(host: "nowhere") == 1)
         #expect(try library.job(stale.job.id)?.state == .available)
-        try runAfterNow(stale.job.id)
+        try f.runAfterNow(stale.job.id)
         let fresh = try #require(try library.claimJob(worker: me))
         #expect(fresh.job.id == stale.job.id && fresh.job.attempt == 2)
         #expect(try library.renewLeases([stale], worker: other).isEmpty)
@@ -84,7 +87,9 @@ struct JobQueueTests {
         #expect(try library.job(fresh.job.id)?.lastError?.contains("stopped renewing its lease") == true)
     }
 
-    @Test func aFailingJobIsTriedAgainAfterABackoffThenFailsWithItsError() throws {
+    @Test(arguments: CatalogBackend.allCases) func aFailingJobIsTriedAgainAfterABackoffThenFailsWithItsError(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
+        let (library, stills, assets) = (f.library, f.stills, f.assets)
         let a = assets[0]
         let id = try library.enqueue([.derived(.preview, asset: a, resource: stills[a]!)])[0]
         for attempt in 1...3 {
@@ -99,7 +104,7 @@ struct JobQueueTests {
                 // the failure may find a hair more than the backoff.)
                 let wait = try #require(try library.secondsUntilJob())
                 #expect(wait > 0 && wait <= Double(JobRecord.backoff(afterAttempt: attempt)) + 0.01, "\(wait)")
-                try runAfterNow(id)
+                try f.runAfterNow(id)
             }
         }
         let failed = try #require(try library.job(id))
@@ -111,7 +116,9 @@ struct JobQueueTests {
         #expect(try library.claimJob(worker: me)?.job.attempt == 1)
     }
 
-    @Test func aJobNotWorthRetryingFailsAtOnceAndAHandedBackOneKeepsItsAttempt() throws {
+    @Test(arguments: CatalogBackend.allCases) func aJobNotWorthRetryingFailsAtOnceAndAHandedBackOneKeepsItsAttempt(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
+        let (library, stills, assets) = (f.library, f.stills, f.assets)
         let (a, b) = (assets[0], assets[1])
         try library.enqueue([.derived(.preview, asset: a, resource: stills[a]!)])
         let lease = try #require(try library.claimJob(worker: me))
@@ -124,7 +131,9 @@ struct JobQueueTests {
         #expect(again.job.id == held.job.id && again.job.attempt == 1)
     }
 
-    @Test func aCancelledRunningJobRecordsNothing() throws {
+    @Test(arguments: CatalogBackend.allCases) func aCancelledRunningJobRecordsNothing(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
+        let (library, stills, assets) = (f.library, f.stills, f.assets)
         let a = assets[0]
         try library.enqueue([.derived(.thumbnail, asset: a, resource: stills[a]!)])
         let lease = try #require(try library.claimJob(worker: me))
@@ -133,7 +142,9 @@ struct JobQueueTests {
         #expect(try library.job(lease.job.id)?.state == .cancelled)
     }
 
-    @Test func theJobsOfAWorkerThatDiedOnThisHostGoBackAtOnceAndItsFilesGo() throws {
+    @Test(arguments: CatalogBackend.allCases) func theJobsOfAWorkerThatDiedOnThisHostGoBackAtOnceAndItsFilesGo(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
+        let (library, stills, assets) = (f.library, f.stills, f.assets)
         let a = assets[0]
         try library.enqueue([.derived(.preview, asset: a, resource: stills[a]!)])
         // A process that has ended: a child that exited.
@@ -154,13 +165,13 @@ struct JobQueueTests {
         #expect(job.lastError?.contains("ended while it ran") == true)
     }
 
-    @Test func aThumbnailJobRecordsTheThumbnailAndARenderJobTheEdit() throws {
+    @Test(arguments: CatalogBackend.allCases) func aThumbnailJobRecordsTheThumbnailAndARenderJobTheEdit(on backend: CatalogBackend) throws {
+        let f = try Fixture(backend)
+        let (library, stills, assets) = (f.library, f.stills, f.assets)
         let a = assets[0]
         let still = stills[a]!
         // The thumbnail import made goes, as if import had left it to a job.
-        try library.catalog.sqliteWrite { db in
-            try db.execute(sql: "DELETE FROM resource WHERE role = 'thumbnail' AND derived_from = ?", arguments: [still])
-        }
+        try library.catalog.write { db in try db.execute("DELETE FROM resource WHERE role = 'thumbnail' AND derived_from = \(still)") }
         try library.enqueue([
             .derived(.thumbnail, asset: a, resource: still),
             NewJob(kind: .render, asset: a, arguments: RenderJobArguments(steps: [try .init(parsing: "noir")], extending: false).json),

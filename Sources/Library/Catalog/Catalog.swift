@@ -156,6 +156,7 @@ public final class Catalog: Sendable {
     }
 
     /// Runs `body` in a write transaction: all of it is committed, or none.
+    @discardableResult
     func write<T>(_ body: (any CatalogConnection) throws -> T) throws -> T {
         switch store {
         case .sqlite(let database):

@@ -57,7 +57,7 @@ enum CatalogDialect: Sendable {
     func secondsUntil(_ time: CatalogSQL) -> CatalogSQL {
         switch self {
         case .sqlite: "((julianday(\(time)) - julianday('now')) * 86400)"
-        case .postgres: "extract(epoch FROM (CAST(\(time) AS timestamptz) - clock_timestamp()))"
+        case .postgres: "CAST(extract(epoch FROM (CAST(\(time) AS timestamptz) - clock_timestamp())) AS double precision)"
         }
     }
 

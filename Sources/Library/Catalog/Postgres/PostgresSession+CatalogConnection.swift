@@ -69,15 +69,15 @@ extension PostgresSession: CatalogConnection {
         }
     }
 
-    /// A cell as GRDB's value: integers and booleans as integers, floating point as
-    /// doubles, `bytea` as data, everything else (text, `jsonb`) as text.
+    /// A cell as GRDB's value: integers and booleans as integers, floating point and
+    /// `numeric` as doubles, `bytea` as data, everything else (text, `jsonb`) as text.
     static func value(_ cell: PostgresCell) throws -> DatabaseValue {
         guard var bytes = cell.bytes else { return .null }
         switch cell.dataType {
         case .int2, .int4, .int8: return try cell.decode(Int64.self).databaseValue
         case .bool: return try (cell.decode(Bool.self) ? 1 : 0 as Int64).databaseValue
         case .float4, .float8: return try cell.decode(Double.self).databaseValue
-        case .numeric: return try (Double(cell.decode(String.self)) ?? 0).databaseValue
+        case .numeric: return (Double(try cell.decode(Decimal.self).description) ?? .nan).databaseValue
         case .bytea: return Data(bytes.readableBytesView).databaseValue
         case .jsonb where cell.format == .binary:
             bytes.moveReaderIndex(forwardBy: 1)  // the jsonb format's version byte
