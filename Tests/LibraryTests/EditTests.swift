@@ -9,12 +9,13 @@ import TestSupport
 @testable import Library
 
 /// `camlib edit` and `camlib revert` on stills: renders in the original's format, with its
-/// orientation, metadata and auxiliary images; adjustments kept as history.
+/// orientation, metadata and auxiliary images; adjustments kept as history (on either
+/// backend, where the catalog matters).
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage))
 struct EditTests {
-    /// A library holding the given corpus files.
-    static func library(_ files: [String], in scratch: ScratchDirectory) throws -> PhotoLibrary {
-        let library = try PhotoLibrary(root: scratch.url.appendingPathComponent("library"), mode: .create)
+    /// A library holding the given corpus files, its catalog on `backend`.
+    static func library(_ files: [String], in scratch: ScratchDirectory, on backend: CatalogBackend = .sqlite) throws -> PhotoLibrary {
+        let library = try PhotoLibrary.create(at: scratch.url.appendingPathComponent("library"), catalogURL: try backend.newCatalogURL("edit"))
         let report = try Importer(library: library).run(paths: files.map(Media.path))
         #expect(report.errors.isEmpty)
         return library
@@ -179,9 +180,9 @@ struct EditTests {
         #expect(try run("ffmpeg", ["-i", movie] + hashes).stdout != (try run("ffmpeg", ["-i", original] + hashes).stdout))
     }
 
-    @Test func historyRevertAndResuming() throws {
+    @Test(arguments: CatalogBackend.allCases) func historyRevertAndResuming(on backend: CatalogBackend) throws {
         let scratch = try ScratchDirectory()
-        let library = try Self.library(["orientation/Landscape_1.jpg"], in: scratch)
+        let library = try Self.library(["orientation/Landscape_1.jpg"], in: scratch, on: backend)
         let id = try library.findAsset(Media.path("orientation/Landscape_1.jpg"))
         let original = try library.describe([id])[0].resources.first { $0.role == .photo }!
 
@@ -381,9 +382,9 @@ struct EditTests {
         #expect(try files.map { try FileReading.sha256(of: $0) } == [try FileReading.sha256(of: original)])
     }
 
-    @Test func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie() throws {
+    @Test(arguments: CatalogBackend.allCases) func editingALivePhotoRendersTheStillAndEveryFrameOfItsMovie(on backend: CatalogBackend) throws {
         let scratch = try ScratchDirectory()
-        let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch)
+        let library = try Self.library(["apple-live-photo/IMG_3582.HEIC", "apple-live-photo/IMG_3582.mov"], in: scratch, on: backend)
         let id = try library.findAsset(Media.path("apple-live-photo/IMG_3582.HEIC"))
         // Progress as it goes: the still, then each of the 55 frames of 55.
         final class Heard: @unchecked Sendable { var steps: [String] = [] }
@@ -451,8 +452,8 @@ struct AppleEditTests {
         #expect(throws: AppleAdjustmentError.self) { try AppleAdjustment(plist: Array("not a plist".utf8)) }
     }
 
-    @Test func importRecordsApplesEditAsCurrentWithItsRenderAndRevertWorks() throws {
-        let corpus = try CorpusLibrary.shared()
+    @Test(arguments: CatalogBackend.allCases) func importRecordsApplesEditAsCurrentWithItsRenderAndRevertWorks(on backend: CatalogBackend) throws {
+        let corpus = try CorpusLibrary.shared(on: backend)
         let misc = try corpus.asset("apple-misc/IMG_4120.JPG")
         #expect(misc.adjustments.count == 1)
         #expect(misc.adjustments[0].formatIdentifier == "com.apple.photo" && misc.adjustments[0].current)
