@@ -33,6 +33,9 @@ final class PostgresSession: @unchecked Sendable {
                 tls: .disable)
         }
         configuration.options.connectTimeout = .seconds(Self.connectTimeout)
+        // No parallel workers: the catalog's statements are short index walks, for which
+        // starting two worker processes costs ten times the work (20 ms for a 2 ms page).
+        configuration.options.additionalStartupParameters = [("max_parallel_workers_per_gather", "0")]
         do {
             connection = try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger

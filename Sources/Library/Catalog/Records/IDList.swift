@@ -20,9 +20,12 @@ struct IDList {
         placeholders = "(" + String(repeating: "?,", count: length - 1) + "?)"  // databaseQuestionMarks joins an array: slower
     }
 
-    /// The statement `sql(placeholders)` with these ids bound.
+    /// The statement `sql(placeholders)` with these ids bound, once for each place the
+    /// list stands in it.
     func statement(_ sql: (String) -> String) -> CatalogSQL {
-        CatalogSQL(sql: sql(placeholders), arguments: arguments)
+        let text = sql(placeholders)
+        let uses = max(1, text.components(separatedBy: placeholders).count - 1)
+        return CatalogSQL(sql: text, arguments: uses == 1 ? arguments : Array(repeating: arguments, count: uses).flatMap { $0 })
     }
 
     /// Records of the statement `sql(placeholders)`.

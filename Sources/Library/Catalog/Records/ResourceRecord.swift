@@ -188,9 +188,26 @@ extension ResourceRecord {
         try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "r")) FROM resource r WHERE r.asset_id IN \($0) AND r.role IN \(ResourceRole.primarySQL)" }
     }
 
+    /// The rows of `current_resource` of the assets `IN list` (a parenthesised list of
+    /// placeholders), as a subquery: the files of no edit, and the renders of the current
+    /// one. Written as two joins, not through the view, whose `OR` of two `EXISTS`
+    /// PostgreSQL's planner answers by reading every render and version (28 ms a page at
+    /// 100,000 assets); SQLite runs both the same way.
+    static func currentResources(assetsIn list: String) -> String {
+        """
+        (SELECT c.* FROM resource c WHERE c.asset_id IN \(list)
+           AND NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = c.id)
+         UNION ALL
+         SELECT c.* FROM resource c
+         JOIN adjustment_render ar ON ar.resource_id = c.id
+         JOIN asset_version v ON v.current_adjustment_id = ar.adjustment_id AND v.asset_id = c.asset_id
+         WHERE c.asset_id IN \(list))
+        """
+    }
+
     /// The ids of these assets' files as they are now (`current_resource`).
     static func fetchCurrentIDs(assets: IDList, _ db: any CatalogConnection) throws -> Set<Int64> {
-        try assets.fetchSet(Int64.self, db) { "SELECT id FROM current_resource WHERE asset_id IN \($0)" }
+        try assets.fetchSet(Int64.self, db) { "SELECT r.id FROM \(currentResources(assetsIn: $0)) r" }
     }
 }
 
@@ -217,7 +234,7 @@ extension ResourceRecord {
     /// The stills and movies these assets' current versions show (originals and renders).
     static func fetchCurrentShown(assets: IDList, _ db: any CatalogConnection) throws -> [ResourceRecord] {
         try assets.fetchAll(Self.self, db) {
-            "SELECT \(selection(of: "r")) FROM current_resource r WHERE r.asset_id IN \($0) AND r.role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY r.id"
+            "SELECT \(selection(of: "r")) FROM \(currentResources(assetsIn: $0)) r WHERE r.role IN ('photo', 'pairedVideo', 'video', 'renderedPhoto', 'renderedVideo') ORDER BY r.id"
         }
     }
 
