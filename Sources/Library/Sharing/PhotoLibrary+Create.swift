@@ -19,7 +19,7 @@ extension PhotoLibrary {
         guard let postgres else { return try PhotoLibrary(root: root, mode: .create) }
         let catalog = try Catalog(postgres: postgres)
         do {
-            let assets = try catalog.read { db in try db.fetchOne(Int.self, "SELECT count(*) FROM asset") } ?? 0
+            let assets = try catalog.read { db in try AssetRecord.count(db) }
             guard assets == 0 else { throw PostgresCatalogError.notEmpty(url: postgres.description, assets: assets) }
             let library = PhotoLibrary(root: root, catalog: catalog, rehearsal: nil)
             // The pointer first: should it fail, the folder is left empty, as it was.

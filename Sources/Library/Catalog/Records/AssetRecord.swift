@@ -31,6 +31,11 @@ extension AssetRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentif
         try db.fetchOne(Bool.self, "SELECT EXISTS (SELECT 1 FROM asset WHERE id = \(id))") ?? false
     }
 
+    /// How many assets the catalog holds, the trash's included.
+    static func count(_ db: any CatalogConnection) throws -> Int {
+        try db.fetchOne(Int.self, "SELECT count(*) FROM asset") ?? 0
+    }
+
     /// Deletes these assets' rows, and with them (`ON DELETE CASCADE`) every row of theirs.
     static func delete(_ ids: [Int64], _ db: any CatalogConnection) throws {
         for id in ids { try db.execute("DELETE FROM asset WHERE id = \(id)") }
