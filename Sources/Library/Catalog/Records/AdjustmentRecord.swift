@@ -40,14 +40,6 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord, CatalogId
         createdAt = row[CodingKeys.createdAt.rawValue]
     }
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let assetID = Column(CodingKeys.assetId)
-        static let formatIdentifier = Column(CodingKeys.formatIdentifier)
-        static let data = Column(CodingKeys.data)
-        static let createdAt = Column(CodingKeys.createdAt)
-    }
-
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     /// The asset's current adjustment: nil when its current version is the original.
@@ -115,7 +107,6 @@ extension AdjustmentRecord {
         try assets.fetchAll(Self.self, db) { "SELECT * FROM adjustment WHERE asset_id IN \($0) ORDER BY id" }
     }
 }
-
 
 /// A row of `adjustment_render`: a file an adjustment rendered.
 struct AdjustmentRenderRecord: Codable, Sendable {

@@ -16,10 +16,6 @@ struct AlbumRecord: Codable, Sendable {
 extension AlbumRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "album"
 
-    enum Columns {
-        static let name = Column(CodingKeys.name)
-    }
-
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     static func named(_ name: String, _ db: any CatalogConnection) throws -> AlbumRecord? {

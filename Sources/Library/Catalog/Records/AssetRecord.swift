@@ -19,10 +19,6 @@ struct AssetRecord: Codable, Sendable {
 extension AssetRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "asset"
 
-    enum Columns {
-        static let kind = Column(CodingKeys.kind)
-    }
-
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     /// In SQL: GRDB's `exists(_:key:)` first reads the schema to find the primary key

@@ -52,15 +52,6 @@ extension AuxImageRecord: FetchableRecord, MutablePersistableRecord, CatalogIden
         addedAt = row[CodingKeys.addedAt.rawValue]
     }
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let assetID = Column(CodingKeys.assetId)
-        static let resourceID = Column(CodingKeys.resourceId)
-        static let type = Column(CodingKeys.type)
-        static let path = Column(CodingKeys.path)
-        static let source = Column(CodingKeys.source)
-    }
-
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
     /// Whether the still `resource` already lists the image found at `source`.
@@ -105,7 +96,6 @@ extension AuxImageRecord {
         ).first
     }
 }
-
 
 extension AuxiliaryImageType: DatabaseValueConvertible {}
 

@@ -75,12 +75,6 @@ extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableReco
 
     enum Columns {
         static let id = Column(CodingKeys.id)
-        static let assetID = Column(CodingKeys.assetId)
-        static let role = Column(CodingKeys.role)
-        static let path = Column(CodingKeys.path)
-        static let sha256 = Column(CodingKeys.sha256)
-        static let derivedFrom = Column(CodingKeys.derivedFrom)
-        static let sourceDir = Column(CodingKeys.sourceDir)
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -208,25 +202,6 @@ extension ResourceRecord {
     /// The ids of these assets' files as they are now (`current_resource`).
     static func fetchCurrentIDs(assets: IDList, _ db: any CatalogConnection) throws -> Set<Int64> {
         try assets.fetchSet(Int64.self, db) { "SELECT r.id FROM \(currentResources(assetsIn: $0)) r" }
-    }
-}
-
-extension DerivableRequest<ResourceRecord> {
-    func filter(asset: Int64) -> Self { filter(ResourceRecord.Columns.assetID == asset) }
-    func filter(role: ResourceRole) -> Self { filter(ResourceRecord.Columns.role == role) }
-    func filter(roles: [ResourceRole]) -> Self { filter(roles.contains(ResourceRecord.Columns.role)) }
-    func filter(sha256: String) -> Self { filter(ResourceRecord.Columns.sha256 == sha256) }
-    func filter(path: String) -> Self { filter(ResourceRecord.Columns.path == path) }
-    func filter(sourceDir: String) -> Self { filter(ResourceRecord.Columns.sourceDir == sourceDir) }
-
-    /// Stills and movies that came in through an import (not cut out of another file).
-    func importedOriginals() -> Self {
-        filter(roles: ResourceRole.primary).filter(ResourceRecord.Columns.derivedFrom == nil)
-    }
-
-    /// The still first, then the movie.
-    func stillFirst() -> Self {
-        order((ResourceRecord.Columns.role == ResourceRole.photo).desc, ResourceRecord.Columns.id)
     }
 }
 

@@ -14,11 +14,6 @@ struct TrashedAssetRecord: Codable, Sendable {
 extension TrashedAssetRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "trashed_asset"
 
-    enum Columns {
-        static let assetID = Column(CodingKeys.assetId)
-        static let trashedAt = Column(CodingKeys.trashedAt)
-    }
-
     /// When each of these assets that is in the trash went there.
     static func trashedAt(assets: IDList, _ db: any CatalogConnection) throws -> [Int64: String] {
         let rows = try assets.fetchAll(Self.self, db) { "SELECT asset_id, trashed_at FROM trashed_asset WHERE asset_id IN \($0)" }
