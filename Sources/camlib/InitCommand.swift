@@ -16,10 +16,9 @@ struct InitCommand: ParsableCommand {
             The password comes from $PGPASSWORD or ~/.pgpass, never from the library: the
             library's catalog.url holds the URL without it. Every machine that mounts the
             folder then uses the same catalog. A catalog in the folder can be moved to
-            PostgreSQL later with `camlib catalog copy`.
-
-            Not yet: on a catalog on PostgreSQL this camlib lists and shows assets (query,
-            show) but does not import, edit or organise; those commands say so.
+            PostgreSQL later with `camlib catalog copy`. Every command works the same on
+            either; docs/guide/sharing.md walks through a library shared by several
+            machines.
             """))
 
     @OptionGroup var libraryOptions: LibraryOptions

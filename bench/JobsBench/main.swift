@@ -1,32 +1,22 @@
 // jobs-bench: what the job queue costs a worker, timed in one long-lived process.
 //
 //   jobs-bench queue LIBRARY [RUNS]         claim, then complete, with 10,000 jobs waiting;
-//                                           floor: a one-row write transaction (a progress
-//                                           report) on the same catalog
+//                                           floor: a one-row write (a progress report) on
+//                                           the same catalog
 //   jobs-bench wake LIBRARY CAMLIB [RUNS]   a `camlib worker` process left idle for 0.3–1 s,
 //                                           then a job queued: until the worker says it
 //                                           started it
-//   jobs-bench queue-postgres LIBRARY URL [RUNS]
-//                                           the same claim and complete on a PostgreSQL
-//                                           catalog (LIBRARY's copied into the empty
-//                                           database URL), its floor the same one-row write
-//   jobs-bench wake-postgres LIBRARY URL [RUNS]
-//                                           an idle listener (LISTEN) woken by a job queued
-//                                           after 0.3–1 s: from the enqueue until the
-//                                           listener returns (camlib worker does not run on
-//                                           a PostgreSQL catalog yet); URL: the database
-//                                           queue-postgres filled
 //
-// LIBRARY must hold at least one photo. Prints one JSON object per line:
+// LIBRARY's catalog may be in its folder or on PostgreSQL (bench/jobs.py times both); it
+// must hold at least one photo. Prints one JSON object per line:
 // {"name", "runs", "p50_ms", "p95_ms"}. Used by bench/jobs.py; not part of camlib.
 import Foundation
 import Library
 import Synchronization
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 3, ["queue", "wake", "queue-postgres", "wake-postgres"].contains(arguments[1]) else {
-    FileHandle.standardError.write(
-        Data("usage: jobs-bench queue LIBRARY [RUNS] | wake LIBRARY CAMLIB [RUNS] | queue-postgres LIBRARY URL [RUNS] | wake-postgres LIBRARY URL [RUNS]\n".utf8))
+guard arguments.count >= 3, ["queue", "wake"].contains(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: jobs-bench queue LIBRARY [RUNS] | wake LIBRARY CAMLIB [RUNS]\n".utf8))
     exit(64)
 }
 let library = try PhotoLibrary(root: URL(fileURLWithPath: arguments[2]), mode: .write)
@@ -64,7 +54,7 @@ func timeQueue(runs: Int, claim: () throws -> JobLease?, progress: (JobLease, St
     }
     report("claim", claims)
     report("complete", completions)
-    report("floor: a one-row write transaction", floor)
+    report("floor: a one-row write", floor)
 }
 
 /// A preview job of the photo: once its preview exists, running one does next to nothing.
@@ -139,36 +129,6 @@ case "wake":
     report("idle worker to job started", waits)
     worker.terminate()
     worker.waitUntilExit()
-
-case "queue-postgres":
-    let catalog = try PostgresCatalog(location: PostgresLocation(url: arguments[3]))
-    _ = try catalog.copy(from: library.catalog)
-    let runs = arguments.count > 4 ? Int(arguments[4]) ?? 2000 : 2000
-    let backlog = 10_000
-    for start in stride(from: 0, to: backlog, by: 1000) {
-        _ = try catalog.enqueue((start..<min(backlog, start + 1000)).map { _ in NewJob(kind: .auxPNG, asset: photo.asset, resource: photo.still) })
-    }
-    _ = try catalog.enqueue((0..<runs).map { _ in previewJob() })
-    try timeQueue(runs: runs, claim: { try catalog.claimJob(kinds: [.preview]) }, progress: { _ = try catalog.reportProgress($0, $1) },
-                  complete: { try catalog.completeJob($0) })
-    catalog.close()
-
-case "wake-postgres":
-    let location = try PostgresLocation(url: arguments[3])
-    let catalog = try PostgresCatalog(location: location)
-    let listener = try PostgresJobListener(location)
-    let runs = arguments.count > 4 ? Int(arguments[4]) ?? 40 : 40
-    var waits: [Double] = []
-    for _ in 0..<runs {
-        usleep(UInt32.random(in: 300_000...1_000_000))
-        let start = DispatchTime.now().uptimeNanoseconds
-        _ = try catalog.enqueue([NewJob(kind: .thumbnail, asset: photo.asset, resource: photo.still)])
-        guard listener.wait(timeout: 10) else { fatalError("no notification within 10 s") }
-        waits.append(milliseconds(since: start))
-    }
-    report("idle listener woken by a queued job", waits)
-    listener.close()
-    catalog.close()
 
 default:
     exit(64)

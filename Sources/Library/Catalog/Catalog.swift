@@ -166,6 +166,17 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Runs `body`, whose statements each stand whole by themselves (a claim, a progress
+    /// report), as writes of their own: on PostgreSQL each commits by itself, one round
+    /// trip instead of BEGIN, it and COMMIT; on SQLite, ``write(_:)``.
+    @discardableResult
+    func writeStatements<T>(_ body: (any CatalogConnection) throws -> T) throws -> T {
+        switch store {
+        case .sqlite: return try write(body)
+        case .postgres(let postgres): return try postgres.withSession { try body($0) }
+        }
+    }
+
     /// The SQLite catalog's connections, for what is not yet written for both backends.
     private func sqlite() throws -> any DatabaseWriter {
         switch store {

@@ -21,7 +21,7 @@ extension PhotoLibrary {
     /// can run now. Jobs whose leases expired are given back first.
     public func claimJob(kinds: [JobKind] = JobKind.allCases, batch: String? = nil, worker: WorkerIdentity = .current) throws -> JobLease? {
         let token = UUID().uuidString.lowercased()
-        let record = try catalog.write { db in
+        let record = try catalog.writeStatements { db in
             try JobRecord.claim(kinds: kinds, batch: batch, worker: worker, token: token, leaseSeconds: Self.leaseSeconds, db)
         }
         return record.map { JobLease(job: $0.job, token: token) }
@@ -39,7 +39,7 @@ extension PhotoLibrary {
     /// Records how far a running job is (a JSON object); false when its lease is lost.
     @discardableResult
     public func reportProgress(_ lease: JobLease, _ progress: String) throws -> Bool {
-        try catalog.write { db in try JobRecord.setProgress(progress, token: lease.token, db) }
+        try catalog.writeStatements { db in try JobRecord.setProgress(progress, token: lease.token, db) }
     }
 
     /// Marks the job done in one transaction with `writes` (the rows the job records),
@@ -55,7 +55,7 @@ extension PhotoLibrary {
 
     /// Marks the job done (a job that records no rows).
     public func completeJob(_ lease: JobLease) throws {
-        try completeJob(lease) { _ in }
+        try catalog.writeStatements { db in try JobRecord.complete(lease.job.id, token: lease.token, db) }
     }
 
     /// The attempt failed: `error` names the asset, the file and the cause. The job is

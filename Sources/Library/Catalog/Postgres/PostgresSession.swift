@@ -17,6 +17,11 @@ final class PostgresSession: @unchecked Sendable {
     private let connection: PostgresConnection
     private let logger = Logger(label: "camlib.catalog.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
+    /// The thread every session's I/O runs on. One is enough: callers wait for each
+    /// answer and decode rows on their own threads, and a command pays for starting one
+    /// thread rather than one per core (SwiftNIO's shared group).
+    private static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     /// How long connecting may take before the server counts as unreachable.
     static let connectTimeout: Int64 = 10
 
@@ -38,7 +43,7 @@ final class PostgresSession: @unchecked Sendable {
         configuration.options.additionalStartupParameters = [("max_parallel_workers_per_gather", "0")]
         do {
             connection = try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1, logger: logger
+                on: Self.eventLoops.next(), configuration: configuration, id: 1, logger: logger
             ).wait()
         } catch {
             throw Self.connectionError(error, location, passwordGiven: password != nil)
