@@ -293,6 +293,16 @@ import TestSupport
         #expect(PostgresSession.statements(of: script)[0].hasSuffix("END $$"))
         #expect(PostgresSession.statements(of: script)[2] == "SELECT $tag$ $$; $tag$")
     }
+
+    /// CAMLIB_SQL_TRACE's lines on PostgreSQL, which bench/query.py replays in psql: each
+    /// `$n` its value as sent (a quoted literal), `$10` not taken for `$1` and a 0, a value
+    /// holding `$2` left as it is, `$$` and a `$n` beyond the values kept.
+    @Test func tracedStatementsHaveTheirValuesInPlace() {
+        let values: [(any PostgresThrowingDynamicTypeEncodable)?] =
+            [PostgresSession.untyped("it's $2".databaseValue), nil] + (3...10).map { PostgresSession.untyped(Int64($0).databaseValue) }
+        let sql = "SELECT $1, $2, $10, $$x$$, $11 FROM t WHERE a IN ($3,$4)"
+        #expect(PostgresSession.expanded(sql, values) == "SELECT 'it''s $2', NULL, '10', $$x$$, $11 FROM t WHERE a IN ('3','4')")
+    }
 }
 
 extension Array where Element: Sendable {

@@ -257,9 +257,9 @@ public final class Catalog: Sendable {
     /// `CAMLIB_SQL_TRACE=FILE`: every statement camlib runs, with its values in place,
     /// appended to FILE, one per line; what `bench/query.py` replays in the `sqlite3`
     /// shell as the floor camlib's catalog work is measured against.
+    /// On PostgreSQL, ``PostgresSession`` writes the same trace, for `psql` to replay.
     private static func trace(to path: String, _ config: inout Configuration) {
-        guard let file = fopen(path, "a") else { return }
-        let sink = TraceSink(file: file)
+        guard let sink = TraceSink.shared else { return }
         config.prepareDatabase { db in
             db.trace(options: .statement) { event in
                 guard case .statement(let statement) = event else { return }
@@ -276,14 +276,20 @@ public final class Catalog: Sendable {
     }
 }
 
-/// The trace file: written from whichever connection runs a statement.
+/// The trace file of `CAMLIB_SQL_TRACE`: written from whichever connection runs a statement.
 /// `@unchecked Sendable`: a C stream, whose every write takes the stream's own lock.
-private final class TraceSink: @unchecked Sendable {
+final class TraceSink: @unchecked Sendable {
     // A C stream; each write takes its own lock (flockfile), which POSIX stdio does for
     // every call, so lines from two connections do not interleave.
     let file: UnsafeMutablePointer<FILE>
 
     init(file: UnsafeMutablePointer<FILE>) { self.file = file }
+
+    /// The file `CAMLIB_SQL_TRACE` names, opened once; nil when it names none.
+    static let shared: TraceSink? = {
+        guard let path = ProcessInfo.processInfo.environment["CAMLIB_SQL_TRACE"], !path.isEmpty, let file = fopen(path, "a") else { return nil }
+        return TraceSink(file: file)
+    }()
 
     func write(_ sql: String) {
         fputs(sql.replacingOccurrences(of: "\n", with: " ") + ";\n", file)

@@ -88,7 +88,7 @@ extension PostgresSession: CatalogConnection {
 }
 
 /// A statement argument as text whose type the server infers from where it stands.
-private struct UntypedText: PostgresEncodable {
+struct UntypedText: PostgresEncodable {
     static var psqlType: PostgresDataType { PostgresDataType(0) }
     static var psqlFormat: PostgresFormat { .text }
     let text: String

@@ -72,11 +72,37 @@ final class PostgresSession: @unchecked Sendable {
         for value in values {
             if let value { try bindings.append(value) } else { bindings.appendNull() }
         }
+        if let trace = TraceSink.shared { trace.write(Self.expanded(sql, values)) }
         do {
             return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
         } catch {
             throw statementError(error)
         }
+    }
+
+    /// `sql` with each `$n` replaced by its value as a literal, for the trace: a quoted
+    /// literal of no declared type, as the value was sent.
+    static func expanded(_ sql: String, _ values: [(any PostgresThrowingDynamicTypeEncodable)?]) -> String {
+        func literal(_ value: (any PostgresThrowingDynamicTypeEncodable)?) -> String {
+            switch value {
+            case nil: "NULL"
+            case let untyped as UntypedText: "'" + untyped.text.replacingOccurrences(of: "'", with: "''") + "'"
+            case let value?: "'\(value)'"
+            }
+        }
+        var out = ""
+        var rest = Substring(sql)
+        while let dollar = rest.firstIndex(of: "$") {
+            out += rest[..<dollar]
+            let digits = rest[rest.index(after: dollar)...].prefix(while: \.isASCII).prefix(while: \.isNumber)
+            if let n = Int(digits), n >= 1, n <= values.count {
+                out += literal(values[n - 1])
+            } else {
+                out += "$" + digits
+            }
+            rest = rest[digits.endIndex...]
+        }
+        return out + rest
     }
 
     /// Runs `body` in a transaction: all of it is committed, or none. `begin` may ask
