@@ -114,18 +114,24 @@ enum AtomicFile {
     /// `syncFolder: false` leaves fsyncing the folder to the caller, who publishes
     /// several files into a few folders and syncs each folder once. `adopting` says whether
     /// a file found under a taken name is this very file already (left by an earlier run
-    /// killed before it recorded it): then that file is kept and returned.
-    static func publish(_ temporary: URL, to destination: URL, syncFolder: Bool = true, adopting: ((URL) -> Bool)? = nil) throws -> URL {
+    /// killed before it recorded it): then that file is kept and returned. `reserved`
+    /// says whether a free name is taken all the same (a catalog row names it, its file
+    /// missing): it is passed over.
+    static func publish(
+        _ temporary: URL, to destination: URL, syncFolder: Bool = true, reserved: ((URL) throws -> Bool)? = nil, adopting: ((URL) -> Bool)? = nil
+    ) throws -> URL {
         let folder = destination.deletingLastPathComponent()
         let ext = destination.pathExtension
         let stem = destination.deletingPathExtension().lastPathComponent
         var candidate = destination
         var n = 1
         while true {
-            // link() fails with EEXIST instead of replacing, unlike rename().
-            if try placing(in: folder, { link(temporary.path, candidate.path) }) == 0 { break }
-            guard errno == EEXIST else { throw LibraryError.io(path: candidate.path, operation: "link", errno: errno) }
-            if let adopting, adopting(candidate) { break }
+            if try reserved?(candidate) != true {
+                // link() fails with EEXIST instead of replacing, unlike rename().
+                if try placing(in: folder, { link(temporary.path, candidate.path) }) == 0 { break }
+                guard errno == EEXIST else { throw LibraryError.io(path: candidate.path, operation: "link", errno: errno) }
+                if let adopting, adopting(candidate) { break }
+            }
             n += 1
             candidate = folder.appendingPathComponent(ext.isEmpty ? "\(stem)-\(n)" : "\(stem)-\(n).\(ext)")
         }

@@ -12,16 +12,18 @@ extension PhotoLibrary {
 
     /// Links a staged original (or sidecar) to `destination`, or `NAME-2.EXT`, … when that
     /// is taken. In a rehearsal, only says where it would go. `syncFolder: false` leaves
-    /// fsyncing the folder to the caller (see ``AtomicFile/publish(_:to:syncFolder:adopting:)``).
+    /// fsyncing the folder to the caller (see ``AtomicFile/publish(_:to:syncFolder:reserved:adopting:)``).
     /// A file under a taken name that holds these very bytes and that no row names (an
     /// import killed between placing it and recording it) is adopted, not copied again
-    /// as `NAME-2.EXT`.
+    /// as `NAME-2.EXT`. A name a row holds is taken even when its file is missing (moved
+    /// away behind camlib's back, which `camlib verify` reports): the row keeps it.
     func publishOriginal(_ staged: AtomicFile.Temporary, to destination: URL, syncFolder: Bool = true, _ db: any CatalogConnection) throws -> URL {
         if let rehearsal {
             unlink(staged.url.path)
             return rehearsal.claim(destination)
         }
-        return try AtomicFile.publish(staged.url, to: destination, syncFolder: syncFolder) { [self] taken in
+        let reserved = { [self] (name: URL) throws -> Bool in try CatalogFile.isNamed(relative(name), db) }
+        return try AtomicFile.publish(staged.url, to: destination, syncFolder: syncFolder, reserved: reserved) { [self] taken in
             // Cheapest first: a name a row holds (nearly always, when a name is taken: the
             // same camera's numbers, the same names from several phones) is never read.
             var info = stat()
