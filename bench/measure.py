@@ -102,36 +102,64 @@ class Results:
 
 
 class PostgresCluster:
-    """A private PostgreSQL cluster for a benchmark, as the tests make theirs: initdb in a
-    temporary folder (as the postgres user when run as root), a unix socket there only,
-    fsync off. `url(db)` names a database it created; `stop()` ends it and removes it."""
+    """A private PostgreSQL cluster for a benchmark, as the tests make theirs: initdb (as the
+    postgres user when run as root), a unix socket in its folder only. Unlike the tests'
+    clusters it keeps PostgreSQL's durable defaults (fsync, synchronous commit), as a
+    user's server has them. `folder`: a folder kept between runs (made when missing;
+    `stop()` leaves it); without one, a temporary folder that `stop()` removes.
+    `settings`: server settings for this start, e.g. {"shared_buffers": "4GB"}."""
 
-    def __init__(self):
+    def __init__(self, folder=None, settings=None):
         import glob, tempfile
         versions = sorted(int(os.path.basename(p)) for p in glob.glob("/usr/lib/postgresql/*") if os.path.basename(p).isdigit())
         if not versions or versions[-1] < 15:
             raise SystemExit("bench: PostgreSQL 15 or newer is not installed (./setup.sh installs Debian's postgresql)")
         self.bin = f"/usr/lib/postgresql/{versions[-1]}/bin"
-        self.folder = tempfile.mkdtemp(prefix="camlib-bench-pg-")
+        self.kept = folder is not None
+        if folder is None:
+            folder = tempfile.mkdtemp(prefix="camlib-bench-pg-")
+        self.folder = os.path.abspath(folder)
+        os.makedirs(self.folder, exist_ok=True)
         self.as_postgres = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
         if os.getuid() == 0:
             shutil.chown(self.folder, "postgres", "postgres")
         data = os.path.join(self.folder, "data")
-        subprocess.run([*self.as_postgres, f"{self.bin}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-locale",
-                        "--no-sync"], check=True, capture_output=True)
-        subprocess.run([*self.as_postgres, f"{self.bin}/pg_ctl", "-D", data, "-w", "-l", os.path.join(self.folder, "log"), "-o",
-                        f"-F -k {self.folder} -c listen_addresses='' -c fsync=off -c synchronous_commit=off", "start"],
-                       check=True, capture_output=True)
+        if not os.path.exists(os.path.join(data, "PG_VERSION")):
+            subprocess.run([*self.as_postgres, f"{self.bin}/initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8",
+                            "--no-locale"], check=True, capture_output=True)
+        subprocess.run([*self.as_postgres, f"{self.bin}/pg_ctl", "-D", data, "-w", "-t", "300", "-l", os.path.join(self.folder, "log"),
+                        "-o", f"-k {self.folder} -c listen_addresses=''" + "".join(f" -c {k}={v}" for k, v in (settings or {}).items()),
+                        "start"], check=True, capture_output=True)
         self.databases = 0
 
-    def createdb(self):
-        self.databases += 1
-        name = f"bench_{self.databases}"
-        subprocess.run(["psql", "-X", "-q", "-h", self.folder, "-U", "postgres", "-d", "postgres", "-c", f"CREATE DATABASE {name}"],
-                       check=True, capture_output=True)
+    def psql(self, sql, database="postgres"):
+        """Runs SQL as the superuser; returns its unaligned output."""
+        return subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", self.folder, "-U", "postgres", "-d",
+                               database, "-c", sql], check=True, capture_output=True, text=True).stdout.strip()
+
+    def url(self, name):
         return f"postgresql://postgres@/{name}?host={self.folder}"
 
+    def createdb(self, name=None, template=None):
+        """A new database (a copy of `template` when given): its URL."""
+        if name is None:
+            self.databases += 1
+            name = f"bench_{self.databases}"
+        self.psql(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
+        return self.url(name)
+
+    def prewarm(self, name):
+        """Reads every table and index of database `name` into the server's shared
+        buffers (pg_prewarm), as a catalog in use sits there."""
+        self.psql("CREATE EXTENSION IF NOT EXISTS pg_prewarm", name)
+        self.psql("SELECT sum(pg_prewarm(c.oid)) FROM pg_class c WHERE c.relkind IN ('r', 'i', 'm') "
+                  "AND c.relnamespace = 'public'::regnamespace", name)
+
+    def dropdb(self, name):
+        self.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
     def stop(self):
-        subprocess.run([*self.as_postgres, f"{self.bin}/pg_ctl", "-D", os.path.join(self.folder, "data"), "-m", "immediate", "stop"],
+        subprocess.run([*self.as_postgres, f"{self.bin}/pg_ctl", "-D", os.path.join(self.folder, "data"), "-m", "fast", "-w", "stop"],
                        capture_output=True)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if not self.kept:
+            shutil.rmtree(self.folder, ignore_errors=True)

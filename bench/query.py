@@ -12,35 +12,48 @@ for each size, in one run:
     shell, timed the same way, next to `sqlite3 CATALOG 'SELECT 1'` (the shell's start-up);
   - pages in one long-lived process (bench/CatalogBench: what the gallery server pays);
   - a month-sized listing (about 30,000 assets) next to a 50-asset page: peak memory;
-  - importing 250 new files into an empty library and into the largest one.
+  - a page of the gallery's API through HTTP from a long-lived `camlib serve`;
+  - importing 250 new files into an empty library and into the largest one;
+  - all of it again on PostgreSQL, over a unix socket to a private cluster kept in
+    bench/out/query/postgres (the server's defaults, fsync on, but shared buffers a
+    quarter of the memory, as PostgreSQL's documentation advises, read in first with
+    pg_prewarm): each library's catalog moved there by `camlib catalog copy`, each listing
+    run with the same arguments in the same loop as on SQLite, its figures printed beside
+    SQLite's, its floor the same statements replayed in psql (a new connection, as
+    camlib's) beyond `psql -c 'SELECT 1'`.
 Goals: at 1M, p95 under 100 ms per command, under 15 ms beyond start-up,
 catalog work within 2x of the sqlite3 floor; a page in the long-lived process under 15 ms;
-flat memory; import into the large library within 10% of an empty one.
+flat memory; import into the large library within 10% of an empty one; on PostgreSQL, each
+listing under 15 ms beyond start-up and an API page under 15 ms, both at p95.
 
-Usage: bench/query.py [--sizes 100000,1000000] [--runs 20] [--cold-runs 5] [--import-files 250] [--import-rounds 5]
+Usage: bench/query.py [--sizes 100000,1000000] [--runs 20] [--cold-runs 5] [--import-files 250] [--import-rounds 5] [--no-postgres]
 The catalog is read into the page cache before the timings, as a library in use sits
 there; where the benchmark may drop the page cache (root), it also times the first
 listing after a drop, camlib next to sqlite3, both reading the catalog from disk.
 Not a test: numbers vary with the machine.
 """
-import argparse, base64, datetime, hashlib, json, math, os, random, shutil, sqlite3, subprocess, sys, tempfile, time
+import argparse, base64, datetime, hashlib, json, math, os, random, shutil, sqlite3, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from measure import ROOT, Results, build_camlib, measure  # noqa: E402
+from measure import ROOT, PostgresCluster, Results, build_camlib, measure  # noqa: E402
 import synthetic_library  # noqa: E402
 
 OUT = os.path.join(HERE, "out", "query")
 CORPUS = os.path.join(ROOT, "..", "shared", "media")
 
 
-def stamp():
-    """What the cached libraries depend on: the schema and the generator."""
+def stamp(*folders):
+    """What cached libraries depend on: the SQLite schema and the generator, and the
+    files of `folders` (inside the repository) besides."""
     h = hashlib.sha256()
-    for folder, names in [(os.path.join(ROOT, "migrations"), None), (HERE, ["synthetic_library.py"])]:
+    for folder, names in [(os.path.join(ROOT, "migrations"), None), (HERE, ["synthetic_library.py"]),
+                          *[(os.path.join(ROOT, f), None) for f in folders]]:
         for name in sorted(names or os.listdir(folder)):
-            with open(os.path.join(folder, name), "rb") as f:
-                h.update(name.encode() + f.read())
+            path = os.path.join(folder, name)
+            if os.path.isfile(path):
+                with open(path, "rb") as f:
+                    h.update(name.encode() + f.read())
     return h.hexdigest()
 
 
@@ -71,6 +84,43 @@ def libraries(camlib, sizes):
             print(f"bench: {n:,} assets in {time.time() - start:.0f} s", file=sys.stderr)
         out[n] = lib
     return out
+
+
+PG_FOLDER = os.path.join(OUT, "postgres")
+
+
+def postgres_libraries(camlib, cluster, libs):
+    """Each size's library again with its catalog on PostgreSQL: catalog.sqlite copied,
+    then moved into the cluster by `camlib catalog copy` as a user moves one, and analysed;
+    kept with the cluster until the schema, the generator or the PostgreSQL migrations
+    change."""
+    current = stamp(os.path.join("migrations", "postgres"))
+    out = {}
+    for n, lib in libs.items():
+        pglib, db = os.path.join(OUT, f"pg-lib-{n}"), f"lib_{n}"
+        marker = os.path.join(pglib, "complete")
+        if not (os.path.exists(marker) and open(marker).read() == current):
+            print(f"bench: copying the {n:,}-asset catalog into PostgreSQL (camlib catalog copy; kept for later runs)...", file=sys.stderr)
+            start = time.time()
+            shutil.rmtree(pglib, ignore_errors=True)
+            os.makedirs(pglib)
+            shutil.copyfile(os.path.join(lib, "catalog.sqlite"), os.path.join(pglib, "catalog.sqlite"))
+            cluster.dropdb(db)
+            url = cluster.createdb(db)
+            subprocess.run([camlib, "catalog", "copy", "--library", pglib, "--to", url], check=True, stdout=subprocess.DEVNULL)
+            os.remove(os.path.join(pglib, "catalog-moved-to-postgresql.sqlite"))
+            cluster.psql("VACUUM ANALYZE", db)
+            with open(marker, "w") as f:
+                f.write(current)
+            print(f"bench: {n:,} assets copied in {time.time() - start:.0f} s", file=sys.stderr)
+        out[n] = pglib
+    return out
+
+
+def database_of(pglib):
+    """The database a library's catalog.url names."""
+    url = open(os.path.join(pglib, "catalog.url")).read().strip()
+    return urllib.parse.urlparse(url).path.lstrip("/")
 
 
 def cursor(order, reverse, key, asset_id):
@@ -150,52 +200,95 @@ def pct(values, p):
 
 
 def trace(camlib, args, lib):
-    """The statements camlib runs for `args`, as sqlite3 shell input."""
+    """The statements camlib runs for `args` (CAMLIB_SQL_TRACE), one per line."""
     with tempfile.NamedTemporaryFile("r", suffix=".sql") as f:
         env = dict(os.environ, CAMLIB_SQL_TRACE=f.name)
         subprocess.run([camlib, *args, "--library", lib], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
-        return ".output /dev/null\n" + f.read()
+        return f.read()
 
 
-def bench_size(camlib, catalog_bench, size, lib, runs, rng, results):
+def replay(script, cmd):
+    """Milliseconds `cmd` (a shell reading the file given after it) takes over `script`."""
+    with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
+        f.write(script)
+        f.flush()
+        return run([*cmd(f.name)])
+
+
+def psql(pglib):
+    """psql on the database a library's catalog.url names, over its socket: argv up to
+    the script, as a function of the script's path (None: `SELECT 1`)."""
+    url = open(os.path.join(pglib, "catalog.url")).read().strip()
+    host = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["host"][0]
+    base = ["psql", "-X", "-q", "-h", host, "-U", "postgres", "-d", database_of(pglib), "-o", "/dev/null"]
+    return lambda path: base + (["-f", path] if path else ["-c", "SELECT 1"])
+
+
+def bench_size(camlib, catalog_bench, size, lib, pglib, cluster, runs, rng, results):
+    """Every listing on the SQLite library and, with `pglib`, the same arguments on the
+    same catalog moved to PostgreSQL, interleaved in one loop."""
     catalog = os.path.join(lib, "catalog.sqlite")
     cmds = commands(size, rng)
     names = list(cmds)
     times = {name: [] for name in names}
+    pg_times = {name: [] for name in names}
     floors = {name: [] for name in names}
-    startup, shell = [], []
-    scripts = {}
+    pg_floors = {name: [] for name in names}
+    startup, shell, pg_shell_times = [], [], []
+    pg_shell = psql(pglib) if pglib else None
     seconds = warm(catalog)
     print(f"catalog {os.path.getsize(catalog) / 1e9:.2f} GB read into the page cache first ({seconds:.1f} s)")
+    if pglib:
+        cluster.prewarm(database_of(pglib))
+        for _ in range(2):
+            for name in names:
+                run([camlib, *cmds[name](), "--library", pglib])
     for _ in range(runs):
         for name in rng.sample(names, len(names)):
             args = cmds[name]()
             times[name].append(run([camlib, *args, "--library", lib]))
-            scripts[name] = trace(camlib, args, lib)
-            with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
-                f.write(scripts[name])
-                f.flush()
-                floors[name].append(run(["sqlite3", "-init", f.name, catalog, ".quit"]))
+            if pglib:
+                pg_times[name].append(run([camlib, *args, "--library", pglib]))
+            floors[name].append(replay(".output /dev/null\n" + trace(camlib, args, lib), lambda path: ["sqlite3", "-init", path, catalog, ".quit"]))
+            if pglib:
+                pg_floors[name].append(replay(trace(camlib, args, pglib), pg_shell))
+                pg_shell_times.append(run(pg_shell(None)))
             startup.append(run([camlib, "--version"]))
             shell.append(run(["sqlite3", catalog, "SELECT 1"]))
     s50, s95 = pct(startup, 50), pct(startup, 95)
     h50, h95 = pct(shell, 50), pct(shell, 95)
     print(f"camlib --version (start-up): p50 {s50:.1f} ms, p95 {s95:.1f} ms;  sqlite3 CATALOG 'SELECT 1': p50 {h50:.1f} ms, p95 {h95:.1f} ms")
-    print(f"{'':46} {'camlib ms':>16} {'beyond start-up':>16} {'sqlite3 floor':>16} {'catalog work':>13}")
-    print(f"{'':46} {'p50':>7} {'p95':>8} {'p50':>7} {'p95':>8} {'p50':>7} {'p95':>8} {'vs floor':>13}")
-    worst = {"p95": 0, "beyond": 0, "ratio": 0}
+    if pglib:
+        q50, q95 = pct(pg_shell_times, 50), pct(pg_shell_times, 95)
+        print(f"psql -c 'SELECT 1' (its start-up and a new connection): p50 {q50:.1f} ms, p95 {q95:.1f} ms")
+    pg_head = f" {'PostgreSQL beyond':>17} {'psql floor':>16}" if pglib else ""
+    print(f"{'':46} {'camlib ms':>16} {'beyond start-up':>16} {'sqlite3 floor':>16} {'catalog work':>13}{pg_head}")
+    print(f"{'':46} {'p50':>7} {'p95':>8} {'p50':>7} {'p95':>8} {'p50':>7} {'p95':>8} {'vs floor':>13}"
+          + (f" {'p50':>8} {'p95':>8} {'p50':>7} {'p95':>8}" if pglib else ""))
+    worst = {"p95": 0, "beyond": 0, "ratio": 0, "pg p95": 0, "pg beyond": 0}
     for name in names:
         c50, c95 = pct(times[name], 50), pct(times[name], 95)
         f50, f95 = pct(floors[name], 50), pct(floors[name], 95)
         beyond50, beyond95 = c50 - s50, c95 - s95
         floor50 = max(f50 - h50, 0.1)
         ratio = max(beyond50, 0) / floor50
-        worst = {"p95": max(worst["p95"], c95), "beyond": max(worst["beyond"], beyond95), "ratio": max(worst["ratio"], ratio)}
-        print(f"{name:46} {c50:7.1f} {c95:8.1f} {beyond50:7.1f} {beyond95:8.1f} {f50 - h50:7.1f} {f95 - h95:8.1f} {ratio:12.1f}x")
+        worst.update(p95=max(worst["p95"], c95), beyond=max(worst["beyond"], beyond95), ratio=max(worst["ratio"], ratio))
+        pg = ""
+        if pglib:
+            g50, g95 = pct(pg_times[name], 50), pct(pg_times[name], 95)
+            worst.update({"pg p95": max(worst["pg p95"], g95), "pg beyond": max(worst["pg beyond"], g95 - s95)})
+            p50, p95 = pct(pg_floors[name], 50), pct(pg_floors[name], 95)
+            worst["pg floor"] = max(worst.get("pg floor", 0), p95 - q95)
+            pg = f" {g50 - s50:8.1f} {g95 - s95:8.1f} {p50 - q50:7.1f} {p95 - q95:8.1f}"
+        print(f"{name:46} {c50:7.1f} {c95:8.1f} {beyond50:7.1f} {beyond95:8.1f} {f50 - h50:7.1f} {f95 - h95:8.1f} {ratio:12.1f}x{pg}")
     verdict = lambda ok: "met" if ok else "NOT met"
-    print(f"worst p95 {worst['p95']:.1f} ms (goal < 100: {verdict(worst['p95'] < 100)}); "
+    print(f"SQLite: worst p95 {worst['p95']:.1f} ms (goal < 100: {verdict(worst['p95'] < 100)}); "
           f"worst p95 beyond start-up {worst['beyond']:.1f} ms (goal < 15: {verdict(worst['beyond'] < 15)}); "
           f"worst catalog work vs floor {worst['ratio']:.1f}x (goal <= 2x: {verdict(worst['ratio'] <= 2)})")
+    if pglib:
+        print(f"PostgreSQL: worst p95 {worst['pg p95']:.1f} ms; worst p95 beyond start-up {worst['pg beyond']:.1f} ms "
+              f"(goal < 15: {verdict(worst['pg beyond'] < 15)}); the same statements in psql, beyond its start-up and "
+              f"connection, worst p95 {worst['pg floor']:.1f} ms")
     at = f"{size:,} assets"
     results.add(f"{at}: slowest listing, whole process, p95", worst["p95"], "ms", goal="under 100 ms", met=worst["p95"] < 100)
     results.add(f"{at}: slowest listing beyond start-up, p95", worst["beyond"], "ms", goal="under 15 ms", met=worst["beyond"] < 15)
@@ -205,12 +298,26 @@ def bench_size(camlib, catalog_bench, size, lib, runs, rng, results):
     if probe in times:
         results.add(f"{at}: {probe}, p50 beyond start-up", max(pct(times[probe], 50) - s50, 0), "ms",
                     max(pct(floors[probe], 50) - h50, 0.1), "its SQL in sqlite3")
+    if pglib:
+        results.add(f"{at}, PostgreSQL: slowest listing, whole process, p95", worst["pg p95"], "ms", worst["p95"], "SQLite's slowest")
+        results.add(f"{at}, PostgreSQL: slowest listing beyond start-up, p95", worst["pg beyond"], "ms", worst["beyond"], "SQLite's slowest",
+                    goal="under 15 ms", met=worst["pg beyond"] < 15)
+        results.add(f"{at}, PostgreSQL: the same statements in psql, beyond its start-up and connection, worst p95", worst["pg floor"], "ms")
+        results.add(f"{at}, PostgreSQL: {probe}, p50 beyond start-up", max(pct(pg_times[probe], 50) - s50, 0), "ms",
+                    max(pct(times[probe], 50) - s50, 0.1), "the same on SQLite")
 
-    pages = subprocess.run([catalog_bench, lib, str(runs)], capture_output=True, text=True, check=True).stdout
-    for line in pages.splitlines():
-        p = json.loads(line)
-        print(f"in one process: {p['name']:44} p50 {p['p50_ms']:6.1f} ms  p95 {p['p95_ms']:6.1f} ms  ({p['rows']} rows; goal < 15: {verdict(p['p95_ms'] < 15)})")
-        results.add(f"{at}: in one process, {p['name']}, p95", p["p95_ms"], "ms", goal="under 15 ms", met=p["p95_ms"] < 15)
+    for backend, library in [("", lib)] + ([(", PostgreSQL", pglib)] if pglib else []):
+        pages = subprocess.run([catalog_bench, library, str(runs)], capture_output=True, text=True, check=True).stdout
+        for line in pages.splitlines():
+            p = json.loads(line)
+            print(f"in one process{backend}: {p['name']:44} p50 {p['p50_ms']:6.1f} ms  p95 {p['p95_ms']:6.1f} ms  "
+                  f"({p['rows']} rows; goal < 15: {verdict(p['p95_ms'] < 15)})")
+            results.add(f"{at}{backend}: in one process, {p['name']}, p95", p["p95_ms"], "ms", goal="under 15 ms", met=p["p95_ms"] < 15)
+        http = api_pages(camlib, library, max(runs * 5, 50), rng)
+        print(f"gallery API page{backend}: 50 assets after a jump (HTTP)  p50 {pct(http, 50):6.1f} ms  p95 {pct(http, 95):6.1f} ms  "
+              f"(goal < 15: {verdict(pct(http, 95) < 15)})")
+        results.add(f"{at}{backend}: gallery API page, 50 assets after a jump (HTTP), p95", pct(http, 95), "ms", goal="under 15 ms",
+                    met=pct(http, 95) < 15)
 
     # A listing of about 30,000 assets: the busiest months in a row, up to that many.
     db = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
@@ -228,13 +335,33 @@ def bench_size(camlib, catalog_bench, size, lib, runs, rng, results):
             first -= 1
             rows += months[first][1]
     since, until = months[first][0] + "-01", months[last][0] + "-28"
-    big = measure([camlib, "query", "--library", lib, "--since", since, "--until", until, "--json"])
-    small = measure([camlib, "query", "--library", lib, "--limit", "50", "--json"])
-    print(f"memory: query --json of ~{rows:,} assets ({since}..{until}): {big[1]:.1f} MB peak, {big[0]:.1f} s;  "
-          f"--limit 50 --json: {small[1]:.1f} MB peak")
-    results.add(f"{at}: peak memory of query --json over ~{rows:,} assets", big[1], "MB", small[1], "a 50-asset page",
-                "flat (within 1.5x of a page)", big[1] <= 1.5 * small[1])
+    for backend, library in [("", lib)] + ([(", PostgreSQL", pglib)] if pglib else []):
+        big = measure([camlib, "query", "--library", library, "--since", since, "--until", until, "--json"])
+        small = measure([camlib, "query", "--library", library, "--limit", "50", "--json"])
+        print(f"memory{backend}: query --json of ~{rows:,} assets ({since}..{until}): {big[1]:.1f} MB peak, {big[0]:.1f} s;  "
+              f"--limit 50 --json: {small[1]:.1f} MB peak")
+        results.add(f"{at}{backend}: peak memory of query --json over ~{rows:,} assets", big[1], "MB", small[1], "a 50-asset page",
+                    "flat (within 1.5x of a page)", big[1] <= 1.5 * small[1])
     return s50, h50
+
+
+def api_pages(camlib, lib, count, rng):
+    """The gallery's API page as the timeline asks for it after a jump (50 assets from a
+    random day), through HTTP from a long-lived `camlib serve`: milliseconds each."""
+    from gallery import Server
+    server = Server(camlib, lib, extra=["--no-worker"])
+    times = []
+    try:
+        for i in range(count + 5):
+            day = f"{rng.randrange(2011, 2026)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
+            start = time.perf_counter()
+            with urllib.request.urlopen(f"{server.base}/api/assets?limit=50&start={day}") as r:
+                r.read()
+            if i >= 5:  # the first few open the server's connections
+                times.append((time.perf_counter() - start) * 1000)
+    finally:
+        server.stop()
+    return times
 
 
 def bench_cold(camlib, catalog_bench, size, lib, rounds, rng, startups):
@@ -251,7 +378,7 @@ def bench_cold(camlib, catalog_bench, size, lib, rounds, rng, startups):
     for _ in range(rounds):
         for name in names:
             args = cmds[name]()
-            script = trace(camlib, args, lib)
+            script = ".output /dev/null\n" + trace(camlib, args, lib)
             with tempfile.NamedTemporaryFile("w", suffix=".sql") as f:
                 f.write(script)
                 f.flush()
@@ -308,30 +435,48 @@ def make_new_files(count, folder, rng):
     return folder
 
 
-def bench_import(camlib, largest, count, rounds, rng, results):
+def bench_import(camlib, largest, files, count, rounds, rng, results, cluster=None):
+    """Imports of the same new files into an empty library and into a copy of `largest`,
+    alternately; on PostgreSQL when `cluster` is given (`largest` then a library whose
+    catalog is there: each round imports into a copy of its database)."""
+    backend = ", PostgreSQL" if cluster else ""
     with tempfile.TemporaryDirectory(dir=OUT) as tmp:
-        files = make_new_files(count, os.path.join(tmp, "files"), rng)
         empty, large = [], []
-        for _ in range(rounds):
+        for n in range(rounds):
             for target in rng.sample(["empty", "large"], 2):
                 lib = os.path.join(tmp, "lib")
                 if os.path.exists(lib):
                     subprocess.run(["chmod", "-R", "u+w", lib])
                     shutil.rmtree(lib)
-                if target == "large":
+                if cluster:
+                    cluster.dropdb("import_target")
+                    if target == "large":
+                        # A file copy of the million-asset database (WAL_LOG would log every page).
+                        cluster.psql(f"CREATE DATABASE import_target TEMPLATE {database_of(largest)} STRATEGY FILE_COPY")
+                        os.makedirs(lib)
+                        with open(os.path.join(lib, "catalog.url"), "w") as f:
+                            f.write(cluster.url("import_target") + "\n")
+                    else:
+                        subprocess.run([camlib, "init", "--library", lib, "--catalog", cluster.createdb("import_target")], check=True,
+                                       capture_output=True)
+                    cluster.psql("CHECKPOINT")
+                elif target == "large":
                     os.makedirs(lib)
                     shutil.copyfile(os.path.join(largest, "catalog.sqlite"), os.path.join(lib, "catalog.sqlite"))
                 # Written to disk before the clock starts: the kernel writing back a copy
                 # of a large catalog meanwhile slowed the import's own fsyncs by a fifth.
                 os.sync()
                 seconds, _, status = measure([camlib, "import", "--library", lib, files])
-                if status not in (0, 2):
-                    sys.exit(f"bench: import into the {target} library failed ({status})")
+                if status != 0:  # 2: some files were not imported, and the time measures less than the work
+                    sys.exit(f"bench: import into the {target} library{backend} failed (status {status}): camlib import --library {lib} {files}")
                 (large if target == "large" else empty).append(seconds)
+        if cluster:
+            cluster.dropdb("import_target")
         e, l = sorted(empty)[len(empty) // 2], sorted(large)[len(large) // 2]
-        print(f"import of {count} new files: into an empty library {e:.2f} s, into the {os.path.basename(largest)} library {l:.2f} s "
+        name = os.path.basename(largest).replace("pg-", "")
+        print(f"import of {count} new files{backend}: into an empty library {e:.2f} s, into the {name} library {l:.2f} s "
               f"(median of {rounds}): {100 * (l / e - 1):+.1f}% (goal: within 10%: {'met' if l <= e * 1.1 else 'NOT met'})")
-        results.add(f"import of {count} new files into the {os.path.basename(largest)} library", l, "s", e, "into an empty library",
+        results.add(f"import of {count} new files into the {name} library{backend}", l, "s", e, "into an empty library",
                     "within 1.1x", l <= e * 1.1)
 
 
@@ -342,6 +487,7 @@ def main():
     parser.add_argument("--import-files", type=int, default=250)
     parser.add_argument("--import-rounds", type=int, default=5)
     parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
     args = parser.parse_args()
     if shutil.which("sqlite3") is None:
         sys.exit("bench: sqlite3 is missing (run ./setup.sh)")
@@ -350,18 +496,36 @@ def main():
     subprocess.run(["swift", "build", "-c", "release", "--product", "catalog-bench"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     catalog_bench = os.path.join(ROOT, ".build", "release", "catalog-bench")
     libs = libraries(camlib, sizes)
-    rng = random.Random(7)
-    print(f"{os.cpu_count()} cores; {args.runs} runs of each, interleaved; {datetime.date.today()}")
-    results = Results("query", "Catalog: query and show")
-    results.note(f"{args.runs} runs of each listing, interleaved with `camlib --version`; the catalog in the page cache")
-    for n in sizes:
-        print(f"\n== {n:,} assets ==")
-        startups = bench_size(camlib, catalog_bench, n, libs[n], args.runs, rng, results)
-        bench_cold(camlib, catalog_bench, n, libs[n], args.cold_runs, rng, startups)
-    if args.import_rounds > 0:
-        print()
-        bench_import(camlib, libs[max(sizes)], args.import_files, args.import_rounds, rng, results)
-    results.write()
+    # Tuned as PostgreSQL's documentation advises for a server of its own: shared
+    # buffers a quarter of the memory (the default, 128 MB, holds a tenth of 100,000 assets).
+    memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // (1 << 20)
+    cluster = None if args.no_postgres else PostgresCluster(PG_FOLDER, {"shared_buffers": f"{memory_mb // 4}MB"})
+    try:
+        pglibs = postgres_libraries(camlib, cluster, libs) if cluster else {}
+        rng = random.Random(7)
+        print(f"{os.cpu_count()} cores; {args.runs} runs of each, interleaved; {datetime.date.today()}")
+        results = Results("query", "Catalog: query and show")
+        results.note(f"{args.runs} runs of each listing, interleaved with `camlib --version`; the catalog in the page cache")
+        if cluster:
+            version = cluster.psql("SHOW server_version")
+            results.note(f"PostgreSQL {version} over a unix socket, a private cluster with the server's defaults (fsync on) but "
+                         f"shared_buffers a quarter of the memory ({memory_mb // 4} MB), each catalog read into them first "
+                         "(pg_prewarm); the same listings with the same arguments in the same loop as SQLite's")
+        for n in sizes:
+            print(f"\n== {n:,} assets ==")
+            startups = bench_size(camlib, catalog_bench, n, libs[n], pglibs.get(n), cluster, args.runs, rng, results)
+            bench_cold(camlib, catalog_bench, n, libs[n], args.cold_runs, rng, startups)
+        if args.import_rounds > 0:
+            print()
+            with tempfile.TemporaryDirectory(dir=OUT) as tmp:
+                files = make_new_files(args.import_files, os.path.join(tmp, "files"), rng)
+                bench_import(camlib, libs[max(sizes)], files, args.import_files, args.import_rounds, rng, results)
+                if cluster:
+                    bench_import(camlib, pglibs[max(sizes)], files, args.import_files, args.import_rounds, rng, results, cluster)
+        results.write()
+    finally:
+        if cluster:
+            cluster.stop()
 
 
 if __name__ == "__main__":
