@@ -279,6 +279,7 @@ def bench_size(camlib, catalog_bench, size, lib, pglib, cluster, runs, rng, resu
             worst.update({"pg p95": max(worst["pg p95"], g95), "pg beyond": max(worst["pg beyond"], g95 - s95)})
             p50, p95 = pct(pg_floors[name], 50), pct(pg_floors[name], 95)
             worst["pg floor"] = max(worst.get("pg floor", 0), p95 - q95)
+            worst["pg within"] = worst.get("pg within", 0) + (g95 - s95 < 15)
             pg = f" {g50 - s50:8.1f} {g95 - s95:8.1f} {p50 - q50:7.1f} {p95 - q95:8.1f}"
         print(f"{name:46} {c50:7.1f} {c95:8.1f} {beyond50:7.1f} {beyond95:8.1f} {f50 - h50:7.1f} {f95 - h95:8.1f} {ratio:12.1f}x{pg}")
     verdict = lambda ok: "met" if ok else "NOT met"
@@ -302,6 +303,7 @@ def bench_size(camlib, catalog_bench, size, lib, pglib, cluster, runs, rng, resu
         results.add(f"{at}, PostgreSQL: slowest listing, whole process, p95", worst["pg p95"], "ms", worst["p95"], "SQLite's slowest")
         results.add(f"{at}, PostgreSQL: slowest listing beyond start-up, p95", worst["pg beyond"], "ms", worst["beyond"], "SQLite's slowest",
                     goal="under 15 ms", met=worst["pg beyond"] < 15)
+        results.add(f"{at}, PostgreSQL: listings under 15 ms beyond start-up at p95, of {len(names)}", worst["pg within"], "listings")
         results.add(f"{at}, PostgreSQL: the same statements in psql, beyond its start-up and connection, worst p95", worst["pg floor"], "ms")
         results.add(f"{at}, PostgreSQL: {probe}, p50 beyond start-up", max(pct(pg_times[probe], 50) - s50, 0), "ms",
                     max(pct(times[probe], 50) - s50, 0.1), "the same on SQLite")

@@ -18,6 +18,8 @@ ORDER = ["import", "jobs", "query", "gallery", "edit", "aux", "capture"]
 def number(value, unit):
     if value is None:
         return "–"
+    if unit == "listings":  # a count
+        return f"{value:.0f} {unit}"
     if unit in ("x", "SSIM"):
         return f"{value:.2f}x" if unit == "x" else f"{value:.4f}"
     digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2

@@ -23,13 +23,12 @@ extension PhotoLibrary {
             return rehearsal.claim(destination)
         }
         let reserved = { [self] (name: URL) throws -> Bool in try CatalogFile.isNamed(relative(name), db) }
-        return try AtomicFile.publish(staged.url, to: destination, syncFolder: syncFolder, reserved: reserved) { [self] taken in
-            // Cheapest first: a name a row holds (nearly always, when a name is taken: the
-            // same camera's numbers, the same names from several phones) is never read.
+        // A name a row holds (nearly always, when a name is taken: the same camera's
+        // numbers, the same names from several phones) is passed over unread; a file no
+        // row names is adopted when it holds these very bytes.
+        return try AtomicFile.publish(staged.url, to: destination, syncFolder: syncFolder, reserved: reserved) { taken in
             var info = stat()
-            guard lstat(taken.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == staged.bytes,
-                (try? CatalogFile.isNamed(relative(taken), db)) == false
-            else { return false }
+            guard lstat(taken.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int64(info.st_size) == staged.bytes else { return false }
             return (try? FileReading.sha256(of: taken.path)) == staged.sha256
         }
     }
