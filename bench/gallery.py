@@ -167,13 +167,7 @@ def page_timings(camlib, lib, seed, runs, rng):
         line("jump to a year (click to last thumbnail in view)", jumps, 300)
 
         # One page of the API through HTTP, as the page asks for it.
-        http = []
-        for _ in range(max(runs * 5, 50)):
-            day = f"{rng.randrange(2011, 2026)}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}"
-            start = time.perf_counter()
-            with urllib.request.urlopen(f"{server.base}/api/assets?limit=50&start={day}") as r:
-                r.read()
-            http.append((time.perf_counter() - start) * 1000)
+        http = query.api_page_times(server.base, max(runs * 5, 50), rng)
         line("API page: 50 assets after a jump (HTTP, long-lived server)", http, 15)
         return server, visited
     except BaseException:
