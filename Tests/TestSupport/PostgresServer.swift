@@ -74,7 +74,7 @@ public final class PostgresServer: @unchecked Sendable {
         // Stops the cluster and removes the folder once this process is gone.
         let stop = "\(bin.appendingPathComponent("pg_ctl").path) -D \(data) -m immediate stop"
         let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asRoot ? "runuser -u postgres -- " : "")\(stop) >/dev/null 2>&1; rm -rf \(folder.path)"
-        let words: [String] = ["/usr/bin/setsid", "/bin/sh", "-c", watchdog]
+        let words: [String] = ["/usr/bin/setsid", "/bin/bash", "-c", PostgresServer.closingOthers + watchdog]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var actions = posix_spawn_file_actions_t()
@@ -148,11 +148,11 @@ public final class PostgresServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let words: [String] = [program] + arguments
+        let words: [String] = ["/bin/bash", "-c", closingOthers + #"exec "$0" "$@""#, program] + arguments
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
         guard spawned == 0 else { throw Failure.failed("starting \(program)", ProcessResult(status: spawned, stdout: "", stderr: String(cString: strerror(spawned)), signaled: false)) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -160,6 +160,13 @@ public final class PostgresServer: @unchecked Sendable {
         let signaled = (status & 0x7f) != 0
         return ProcessResult(status: signaled ? -1 : (status >> 8) & 0xff, stdout: text, stderr: "", signaled: signaled)
     }
+
+    /// The start of a `bash -c` script that closes every descriptor but 0, 1 and 2 (dash
+    /// would close only those up to 9). A process that outlives its start (a watchdog,
+    /// the server `pg_ctl start` leaves, PgBouncer) must not keep what it inherited: a
+    /// pipe that another test's thread has open for a program it runs stays open while
+    /// any holder lives, and that thread waits for its end for ever.
+    static let closingOthers = #"for fd in /proc/self/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; "#
 
     /// A port of 127.0.0.1 that nothing listens on now.
     static func freePort() -> Int {
