@@ -32,8 +32,9 @@ HEIF_PACKAGES=(
 # Called by the tests and the benchmark as independent witnesses.
 TOOL_PACKAGES=(libimage-exiftool-perl ffmpeg sqlite3 time)
 # A catalog on a PostgreSQL server (15 or newer): the tests start private clusters of
-# their own with its initdb and pg_ctl, and psql checks what camlib wrote.
-SERVER_PACKAGES=(postgresql postgresql-client)
+# their own with its initdb and pg_ctl, and psql checks what camlib wrote. PgBouncer:
+# the connection pooler the sharing guide sets up, tested and benchmarked in front of it.
+SERVER_PACKAGES=(postgresql postgresql-client pgbouncer)
 # The browser tests (Tests/Browser): Debian's Chromium and its driver, and Python to
 # run Selenium from a project-local virtual environment (.venv/, never a browser download).
 BROWSER_PACKAGES=(chromium chromium-driver python3 python3-venv)

@@ -170,6 +170,44 @@ struct PostgresLibraryTests {
         #expect(try camlib(["query", "--library", second, "--json"], ["PGPASSWORD": "s3cret"]).stdout.contains("[]"))
     }
 
+    /// Many short commands share warm server processes through a connection pooler:
+    /// camlib works through PgBouncer in session mode (it sends no startup parameter that
+    /// PgBouncer refuses) and prints what it prints connected directly. Its one session
+    /// setting is the database's own once its owner has migrated it; a session of a
+    /// database someone else owns sets it for itself, in the first command's statements.
+    @Test func aLibraryWorksThroughPgBouncerAndKeepsItsSettingInTheDatabase() throws {
+        let scratch = try ScratchDirectory()
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase("pooled")
+        let pooler = try PgBouncer(for: server, users: ["postgres", "camlib_guest"])
+        let library = scratch.file("pooled")
+        _ = try camlib(["init", "--library", library, "--catalog", pooler.url(database: database)])
+        _ = try camlib(["import", "--library", library, "--no-wait", Media.path("apple-live-photo"), Media.path("android-depth-motion")])
+        _ = try camlib(["favorite", "--library", library, "1"])
+        let pooled = try listings(library)
+        #expect(pooled[0].contains("\"favorite\" : true") || pooled[0].contains("\"favorite\":true"), "\(pooled[0])")
+        try (server.url(database: database) + "\n").write(toFile: library + "/catalog.url", atomically: true, encoding: .utf8)
+        #expect(try listings(library) == pooled, "the same through PgBouncer as directly")
+        #expect(try server.psql(database, "SHOW max_parallel_workers_per_gather").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+
+        // A database the library's user does not own: its setting stays the server's,
+        // and each command's session sets it for itself.
+        let guest = try server.createDatabase("guest")
+        _ = try server.psql("postgres", "CREATE ROLE camlib_guest LOGIN")
+        _ = try server.psql("postgres", "GRANT CREATE ON DATABASE \(guest) TO camlib_guest")
+        _ = try server.psql(guest, "GRANT ALL ON SCHEMA public TO camlib_guest")
+        let guestLibrary = scratch.file("guest")
+        _ = try camlib(["init", "--library", guestLibrary, "--catalog", pooler.url(database: guest, user: "camlib_guest")])
+        let trace = scratch.file("trace.sql")
+        #expect(try camlib(["query", "--library", guestLibrary, "--json"], ["CAMLIB_SQL_TRACE": trace]).stdout.contains("[]"))
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("set_config('max_parallel_workers_per_gather', '0', false)"))
+        #expect(try server.psql(guest, "SHOW max_parallel_workers_per_gather").stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "0")
+        // The owner's library sets nothing more after its first command.
+        try FileManager.default.removeItem(atPath: trace)
+        _ = try camlib(["query", "--library", library, "--json"], ["CAMLIB_SQL_TRACE": trace])
+        #expect(try !String(contentsOfFile: trace, encoding: .utf8).contains("set_config"))
+    }
+
     @Test func aServerThatIsDownIsNamedAndNothingIsWritten() throws {
         let scratch = try ScratchDirectory()
         // A port nothing listens on: bound, then closed.

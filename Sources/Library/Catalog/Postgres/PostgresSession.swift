@@ -38,15 +38,25 @@ final class PostgresSession: @unchecked Sendable {
                 tls: .disable)
         }
         configuration.options.connectTimeout = .seconds(Self.connectTimeout)
-        // No parallel workers: the catalog's statements are short index walks, for which
-        // starting two worker processes costs ten times the work (20 ms for a 2 ms page).
-        configuration.options.additionalStartupParameters = [("max_parallel_workers_per_gather", "0")]
         do {
             connection = try PostgresConnection.connect(
                 on: Self.eventLoops.next(), configuration: configuration, id: 1, logger: logger
             ).wait()
         } catch {
             throw Self.connectionError(error, location, passwordGiven: password != nil)
+        }
+    }
+
+    /// Runs one statement, as ``query(_:_:)``; nil when a table it names does not exist
+    /// (SQLSTATE 42P01), for a question that a catalog without its schema answers so.
+    func queryIfTablesExist(_ sql: String) throws -> [PostgresRow]? {
+        if let trace = TraceSink.shared { trace.write(sql) }
+        do {
+            return Array(try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait())
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
+            return nil
+        } catch {
+            throw statementError(error)
         }
     }
 
