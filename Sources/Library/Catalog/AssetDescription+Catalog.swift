@@ -31,33 +31,31 @@ extension AssetDescription {
                 }
                 continue
             }
-            let resources = try ResourceRecord.fetchAll(assets: chunk, db)
+            let files = try ResourceRecord.fetchDescribed(assets: chunk, db)
             // Renders of adjustments that are not current are history, not resources.
-            let current = try ResourceRecord.fetchCurrentIDs(assets: chunk, db)
-            let roles = Dictionary(uniqueKeysWithValues: resources.map { ($0.id!, $0.role) })
-            for r in resources.filter({ current.contains($0.id!) }).sorted(by: { Self.listingOrder($0, $1, roles) }) {
+            let current = Set(files.filter(\.isCurrent).map { $0.record.id! })
+            let roles = Dictionary(uniqueKeysWithValues: files.map { ($0.record.id!, $0.record.role) })
+            for r in files.filter(\.isCurrent).map(\.record).sorted(by: { Self.listingOrder($0, $1, roles) }) {
                 try confine(r.path, of: r.assetId)
                 out[r.assetId]?.resources.append(
                     Resource(
                         role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes,
                         mime: r.mime, of: r.derivedFrom.flatMap { roles[$0] }, originalName: r.originalName))
             }
-            // What the user said about them (0014).
-            for id in try FavoriteRecord.favorites(among: chunk, db) { out[id]?.favorite = true }
-            for (id, names) in try AlbumRecord.names(of: chunk, db) { out[id]?.albums = names }
-            for (id, names) in try KeywordRecord.names(of: chunk, db) { out[id]?.keywords = names }
-            let versions = try AssetVersionRecord.fetchAll(assets: chunk, db)
-            let currentAdjustment = Dictionary(uniqueKeysWithValues: versions.map { ($0.assetId, $0.currentAdjustmentId) })
-            for d in try AdjustmentRecord.fetchAll(assets: chunk, db) {
+            // A Live Photo's movie carries the still's time (any of its files, current or not).
+            for file in files where file.record.role == .pairedVideo {
+                if let time = file.stillImageTime { out[file.record.assetId]?.stillImageTime = time }
+            }
+            for (id, marks) in try AssetMarks.fetch(assets: chunk, db) {
+                out[id]?.favorite = marks.favorite
+                out[id]?.albums = marks.albums
+                out[id]?.keywords = marks.keywords
+            }
+            for (d, isCurrent) in try AdjustmentRecord.fetchAllNotingCurrent(assets: chunk, db) {
                 out[d.assetId]?.adjustments.append(
                     Adjustment(
                         formatIdentifier: d.formatIdentifier, formatVersion: d.formatVersion, data: d.data, createdAt: d.createdAt,
-                        current: currentAdjustment[d.assetId] == d.id))
-            }
-            let movies = resources.filter { $0.role == .pairedVideo }
-            let assetOfMovie = Dictionary(uniqueKeysWithValues: movies.map { ($0.id!, $0.assetId) })
-            for (movie, time) in try MetadataRecord.stillImageTimes(resources: IDList(movies.map { $0.id! }), db) {
-                if let asset = assetOfMovie[movie] { out[asset]?.stillImageTime = time }
+                        current: isCurrent))
             }
             for x in try AuxImageRecord.fetchAll(assets: chunk, db) where current.contains(x.resourceId) {
                 if let path = x.path { try confine(path, of: x.assetId) }

@@ -44,6 +44,13 @@ struct AssetListing {
         (self.query, self.threshold, self.rowsPerAsset) = (query, threshold, max(1, rowsPerAsset))
     }
 
+    /// Where counting a candidate filter stops: `sqrt(wanted × assets)`, within 1,000 and
+    /// 100,000. Asset ids are never reused, so the largest is about how many there are.
+    private static func threshold(_ db: any CatalogConnection, wanted: Int) throws -> Int {
+        let total = try db.fetchOne(Int.self, "SELECT coalesce(max(asset_id), 0) FROM asset_summary") ?? 0
+        return min(100_000, max(1_000, Int((Double(min(wanted, total)) * Double(total)).squareRoot())))
+    }
+
     /// One asset of the listing, with the cursor that continues after it.
     struct Entry {
         var id: Int64
@@ -59,14 +66,12 @@ struct AssetListing {
         }
         var remaining = query.limit ?? Int.max
         guard remaining > 0, let filters = try Filters(query, db) else { return }
-        // Asset ids are never reused, so the largest is about how many there are.
-        let total = try db.fetchOne(Int.self, "SELECT coalesce(max(asset_id), 0) FROM asset_summary") ?? 0
-        let wanted = Double(min(remaining, total))
-        let threshold = self.threshold ?? min(100_000, max(1_000, Int((wanted * Double(total)).squareRoot())))
         var driver: (cost: Int, candidate: Filters.Candidate, conditions: [CatalogSQL])?
         // The trash is read whole from its view (`trashed_summary`, 0013): it holds the
         // few assets a user has put there, none of them in the summary's indexes.
         let candidates = query.trashed ? [] : filters.drivers(sort: query.sort)
+        // Without candidates nothing is counted: a listing in the order alone asks no more.
+        let threshold = try self.threshold ?? (candidates.isEmpty ? 0 : Self.threshold(db, wanted: remaining))
         // An inexact candidate (weight over 1) is not counted once one that tests its filter
         // exactly (`replaces` it) is few enough: counting it then costs more than it saves.
         for (candidate, conditions) in candidates where !(candidate.weight > 1 && driver?.candidate.replaces != nil) {

@@ -102,9 +102,16 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord, CatalogId
 }
 
 extension AdjustmentRecord {
-    /// These assets' adjustments, oldest first.
-    static func fetchAll(assets: IDList, _ db: any CatalogConnection) throws -> [AdjustmentRecord] {
-        try assets.fetchAll(Self.self, db) { "SELECT * FROM adjustment WHERE asset_id IN \($0) ORDER BY id" }
+    /// These assets' adjustments, oldest first, each with whether it is its asset's
+    /// current version (`asset_version`).
+    static func fetchAllNotingCurrent(assets: IDList, _ db: any CatalogConnection) throws -> [(record: AdjustmentRecord, isCurrent: Bool)] {
+        try assets.fetchRows(db) {
+            """
+            SELECT d.*, coalesce(v.current_adjustment_id = d.id, FALSE) AS is_current
+            FROM adjustment d LEFT JOIN asset_version v ON v.asset_id = d.asset_id
+            WHERE d.asset_id IN \($0) ORDER BY d.id
+            """
+        }.map { row in (try AdjustmentRecord(row: row.row), try row.required(row.columnNames.count - 1)) }
     }
 }
 
@@ -202,9 +209,4 @@ extension AssetVersionRecord: FetchableRecord, PersistableRecord {
     }
 }
 
-extension AssetVersionRecord {
-    static func fetchAll(assets: IDList, _ db: any CatalogConnection) throws -> [AssetVersionRecord] {
-        try assets.fetchAll(Self.self, db) { "SELECT * FROM asset_version WHERE asset_id IN \($0)" }
-    }
-}
 

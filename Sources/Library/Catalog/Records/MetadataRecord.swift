@@ -68,18 +68,6 @@ extension MetadataRecord: FetchableRecord, PersistableRecord {
 }
 
 extension MetadataRecord {
-    /// The still-image times these movies carry (Live Photo movies), by resource id. Only
-    /// the two columns: a listing reads nothing else of `metadata`.
-    static func stillImageTimes(resources: IDList, _ db: any CatalogConnection) throws -> [Int64: Double] {
-        var times: [Int64: Double] = [:]
-        for row in try resources.fetchRows(db, sql: {
-            "SELECT resource_id, still_image_time FROM metadata WHERE resource_id IN \($0) AND still_image_time IS NOT NULL"
-        }) {
-            if let resource: Int64 = row[0] { times[resource] = row[1] }
-        }
-        return times
-    }
-
     /// The video codec (FFmpeg's name) of the movie `resource`, as import read it; for a
     /// render, which has no metadata row of its own, the codec of what it was rendered
     /// from (a render keeps its source's codec). Nil when unknown (Apple's renders).

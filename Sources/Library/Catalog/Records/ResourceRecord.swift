@@ -59,7 +59,9 @@ extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableReco
     }
 
     init(row: CatalogRow) throws {
-        assert(row.columnNames == CodingKeys.allCases.map(\.rawValue), "a resource row not selected with `databaseSelection`")
+        assert(
+            Array(row.columnNames.prefix(CodingKeys.allCases.count)) == CodingKeys.allCases.map(\.rawValue),
+            "a resource row not selected with `databaseSelection`")
         id = row[0]
         assetId = try row.required(1)
         role = try row.required(2)
@@ -177,6 +179,33 @@ extension ResourceRecord {
         try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "r")) FROM resource r WHERE r.asset_id IN \($0)" }
     }
 
+    /// A file of an asset as a description reads it: whether it is current (in
+    /// `current_resource`: no edit's render, or a render of the current edit) and the
+    /// still-image time a Live Photo's movie carries.
+    struct Described {
+        var record: ResourceRecord
+        var isCurrent: Bool
+        var stillImageTime: Double?
+    }
+
+    /// Every file of these assets, described, in one statement. Whether a file is current
+    /// is asked per file, of the two indexes `current_resource` reads.
+    static func fetchDescribed(assets: IDList, _ db: any CatalogConnection) throws -> [Described] {
+        let columns = CodingKeys.allCases.count
+        return try assets.fetchRows(db) {
+            """
+            SELECT \(selection(of: "r")),
+              NOT EXISTS (SELECT 1 FROM adjustment_render ar WHERE ar.resource_id = r.id)
+                OR EXISTS (SELECT 1 FROM adjustment_render ar
+                           JOIN asset_version v ON v.current_adjustment_id = ar.adjustment_id AND v.asset_id = r.asset_id
+                           WHERE ar.resource_id = r.id),
+              m.still_image_time
+            FROM resource r LEFT JOIN metadata m ON r.role = 'pairedVideo' AND m.resource_id = r.id
+            WHERE r.asset_id IN \($0)
+            """
+        }.map { row in Described(record: try ResourceRecord(row: row), isCurrent: try row.required(columns), stillImageTime: row[columns + 1]) }
+    }
+
     /// The still and movie of these assets.
     static func fetchPrimaries(assets: IDList, _ db: any CatalogConnection) throws -> [ResourceRecord] {
         try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "r")) FROM resource r WHERE r.asset_id IN \($0) AND r.role IN \(ResourceRole.primarySQL)" }
@@ -199,10 +228,6 @@ extension ResourceRecord {
         """
     }
 
-    /// The ids of these assets' files as they are now (`current_resource`).
-    static func fetchCurrentIDs(assets: IDList, _ db: any CatalogConnection) throws -> Set<Int64> {
-        try assets.fetchSet(Int64.self, db) { "SELECT r.id FROM \(currentResources(assetsIn: $0)) r" }
-    }
 }
 
 extension ResourceRecord {
