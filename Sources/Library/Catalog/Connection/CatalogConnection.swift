@@ -43,6 +43,15 @@ extension CatalogConnection {
         return values
     }
 
+    /// How many rows the engine's planner expects `sql` to give, from its statistics
+    /// (PostgreSQL's `EXPLAIN`); nil where the engine keeps none (SQLite).
+    func plannedRows(_ sql: CatalogSQL) throws -> Int? {
+        guard dialect == .postgres, let plan = try fetchOne(String.self, "EXPLAIN " + sql),
+            let rows = plan.firstMatch(of: /rows=(\d+)/)
+        else { return nil }
+        return Int(rows.1)
+    }
+
     /// Records of `sql`: a ``CatalogRecord`` read by position, any other `FetchableRecord`
     /// decoded by column name, on either backend.
     func fetchAll<Record: FetchableRecord>(_ type: Record.Type, _ sql: CatalogSQL) throws -> [Record] {
