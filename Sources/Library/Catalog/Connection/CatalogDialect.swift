@@ -10,6 +10,18 @@ enum CatalogDialect: Sendable {
         self == .sqlite ? CatalogSQL(sql: "INDEXED BY \(index)") : ""
     }
 
+    /// `asset_summary` as `s`, to be read through `index`, the one that `conditions` (on
+    /// its columns) select from, and sorted: SQLite is told the index; PostgreSQL is given
+    /// the selected rows in a subquery its planner keeps apart (`OFFSET 0`), since it
+    /// would otherwise walk the order's own index past every row outside them (a month
+    /// of a million assets sorted by name: 7.9 ms walking the name index, 5.5 ms sorting).
+    func summary(readThrough index: String, selecting conditions: [CatalogSQL]) -> CatalogSQL {
+        switch self {
+        case .sqlite: CatalogSQL(sql: "asset_summary s INDEXED BY \(index)")
+        case .postgres: "(SELECT * FROM asset_summary WHERE \(conditions.joined(separator: " AND ")) OFFSET 0) s"
+        }
+    }
+
     /// Tells SQLite to read the table itself, in id order, not an index.
     var notIndexed: CatalogSQL {
         self == .sqlite ? "NOT INDEXED" : ""
