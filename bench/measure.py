@@ -163,3 +163,43 @@ class PostgresCluster:
                        capture_output=True)
         if not self.kept:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class PgBouncer:
+    """Debian's PgBouncer in front of `cluster`, as the sharing guide sets it up: session
+    pooling, a unix socket in a folder of its own (`cluster.folder`/pgbouncer), trusting
+    the cluster's superuser. Run as the postgres user when run as root (PgBouncer
+    refuses root)."""
+
+    port = 6432
+
+    def __init__(self, cluster):
+        if not shutil.which("pgbouncer") and not os.path.exists("/usr/sbin/pgbouncer"):
+            raise SystemExit("bench: PgBouncer is not installed (./setup.sh installs Debian's pgbouncer)")
+        self.folder = os.path.join(cluster.folder, "pgbouncer")
+        shutil.rmtree(self.folder, ignore_errors=True)
+        os.makedirs(self.folder)
+        with open(os.path.join(self.folder, "pgbouncer.ini"), "w") as f:
+            f.write(f"[databases]\n* = host={cluster.folder}\n[pgbouncer]\nlisten_addr =\nlisten_port = {self.port}\n"
+                    f"unix_socket_dir = {self.folder}\nauth_type = trust\nauth_file = {self.folder}/users.txt\n"
+                    f"pool_mode = session\nlogfile = {self.folder}/log\npidfile = {self.folder}/pid\n")
+        with open(os.path.join(self.folder, "users.txt"), "w") as f:
+            f.write('"postgres" ""\n')
+        if os.getuid() == 0:
+            subprocess.run(["chown", "-R", "postgres:postgres", self.folder], check=True)
+        subprocess.run([*cluster.as_postgres, shutil.which("pgbouncer") or "/usr/sbin/pgbouncer", "-d",
+                        os.path.join(self.folder, "pgbouncer.ini")], check=True, capture_output=True)
+        deadline = time.time() + 10
+        while not os.path.exists(os.path.join(self.folder, f".s.PGSQL.{self.port}")):
+            if time.time() > deadline:
+                raise SystemExit(f"bench: PgBouncer did not start: {open(os.path.join(self.folder, 'log')).read()}")
+            time.sleep(0.02)
+
+    def url(self, name):
+        return f"postgresql://postgres@/{name}?host={self.folder}&port={self.port}"
+
+    def stop(self):
+        try:
+            os.kill(int(open(os.path.join(self.folder, "pid")).read()), 15)
+        except (OSError, ValueError):
+            pass
