@@ -92,15 +92,15 @@ public final class PostgresCatalog: @unchecked Sendable {
     /// page). The setting is made the database's own, so that it costs no statement
     /// after the first command and holds for `psql` and through a connection pooler
     /// (which refuses it as a startup parameter). Only the database's owner (or a
-    /// superuser) may do that: a session of anyone else's database sets it for itself,
-    /// in the same statement.
+    /// superuser) may do that, and not on a standby: a session of any other database
+    /// sets it for itself, in the same statement, and goes on whatever ALTER answers.
     private static func makeSerial(_ session: PostgresSession) throws {
         try session.query("""
             DO $$ BEGIN
               PERFORM set_config('max_parallel_workers_per_gather', '0', false);
               BEGIN
                 EXECUTE format('ALTER DATABASE %I SET max_parallel_workers_per_gather = 0', current_database());
-              EXCEPTION WHEN insufficient_privilege THEN NULL;
+              EXCEPTION WHEN OTHERS THEN NULL;
               END;
             END $$
             """)
