@@ -199,7 +199,12 @@ class PgBouncer:
         return f"postgresql://postgres@/{name}?host={self.folder}&port={self.port}"
 
     def stop(self):
+        """Stops PgBouncer, closing its server connections, and waits until it is gone."""
         try:
-            os.kill(int(open(os.path.join(self.folder, "pid")).read()), 15)
+            pid = int(open(os.path.join(self.folder, "pid")).read())
+            os.kill(pid, 15)
+            for _ in range(500):
+                os.kill(pid, 0)
+                time.sleep(0.01)
         except (OSError, ValueError):
             pass

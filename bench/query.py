@@ -554,6 +554,10 @@ def main():
             print(f"\n== {n:,} assets ==")
             startups = bench_size(camlib, catalog_bench, n, libs[n], pglibs.get(n), pooled.get(n), cluster, args.runs, rng, results)
             bench_cold(camlib, catalog_bench, n, libs[n], args.cold_runs, rng, startups)
+        if bouncer:
+            # Its pooled connections would keep the catalog from being a template.
+            bouncer.stop()
+            bouncer = None
         if args.import_rounds > 0:
             print()
             with tempfile.TemporaryDirectory(dir=OUT) as tmp:
