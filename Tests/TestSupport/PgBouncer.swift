@@ -60,16 +60,7 @@ public final class PgBouncer: @unchecked Sendable {
         }
         // Stops PgBouncer and removes the folder once this process is gone.
         let pidFile = folder.appendingPathComponent("pid").path
-        let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; kill $(cat \(pidFile)) 2>/dev/null; sleep 1; rm -rf \(folder.path)"
-        let words: [String] = ["/usr/bin/setsid", "/bin/bash", "-c", PostgresServer.closingOthers + watchdog]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
-        var pid: pid_t = 0
-        _ = posix_spawn(&pid, "/usr/bin/setsid", &actions, nil, argv, environ)
+        PostgresServer.whenThisProcessEnds("kill $(cat \(pidFile)) 2>/dev/null; sleep 1; rm -rf \(folder.path)")
     }
 
     deinit { stop() }

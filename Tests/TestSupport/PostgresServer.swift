@@ -73,8 +73,14 @@ public final class PostgresServer: @unchecked Sendable {
         try checked("pg_ctl start", try asPostgres(bin.appendingPathComponent("pg_ctl").path, ["-D", data, "-o", options, "-w", "-t", "60", "-l", folder.appendingPathComponent("log").path, "start"]))
         // Stops the cluster and removes the folder once this process is gone.
         let stop = "\(bin.appendingPathComponent("pg_ctl").path) -D \(data) -m immediate stop"
-        let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asRoot ? "runuser -u postgres -- " : "")\(stop) >/dev/null 2>&1; rm -rf \(folder.path)"
-        let words: [String] = ["/usr/bin/setsid", "/bin/bash", "-c", PostgresServer.closingOthers + watchdog]
+        Self.whenThisProcessEnds("\(asRoot ? "runuser -u postgres -- " : "")\(stop) >/dev/null 2>&1; rm -rf \(folder.path)")
+    }
+
+    /// Runs the shell commands `script` once this test process has ended, however it
+    /// ends: a watchdog of its own session, holding nothing of this process's.
+    static func whenThisProcessEnds(_ script: String) {
+        let watchdog = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; " + script
+        let words: [String] = ["/usr/bin/setsid", "/bin/bash", "-c", closingOthers + watchdog]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var actions = posix_spawn_file_actions_t()
@@ -82,7 +88,24 @@ public final class PostgresServer: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
         var pid: pid_t = 0
-        _ = posix_spawn(&pid, "/usr/bin/setsid", &actions, nil, argv, environ)
+        _ = withFreshSignals { posix_spawn(&pid, "/usr/bin/setsid", &actions, $0, argv, environ) }
+    }
+
+    /// Calls `body` with spawn attributes that give the new process no blocked signals
+    /// and every signal's default action. A test process blocks most signals on some
+    /// threads, and a child inherits the mask: PgBouncer, which leaves it as it finds it,
+    /// then never heard the SIGTERM that stops it.
+    static func withFreshSignals<T>(_ body: (UnsafePointer<posix_spawnattr_t>) -> T) -> T {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        return body(&attributes)
     }
 
     deinit { stop() }
@@ -152,7 +175,7 @@ public final class PostgresServer: @unchecked Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
+        let spawned = withFreshSignals { posix_spawn(&pid, "/bin/bash", &actions, $0, argv, environ) }
         guard spawned == 0 else { throw Failure.failed("starting \(program)", ProcessResult(status: spawned, stdout: "", stderr: String(cString: strerror(spawned)), signaled: false)) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}

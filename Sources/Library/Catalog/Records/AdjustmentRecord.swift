@@ -208,5 +208,3 @@ extension AssetVersionRecord: FetchableRecord, PersistableRecord {
             onConflict: "(asset_id) DO UPDATE SET current_adjustment_id = excluded.current_adjustment_id, changed_at = excluded.changed_at")
     }
 }
-
-
