@@ -230,9 +230,9 @@ def replay(script, cmd):
 def psql(pglib):
     """psql on the database a library's catalog.url names, over its socket: argv up to
     the script, as a function of the script's path (None: `SELECT 1`)."""
-    url = open(os.path.join(pglib, "catalog.url")).read().strip()
-    host = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["host"][0]
-    base = ["psql", "-X", "-q", "-h", host, "-U", "postgres", "-d", database_of(pglib), "-o", "/dev/null"]
+    url = urllib.parse.urlparse(open(os.path.join(pglib, "catalog.url")).read().strip())
+    host = urllib.parse.parse_qs(url.query)["host"][0]
+    base = ["psql", "-X", "-q", "-h", host, "-U", "postgres", "-d", url.path.lstrip("/"), "-o", "/dev/null"]
     return lambda path: base + (["-f", path] if path else ["-c", "SELECT 1"])
 
 

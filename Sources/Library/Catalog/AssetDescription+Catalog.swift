@@ -33,9 +33,10 @@ extension AssetDescription {
             }
             let files = try ResourceRecord.fetchDescribed(assets: chunk, db)
             // Renders of adjustments that are not current are history, not resources.
-            let current = Set(files.filter(\.isCurrent).map { $0.record.id! })
+            let currentFiles = files.filter(\.isCurrent).map(\.record)
+            let current = Set(currentFiles.map { $0.id! })
             let roles = Dictionary(uniqueKeysWithValues: files.map { ($0.record.id!, $0.record.role) })
-            for r in files.filter(\.isCurrent).map(\.record).sorted(by: { Self.listingOrder($0, $1, roles) }) {
+            for r in currentFiles.sorted(by: { Self.listingOrder($0, $1, roles) }) {
                 try confine(r.path, of: r.assetId)
                 out[r.assetId]?.resources.append(
                     Resource(

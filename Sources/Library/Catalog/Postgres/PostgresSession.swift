@@ -50,9 +50,8 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs one statement, as ``query(_:_:)``; nil when a table it names does not exist
     /// (SQLSTATE 42P01), for a question that a catalog without its schema answers so.
     func queryIfTablesExist(_ sql: String) throws -> [PostgresRow]? {
-        if let trace = TraceSink.shared { trace.write(sql) }
         do {
-            return Array(try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait())
+            return Array(try sent(sql, PostgresBindings()))
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P01" {
             return nil
         } catch {
@@ -82,12 +81,18 @@ final class PostgresSession: @unchecked Sendable {
         for value in values {
             if let value { try bindings.append(value) } else { bindings.appendNull() }
         }
-        if let trace = TraceSink.shared { trace.write(Self.expanded(sql, values)) }
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+            return try sent(sql, bindings, traced: Self.expanded(sql, values))
         } catch {
             throw statementError(error)
         }
+    }
+
+    /// Runs one statement, traced (as `traced`, by default the statement), its error as
+    /// postgres-nio throws it.
+    private func sent(_ sql: String, _ bindings: PostgresBindings, traced: @autoclosure () -> String? = nil) throws -> PostgresQueryResult {
+        if let trace = TraceSink.shared { trace.write(traced() ?? sql) }
+        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
     }
 
     /// `sql` with each `$n` replaced by its value as a literal, for the trace: a quoted
