@@ -208,6 +208,30 @@ struct PostgresLibraryTests {
         #expect(try !String(contentsOfFile: trace, encoding: .utf8).contains("set_config"))
     }
 
+    /// A listing by a name with a literal start reads asset_file_name's key alone: its
+    /// rows lie scattered in PostgreSQL's heap, where SQLite keeps them in key order.
+    @Test func aNameRangeIsReadFromItsIndexAlone() throws {
+        let scratch = try ScratchDirectory()
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase("names")
+        let library = scratch.file("lib")
+        _ = try camlib(["init", "--library", library, "--catalog", server.url(database: database)])
+        _ = try camlib(["import", "--library", library, "--no-wait", Media.path("apple-live-photo"), Media.path("apple-portrait-heic"), Media.path("orientation")])
+        _ = try server.psql(database, "VACUUM asset_file_name")
+        let trace = scratch.file("trace.sql")
+        for arguments in [["--json"], ["--kind", "live", "--make", "Apple"], ["--sort", "name", "--reverse"], ["--sort", "imported", "--has", "depth"], ["--paired-by", "contentIdentifier", "--since", "2019-01-01"]] {
+            _ = try camlib(["query", "--library", library, "--name", "IMG_*"] + arguments, ["CAMLIB_SQL_TRACE": trace])
+        }
+        let statements = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("FROM asset_file_name") }
+        #expect(statements.count >= 5, "\(statements)")
+        for statement in statements {
+            // With a scan of the table or a bitmap over it ruled out, the key is the way
+            // in; "Index Only" says it held every column the statement reads.
+            let plan = try server.psql(database, "SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN \(statement)").stdout
+            #expect(plan.contains("Index Only Scan using asset_file_name_pkey") && !plan.contains("Index Scan using asset_file_name_pkey"), "\(statement)\n\(plan)")
+        }
+    }
+
     @Test func aServerThatIsDownIsNamedAndNothingIsWritten() throws {
         let scratch = try ScratchDirectory()
         // A port nothing listens on: bound, then closed.
