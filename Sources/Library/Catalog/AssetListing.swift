@@ -22,7 +22,9 @@ import GRDB
 /// Each candidate filter is counted up to a threshold (the count stops there), the
 /// threshold being where both plans cost about the same: `sqrt(limit × assets)`, were
 /// the matches spread evenly along the order. A date range, read from the capture index
-/// that carries every sort key, is trusted with ``coveredRangeFactor`` times more.
+/// that carries every sort key, is trusted with ``coveredRangeFactor`` times more. On
+/// PostgreSQL a date range is not counted but estimated by the planner (`EXPLAIN`), from
+/// its column's histogram.
 struct AssetListing {
     let query: AssetQuery
     /// Tests only: a fixed count below which a filter is started from, instead of the
@@ -86,7 +88,9 @@ struct AssetListing {
             // trigram index gives every holder before a count can stop (25 ms at a
             // million assets). A rare run, expected few, is counted as ever.
             if candidate.weight > 1, let planned = try db.plannedRows(candidate.sql), planned > limit * Self.plannedRowsFactor { continue }
-            let count = try db.fetchOne(Int.self, "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1)) AS candidates") ?? 0
+            // Estimated where that is close enough, unless a test fixed the threshold.
+            let estimate = candidate.estimable && self.threshold == nil ? try db.plannedRows(candidate.sql) : nil
+            let count = try estimate ?? db.fetchOne(Int.self, "SELECT count(*) FROM (\(candidate.sql) LIMIT \(limit + 1)) AS candidates") ?? 0
             // Compared by their cost: a covered range's candidates count for less.
             let cost = candidate.covering == nil ? count * candidate.weight : count / Self.coveredRangeFactor
             if count <= limit, cost < (driver?.cost ?? .max) { driver = (cost, candidate, conditions) }
@@ -250,6 +254,11 @@ struct AssetListing {
             /// three characters gives files that merely hold it, each read and tested, so
             /// each costs about three of a name's range.
             var weight = 1
+            /// Whether the planner's estimate of its rows is close enough to choose a plan
+            /// by, so that where the engine keeps statistics it is not counted: a date
+            /// range, estimated from its column's histogram (counting a month took 2 ms of
+            /// a 9 ms listing on PostgreSQL at a million assets).
+            var estimable = false
         }
 
         /// A table or index, aliased `s`, that holds every sort key and filter column of
@@ -286,7 +295,8 @@ struct AssetListing {
                 candidates.append(
                     Candidate(
                         sql: "SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_captured_name")) WHERE \(range.joined(separator: " AND "))",
-                        order: .captured, covering: Covering(table: "asset_summary s \(dialect.indexedBy("asset_summary_by_captured"))")))
+                        order: .captured, covering: Covering(table: "asset_summary s \(dialect.indexedBy("asset_summary_by_captured"))"),
+                        estimable: true))
             }
             switch query.pairedBy {
             case .none?: conditions.append("s.paired_by IS NULL")
