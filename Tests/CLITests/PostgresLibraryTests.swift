@@ -55,6 +55,9 @@ struct PostgresLibraryTests {
         #expect(!fm.fileExists(atPath: library + "/catalog.sqlite"))
         #expect(fm.fileExists(atPath: library + "/catalog-moved-to-postgresql.sqlite"))
         #expect(try String(contentsOfFile: library + "/catalog.url", encoding: .utf8) == url + "\n")
+        // Analysed by the copy itself, not left to autovacuum.
+        #expect(try server.psql(database, "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = 'asset'").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1")
 
         // The same bytes from PostgreSQL, listing by listing.
         let after = try listings(library)

@@ -72,7 +72,11 @@ public struct CatalogCopy {
             if bulk { try Self.rebuildDerivedTables(session) }
             try Self.setSequences(db, session)
             // Checked before it is committed: a copy that differs is rolled back.
-            return try Self.check(db, session, url: target.location.description)
+            let report = try Self.check(db, session, url: target.location.description)
+            // Statistics for the planner at once, as after a restore: autovacuum would
+            // gather them only later, and listings choose plans by its estimates.
+            try session.query("ANALYZE")
+            return report
         }
     }
 
