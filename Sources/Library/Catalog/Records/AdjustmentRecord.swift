@@ -17,27 +17,44 @@ struct AdjustmentRecord: Codable, Sendable {
     var sidecarResourceId: Int64?
     var createdAt: String
 
-    enum CodingKeys: String, CodingKey {
+    /// The table's columns this record reads, in the order it reads them.
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, assetId = "asset_id", formatIdentifier = "format_identifier", formatVersion = "format_version", data
         case extendsId = "extends_id", origin, sidecarResourceId = "sidecar_resource_id", createdAt = "created_at"
     }
 }
 
-extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
+extension AdjustmentRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "adjustment"
 
-    /// Read column by column: GRDB's fast path, far cheaper than `Decodable` for the
-    /// hundreds of rows a page of assets reads.
+    /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
+    /// that `init(row:)` reads by position. SQL written out selects ``selection(of:)``.
+    static var databaseSelection: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.rawValue) } }
+
+    /// The record's columns, in ``CodingKeys`` order, of the table aliased `alias`.
+    static func selection(of alias: String) -> String {
+        CodingKeys.allCases.map { "\(alias).\($0.rawValue)" }.joined(separator: ", ")
+    }
+
+    /// Read by position, from a row of ``databaseSelection`` (later columns are the
+    /// statement's own): by name, each column is found again for every row.
     init(row: Row) throws {
-        id = row[CodingKeys.id.rawValue]
-        assetId = row[CodingKeys.assetId.rawValue]
-        formatIdentifier = row[CodingKeys.formatIdentifier.rawValue]
-        formatVersion = row[CodingKeys.formatVersion.rawValue]
-        data = row[CodingKeys.data.rawValue]
-        extendsId = row[CodingKeys.extendsId.rawValue]
-        origin = row[CodingKeys.origin.rawValue]
-        sidecarResourceId = row[CodingKeys.sidecarResourceId.rawValue]
-        createdAt = row[CodingKeys.createdAt.rawValue]
+        try self.init(row: CatalogRow(row))
+    }
+
+    init(row: CatalogRow) throws {
+        assert(
+            Array(row.columnNames.prefix(CodingKeys.allCases.count)) == CodingKeys.allCases.map(\.rawValue),
+            "an adjustment row not selected with `databaseSelection`")
+        id = row[0]
+        assetId = try row.required(1)
+        formatIdentifier = try row.required(2)
+        formatVersion = try row.required(3)
+        data = try row.required(4)
+        extendsId = row[5]
+        origin = try row.required(6)
+        sidecarResourceId = row[7]
+        createdAt = try row.required(8)
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -47,7 +64,7 @@ extension AdjustmentRecord: FetchableRecord, MutablePersistableRecord, CatalogId
         try db.fetchAll(
             AdjustmentRecord.self,
             """
-            SELECT d.* FROM asset_version v JOIN adjustment d ON d.id = v.current_adjustment_id
+            SELECT \(CatalogSQL(sql: selection(of: "d"))) FROM asset_version v JOIN adjustment d ON d.id = v.current_adjustment_id
             WHERE v.asset_id = \(asset)
             """
         ).first
@@ -107,11 +124,11 @@ extension AdjustmentRecord {
     static func fetchAllNotingCurrent(assets: IDList, _ db: any CatalogConnection) throws -> [(record: AdjustmentRecord, isCurrent: Bool)] {
         try assets.fetchRows(db) {
             """
-            SELECT d.*, coalesce(v.current_adjustment_id = d.id, FALSE) AS is_current
+            SELECT \(selection(of: "d")), coalesce(v.current_adjustment_id = d.id, FALSE) AS is_current
             FROM adjustment d LEFT JOIN asset_version v ON v.asset_id = d.asset_id
             WHERE d.asset_id IN \($0) ORDER BY d.id
             """
-        }.map { row in (try AdjustmentRecord(row: row.row), try row.required(row.columnNames.count - 1)) }
+        }.map { row in (try AdjustmentRecord(row: row), try row.required(CodingKeys.allCases.count)) }
     }
 }
 
@@ -160,7 +177,7 @@ extension AdjustmentRenderRecord: FetchableRecord, PersistableRecord {
     static func adjustment(rendering resource: Int64, _ db: any CatalogConnection) throws -> AdjustmentRecord? {
         try db.fetchAll(
             AdjustmentRecord.self,
-            "SELECT a.* FROM adjustment a JOIN adjustment_render ar ON ar.adjustment_id = a.id WHERE ar.resource_id = \(resource) ORDER BY a.id LIMIT 1"
+            "SELECT \(CatalogSQL(sql: AdjustmentRecord.selection(of: "a"))) FROM adjustment a JOIN adjustment_render ar ON ar.adjustment_id = a.id WHERE ar.resource_id = \(resource) ORDER BY a.id LIMIT 1"
         ).first
     }
 

@@ -22,34 +22,51 @@ struct AuxImageRecord: Codable, Sendable {
     var problem: String?
     var addedAt: String
 
-    enum CodingKeys: String, CodingKey {
+    /// The table's columns this record reads, in the order it reads them.
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, assetId = "asset_id", resourceId = "resource_id", type, urn, source, width, height
         case bitDepth = "bit_depth", channels, path, sha256, bytes, encoding, problem, addedAt = "added_at"
     }
 }
 
-extension AuxImageRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentified {
+extension AuxImageRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "aux_image"
 
-    /// Read column by column: GRDB's fast path, far cheaper than `Decodable` for the
-    /// hundreds of rows a page of assets reads.
+    /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
+    /// that `init(row:)` reads by position. SQL written out selects ``selection(of:)``.
+    static var databaseSelection: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.rawValue) } }
+
+    /// The record's columns, in ``CodingKeys`` order, of the table aliased `alias`.
+    static func selection(of alias: String) -> String {
+        CodingKeys.allCases.map { "\(alias).\($0.rawValue)" }.joined(separator: ", ")
+    }
+
+    /// Read by position, from a row of ``databaseSelection``: by name, each column is
+    /// found again for every row, and on PostgreSQL, where the row is made a GRDB row
+    /// for it, each look-up lower-cases the names before it (a sixth of a page's work
+    /// for a timeline of Portrait photos, with their several images each).
     init(row: Row) throws {
-        id = row[CodingKeys.id.rawValue]
-        assetId = row[CodingKeys.assetId.rawValue]
-        resourceId = row[CodingKeys.resourceId.rawValue]
-        type = row[CodingKeys.type.rawValue]
-        urn = row[CodingKeys.urn.rawValue]
-        source = row[CodingKeys.source.rawValue]
-        width = row[CodingKeys.width.rawValue]
-        height = row[CodingKeys.height.rawValue]
-        bitDepth = row[CodingKeys.bitDepth.rawValue]
-        channels = row[CodingKeys.channels.rawValue]
-        path = row[CodingKeys.path.rawValue]
-        sha256 = row[CodingKeys.sha256.rawValue]
-        bytes = row[CodingKeys.bytes.rawValue]
-        encoding = row[CodingKeys.encoding.rawValue]
-        problem = row[CodingKeys.problem.rawValue]
-        addedAt = row[CodingKeys.addedAt.rawValue]
+        try self.init(row: CatalogRow(row))
+    }
+
+    init(row: CatalogRow) throws {
+        assert(row.columnNames == CodingKeys.allCases.map(\.rawValue), "an aux_image row not selected with `databaseSelection`")
+        id = row[0]
+        assetId = try row.required(1)
+        resourceId = try row.required(2)
+        type = try row.required(3)
+        urn = row[4]
+        source = try row.required(5)
+        width = row[6]
+        height = row[7]
+        bitDepth = row[8]
+        channels = row[9]
+        path = row[10]
+        sha256 = row[11]
+        bytes = row[12]
+        encoding = row[13]
+        problem = row[14]
+        addedAt = try row.required(15)
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -61,14 +78,14 @@ extension AuxImageRecord: FetchableRecord, MutablePersistableRecord, CatalogIden
 
     /// One auxiliary image.
     static func find(_ id: Int64, _ db: any CatalogConnection) throws -> AuxImageRecord? {
-        try db.fetchAll(Self.self, "SELECT * FROM aux_image WHERE id = \(id)").first
+        try db.fetchAll(Self.self, "SELECT \(CatalogSQL(sql: selection(of: "x"))) FROM aux_image x WHERE x.id = \(id)").first
     }
 }
 
 extension AuxImageRecord {
     /// These assets' auxiliary images, in the order they were found.
     static func fetchAll(assets: IDList, _ db: any CatalogConnection) throws -> [AuxImageRecord] {
-        try assets.fetchAll(Self.self, db) { "SELECT * FROM aux_image WHERE asset_id IN \($0) ORDER BY id" }
+        try assets.fetchAll(Self.self, db) { "SELECT \(selection(of: "x")) FROM aux_image x WHERE x.asset_id IN \($0) ORDER BY x.id" }
     }
 
     /// The image's PNG is made: its bytes are these.
@@ -88,7 +105,7 @@ extension AuxImageRecord {
         try db.fetchAll(
             AuxImageRecord.self,
             """
-            SELECT x.* FROM aux_image x
+            SELECT \(CatalogSQL(sql: selection(of: "x"))) FROM aux_image x
             WHERE x.asset_id = \(asset) AND x.type = \(type) AND x.path IS NOT NULL
               AND (x.resource_id = \(resource) OR x.resource_id IN (SELECT r.id FROM current_resource r WHERE r.asset_id = \(asset)))
             ORDER BY x.resource_id = \(resource) DESC, x.id LIMIT 1
