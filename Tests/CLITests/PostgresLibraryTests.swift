@@ -213,13 +213,22 @@ struct PostgresLibraryTests {
 
     /// A listing by a name with a literal start reads asset_file_name's key alone: its
     /// rows lie scattered in PostgreSQL's heap, where SQLite keeps them in key order.
+    /// A library made on PostgreSQL in `scratch`, with a Live Photo, a Portrait photo and
+    /// the orientation set imported.
+    func importedOnPostgres(_ label: String, _ scratch: ScratchDirectory) throws -> (server: PostgresServer, database: String, library: String) {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase(label)
+        let library = scratch.file(label)
+        _ = try camlib(["init", "--library", library, "--catalog", server.url(database: database)])
+        _ = try camlib(["import", "--library", library, "--no-wait"] + Self.someOfTheCorpus)
+        return (server, database, library)
+    }
+
+    static let someOfTheCorpus = [Media.path("apple-live-photo"), Media.path("apple-portrait-heic"), Media.path("orientation")]
+
     @Test func aNameRangeIsReadFromItsIndexAlone() throws {
         let scratch = try ScratchDirectory()
-        let server = try PostgresServer.shared()
-        let database = try server.createDatabase("names")
-        let library = scratch.file("lib")
-        _ = try camlib(["init", "--library", library, "--catalog", server.url(database: database)])
-        _ = try camlib(["import", "--library", library, "--no-wait", Media.path("apple-live-photo"), Media.path("apple-portrait-heic"), Media.path("orientation")])
+        let (server, database, library) = try importedOnPostgres("names", scratch)
         _ = try server.psql(database, "VACUUM asset_file_name")
         let trace = scratch.file("trace.sql")
         for arguments in [["--json"], ["--kind", "live", "--make", "Apple"], ["--sort", "name", "--reverse"], ["--sort", "imported", "--has", "depth"], ["--paired-by", "contentIdentifier", "--since", "2019-01-01"]] {
@@ -239,11 +248,7 @@ struct PostgresLibraryTests {
     /// estimate comes from the column's histogram, and the listing is the same.
     @Test func aDateRangeIsEstimatedNotCounted() throws {
         let scratch = try ScratchDirectory()
-        let server = try PostgresServer.shared()
-        let database = try server.createDatabase("range")
-        let library = scratch.file("lib")
-        _ = try camlib(["init", "--library", library, "--catalog", server.url(database: database)])
-        _ = try camlib(["import", "--library", library, "--no-wait", Media.path("apple-live-photo"), Media.path("apple-portrait-heic"), Media.path("orientation")])
+        let (server, database, library) = try importedOnPostgres("range", scratch)
         _ = try server.psql(database, "ANALYZE")
         let trace = scratch.file("trace.sql")
         let arguments = ["query", "--library", library, "--since", "2000-01-01", "--until", "2030-12-31", "--sort", "name", "--json"]
@@ -252,7 +257,7 @@ struct PostgresLibraryTests {
         #expect(statements.contains("EXPLAIN SELECT asset_id FROM asset_summary") && !statements.contains("SELECT count(*)"), "\(statements)")
         #expect(listed.contains("IMG_"), "the range holds the corpus")
         let sqlite = scratch.file("sqlite")
-        _ = try camlib(["import", "--library", sqlite, "--no-wait", Media.path("apple-live-photo"), Media.path("apple-portrait-heic"), Media.path("orientation")])
+        _ = try camlib(["import", "--library", sqlite, "--no-wait"] + Self.someOfTheCorpus)
         #expect(try PostgresLibraryTests.comparable(camlib(["query", "--library", sqlite] + arguments.dropFirst(3)).stdout, library: sqlite)
             == PostgresLibraryTests.comparable(listed, library: library))
     }

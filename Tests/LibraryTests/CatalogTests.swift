@@ -247,3 +247,21 @@ func theViewsAnswerTheQuestionTheirNamesAsk() throws {
     let movieHalf = try alone.catalog.sqliteRead { db in try String.fetchAll(db, sql: "SELECT content_identifier FROM unpaired_live_half") }
     #expect(movieHalf == ["ED2A2552-C906-486E-9DA5-17DABDF672A7"])
 }
+
+/// A record read by position is read so through GRDB's own requests too: they select its
+/// columns in its order, not the table's `*`, whose order a later migration may change.
+@Test(.enabled(if: Media.shouldRun, Media.skipMessage))
+func positionalRecordsSelectTheirColumnsInTheirOrder() throws {
+    let catalog = try CorpusLibrary.shared().library.catalog
+    try catalog.sqliteRead { db in
+        func check<Record: PositionalRecord>(_ type: Record.Type) throws -> Int {
+            let sql = try Record.all().makePreparedRequest(db).statement.sql
+            let columns = Record.CodingKeys.allCases.map { "\"\($0.stringValue)\"" }.joined(separator: ", ")
+            #expect(sql.hasPrefix("SELECT \(columns) FROM"), "\(sql)")
+            return try Record.fetchAll(db).count
+        }
+        #expect(try check(ResourceRecord.self) > 0)
+        #expect(try check(AuxImageRecord.self) > 0)
+        _ = try check(AdjustmentRecord.self)
+    }
+}

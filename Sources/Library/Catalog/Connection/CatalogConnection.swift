@@ -77,6 +77,34 @@ protocol CatalogRecord {
     init(row: CatalogRow) throws
 }
 
+/// A table's record read by position: its ``CodingKeys`` are the columns it reads, in
+/// the order `init(row: CatalogRow)` reads them. Every request of it selects them in that
+/// order (not `*`), and SQL written out selects ``selection(of:)`` (a statement may add
+/// columns of its own after them). By name, each column would be found again for every
+/// row of the hundreds a page reads; on PostgreSQL through a GRDB row whose every
+/// look-up lower-cases the column names before it.
+protocol PositionalRecord: CatalogRecord, FetchableRecord, TableRecord, Decodable {
+    associatedtype CodingKeys: CodingKey & CaseIterable
+}
+
+extension PositionalRecord {
+    static var databaseSelection: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.stringValue) } }
+
+    /// The record's columns, in ``CodingKeys`` order, of the table or view aliased `alias`.
+    static func selection(of alias: String) -> String {
+        CodingKeys.allCases.map { "\(alias).\($0.stringValue)" }.joined(separator: ", ")
+    }
+
+    init(row: Row) throws {
+        try self.init(row: CatalogRow(row))
+    }
+
+    /// Whether `row` starts with this record's columns, in order (for assertions).
+    static func isSelected(in row: CatalogRow) -> Bool {
+        Array(row.columnNames.prefix(CodingKeys.allCases.count)) == CodingKeys.allCases.map(\.stringValue)
+    }
+}
+
 /// One row of a result: GRDB's own on SQLite, the decoded values on PostgreSQL.
 struct CatalogRow {
     private enum Storage {

@@ -24,28 +24,11 @@ struct AdjustmentRecord: Codable, Sendable {
     }
 }
 
-extension AdjustmentRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord, CatalogIdentified {
+extension AdjustmentRecord: PositionalRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "adjustment"
 
-    /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
-    /// that `init(row:)` reads by position. SQL written out selects ``selection(of:)``.
-    static var databaseSelection: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.rawValue) } }
-
-    /// The record's columns, in ``CodingKeys`` order, of the table aliased `alias`.
-    static func selection(of alias: String) -> String {
-        CodingKeys.allCases.map { "\(alias).\($0.rawValue)" }.joined(separator: ", ")
-    }
-
-    /// Read by position, from a row of ``databaseSelection`` (later columns are the
-    /// statement's own): by name, each column is found again for every row.
-    init(row: Row) throws {
-        try self.init(row: CatalogRow(row))
-    }
-
     init(row: CatalogRow) throws {
-        assert(
-            Array(row.columnNames.prefix(CodingKeys.allCases.count)) == CodingKeys.allCases.map(\.rawValue),
-            "an adjustment row not selected with `databaseSelection`")
+        assert(Self.isSelected(in: row), "an adjustment row not selected with `databaseSelection`")
         id = row[0]
         assetId = try row.required(1)
         formatIdentifier = try row.required(2)

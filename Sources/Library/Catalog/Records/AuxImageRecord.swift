@@ -29,28 +29,11 @@ struct AuxImageRecord: Codable, Sendable {
     }
 }
 
-extension AuxImageRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord, CatalogIdentified {
+extension AuxImageRecord: PositionalRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "aux_image"
 
-    /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
-    /// that `init(row:)` reads by position. SQL written out selects ``selection(of:)``.
-    static var databaseSelection: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.rawValue) } }
-
-    /// The record's columns, in ``CodingKeys`` order, of the table aliased `alias`.
-    static func selection(of alias: String) -> String {
-        CodingKeys.allCases.map { "\(alias).\($0.rawValue)" }.joined(separator: ", ")
-    }
-
-    /// Read by position, from a row of ``databaseSelection``: by name, each column is
-    /// found again for every row, and on PostgreSQL, where the row is made a GRDB row
-    /// for it, each look-up lower-cases the names before it (a sixth of a page's work
-    /// for a timeline of Portrait photos, with their several images each).
-    init(row: Row) throws {
-        try self.init(row: CatalogRow(row))
-    }
-
     init(row: CatalogRow) throws {
-        assert(row.columnNames == CodingKeys.allCases.map(\.rawValue), "an aux_image row not selected with `databaseSelection`")
+        assert(Self.isSelected(in: row), "an aux_image row not selected with `databaseSelection`")
         id = row[0]
         assetId = try row.required(1)
         resourceId = try row.required(2)

@@ -39,29 +39,11 @@ struct ResourceRecord: Codable, Sendable {
     }
 }
 
-extension ResourceRecord: FetchableRecord, CatalogRecord, MutablePersistableRecord, CatalogIdentified {
+extension ResourceRecord: PositionalRecord, MutablePersistableRecord, CatalogIdentified {
     static let databaseTableName = "resource"
 
-    /// What every request of records selects: ``CodingKeys``, in order (not `*`), so
-    /// that `init(row:)` reads by position. SQL written out selects ``selection(of:)``.
-    static var databaseSelection: [any SQLSelectable] { CodingKeys.allCases.map { Column($0.rawValue) } }
-
-    /// The record's columns, in ``CodingKeys`` order, of the table or view aliased `alias`.
-    static func selection(of alias: String) -> String {
-        CodingKeys.allCases.map { "\(alias).\($0.rawValue)" }.joined(separator: ", ")
-    }
-
-    /// Read by position, from a row of ``databaseSelection``: by name, GRDB finds each
-    /// column again for every row (the name lower-cased and hashed), for the hundreds of
-    /// rows a page of assets reads.
-    init(row: Row) throws {
-        try self.init(row: CatalogRow(row))
-    }
-
     init(row: CatalogRow) throws {
-        assert(
-            Array(row.columnNames.prefix(CodingKeys.allCases.count)) == CodingKeys.allCases.map(\.rawValue),
-            "a resource row not selected with `databaseSelection`")
+        assert(Self.isSelected(in: row), "a resource row not selected with `databaseSelection`")
         id = row[0]
         assetId = try row.required(1)
         role = try row.required(2)
