@@ -143,6 +143,113 @@ struct PostgresWorkerTests {
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
     }
 
+    /// A machine stopped inside a transaction (a laptop put to sleep mid-heartbeat) holds
+    /// the rows it wrote locked. The server ends its session once it has been idle in
+    /// that transaction for the database's limit (2 s here; camlib's own is 60 s), so the
+    /// other machines go on; when the stopped one wakes, it connects again, records
+    /// nothing of the job it lost, and takes the next.
+    @Test func aMachineStoppedInsideATransactionHoldsNoOneUpAndConnectsAgain() throws {
+        let scratch = try ScratchDirectory()
+        let server = try PostgresServer(tcp: true)
+        defer { server.stop() }
+        let (library, url) = try Self.library(in: scratch, server: server)
+        let database = try #require(URL(string: url)?.lastPathComponent)
+        _ = try server.psql(database, "ALTER DATABASE \(database) SET idle_in_transaction_session_timeout = '2s'")
+        let said = scratch.file("sleepy.jsonl")
+        let first = try WorkerCommandTests.start(
+            ["worker", "--library", library, "--jobs", "1", "--kinds", "render", "--json"], environment: Self.short.merging(["CAMLIB_HOST": "sleepy"]) { $1 },
+            output: said)
+        defer {
+            kill(first.processIdentifier, SIGKILL)
+            first.waitUntilExit()
+        }
+        var child: Int32?
+        for _ in 0..<600 where child == nil {
+            usleep(25_000)
+            let running = try Self.jobs(library)["running"] as? [[String: Any]] ?? []
+            if let pid = running.first(where: { $0["kind"] as? String == "render" })?["pid"] as? Int, WorkerCommandTests.children(of: library).contains(Int32(pid)) {
+                child = Int32(pid)
+            }
+        }
+        let stopped = try #require(child, "no worker took a render")
+
+        // Its worker row locked from psql, its next heartbeat waits inside its transaction;
+        // stopped there, and the lock let go, it holds its worker and job rows.
+        let holder = try PsqlSession(server, database)
+        holder.send("BEGIN; SELECT pid FROM worker WHERE host = 'sleepy' AND pid = \(stopped) FOR UPDATE;")
+        var waiting = false
+        for _ in 0..<400 where !waiting {
+            usleep(25_000)
+            let blocked = try server.psql(
+                database, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE worker SET heartbeat_at%'")
+            waiting = blocked.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        try #require(waiting, "the worker's heartbeat never waited for the lock")
+        kill(stopped, SIGSTOP)
+        holder.send("COMMIT;")
+        holder.finish()
+        let idle = try server.psql(database, "SELECT pg_sleep(0.2); SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'")
+        #expect(idle.stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("1"), "the stopped worker is idle in its transaction: \(idle.stdout)")
+
+        // Past the limit and the lease, another machine takes the render over and does every job.
+        sleep(4)
+        let second = try WorkerCommandTests.start(
+            ["worker", "--library", library, "--until-idle", "--kinds", "render"], environment: Self.short.merging(["CAMLIB_HOST": "awake"]) { $1 })
+        for _ in 0..<1800 where second.isRunning { usleep(100_000) }
+        if second.isRunning { kill(second.processIdentifier, SIGKILL) }
+        second.waitUntilExit()
+        #expect(second.terminationReason == .exit && second.terminationStatus == 0, "the other machine's worker was held up by the stopped one's locks")
+        let before = try Camlib.run(["query", "--library", library, "--json"]).stdout
+
+        // The stopped machine wakes, connects again, and records nothing of its render.
+        kill(stopped, SIGCONT)
+        var told = ""
+        for _ in 0..<1200 where !told.contains("leaseLost") {
+            usleep(50_000)
+            told = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
+        }
+        #expect(told.contains("leaseLost"), "the woken worker said \(told)")
+        #expect(try Camlib.run(["query", "--library", library, "--json"]).stdout == before, "the late worker changed the catalog")
+        // And it takes the next job.
+        let asset = try #require(try server.psql(database, "SELECT min(id) FROM asset WHERE kind = 'live'").stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let queued = try Camlib.run(["edit", "--library", library, asset, "--filter", "mono", "--queue", "--json"])
+        #expect(queued.status == 0, "\(queued.stderr)")
+        var afterWaking = ""
+        for _ in 0..<2400 where !afterWaking.contains(#""event":"done""#) {
+            usleep(50_000)
+            let text = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
+            afterWaking = text.range(of: "leaseLost").map { String(text[$0.upperBound...]) } ?? ""
+        }
+        #expect(afterWaking.contains(#""event":"done""#), "the woken worker took no job: \(afterWaking)")
+        let status = try Self.jobs(library)
+        #expect(Self.count(status, "render", "running") == 0 && Self.count(status, "render", "failed") == 0, "\(status)")
+        let verify = try Camlib.run(["verify", "--library", library])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    /// A psql session of the test's own, fed statements as it goes.
+    final class PsqlSession {
+        let process = Process()
+        let input = Pipe()
+
+        init(_ server: PostgresServer, _ database: String) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+            process.arguments = ["-X", "-q", "-h", server.socketFolder, "-p", "\(server.port)", "-U", "postgres", "-d", database]
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        func send(_ sql: String) { input.fileHandleForWriting.write(Data((sql + "\n").utf8)) }
+
+        /// Ends the session (end of input) and waits for psql to exit.
+        func finish() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
     /// Stops `pid` (SIGSTOP) at a moment when no session of `database` but the test's own
     /// is inside a transaction. Stopped inside one, a worker keeps its row locks, and the
     /// other machines' workers wait on them until it goes on, which this test does only

@@ -229,7 +229,7 @@ struct WorkerCommandTests {
             if let running, Self.children(of: library).contains(running) { child = running }
         }
         let stopped = try #require(child, "no worker took the render")
-        kill(stopped, SIGSTOP)
+        try Self.stopOutsideWrites(stopped, library)
         // Past its lease, another worker takes the job over and renders it.
         sleep(4)
         let second = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "render"], environment: short)
@@ -250,6 +250,26 @@ struct WorkerCommandTests {
         first.waitUntilExit()
         #expect(try adjustments() == 1)
         try Self.expectEverythingDoneOnce(library)
+    }
+
+    /// Stops `pid` (SIGSTOP) at a moment when it is not writing to the catalog. Stopped
+    /// inside a write, a process keeps SQLite's write lock, and every other writer gives
+    /// up after its busy timeout, as it would on a machine where someone pressed Ctrl-Z
+    /// on an import; so it goes on and is stopped again until no write is open.
+    static func stopOutsideWrites(_ pid: Int32, _ library: String) throws {
+        var config = Configuration()
+        config.busyMode = .immediateError
+        let probe = try DatabaseQueue(path: library + "/catalog.sqlite", configuration: config)
+        for _ in 0..<500 {
+            kill(pid, SIGSTOP)
+            do {
+                try probe.inDatabase { db in try db.execute(sql: "BEGIN IMMEDIATE; ROLLBACK") }
+                return
+            } catch {}
+            kill(pid, SIGCONT)
+            usleep(10_000)
+        }
+        Issue.record("the worker was writing at every try")
     }
 
     /// An import, two `camlib worker` processes and `camlib serve` with its own workers, at

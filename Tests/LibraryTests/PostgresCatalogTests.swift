@@ -188,6 +188,56 @@ import TestSupport
         #expect(next == given + 1)
     }
 
+    /// camlib's sessions may sit idle inside a transaction for a minute, unless the
+    /// database sets its own limit; other clients keep the server's. A session the server
+    /// ends (that limit, a restart) fails its statement, and all it sends after, at once,
+    /// with the server's reason; the catalog's next call connects again.
+    @Test func aSessionEndedByTheServerFailsAtOnceAndTheNextCallConnectsAgain() throws {
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase("ended")
+        let location = try PostgresLocation(url: server.url(database: database))
+        let catalog = try PostgresCatalog(location: location)
+        defer { catalog.close() }
+        func setting(_ catalog: PostgresCatalog) throws -> String {
+            try catalog.withSession { try $0.query("SHOW idle_in_transaction_session_timeout")[0].decode(String.self) }
+        }
+        #expect(try setting(catalog) == "1min")
+        #expect(try server.psql(database, "SHOW idle_in_transaction_session_timeout").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+
+        // Ended while idle in a transaction: that statement and the ROLLBACK after it fail
+        // (they do not wait), naming the cause; nothing of the transaction stays.
+        _ = try server.psql(database, "ALTER DATABASE \(database) SET idle_in_transaction_session_timeout = '300ms'")
+        let limited = try PostgresCatalog(location: location)
+        defer { limited.close() }
+        #expect(try setting(limited) == "300ms", "the database's own limit is kept")
+        #expect {
+            try limited.write { session in
+                try session.query("INSERT INTO album (name, created_at) VALUES ('kept?', catalog_now())")
+                usleep(1_000_000)
+                try session.query("SELECT 1")
+            }
+        } throws: { error in
+            guard case PostgresCatalogError.lost(let url, let detail) = error else { return false }
+            // The server's own words when it said them before the session closed; camlib's otherwise.
+            return url == location.description && (detail.contains("idle-in-transaction timeout") || detail.contains("idle_in_transaction_session_timeout"))
+        }
+        #expect(try limited.withSession { try $0.query("SELECT count(*) FROM album")[0].decode(Int.self) } == 0)
+
+        // Ended between two calls (the server restarted, say): the next call connects again.
+        _ = try server.psql(database, "ALTER DATABASE \(database) RESET idle_in_transaction_session_timeout")
+        _ = try server.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        usleep(300_000)
+        #expect(try catalog.withSession { try $0.query("SELECT 1")[0].decode(Int.self) } == 1)
+        #expect(try setting(catalog) == "1min", "a new session gets camlib's settings")
+
+        // A statement sent on a session that has already closed fails; it does not wait.
+        let session = try PostgresSession(location)
+        _ = try server.psql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        usleep(300_000)
+        #expect(throws: PostgresCatalogError.self) { try session.query("SELECT 1") }
+        session.close()
+    }
+
     @Test func errorsNameTheURLWithItsPasswordMasked() throws {
         let server = try PostgresServer.shared()
         // No server at that socket: unreachable, nothing more.

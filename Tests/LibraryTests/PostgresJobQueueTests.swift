@@ -156,6 +156,11 @@ import TestSupport
         #expect(listener.wait(timeout: 0.3) == false, "a notification arrives only with its commit")
         try other.query("COMMIT")
         #expect(listener.wait(timeout: 30), "woken by the commit, not by a poll")
+        // Its connection ended (a server restart), it says so, for a worker to listen again.
+        #expect(!listener.isLost)
+        try other.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN \(JobRecord.channel)'")
+        for _ in 0..<100 where !listener.isLost { usleep(20_000) }
+        #expect(listener.isLost)
     }
 }
 

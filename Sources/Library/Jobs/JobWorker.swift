@@ -98,15 +98,21 @@ public final class JobWorker: Sendable {
         let heartbeat = Heartbeat(worker: self)
         defer { heartbeat.stop() }
         // On PostgreSQL, a job queued on any machine wakes this worker at once; polling
-        // stays, slower, as a listener whose connection broke misses notifications.
+        // stays, slower, as a listener whose connection broke misses notifications until
+        // it listens again.
         let wake = self.wake
-        let listener = try library.catalog.postgresLocation.map { try PostgresJobListener($0, heard: { wake.signal() }) }
+        let location = library.catalog.postgresLocation
+        var listener = try location.map { try PostgresJobListener($0, heard: { wake.signal() }) }
         defer { listener?.close() }
         let pollInterval = listener == nil ? options.pollInterval : max(options.pollInterval, Self.listeningPollInterval)
         var lastRescue = Date.distantPast
         var failures = 0
         while !isStopping {
             do {
+                if let location, listener?.isLost == true {
+                    listener?.close()
+                    listener = try PostgresJobListener(location, heard: { wake.signal() })
+                }
                 if Date().timeIntervalSince(lastRescue) > 5 {
                     try library.rescueJobs(host: identity.host)
                     lastRescue = Date()

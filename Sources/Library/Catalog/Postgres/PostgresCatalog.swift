@@ -11,9 +11,10 @@ import PostgresNIO
 /// requests run on its session as on a SQLite connection (docs/architecture.md, "A
 /// catalog on PostgreSQL").
 public final class PostgresCatalog: @unchecked Sendable {
-    // @unchecked: `session` is used under `lock` only.
+    // @unchecked: `session` and `closed` are used under `lock` only.
     public let location: PostgresLocation
-    private let session: PostgresSession
+    private var session: PostgresSession
+    private var closed = false
     private let lock = NSLock()
 
     /// Connects and applies the migrations the catalog lacks. `willMigrate` hears them
@@ -26,16 +27,29 @@ public final class PostgresCatalog: @unchecked Sendable {
 
     /// Runs `body` with the connection, alone, outside a transaction: a single statement
     /// PostgreSQL commits by itself, one round trip instead of BEGIN, it and COMMIT.
-    func withSession<T>(_ body: (PostgresSession) throws -> T) rethrows -> T {
+    ///
+    /// A connection that was lost (the server restarted, or ended a session left idle
+    /// in a transaction) is made again first: the statement that met the loss failed,
+    /// and so did its transaction, but a worker or `serve` goes on with the next.
+    func withSession<T>(_ body: (PostgresSession) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        if session.isLost, !closed {
+            let fresh = try PostgresSession(location)
+            try Self.settle(fresh)
+            session = fresh
+        }
         return try body(session)
     }
 
     /// Runs `body` in a read-only transaction that sees one state of the catalog
-    /// throughout, as a SQLite read does.
+    /// throughout, as a SQLite read does. What it read stands even if the COMMIT fails
+    /// (the session ended while the caller wrote its output, say): a read-only
+    /// transaction commits nothing.
     func read<T>(_ body: (PostgresSession) throws -> T) throws -> T {
-        try withSession { session in try session.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try body(session) } }
+        try withSession { session in
+            try session.transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", commitMayFail: true) { try body(session) }
+        }
     }
 
     /// Runs `body` in a transaction: all of it is committed, or none.
@@ -44,7 +58,10 @@ public final class PostgresCatalog: @unchecked Sendable {
     }
 
     public func close() {
-        withSession { $0.close() }
+        lock.withLock {
+            closed = true
+            session.close()
+        }
     }
 
     // MARK: Migrations
@@ -78,13 +95,36 @@ public final class PostgresCatalog: @unchecked Sendable {
         try opening(session).applied
     }
 
+    /// How long a session of camlib's may stay idle inside a transaction before the
+    /// server ends it, releasing its locks, unless the database or role sets a time of
+    /// its own. camlib never waits that long between two statements of a transaction;
+    /// a process that does is stopped (a laptop asleep, a debugger), and without this
+    /// it would hold up every other machine's writers until it went on. The worker's
+    /// lease is as long: its jobs go to another machine then too.
+    static let idleInTransactionTimeout = "60s"
+
     /// The migrations applied, and whether the session runs without parallel workers,
-    /// in one statement: the first of every command.
+    /// in one statement: the first of every command. The same statement limits how long
+    /// the session may stay idle in a transaction (``idleInTransactionTimeout``), unless
+    /// the database or its role sets a limit already.
     private static func opening(_ session: PostgresSession) throws -> (applied: Set<String>, serial: Bool) {
-        let sql = "SELECT identifier, current_setting('max_parallel_workers_per_gather') = '0' FROM camlib_migrations"
+        let sql = """
+            SELECT identifier, current_setting('max_parallel_workers_per_gather') = '0' FROM camlib_migrations, (SELECT \(limitingIdleTransactions)) AS limited
+            """
         guard let rows = try session.queryIfTablesExist(sql) else { return ([], false) }
         let decoded = try rows.map { try $0.decode((String, Bool).self) }
         return (Set(decoded.map(\.0)), decoded.first?.1 ?? false)
+    }
+
+    /// An expression that sets ``idleInTransactionTimeout`` for the session where no limit is set.
+    private static let limitingIdleTransactions = """
+        CASE current_setting('idle_in_transaction_session_timeout') WHEN '0' \
+        THEN set_config('idle_in_transaction_session_timeout', '\(idleInTransactionTimeout)', false) END
+        """
+
+    /// Gives a new session camlib's settings, as a command's first statement does.
+    private static func settle(_ session: PostgresSession) throws {
+        if try !opening(session).serial { try makeSerial(session) }
     }
 
     /// Without parallel workers: the catalog's statements are short index walks, for
@@ -94,10 +134,13 @@ public final class PostgresCatalog: @unchecked Sendable {
     /// (which refuses it as a startup parameter). Only the database's owner (or a
     /// superuser) may do that, and not on a standby: a session of any other database
     /// sets it for itself, in the same statement, and goes on whatever ALTER answers.
+    /// The statement also limits the session's idle transactions, as ``opening(_:)`` does
+    /// (which could not when the catalog had no tables yet).
     private static func makeSerial(_ session: PostgresSession) throws {
         try session.query("""
             DO $$ BEGIN
               PERFORM set_config('max_parallel_workers_per_gather', '0', false);
+              PERFORM \(limitingIdleTransactions);
               BEGIN
                 EXECUTE format('ALTER DATABASE %I SET max_parallel_workers_per_gather = 0', current_database());
               EXCEPTION WHEN OTHERS THEN NULL;

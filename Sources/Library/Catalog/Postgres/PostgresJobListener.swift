@@ -39,5 +39,8 @@ public final class PostgresJobListener: @unchecked Sendable {
         return true
     }
 
+    /// Whether its connection has ended (the server restarted, say): it hears nothing more.
+    public var isLost: Bool { session.isLost }
+
     public func close() { session.close() }
 }

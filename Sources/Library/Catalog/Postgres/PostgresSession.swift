@@ -45,6 +45,7 @@ final class PostgresSession: @unchecked Sendable {
         } catch {
             throw Self.connectionError(error, location, passwordGiven: password != nil)
         }
+        failPendingWhenClosed()
     }
 
     /// Runs one statement, as ``query(_:_:)``; nil when a table it names does not exist
@@ -90,9 +91,44 @@ final class PostgresSession: @unchecked Sendable {
 
     /// Runs one statement, traced (as `traced`, by default the statement), its error as
     /// postgres-nio throws it.
+    ///
+    /// A statement sent just as the connection closes gets no answer from postgres-nio
+    /// (its write's failure is dropped): it is failed here once the connection has been
+    /// closed a moment, so that a caller never waits for ever.
     private func sent(_ sql: String, _ bindings: PostgresBindings, traced: @autoclosure () -> String? = nil) throws -> PostgresQueryResult {
         if let trace = TraceSink.shared { trace.write(traced() ?? sql) }
-        return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+        let answer = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        pendingLock.withLock { pending = answer }
+        defer { pendingLock.withLock { pending = nil } }
+        if connection.isClosed {
+            answer.fail(ConnectionEnded())
+        } else {
+            connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).cascade(to: answer)
+        }
+        return try answer.futureResult.wait()
+    }
+
+    /// The answer awaited now, failed if the connection closes before it comes.
+    private let pendingLock = NSLock()
+    private var pending: EventLoopPromise<PostgresQueryResult>?
+
+    /// Why a statement got no answer: the connection closed first.
+    struct ConnectionEnded: Error, CustomStringConvertible {
+        var description: String {
+            "the server closed the connection (it was shut down or restarted, or it ended a session that sat idle in a transaction longer than idle_in_transaction_session_timeout)"
+        }
+    }
+
+    /// Fails the statement awaited when the connection closes, once postgres-nio has had
+    /// a moment to fail it with the server's own reason.
+    private func failPendingWhenClosed() {
+        let loop = connection.eventLoop
+        connection.closeFuture.whenComplete { [weak self] _ in
+            loop.scheduleTask(in: .milliseconds(100)) {
+                guard let self else { return }
+                self.pendingLock.withLock { self.pending }?.fail(ConnectionEnded())
+            }
+        }
     }
 
     /// `sql` with each `$n` replaced by its value as a literal, for the trace: a quoted
@@ -121,12 +157,15 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     /// Runs `body` in a transaction: all of it is committed, or none. `begin` may ask
-    /// for another isolation level or a read-only transaction.
-    func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+    /// for another isolation level or a read-only transaction, whose COMMIT changes
+    /// nothing and so `commitMayFail`.
+    func transaction<T>(begin: String = "BEGIN", commitMayFail: Bool = false, _ body: () throws -> T) throws -> T {
         try query(begin)
         do {
             let result = try body()
-            try query("COMMIT")
+            do {
+                try query("COMMIT")
+            } catch where commitMayFail {}
             return result
         } catch {
             _ = try? query("ROLLBACK")
@@ -138,6 +177,9 @@ final class PostgresSession: @unchecked Sendable {
     func run(script: String) throws {
         for statement in Self.statements(of: script) { try query(statement) }
     }
+
+    /// Whether the connection has ended: closed here, or by the server or the network.
+    var isLost: Bool { connection.isClosed }
 
     /// Closes the connection, once (later calls do nothing).
     func close() {
@@ -162,6 +204,8 @@ final class PostgresSession: @unchecked Sendable {
         guard let error = error as? PSQLError else { return .lost(url: url, detail: "\(error)") }
         if error.code == .server, let info = error.serverInfo {
             let message = info[.message] ?? "an error"
+            // FATAL ends the session: its server shut down, or it sat idle in a transaction.
+            if info[.severity] == "FATAL" { return .lost(url: url, detail: message) }
             let detail = info[.detail].map { " (\($0))" } ?? ""
             return .server(url: url, detail: "\(message)\(detail) [SQLSTATE \(info[.sqlState] ?? "?")]")
         }
