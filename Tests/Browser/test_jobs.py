@@ -1,7 +1,9 @@
 """The library's jobs seen from the gallery: what an import left waits, the bar says so,
 and when a worker has done it the bar is clear and the tiles show their thumbnails."""
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -99,6 +101,12 @@ def test_an_edit_goes_on_through_a_restart_of_the_gallery(browser):
         def job_state():
             return subprocess.run(["sqlite3", catalog, "SELECT state FROM job WHERE kind = 'render'"], capture_output=True, text=True).stdout.strip()
         wait_for(lambda: job_state() == "running", timeout=120, what="the render to run")
+        # Held where it is, the render cannot finish in the few seconds a stopping gallery
+        # gives its workers: it is cut off, as a longer render would be.
+        workers = subprocess.run(["pgrep", "-f", f"worker --child --library {lib}"], capture_output=True, text=True).stdout.split()
+        assert workers, "the gallery's workers"
+        for pid in workers:
+            os.kill(int(pid), signal.SIGSTOP)
         assert server.stop() == 0
         assert job_state() in ("running", "available"), job_state()
         wait_for(lambda: "does not answer" in browser.find_element(By.ID, "editStatus").text, what="the page to notice")
