@@ -25,17 +25,19 @@ import NIOCore
 /// ```
 ///
 /// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``; edits of a
-/// selection: ``addBatchEditRoutes(to:)``.
+/// selection: ``addBatchEditRoutes(to:)``; uploads: ``addUploadRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs: EditJobs
     let workers: DisplayWorkers
+    let uploads: Uploads
     let making = OnceAtATime<DisplayFile>()
     let known = DisplayFiles()
 
     func addRoutes(to router: Router<some RequestContext>) {
         addOrganiseRoutes(to: router)
         addBatchEditRoutes(to: router)
+        addUploadRoutes(to: router)
         router.get("/api/assets") { request, _ in
             return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.queryParameters)))
         }

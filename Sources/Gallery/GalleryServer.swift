@@ -24,15 +24,19 @@ public struct GalleryServer: Sendable {
         public var runWorkers = true
         /// Workers at once: one per core.
         public var workerProcesses = Cores.usable
+        /// The largest file the page may upload.
+        public var maxUploadBytes: Int64 = 16 << 30
         public init() {}
     }
 
     let library: PhotoLibrary
     let options: Options
+    let uploads: Uploads
 
     public init(library: PhotoLibrary, options: Options) {
         self.library = library
         self.options = options
+        uploads = Uploads(library: library, maxFileSize: options.maxUploadBytes, executable: options.camlibExecutable)
     }
 
     /// Serves until SIGINT or SIGTERM, then finishes the requests under way and returns.
@@ -40,6 +44,15 @@ public struct GalleryServer: Sendable {
     public func run(ready: @escaping @Sendable (URL) -> Void) async throws {
         let workers = startWorkers()
         defer { if let workers { Self.stop(workers) } }
+        // Uploads abandoned for a day go, at start and every hour.
+        let store = uploads.store
+        let sweeper = Task.detached {
+            while !Task.isCancelled {
+                store.sweep()
+                try? await Task.sleep(for: .seconds(3600))
+            }
+        }
+        defer { sweeper.cancel() }
         do {
             try await application(ready: ready).runService()
         } catch let error as IOError {
@@ -85,7 +98,7 @@ public struct GalleryServer: Sendable {
         router.add(middleware: AccessMiddleware(policy: policy))
         let jobs = EditJobs(library: library)
         let workers = DisplayWorkers(executable: options.camlibExecutable, libraryRoot: library.root.path)
-        GalleryAPI(library: library, jobs: jobs, workers: workers).addRoutes(to: router)
+        GalleryAPI(library: library, jobs: jobs, workers: workers, uploads: uploads).addRoutes(to: router)
         WebPage.addRoutes(to: router)
         var logger = Logger(label: "camlib.serve")
         logger.logLevel = ProcessInfo.processInfo.environment["CAMLIB_SERVE_LOG"] == "1" ? .info : .warning

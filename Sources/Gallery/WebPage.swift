@@ -8,6 +8,7 @@ enum WebPage {
     static let files: [String: (bytes: [UInt8], type: String)] = [
         "index.html": (PackageResources.index_html, "text/html; charset=utf-8"),
         "gallery.js": (PackageResources.gallery_js, "text/javascript; charset=utf-8"),
+        "upload.js": (PackageResources.upload_js, "text/javascript; charset=utf-8"),
         "gallery.css": (PackageResources.gallery_css, "text/css; charset=utf-8"),
     ]
 

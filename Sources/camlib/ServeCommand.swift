@@ -20,6 +20,11 @@ struct ServeCommand: ParsableCommand {
             made in the page, and the library's other jobs (thumbnails, browsers' copies of
             movies) that imports left (`camlib jobs`). --no-worker leaves them to `camlib
             worker` processes of your own, on this machine.
+
+            Photos and movies dropped on the page, or chosen with its Upload button, are
+            sent in pieces that resume after a dropped connection (the tus protocol, at
+            /api/uploads) and imported as `camlib import` imports them. Until a file is
+            whole it waits in the library's tmp/uploads/; one abandoned for a day is removed.
             """))
 
     @OptionGroup var libraryOptions: LibraryOptions
@@ -33,6 +38,11 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A secret every request must carry (made up when listening beyond this machine).", valueName: "token"))
     var token: String?
 
+    @Option(
+        name: .customLong("max-upload"),
+        help: ArgumentHelp("The largest file the page may upload, in bytes or with K, M, G or T (1024s).", valueName: "size"))
+    var maxUpload = "16G"
+
     @Flag(help: "Open the gallery in the default browser (xdg-open).")
     var open = false
 
@@ -44,6 +54,21 @@ struct ServeCommand: ParsableCommand {
         if let token, token.count < 16 || !token.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
             throw ValidationError("--token: use at least 16 letters, digits, '-' or '_'")
         }
+        guard Self.bytes(maxUpload) != nil else { throw ValidationError("--max-upload \(maxUpload): give a size such as 500M or 16G") }
+    }
+
+    /// "16G" → 16 GiB; a plain number is bytes.
+    static func bytes(_ text: String) -> Int64? {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(text.uppercased())
+        if digits.hasSuffix("B") { digits = digits.dropLast() }
+        var scale: Int64 = 1
+        if let last = digits.last, let unit = units[last] {
+            scale = unit
+            digits = digits.dropLast()
+        }
+        guard let number = Double(digits), number > 0, number * Double(scale) < 9e18 else { return nil }
+        return Int64(number * Double(scale))
     }
 
     func run() throws {
@@ -62,6 +87,7 @@ struct ServeCommand: ParsableCommand {
         options.port = port
         options.token = token ?? (AccessPolicy.isLoopback(host) ? nil : AccessPolicy.newToken())
         options.runWorkers = !noWorker
+        options.maxUploadBytes = Self.bytes(maxUpload) ?? options.maxUploadBytes
         let server = GalleryServer(library: library, options: options)
         let openBrowser = open
         let failure = Mutex<(any Error)?>(nil)

@@ -216,7 +216,7 @@ function emptyText() {
   if (view.name === "favorites") return "No favourites yet: open a photo and choose ♡ Favourite.";
   if (view.name === "trash") return "The trash is empty.";
   if (view.name === "album") return "This album is empty: select photos in the timeline and add them to it.";
-  return "The library is empty. Bring photos in with `camlib import FOLDER` or take one with `camlib capture`.";
+  return "The library is empty. Drop photos and movies here or choose Upload; or bring them in with `camlib import FOLDER`, or take one with `camlib capture`.";
 }
 
 // Loads what is within reach of the screen and not loaded yet: older assets below, newer

@@ -38,6 +38,9 @@ public struct ImportReport: Codable, Sendable {
     public var jobBatch: String?
     /// How the import's jobs stand when it returns.
     public var jobs: ImportJobs?
+    /// What happened to each file, in input order, when the import was asked to say
+    /// (``ImportOptions/recordsFiles``): the gallery's uploads report per file.
+    public var fileOutcomes: [ImportedFile]?
 
     public init(library: String) {
         self.library = library
@@ -60,4 +63,39 @@ public struct ImportProgress: Sendable {
     public var done: Int
     public var total: Int
     public var path: String
+}
+
+/// What an import did with one file.
+public struct ImportedFile: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        /// A new asset, or a Live Photo's other half joined to its asset.
+        case imported
+        /// Its exact bytes were in the library already.
+        case duplicate
+        /// A sidecar or rendered edit, attached to the asset it belongs to.
+        case attached
+        /// Not a photo, movie or sidecar camlib takes (`message` says why).
+        case skipped
+        /// It could not be imported (`message` says why).
+        case failed
+    }
+
+    public var path: String
+    public var outcome: Outcome
+    /// The asset it went to or was found in.
+    public var asset: Int64?
+    /// For a still or movie: whether it was joined to the other half of a Live Photo.
+    public var paired: Bool?
+    public var message: String?
+
+    /// The message of a file an interrupted import did not reach.
+    public static let notReached = "not imported: the import was interrupted before it"
+
+    public init(path: String, outcome: Outcome, asset: Int64? = nil, paired: Bool? = nil, message: String? = nil) {
+        self.path = path
+        self.outcome = outcome
+        self.asset = asset
+        self.paired = paired
+        self.message = message
+    }
 }

@@ -15,6 +15,8 @@ struct ImportSession {
     var touchedAssets = Set<Int64>()
     /// Every asset a file of this import went to or was found in (duplicates too).
     private(set) var assetsMet = Set<Int64>()
+    /// Path → what happened to the file, for the files that went to an asset.
+    private(set) var fileOutcomes: [String: ImportedFile] = [:]
 
     /// The links through which files whose names are not UTF-8 are read.
     let standIns: StandInNames?
@@ -116,6 +118,7 @@ struct ImportSession {
             return
         }
         report.duplicates += 1
+        fileOutcomes[path] = ImportedFile(path: path, outcome: .duplicate, asset: asset)
         remember(path: path, asset: asset, isStill: isStill)
     }
 
@@ -137,9 +140,11 @@ struct ImportSession {
             if paired { report.livePhotosPaired += 1 }
             touchedAssets.insert(id)
             asset = id
+            fileOutcomes[a.path] = ImportedFile(path: a.path, outcome: .imported, asset: id, paired: paired)
         case .duplicate(let id):
             report.duplicates += 1
             asset = id
+            fileOutcomes[a.path] = ImportedFile(path: a.path, outcome: .duplicate, asset: id)
         }
         remember(path: a.path, asset: asset, isStill: a.format.isStill)
     }
@@ -324,6 +329,7 @@ struct ImportSession {
                 } else {
                     report.duplicates += 1
                 }
+                fileOutcomes[path] = ImportedFile(path: path, outcome: added ? .attached : .duplicate, asset: asset)
             } catch {
                 if let published { unlink(published.path) }
                 throw error

@@ -15,11 +15,14 @@ public struct ImportOptions: Sendable {
     /// import, afterwards) runs the jobs. Otherwise thumbnails are made as files are
     /// analysed.
     public var queueDerivedWork: Bool
+    /// Say what happened to each file (``ImportReport/fileOutcomes``).
+    public var recordsFiles: Bool
 
-    public init(jobs: Int = Cores.usable, isolation: AnalysisIsolation = .inProcess, queueDerivedWork: Bool = false) {
+    public init(jobs: Int = Cores.usable, isolation: AnalysisIsolation = .inProcess, queueDerivedWork: Bool = false, recordsFiles: Bool = false) {
         self.jobs = max(1, jobs)
         self.isolation = isolation
         self.queueDerivedWork = queueDerivedWork
+        self.recordsFiles = recordsFiles
     }
 }
 
@@ -148,9 +151,36 @@ public final class Importer: Sendable {
         if let batch, library.rehearsal == nil, try library.jobProgress(batch: batch).total > 0 { report.jobBatch = batch }
         report.dryRun = library.isRehearsal
         report.assetIDs = session.touchedAssets.sorted()
+        if options.recordsFiles { report.fileOutcomes = Self.outcomes(of: inputs, session: session, report: report, shown: shown) }
         report.assetsInTrash = (try? library.trashed(among: session.assetsMet)) ?? []
         report.seconds = Date().timeIntervalSince(started)
         return report
+    }
+}
+
+extension Importer {
+    /// Every input file's outcome, in input order: from the session for those that went
+    /// to an asset, else from the report's errors and skipped files.
+    static func outcomes(of inputs: ImportInputs, session: ImportSession, report: ImportReport, shown: (String) -> String) -> [ImportedFile] {
+        let failed = Dictionary(report.errors.map { ($0.path, $0.message) }, uniquingKeysWith: { first, _ in first })
+        let skipped = Dictionary(report.skippedFiles.map { ($0.path, $0.message) }, uniquingKeysWith: { first, _ in first })
+        var seen = Set<String>()
+        var files: [ImportedFile] = []
+        for path in inputs.media + inputs.sidecars + report.errors.map(\.path) + report.skippedFiles.map(\.path) {
+            let name = shown(path)
+            guard seen.insert(name).inserted else { continue }
+            if var known = session.fileOutcomes[path] {
+                known.path = name
+                files.append(known)
+            } else if let message = failed[name] {
+                files.append(ImportedFile(path: name, outcome: .failed, message: message))
+            } else if let message = skipped[name] {
+                files.append(ImportedFile(path: name, outcome: .skipped, message: message))
+            } else {
+                files.append(ImportedFile(path: name, outcome: .failed, message: ImportedFile.notReached))
+            }
+        }
+        return files
     }
 }
 

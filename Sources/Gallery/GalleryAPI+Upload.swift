@@ -1,0 +1,249 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Library
+import NIOCore
+
+/// Uploads, by the tus protocol 1.0.0 (core, creation, termination, expiration): a file
+/// is made with its length, sent in pieces that each say where they start, and after a
+/// dropped connection the page asks where the file ends and goes on from there. The
+/// protocol is the one resumable-upload clients (tus-js-client, TUSKit on iOS, Uppy)
+/// speak, so a phone app can send to the gallery too.
+///
+/// ```
+/// OPTIONS /api/uploads                 the protocol's version, extensions and largest file
+/// POST    /api/uploads                 Upload-Length, Upload-Metadata: filename, batch, sha256
+///                                      201 and Location; 200 and the asset when the sha256 is known
+/// HEAD    /api/uploads/ID              Upload-Offset: where the next piece starts
+/// PATCH   /api/uploads/ID              a piece (application/offset+octet-stream) at Upload-Offset;
+///                                      the last one imports the file before it answers
+/// GET     /api/uploads/ID              the upload as JSON, with what the import did once whole
+/// DELETE  /api/uploads/ID              cancelled: its bytes go
+/// ```
+///
+/// Every method but HEAD and GET needs the page's write header, as every change does.
+extension GalleryAPI {
+    static let tusVersion = "1.0.0"
+
+    /// What the page is told of an upload.
+    struct UploadState: Encodable, Sendable {
+        var id: String?
+        var name: String
+        var length: Int64
+        var offset: Int64
+        /// imported, duplicate, attached, skipped or failed, once whole; nil before.
+        var outcome: String?
+        var asset: Int64?
+        var paired: Bool?
+        var message: String?
+
+        init(_ upload: UploadStore.Upload, offset: Int64) {
+            id = upload.id
+            name = upload.name
+            length = upload.length
+            self.offset = offset
+            outcome = upload.result?.outcome.rawValue
+            asset = upload.result?.asset
+            paired = upload.result?.paired
+            message = upload.result?.message
+        }
+
+        /// A file found in the library by its hash: nothing was sent.
+        init(known name: String, length: Int64, asset: Int64) {
+            self.name = name
+            self.length = length
+            offset = 0
+            outcome = ImportedFile.Outcome.duplicate.rawValue
+            self.asset = asset
+        }
+    }
+
+    func addUploadRoutes(to router: Router<some RequestContext>) {
+        let store = uploads.store
+        router.on("/api/uploads", method: .options) { _, _ in
+            var headers = Self.tusHeaders()
+            headers[HTTPField.Name("Tus-Version")!] = Self.tusVersion
+            headers[HTTPField.Name("Tus-Extension")!] = "creation,termination,expiration"
+            headers[HTTPField.Name("Tus-Max-Size")!] = String(store.maxFileSize)
+            return Response(status: .noContent, headers: headers)
+        }
+        router.post("/api/uploads") { request, _ in
+            try Self.checkTusVersion(request)
+            try refuseIfReadOnly()
+            guard let length = request.headers[HTTPField.Name("Upload-Length")!].flatMap({ Int64($0) }), length >= 0 else {
+                throw HTTPError(.badRequest, message: "an upload needs Upload-Length, its size in bytes (deferred lengths are not supported)")
+            }
+            let metadata = Self.uploadMetadata(request.headers[HTTPField.Name("Upload-Metadata")!] ?? "")
+            let name = metadata["filename"] ?? metadata["name"] ?? "upload"
+            let library = self.library
+            if let sha256 = metadata["sha256"], let asset = try await Blocking.run({ try library.asset(holdingOriginal: sha256) }) {
+                var response = try jsonResponse(UploadState(known: UploadStore.safeName(name), length: length, asset: asset))
+                response.headers[HTTPField.Name("Tus-Resumable")!] = Self.tusVersion
+                return response
+            }
+            let upload = try await Self.answering { try await Blocking.run { try store.create(name: name, length: length, batch: metadata["batch"]) } }
+            var headers = Self.tusHeaders()
+            headers[.location] = "/api/uploads/\(upload.id)"
+            if let expires = store.expires(upload.id) { headers[HTTPField.Name("Upload-Expires")!] = Self.httpDate(expires) }
+            return Response(status: .created, headers: headers)
+        }
+        router.head("/api/uploads/:id") { request, context in
+            try Self.checkTusVersion(request)
+            let id = try context.parameters.require("id")
+            let (upload, offset) = try await Self.answering {
+                try await Blocking.run { () throws -> (UploadStore.Upload, Int64) in
+                    guard let upload = try store.upload(id) else { throw UploadError.notFound(id: id) }
+                    return (upload, try store.offset(id))
+                }
+            }
+            var headers = Self.tusHeaders()
+            headers[HTTPField.Name("Upload-Offset")!] = String(offset)
+            headers[HTTPField.Name("Upload-Length")!] = String(upload.length)
+            if upload.result == nil, let expires = store.expires(id) { headers[HTTPField.Name("Upload-Expires")!] = Self.httpDate(expires) }
+            return Response(status: .ok, headers: headers)
+        }
+        router.patch("/api/uploads/:id") { request, context in
+            try Self.checkTusVersion(request)
+            try refuseIfReadOnly()
+            let id = try context.parameters.require("id")
+            guard request.headers[.contentType] == "application/offset+octet-stream" else {
+                throw HTTPError(.unsupportedMediaType, message: "send a piece as application/offset+octet-stream")
+            }
+            guard let offset = request.headers[HTTPField.Name("Upload-Offset")!].flatMap({ Int64($0) }) else {
+                throw HTTPError(.badRequest, message: "a piece needs Upload-Offset, the byte it starts at")
+            }
+            let end = try await Self.answering {
+                try await store.exclusively(id) {
+                    let held = try await Blocking.run { try store.offset(id) }
+                    guard held == offset else { throw UploadError.wrongOffset(id: id, given: offset, actual: held) }
+                    let end = try await Self.receive(request.body, into: id, at: offset, store: store)
+                    if let whole = try await Blocking.run({ try store.wholeFile(id) }) {
+                        _ = await uploads.imports.importFile(id, whole)
+                    }
+                    return end
+                }
+            }
+            var headers = Self.tusHeaders()
+            headers[HTTPField.Name("Upload-Offset")!] = String(end)
+            return Response(status: .noContent, headers: headers)
+        }
+        router.get("/api/uploads/:id") { _, context in
+            let id = try context.parameters.require("id")
+            let state = try await Self.answering { () async throws -> UploadState in
+                guard let upload = try await Blocking.run({ try store.upload(id) }) else { throw UploadError.notFound(id: id) }
+                let offset = try await Blocking.run { try store.offset(id) }
+                guard upload.result == nil, offset == upload.length else { return UploadState(upload, offset: offset) }
+                // Whole but not imported: its last piece's answer was lost, or the gallery
+                // stopped while importing it.
+                return try await store.exclusively(id) {
+                    guard let whole = try await Blocking.run({ try store.wholeFile(id) }) else {
+                        return UploadState(try store.upload(id) ?? upload, offset: offset)
+                    }
+                    _ = await uploads.imports.importFile(id, whole)
+                    return UploadState(try store.upload(id) ?? upload, offset: offset)
+                }
+            }
+            return try jsonResponse(state)
+        }
+        router.delete("/api/uploads/:id") { request, context in
+            try Self.checkTusVersion(request)
+            let id = try context.parameters.require("id")
+            try await Self.answering { try await store.exclusively(id) { try await Blocking.run { try store.remove(id) } } }
+            return Response(status: .noContent, headers: Self.tusHeaders())
+        }
+    }
+
+    /// Writes the pieces of `body` from `offset` on, a megabyte at a time; returns where
+    /// the file ends. A connection cut half-way keeps what arrived (the page goes on from
+    /// there) and ends the request.
+    private static func receive(_ body: RequestBody, into id: String, at offset: Int64, store: UploadStore) async throws -> Int64 {
+        var end = offset
+        var pending: [UInt8] = []
+        pending.reserveCapacity(1 << 20)
+        func flush() async throws {
+            guard !pending.isEmpty else { return }
+            let bytes = pending, at = end
+            end = try await Blocking.run { try store.append(id, at: at, bytes) }
+            pending.removeAll(keepingCapacity: true)
+        }
+        do {
+            for try await buffer in body {
+                pending.append(contentsOf: buffer.readableBytesView)
+                if pending.count >= 1 << 20 { try await flush() }
+            }
+        } catch let error as UploadError {
+            throw error
+        } catch {
+            try await flush()
+            throw error
+        }
+        try await flush()
+        return end
+    }
+
+    /// `body`, its ``UploadError``s as the HTTP errors the protocol gives them.
+    private static func answering<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as UploadError {
+            let status: HTTPResponse.Status =
+                switch error {
+                case .badLength: .badRequest
+                case .tooLarge: .contentTooLarge
+                case .noSpace: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+                case .notFound: .notFound
+                case .busy: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
+                case .wrongOffset: .conflict
+                case .tooLong: .contentTooLarge
+                case .cannotWrite: .internalServerError
+                }
+            throw HTTPError(status, headers: tusHeaders(), message: error.description)
+        }
+    }
+
+    private static func tusHeaders() -> HTTPFields {
+        var headers = HTTPFields()
+        headers[HTTPField.Name("Tus-Resumable")!] = tusVersion
+        headers[.cacheControl] = "no-store"
+        return headers
+    }
+
+    /// A request of another version of the protocol is refused (412), as the protocol says.
+    private static func checkTusVersion(_ request: Request) throws {
+        guard let version = request.headers[HTTPField.Name("Tus-Resumable")!], version != tusVersion else { return }
+        var headers = tusHeaders()
+        headers[HTTPField.Name("Tus-Version")!] = tusVersion
+        throw HTTPError(.preconditionFailed, headers: headers, message: "this gallery speaks tus \(tusVersion), not \(version)")
+    }
+
+    /// `Upload-Metadata`: pairs of a key and a base64 value, separated by commas.
+    static func uploadMetadata(_ header: String) -> [String: String] {
+        var pairs: [String: String] = [:]
+        for item in header.split(separator: ",") {
+            let parts = item.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+            guard let key = parts.first else { continue }
+            let value = parts.count > 1 ? Data(base64Encoded: String(parts[1])).flatMap { String(data: $0, encoding: .utf8) } : ""
+            if let value { pairs[String(key)] = value }
+        }
+        return pairs
+    }
+
+    private static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}
+
+/// The gallery's uploads: where they wait, and the imports that take them in.
+struct Uploads: Sendable {
+    let store: UploadStore
+    let imports: UploadImports
+
+    init(library: PhotoLibrary, maxFileSize: Int64, executable: String) {
+        store = UploadStore(library: library, maxFileSize: maxFileSize)
+        imports = UploadImports(library: library, store: store, executable: executable)
+    }
+}

@@ -1,0 +1,276 @@
+"use strict";
+// Uploads: files dropped on the page or chosen with Upload, sent a few at a time by the
+// tus protocol (/api/uploads): in pieces that say where they start, so that after a
+// dropped connection a file goes on from where the gallery says it ends. Each whole file
+// is imported as `camlib import` imports it; the panel says what became of each.
+// Uses gallery.js's $, el, api, state, resetTimeline and loadPage.
+
+const UPLOAD = {
+  atOnce: 3,                  // files sent at the same time
+  piece: Math.max(64 << 10, Number(new URLSearchParams(location.search).get("uploadPiece")) || 8 << 20), // bytes a request
+  hashUpTo: 256 << 20,        // files hashed first (to skip those in the library): up to this size
+  tries: 6,                   // tries of a piece before the file is reported as failed
+  items: [],                  // every file of this page's uploads, in the panel's order
+  running: 0,
+  batch: null,                // the files sent together: imported from one folder, so pairs find each other
+  added: 0,                   // new assets since the timeline was last shown again
+  refreshed: 0,
+};
+
+// Sidecars (Apple's .AAE, .XMP) after the photos they belong to.
+const isSidecar = (name) => /\.(aae|xmp)$/i.test(name);
+
+function queueUploads(files) {
+  if (!files.length) return;
+  if (!UPLOAD.batch || UPLOAD.running === 0) UPLOAD.batch = `b${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const ordered = [...files].sort((a, b) => isSidecar(a.name) - isSidecar(b.name));
+  for (const file of ordered) {
+    const row = el("li", { class: "upload" },
+      el("span", { class: "name", text: file.webkitRelativePath || file.name, title: file.name }),
+      el("progress", { max: 1, value: 0 }),
+      el("span", { class: "state", text: "waiting" }));
+    const item = { file, batch: UPLOAD.batch, row, sent: 0, state: "waiting" };
+    UPLOAD.items.push(item);
+    $("uploadList").append(row);
+  }
+  $("uploads").hidden = false;
+  showUploadTotals();
+  pump();
+}
+
+function pump() {
+  while (UPLOAD.running < UPLOAD.atOnce) {
+    const item = UPLOAD.items.find((i) => i.state === "waiting" && !(isSidecar(i.file.name) && mediaOfBatchUnfinished(i.batch)));
+    if (!item) break;
+    UPLOAD.running++;
+    item.state = "sending";
+    upload(item).catch((error) => finish(item, "failed", error.message)).finally(() => {
+      UPLOAD.running--;
+      pump();
+      if (UPLOAD.running === 0) uploadsIdle();
+    });
+  }
+}
+
+// A sidecar waits for the photos and movies sent with it: it attaches to one of them.
+const mediaOfBatchUnfinished = (batch) =>
+  UPLOAD.items.some((i) => i.batch === batch && !isSidecar(i.file.name) && (i.state === "waiting" || i.state === "sending"));
+
+async function upload(item) {
+  const file = item.file;
+  say(item, "checking");
+  const meta = { filename: file.name, batch: item.batch, filetype: file.type || "" };
+  const sha = await sha256(file);
+  if (sha) meta.sha256 = sha;
+  const created = await tus("POST", "/api/uploads", {
+    "Upload-Length": String(file.size),
+    "Upload-Metadata": Object.entries(meta).map(([k, v]) => `${k} ${base64(v)}`).join(","),
+  });
+  if (created.status === 200) return done(item, JSON.parse(created.responseText)); // already in the library
+  if (created.status !== 201) throw new Error(reason(created));
+  item.url = created.getResponseHeader("Location");
+  let offset = 0, failures = 0;
+  while (offset < file.size || file.size === 0) {
+    say(item, "sending");
+    const end = Math.min(file.size, offset + UPLOAD.piece);
+    let answer;
+    try {
+      answer = await tus("PATCH", item.url, { "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream" },
+        file.slice(offset, end), (loaded) => progress(item, offset + loaded));
+    } catch (error) {
+      answer = { status: 0, error };
+    }
+    if (answer.status === 204) {
+      offset = Number(answer.getResponseHeader("Upload-Offset"));
+      failures = 0;
+      progress(item, offset);
+      if (offset >= file.size) break;
+      continue;
+    }
+    // Refused for good: the reason is the file's.
+    if ([400, 404, 410, 413, 415, 507].includes(answer.status)) throw new Error(reason(answer));
+    // Cut off, busy or failed for a moment: ask where the file ends, and go on from there.
+    if (++failures >= UPLOAD.tries) throw new Error(answer.status ? reason(answer) : "the connection to the gallery failed, again and again");
+    say(item, `connection lost; trying again (${failures} of ${UPLOAD.tries - 1})`);
+    await waitToRetry(failures);
+    try {
+      const where = await tus("HEAD", item.url);
+      if (where.status === 200) offset = Number(where.getResponseHeader("Upload-Offset"));
+      else if (where.status === 404) throw new Error(reason(where));
+    } catch (error) {
+      if (/no upload/.test(error.message)) throw error;
+    }
+    progress(item, offset);
+  }
+  say(item, "importing");
+  done(item, await api(item.url));
+}
+
+// A second, then 2, 4, 8…; at once when the browser says it is online again.
+function waitToRetry(failures) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1000 * 2 ** (failures - 1));
+    addEventListener("online", () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+}
+
+// A request of the protocol, with the page's write header; resolves with the finished
+// XMLHttpRequest (any status), rejects when no answer came. XMLHttpRequest, as fetch
+// says nothing of how much of a body was sent.
+function tus(method, url, headers = {}, body = null, sent = null) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open(method, url);
+    request.setRequestHeader("Tus-Resumable", "1.0.0");
+    if (method !== "HEAD") request.setRequestHeader("X-Camlib-Request", "1");
+    for (const [k, v] of Object.entries(headers)) request.setRequestHeader(k, v);
+    if (sent) request.upload.onprogress = (e) => sent(e.loaded);
+    request.onload = () => resolve(request);
+    request.onerror = () => reject(new Error("the connection to the gallery failed"));
+    request.ontimeout = request.onerror;
+    request.send(body);
+  });
+}
+
+function reason(request) {
+  try {
+    const body = JSON.parse(request.responseText);
+    if (body?.error?.message) return body.error.message;
+  } catch (_) { /* not JSON */ }
+  return `${request.status} ${request.statusText}`.trim();
+}
+
+const base64 = (text) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
+// The file's sha256 in hex, when the browser can make it (a secure context: https, or
+// this machine) and the file is small enough to read at once; else null.
+async function sha256(file) {
+  if (!crypto.subtle || file.size > UPLOAD.hashUpTo || file.size === 0) return null;
+  try {
+    const digest = await crypto.subtle.digest("SHA-256", await file.arrayBuffer());
+    return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  } catch (_) {
+    return null;
+  }
+}
+
+const OUTCOME_TEXT = {
+  imported: (r) => (r.paired ? "added, paired with its other half" : "added"),
+  duplicate: () => "already in the library",
+  attached: () => "attached to its photo",
+  skipped: (r) => `not imported: ${r.message}`,
+  failed: (r) => `failed: ${r.message}`,
+};
+
+function done(item, result) {
+  const outcome = result.outcome || "failed";
+  let text = (OUTCOME_TEXT[outcome] || OUTCOME_TEXT.failed)(result);
+  if (result.message && (outcome === "imported" || outcome === "duplicate")) text += ` (${result.message})`;
+  if (outcome === "imported" || outcome === "attached") UPLOAD.added++;
+  finish(item, outcome === "failed" || outcome === "skipped" ? "failed" : "done", text, result.asset);
+}
+
+function finish(item, state, text, asset) {
+  item.state = state;
+  item.row.classList.toggle("failed", state === "failed");
+  item.row.classList.toggle("done", state === "done");
+  item.row.querySelector("progress").value = state === "done" ? 1 : item.row.querySelector("progress").value;
+  const label = item.row.querySelector(".state");
+  label.textContent = state === "failed" && !text.startsWith("failed") && !text.startsWith("not imported") ? `failed: ${text}` : text;
+  if (asset) item.row.dataset.asset = asset;
+  showUploadTotals();
+  // New photos show up while others are still sent, if the timeline's top is in view.
+  if (UPLOAD.added && scrollY < 80 && $("viewer").hidden && Date.now() - UPLOAD.refreshed > 5000) showNewAssets();
+}
+
+function say(item, text) {
+  item.row.querySelector(".state").textContent = text;
+}
+
+function progress(item, sent) {
+  item.sent = sent;
+  item.row.querySelector("progress").value = item.file.size ? sent / item.file.size : 1;
+  showUploadTotals();
+}
+
+function showUploadTotals() {
+  const all = UPLOAD.items;
+  const bytes = all.reduce((n, i) => n + i.file.size, 0) || 1;
+  const sent = all.reduce((n, i) => n + (i.state === "done" || i.state === "failed" ? i.file.size : i.sent), 0);
+  const finished = all.filter((i) => i.state === "done" || i.state === "failed").length;
+  const failed = all.filter((i) => i.state === "failed").length;
+  $("uploadTotal").value = sent / bytes;
+  $("uploadSummary").textContent = finished < all.length
+    ? `Uploading ${finished + 1 > all.length ? all.length : finished + 1} of ${all.length} · ${Math.round((100 * sent) / bytes)}%`
+    : `${all.length} ${all.length === 1 ? "file" : "files"} uploaded` + (failed ? `, ${failed} not imported` : "");
+  $("uploadClose").hidden = finished < all.length;
+}
+
+function uploadsIdle() {
+  if (UPLOAD.items.some((i) => i.state === "waiting")) return;
+  if (UPLOAD.added) showNewAssets();
+}
+
+// The timeline again, from its top, with what was added: where the new photos go
+// depends on when they were taken.
+function showNewAssets() {
+  UPLOAD.added = 0;
+  UPLOAD.refreshed = Date.now();
+  if (!$("viewer").hidden || currentView().name === "albums") return;
+  resetTimeline();
+  loadPage();
+}
+
+// Files and folders dropped on the page (a folder's files, however deep).
+async function droppedFiles(transfer) {
+  const entries = [...transfer.items].map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry()).filter(Boolean);
+  if (!entries.length) return [...transfer.files];
+  const files = [];
+  async function walk(entry) {
+    if (entry.isFile) {
+      files.push(await new Promise((resolve, reject) => entry.file(resolve, reject)));
+    } else if (entry.isDirectory) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+        if (!batch.length) break;
+        for (const child of batch) await walk(child);
+      }
+    }
+  }
+  for (const entry of entries) await walk(entry);
+  return files;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("uploadButton").addEventListener("click", () => $("uploadPicker").click());
+  $("uploadPicker").addEventListener("change", () => {
+    queueUploads([...$("uploadPicker").files]);
+    $("uploadPicker").value = "";
+  });
+  $("uploadClose").addEventListener("click", () => {
+    $("uploads").hidden = true;
+    UPLOAD.items = UPLOAD.items.filter((i) => i.state === "waiting" || i.state === "sending");
+    $("uploadList").replaceChildren(...UPLOAD.items.map((i) => i.row));
+  });
+  // Dragging files over the page shows where they go; dropping them anywhere sends them.
+  let depth = 0;
+  const carriesFiles = (e) => [...(e.dataTransfer?.types || [])].includes("Files");
+  addEventListener("dragenter", (e) => {
+    if (!carriesFiles(e)) return;
+    depth++;
+    $("dropZone").hidden = false;
+  });
+  addEventListener("dragleave", (e) => {
+    if (!carriesFiles(e)) return;
+    if (--depth <= 0) { depth = 0; $("dropZone").hidden = true; }
+  });
+  addEventListener("dragover", (e) => { if (carriesFiles(e)) e.preventDefault(); });
+  addEventListener("drop", async (e) => {
+    if (!carriesFiles(e)) return;
+    e.preventDefault();
+    depth = 0;
+    $("dropZone").hidden = true;
+    queueUploads(await droppedFiles(e.dataTransfer));
+  });
+});
