@@ -28,6 +28,15 @@ struct ImportCommand: ParsableCommand {
             import leaves to those workers. Ctrl-C while the jobs run leaves the rest
             queued (`camlib jobs`).
 
+            --watch keeps going after the import: what appears in the folders later (a
+            phone's photos arriving by Syncthing, PhotoSync or Nextcloud, a card reader's
+            copy) is imported once it has stopped changing for --settle seconds. Partial
+            files (*.part, *.tmp, .syncthing.*, *~, hidden ones) wait until they are renamed
+            to their real names; a Live Photo's movie that comes after its still joins it; a
+            folder that goes (a disk unmounted) is waited for and looked through when it is
+            back. With --json, a line for each file and folder event. SIGTERM stops it
+            after the import under way.
+
             --dry-run goes through every file as the import would, in full (reading,
             hashing, pairing, sidecars, errors) on a copy of the catalog, and says what it
             would do; the library is left as it was.
@@ -53,13 +62,22 @@ struct ImportCommand: ParsableCommand {
     @Flag(name: .customLong("no-wait"), help: "Return once every file is listed; leave the thumbnails to camlib worker or serve.")
     var noWait = false
 
+    @Flag(help: "Keep watching the folders, importing what appears in them, until Ctrl-C or SIGTERM.")
+    var watch = false
+
+    @Option(help: ArgumentHelp("With --watch: seconds a file must stay unchanged before it is imported.", valueName: "seconds"))
+    var settle: Double = 3
+
     func validate() throws {
         if paths.isEmpty { throw ValidationError("give at least one file or folder to import") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if watch && dryRun { throw ValidationError("--watch imports as files appear; it has no --dry-run") }
+        if !(0.1...3600).contains(settle) { throw ValidationError("--settle: give 0.1 to 3600 seconds") }
     }
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a worker that dies mid-write must not kill the import
+        if watch { return try runWatching() }
         // A mistyped path (or --library) must not leave an empty library behind.
         if !PhotoLibrary.exists(at: libraryOptions.location),
             !paths.contains(where: Importer.exists)

@@ -146,6 +146,13 @@ extension ResourceRecord: PositionalRecord, MutablePersistableRecord, CatalogIde
 }
 
 extension ResourceRecord {
+    /// The names and sizes of the files imported from `folder`, as "NAME/BYTES" (a name holds no slash).
+    static func namesAndSizes(importedFrom folder: String, _ db: any CatalogConnection) throws -> Set<String> {
+        let rows = try db.fetchAll(
+            String.self, "SELECT r.original_name || '/' || r.bytes FROM resource r WHERE r.source_dir = \(folder) AND r.original_name IS NOT NULL")
+        return Set(rows)
+    }
+
     /// The asset with a file at `path` (relative to the library), if any.
     static func asset(holding path: String, _ db: any CatalogConnection) throws -> Int64? {
         try db.fetchOne(Int64.self, "SELECT asset_id FROM resource WHERE path = \(path) LIMIT 1")
