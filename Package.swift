@@ -62,7 +62,7 @@ let package = Package(
         // Pure functions over pixel buffers: comic, noir, mono, sepia, posterize, vignette.
         .target(name: "Filters", dependencies: ["Imaging", "CRowLoops"], swiftSettings: optimisedPixels),
         // Byte-level formats: ISOBMFF boxes, JPEG segments, TIFF/IFD, Apple MakerNote.
-        .target(name: "Containers", dependencies: ["Imaging"]),
+        .target(name: "Containers", dependencies: ["Imaging", "CZlib"]),
         // Stills and movies through libheif, libexif, libturbojpeg, libpng, libav*.
         .target(
             name: "Codecs",
@@ -90,7 +90,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/gallery.js"), .embedInCode("Web/upload.js"), .embedInCode("Web/gallery.css")]),
+            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/gallery.js"), .embedInCode("Web/upload.js"), .embedInCode("Web/download.js"), .embedInCode("Web/gallery.css")]),
         .executableTarget(
             name: "camlib",
             dependencies: [

@@ -25,7 +25,8 @@ import NIOCore
 /// ```
 ///
 /// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``; edits of a
-/// selection: ``addBatchEditRoutes(to:)``; uploads: ``addUploadRoutes(to:)``.
+/// selection: ``addBatchEditRoutes(to:)``; uploads: ``addUploadRoutes(to:)``; downloads:
+/// ``addDownloadRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs: EditJobs
@@ -38,6 +39,7 @@ struct GalleryAPI: Sendable {
         addOrganiseRoutes(to: router)
         addBatchEditRoutes(to: router)
         addUploadRoutes(to: router)
+        addDownloadRoutes(to: router)
         router.get("/api/assets") { request, _ in
             return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.queryParameters)))
         }

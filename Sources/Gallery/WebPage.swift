@@ -9,6 +9,7 @@ enum WebPage {
         "index.html": (PackageResources.index_html, "text/html; charset=utf-8"),
         "gallery.js": (PackageResources.gallery_js, "text/javascript; charset=utf-8"),
         "upload.js": (PackageResources.upload_js, "text/javascript; charset=utf-8"),
+        "download.js": (PackageResources.download_js, "text/javascript; charset=utf-8"),
         "gallery.css": (PackageResources.gallery_css, "text/css; charset=utf-8"),
     ]
 

@@ -669,6 +669,7 @@ function showAsset(asset, opening) {
   showOrganise(asset);
   showAux(asset);
   showHistory(asset);
+  showDownload(asset);
 }
 
 // As Apple Photos does on opening a Live Photo: its motion plays once, then the view
@@ -1237,6 +1238,7 @@ async function updateViewHead() {
   head.hidden = view.name === "photos" || view.name === "albums";
   // Rename and Delete only for an album that exists.
   $("albumTools").hidden = view.name !== "album" || !albumNamed(view.album);
+  if (albumNamed(view.album)) $("downloadAlbum").href = `/download?album=${albumNamed(view.album).id}&version=current`;
   $("emptyTrash").hidden = view.name !== "trash";
   if (view.name === "favorites") {
     $("viewTitle").textContent = "Favourites";

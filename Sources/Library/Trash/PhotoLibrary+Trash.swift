@@ -67,7 +67,7 @@ extension PhotoLibrary {
     }
 
     /// Which of `ids` are in the trash, in order.
-    func trashed(among ids: Set<Int64>) throws -> [Int64] {
+    public func trashed(among ids: Set<Int64>) throws -> [Int64] {
         guard !ids.isEmpty else { return [] }
         return try catalog.read { db in try ids.sorted().filter { try TrashedAssetRecord.trashedAt($0, db) != nil } }
     }
