@@ -12,12 +12,17 @@
     goal < 15 ms;
   - a Live Photo's H.264 proxy, once made, starting to play when the pointer rests on its
     tile (pointerenter to the video's `playing`); goal < 300 ms. On a library of the real
-    corpus: the synthetic library's rows name no movie files.
+    corpus: the synthetic library's rows name no movie files;
+  - the shared corpus uploaded through Chromium's Upload picker, beside `camlib import
+    --no-wait` of the same files: goal at least 0.8x its speed;
+  - a ZIP of 1,000 assets' originals streamed to curl, beside `cat` of the same files to
+    /dev/null (the read floor), with the server's memory: goal at least 0.8x cat, the
+    first byte within a second, memory flat.
 
 The synthetic library's rows name thumbnails that do not exist; before timing, the ones of
 the pages visited are linked to the seed library's real thumbnails.
 
-Usage: bench/gallery.py [--runs 10]   (needs: apt install wrk nginx-light; .venv from setup.sh)
+Usage: bench/gallery.py [--runs 10] [--only transfers]   (needs: apt install wrk nginx-light; .venv from setup.sh)
 """
 import argparse, json, os, random, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.request
 
@@ -26,11 +31,11 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "Browser"))
 os.environ["SE_OFFLINE"] = "true"
 os.environ["SE_AVOID_STATS"] = "true"
-from measure import ROOT, Results, build_camlib  # noqa: E402
+from measure import ROOT, Results, build_camlib, tree_rss_kb  # noqa: E402
 import query  # noqa: E402
 
 SIZE = 1_000_000
-CORPUS = os.path.join(ROOT, "..", "shared", "media")
+CORPUS = os.path.realpath(os.path.join(ROOT, "..", "shared", "media"))
 
 # Installed before the page's own script: marks when every tile in view shows its
 # thumbnail, and when a tile's movie starts playing.
@@ -54,6 +59,7 @@ document.addEventListener('playing', () => { window.__marks.playing = performanc
 
 pct = query.pct
 RESULTS = Results("gallery", "Gallery")
+TRANSFERS = Results("gallery-transfers", "Gallery: uploads and downloads")
 
 
 def line(name, values, goal):
@@ -271,14 +277,138 @@ def proxy_start(camlib, runs):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def corpus_files():
+    """Every file of the shared corpus, as a person would pick them all."""
+    files = []
+    for folder, _, names in os.walk(CORPUS):
+        files += [os.path.join(folder, n) for n in sorted(names) if n not in ("MANIFEST.json", "README.md")]
+    return sorted(files)
+
+
+def upload_speed(camlib, runs):
+    """The shared corpus picked in Chromium's Upload and sent (tus, three at a time) into
+    an empty library, to the panel saying all are done, beside `camlib import --no-wait`
+    of the same files into an empty library (both leave thumbnails to workers)."""
+    from selenium.webdriver.common.by import By
+    from conftest import make_driver
+    files = corpus_files()
+    total = sum(os.path.getsize(f) for f in files)
+    imports, uploads = [], []
+    for _ in range(runs):
+        work = tempfile.mkdtemp(prefix="camlib-bench-upload-")
+        try:
+            start = time.perf_counter()
+            subprocess.run([camlib, "import", "--library", os.path.join(work, "imported"), "--no-wait", *files], capture_output=True)
+            imports.append(time.perf_counter() - start)
+            subprocess.run([camlib, "init", "--library", os.path.join(work, "uploaded")], capture_output=True, check=True)
+            server = Server(camlib, os.path.join(work, "uploaded"), extra=("--no-worker",))
+            driver = make_driver(1400, 900)
+            try:
+                driver.get(server.base + "/")
+                time.sleep(0.5)
+                start = time.perf_counter()
+                driver.find_element(By.ID, "uploadPicker").send_keys("\n".join(files))
+                end = time.time() + 600
+                while time.time() < end and "uploaded" not in driver.find_element(By.ID, "uploadSummary").text:
+                    time.sleep(0.02)
+                uploads.append(time.perf_counter() - start)
+            finally:
+                driver.quit()
+                server.stop()
+        finally:
+            subprocess.run(["chmod", "-R", "u+w", work])
+            shutil.rmtree(work, ignore_errors=True)
+    mb = total / 1e6
+    up, imp = statistics.median(uploads), statistics.median(imports)
+    ratio = imp / up
+    print(f"{'upload of the corpus in Chromium vs camlib import':58} {mb / up:7.1f} MB/s vs {mb / imp:7.1f} MB/s "
+          f"({len(files)} files, {mb:.0f} MB; {ratio:.2f}x; goal >= 0.8x: {'met' if ratio >= 0.8 else 'NOT met'})")
+    TRANSFERS.add("upload of the shared corpus through Chromium, MB/s", mb / up, "MB/s", mb / imp, "camlib import --no-wait of the same files",
+                "at least 0.8x camlib import", ratio >= 0.8)
+
+
+def zip_library(camlib):
+    """A library of 1,000 assets for the ZIP download: the corpus's readable photos and
+    movies, each made a new file by bytes after its end, imported once and kept."""
+    lib = os.path.join(query.OUT, "zip-1000")
+    if os.path.exists(os.path.join(lib, "catalog.sqlite")):
+        return lib
+    sources = [f for f in corpus_files() if "/malformed/" not in f and f.lower().endswith((".jpg", ".jpeg", ".heic", ".mov", ".png"))]
+    work = tempfile.mkdtemp(prefix="camlib-bench-zip-")
+    try:
+        for i in range(1000):
+            source = sources[i % len(sources)]
+            stem, ext = os.path.splitext(os.path.basename(source))
+            with open(source, "rb") as f, open(os.path.join(work, f"{stem}-{i:04d}{ext}"), "wb") as out:
+                out.write(f.read() + f"camlib-bench-{i}".encode())
+        shutil.rmtree(lib, ignore_errors=True)
+        subprocess.run([camlib, "import", "--library", lib, "--no-wait", work], capture_output=True, check=False)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return lib
+
+
+def zip_speed(camlib, runs):
+    """A ZIP of 1,000 assets' originals streamed by camlib serve to curl, beside `cat` of
+    the same files to /dev/null (the read floor), both from the page cache; the server's
+    resident memory before and at its peak during the download."""
+    lib = zip_library(camlib)
+    listing = json.loads(subprocess.run([camlib, "query", "--library", lib, "--json"], capture_output=True, text=True, check=True).stdout)
+    ids = [a["id"] for a in listing][:1000]
+    paths = [r["path"] for a in listing[:1000] for r in a["resources"] if r["role"] in ("photo", "video", "pairedVideo")]
+    total = sum(os.path.getsize(p) for p in paths)
+    cats, zips, firsts = [], [], []
+    for _ in range(runs + 1):
+        start = time.perf_counter()
+        subprocess.run(["cat", *paths], stdout=subprocess.DEVNULL, check=True)
+        cats.append(time.perf_counter() - start)
+    cats = cats[1:]  # the first warms the page cache
+    server = Server(camlib, lib, extra=("--no-worker",))
+    try:
+        with open("/tmp/camlib-bench-zip-ids", "w") as f:
+            f.write("assets=" + ",".join(map(str, ids)) + "&version=original")
+        before = tree_rss_kb(server.process.pid) / 1024
+        peak = before
+        for _ in range(runs + 1):
+            curl = subprocess.Popen(["curl", "-s", "-o", "/dev/null", "-G", "--data-binary", "@/tmp/camlib-bench-zip-ids", "-w", "%{size_download} %{time_starttransfer} %{time_total}",
+                                     server.base + "/download"], stdout=subprocess.PIPE, text=True)
+            while curl.poll() is None:
+                peak = max(peak, tree_rss_kb(server.process.pid) / 1024)
+                time.sleep(0.01)
+            size, first, seconds = curl.stdout.read().split()
+            zips.append(float(seconds))
+            firsts.append(float(first))
+        zips, firsts = zips[1:], firsts[1:]
+    finally:
+        server.stop()
+    mb = total / 1e6
+    cat_rate, zip_rate = mb / statistics.median(cats), mb / statistics.median(zips)
+    ratio = zip_rate / cat_rate
+    print(f"{'ZIP of 1,000 assets streamed vs cat of the files':58} {zip_rate:7.0f} MB/s vs {cat_rate:7.0f} MB/s "
+          f"({len(paths)} files, {mb:.0f} MB; {ratio:.2f}x; goal >= 0.8x: {'met' if ratio >= 0.8 else 'NOT met'})")
+    print(f"{'ZIP of 1,000 assets: first byte':58} p50 {statistics.median(firsts) * 1000:8.1f} ms (goal < 1,000 ms: {'met' if max(firsts) < 1 else 'NOT met'})")
+    print(f"{'ZIP of 1,000 assets: server memory':58} {before:7.1f} MB before, {peak:7.1f} MB at its peak")
+    TRANSFERS.add("ZIP of 1,000 assets streamed, MB/s", zip_rate, "MB/s", cat_rate, "cat of the same files to /dev/null", "at least 0.8x cat", ratio >= 0.8)
+    TRANSFERS.add("ZIP of 1,000 assets: first byte, slowest", max(firsts) * 1000, "ms", goal="under 1,000 ms", met=max(firsts) < 1)
+    TRANSFERS.add("ZIP of 1,000 assets: server memory at its peak", peak, "MB", before, "the server before the download", "flat (within 64 MB)", peak - before < 64)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--only", choices=["transfers"], help="only the uploads and downloads (no million-asset library)")
     args = parser.parse_args()
-    for tool in ["wrk", "nginx", "taskset", "chromium", "chromedriver"]:
+    for tool in (["curl", "chromium", "chromedriver"] if args.only else ["wrk", "nginx", "taskset", "chromium", "chromedriver", "curl"]):
         if not shutil.which(tool):
             raise SystemExit(f"bench/gallery.py needs {tool} (apt install wrk nginx-light; ./setup.sh for chromium)")
     camlib = build_camlib()
+    if args.only == "transfers":
+        print(f"== uploads and downloads, {os.cpu_count()} cores, {args.runs} runs ==")
+        upload_speed(camlib, max(1, args.runs // 3))
+        zip_speed(camlib, args.runs)
+        TRANSFERS.note(f"the shared corpus ({len(corpus_files())} files) and a library of 1,000 assets made from it; {args.runs} runs")
+        TRANSFERS.write()
+        return
     lib = query.libraries(camlib, [SIZE])[SIZE]
     seed = os.path.join(query.OUT, "seed")
     rng = random.Random(13)
@@ -286,8 +416,12 @@ def main():
     server, visited = page_timings(camlib, lib, seed, args.runs, rng)
     thumbnail_rate(camlib, lib, visited, server)
     proxy_start(camlib, args.runs)
+    upload_speed(camlib, max(1, args.runs // 3))
+    zip_speed(camlib, args.runs)
     RESULTS.note(f"camlib serve on the {SIZE:,}-asset library of bench/query.py, in Debian's headless Chromium; {args.runs} runs")
     RESULTS.write()
+    TRANSFERS.note(f"the shared corpus ({len(corpus_files())} files) and a library of 1,000 assets made from it; {args.runs} runs")
+    TRANSFERS.write()
 
 
 if __name__ == "__main__":

@@ -16,8 +16,10 @@ import NIOCore
 ///                                      201 and Location; 200 and the asset when the sha256 is known
 /// HEAD    /api/uploads/ID              Upload-Offset: where the next piece starts
 /// PATCH   /api/uploads/ID              a piece (application/offset+octet-stream) at Upload-Offset;
-///                                      the last one imports the file before it answers
-/// GET     /api/uploads/ID              the upload as JSON, with what the import did once whole
+///                                      the last one starts the file's import
+/// GET     /api/uploads/ID[?wait=1]     the upload as JSON, with what the import did once whole
+///                                      (with wait=1, once its import has ended)
+/// GET     /api/uploads?ids=ID,…&wait=1 several, once at least one of them is imported (20 s at most)
 /// DELETE  /api/uploads/ID              cancelled: its bytes go
 /// ```
 ///
@@ -117,9 +119,8 @@ extension GalleryAPI {
                     let held = try await Blocking.run { try store.offset(id) }
                     guard held == offset else { throw UploadError.wrongOffset(id: id, given: offset, actual: held) }
                     let end = try await Self.receive(request.body, into: id, at: offset, store: store)
-                    if let whole = try await Blocking.run({ try store.wholeFile(id) }) {
-                        _ = await uploads.imports.importFile(id, whole)
-                    }
+                    // Whole: imported while the page sends the next file (GET …?wait=1 hears how).
+                    if let whole = try await Blocking.run({ try store.wholeFile(id) }) { uploads.imports.start(id, whole) }
                     return end
                 }
             }
@@ -127,23 +128,46 @@ extension GalleryAPI {
             headers[HTTPField.Name("Upload-Offset")!] = String(end)
             return Response(status: .noContent, headers: headers)
         }
-        router.get("/api/uploads/:id") { _, context in
+        router.get("/api/uploads/:id") { request, context in
             let id = try context.parameters.require("id")
+            let wait = request.uri.queryParameters["wait"] == "1"
+            let imports = uploads.imports
             let state = try await Self.answering { () async throws -> UploadState in
                 guard let upload = try await Blocking.run({ try store.upload(id) }) else { throw UploadError.notFound(id: id) }
                 let offset = try await Blocking.run { try store.offset(id) }
                 guard upload.result == nil, offset == upload.length else { return UploadState(upload, offset: offset) }
-                // Whole but not imported: its last piece's answer was lost, or the gallery
-                // stopped while importing it.
-                return try await store.exclusively(id) {
-                    guard let whole = try await Blocking.run({ try store.wholeFile(id) }) else {
-                        return UploadState(try store.upload(id) ?? upload, offset: offset)
-                    }
-                    _ = await uploads.imports.importFile(id, whole)
-                    return UploadState(try store.upload(id) ?? upload, offset: offset)
+                // Whole but not imported: being imported now, or its import was lost (the
+                // gallery stopped meanwhile) and starts again.
+                if !imports.isImporting(id), let whole = try await Blocking.run({ try store.wholeFile(id) }) { imports.start(id, whole) }
+                guard wait, let result = await imports.outcome(id) else {
+                    return UploadState(try await Blocking.run { try store.upload(id) } ?? upload, offset: offset)
                 }
+                var done = upload
+                done.result = result
+                return UploadState(done, offset: offset)
             }
             return try jsonResponse(state)
+        }
+        router.get("/api/uploads") { request, _ in
+            // Several uploads at once, for a page following many imports with one request
+            // (a request each would take the browser's few connections to the gallery).
+            let ids = (request.uri.queryParameters["ids"].map(String.init) ?? "").split(separator: ",").map(String.init).filter(UploadStore.isID)
+            guard !ids.isEmpty, ids.count <= 1000 else { throw HTTPError(.badRequest, message: "name 1 to 1000 uploads: ids=ID,…") }
+            let wait = request.uri.queryParameters["wait"] == "1"
+            let imports = uploads.imports
+            let deadline = Date().addingTimeInterval(20)
+            while true {
+                let states = try await Blocking.run { () throws -> [UploadState] in
+                    try ids.compactMap { id in try store.upload(id).map { UploadState($0, offset: try store.offset(id)) } }
+                }
+                let imported = states.filter { $0.outcome != nil }
+                // Whole but neither imported nor importing: its import was lost; again.
+                for state in states where state.outcome == nil && state.offset == state.length {
+                    if let id = state.id, !imports.isImporting(id), let whole = try await Blocking.run({ try store.wholeFile(id) }) { imports.start(id, whole) }
+                }
+                if !wait || !imported.isEmpty || Date() > deadline { return try jsonResponse(["uploads": states]) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
         router.delete("/api/uploads/:id") { request, context in
             try Self.checkTusVersion(request)

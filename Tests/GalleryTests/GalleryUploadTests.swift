@@ -83,11 +83,15 @@ struct GalleryUploadTests {
             try await client.execute(uri: location, method: .patch, headers: Self.piece(at: half), body: ByteBuffer(bytes: still[half...])) {
                 #expect($0.status == .noContent)
             }
-            let imported = try await client.execute(uri: location, method: .get) { try $0.object() }
+            let imported = try await client.execute(uri: location + "?wait=1", method: .get) { try $0.object() }
             #expect(imported["outcome"] as? String == "imported" && imported["offset"] as? Int == still.count, "\(imported)")
             // The movie, sent later in the same batch, joins it.
             let movieLocation = try await Self.send(movie, name: "IMG_4394.mov", piece: 1 << 20, client)
-            let paired = try await client.execute(uri: movieLocation, method: .get) { try $0.object() }
+            let paired = try await client.execute(uri: movieLocation + "?wait=1", method: .get) { try $0.object() }
+            // Both at once, as the page follows its imports.
+            let ids = [location, movieLocation].map { $0.split(separator: "/").last.map(String.init) ?? "" }.joined(separator: ",")
+            let both = try await client.execute(uri: "/api/uploads?ids=\(ids)&wait=1", method: .get) { try $0.object() }
+            #expect((both["uploads"] as? [[String: Any]])?.compactMap { $0["outcome"] as? String } == ["imported", "imported"], "\(both)")
             #expect(paired["outcome"] as? String == "imported" && paired["paired"] as? Bool == true, "\(paired)")
             #expect(paired["asset"] as? Int == imported["asset"] as? Int)
             // The still again, saying its hash: known before a byte is sent.
@@ -145,7 +149,7 @@ struct GalleryUploadTests {
             try await client.execute(uri: "/api/uploads/../../catalog.sqlite", method: .head, headers: Self.write) { #expect($0.status == .notFound) }
             // Not a photo: whole, then named as skipped with import's reason.
             let text = try await Self.send(Array("not a photo".utf8), name: "notes.txt", piece: 4, client)
-            let skipped = try await client.execute(uri: text, method: .get) { try $0.object() }
+            let skipped = try await client.execute(uri: text + "?wait=1", method: .get) { try $0.object() }
             #expect(skipped["outcome"] as? String == "skipped" && (skipped["message"] as? String)?.isEmpty == false, "\(skipped)")
         }
         #expect(try gallery.library.assetIDs(matching: AssetQuery()).isEmpty)

@@ -22,7 +22,8 @@ const isSidecar = (name) => /\.(aae|xmp)$/i.test(name);
 
 function queueUploads(files) {
   if (!files.length) return;
-  if (!UPLOAD.batch || UPLOAD.running === 0) UPLOAD.batch = `b${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const busy = UPLOAD.items.some((i) => ["waiting", "sending", "importing"].includes(i.state));
+  if (!UPLOAD.batch || !busy) UPLOAD.batch = `b${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const ordered = [...files].sort((a, b) => isSidecar(a.name) - isSidecar(b.name));
   for (const file of ordered) {
     const row = el("li", { class: "upload" },
@@ -44,17 +45,24 @@ function pump() {
     if (!item) break;
     UPLOAD.running++;
     item.state = "sending";
-    upload(item).catch((error) => finish(item, "failed", error.message)).finally(() => {
+    // Once its bytes are sent, a file is imported while the next is sent.
+    upload(item)
+      .then((result) => { release(); return result || importOutcome(item); })
+      .then((result) => done(item, result))
+      .catch((error) => { release(); finish(item, "failed", error.message); });
+    let released = false;
+    function release() {
+      if (released) return;
+      released = true;
       UPLOAD.running--;
       pump();
-      if (UPLOAD.running === 0) uploadsIdle();
-    });
+    }
   }
 }
 
 // A sidecar waits for the photos and movies sent with it: it attaches to one of them.
 const mediaOfBatchUnfinished = (batch) =>
-  UPLOAD.items.some((i) => i.batch === batch && !isSidecar(i.file.name) && (i.state === "waiting" || i.state === "sending"));
+  UPLOAD.items.some((i) => i.batch === batch && !isSidecar(i.file.name) && ["waiting", "sending", "importing"].includes(i.state));
 
 async function upload(item) {
   const file = item.file;
@@ -66,7 +74,7 @@ async function upload(item) {
     "Upload-Length": String(file.size),
     "Upload-Metadata": Object.entries(meta).map(([k, v]) => `${k} ${base64(v)}`).join(","),
   });
-  if (created.status === 200) return done(item, JSON.parse(created.responseText)); // already in the library
+  if (created.status === 200) return JSON.parse(created.responseText); // already in the library
   if (created.status !== 201) throw new Error(reason(created));
   item.url = created.getResponseHeader("Location");
   let offset = 0, failures = 0;
@@ -102,8 +110,45 @@ async function upload(item) {
     }
     progress(item, offset);
   }
+  return null;
+}
+
+// What the gallery's import made of a file whose bytes are all there. One request asks
+// for every file being imported (a request each would hold the browser's few
+// connections to the gallery, and the next files' pieces would wait behind them).
+const importing = new Map(); // upload id → resolve
+function importOutcome(item) {
+  item.state = "importing";
   say(item, "importing");
-  done(item, await api(item.url));
+  const id = item.url.split("/").pop();
+  const outcome = new Promise((resolve) => importing.set(id, resolve));
+  if (importing.size === 1) followImports();
+  return outcome;
+}
+
+async function followImports() {
+  let failures = 0;
+  while (importing.size) {
+    try {
+      const answer = await api(`/api/uploads?ids=${[...importing.keys()].slice(0, 1000).join(",")}&wait=1`);
+      failures = 0;
+      const known = new Set();
+      for (const upload of answer.uploads) {
+        known.add(upload.id);
+        if (!upload.outcome) continue;
+        importing.get(upload.id)?.(upload);
+        importing.delete(upload.id);
+      }
+      // An upload the gallery no longer has (cancelled, or abandoned): said so.
+      for (const id of [...importing.keys()].slice(0, 1000)) {
+        if (known.has(id)) continue;
+        importing.get(id)({ outcome: "failed", message: `the gallery no longer has this upload` });
+        importing.delete(id);
+      }
+    } catch (_) {
+      await waitToRetry(Math.min(++failures, 3));
+    }
+  }
 }
 
 // A second, then 2, 4, 8…; at once when the browser says it is online again.
@@ -181,6 +226,8 @@ function finish(item, state, text, asset) {
   showUploadTotals();
   // New photos show up while others are still sent, if the timeline's top is in view.
   if (UPLOAD.added && scrollY < 80 && $("viewer").hidden && Date.now() - UPLOAD.refreshed > 5000) showNewAssets();
+  pump();  // a sidecar may have waited for this file
+  uploadsIdle();
 }
 
 function say(item, text) {
@@ -207,7 +254,7 @@ function showUploadTotals() {
 }
 
 function uploadsIdle() {
-  if (UPLOAD.items.some((i) => i.state === "waiting")) return;
+  if (UPLOAD.items.some((i) => ["waiting", "sending", "importing"].includes(i.state))) return;
   if (UPLOAD.added) showNewAssets();
 }
 

@@ -220,7 +220,7 @@ public final class UploadStore: Sendable {
     }
 
     /// An id as the store makes them: 32 lower-case hex digits (and never a path).
-    static func isID(_ id: String) -> Bool {
+    public static func isID(_ id: String) -> Bool {
         id.utf8.count == 32 && id.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
