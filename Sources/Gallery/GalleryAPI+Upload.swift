@@ -4,7 +4,8 @@ import Hummingbird
 import Library
 import NIOCore
 
-/// Uploads, by the tus protocol 1.0.0 (core, creation, termination, expiration): a file
+/// Uploads, by the tus protocol 1.0.0 (core, creation, creation-with-upload, termination,
+/// expiration): a file
 /// is made with its length, sent in pieces that each say where they start, and after a
 /// dropped connection the page asks where the file ends and goes on from there. The
 /// protocol is the one resumable-upload clients (tus-js-client, TUSKit on iOS, Uppy)
@@ -12,7 +13,8 @@ import NIOCore
 ///
 /// ```
 /// OPTIONS /api/uploads                 the protocol's version, extensions and largest file
-/// POST    /api/uploads                 Upload-Length, Upload-Metadata: filename, batch, sha256
+/// POST    /api/uploads                 Upload-Length, Upload-Metadata: filename, batch, sha256, and
+///                                      the first piece as its body (creation-with-upload), or none;
 ///                                      201 and Location; 200 and the asset when the sha256 is known
 /// HEAD    /api/uploads/ID              Upload-Offset: where the next piece starts
 /// PATCH   /api/uploads/ID              a piece (application/offset+octet-stream) at Upload-Offset;
@@ -65,7 +67,7 @@ extension GalleryAPI {
         router.on("/api/uploads", method: .options) { _, _ in
             var headers = Self.tusHeaders()
             headers[HTTPField.Name("Tus-Version")!] = Self.tusVersion
-            headers[HTTPField.Name("Tus-Extension")!] = "creation,termination,expiration"
+            headers[HTTPField.Name("Tus-Extension")!] = "creation,creation-with-upload,termination,expiration"
             headers[HTTPField.Name("Tus-Max-Size")!] = String(store.maxFileSize)
             return Response(status: .noContent, headers: headers)
         }
@@ -87,6 +89,17 @@ extension GalleryAPI {
             var headers = Self.tusHeaders()
             headers[.location] = "/api/uploads/\(upload.id)"
             if let expires = store.expires(upload.id) { headers[HTTPField.Name("Upload-Expires")!] = Self.httpDate(expires) }
+            // creation-with-upload: the first piece (a small file whole) in the same request.
+            if request.headers[.contentType] == "application/offset+octet-stream" {
+                let end = try await Self.answering {
+                    try await store.exclusively(upload.id) {
+                        let end = try await Self.receive(request.body, into: upload.id, at: 0, store: store)
+                        if let whole = try await Blocking.run({ try store.wholeFile(upload.id) }) { uploads.imports.start(upload.id, whole) }
+                        return end
+                    }
+                }
+                headers[HTTPField.Name("Upload-Offset")!] = String(end)
+            }
             return Response(status: .created, headers: headers)
         }
         router.head("/api/uploads/:id") { request, context in

@@ -94,6 +94,16 @@ struct GalleryUploadTests {
             #expect((both["uploads"] as? [[String: Any]])?.compactMap { $0["outcome"] as? String } == ["imported", "imported"], "\(both)")
             #expect(paired["outcome"] as? String == "imported" && paired["paired"] as? Bool == true, "\(paired)")
             #expect(paired["asset"] as? Int == imported["asset"] as? Int)
+            // A file whole in the request that makes its upload (creation-with-upload).
+            var withBody = Self.creating(still.count, name: "IMG_4394-copy.HEIC", batch: "b2")
+            withBody[.contentType] = "application/offset+octet-stream"
+            let carried = try await client.execute(uri: "/api/uploads", method: .post, headers: withBody, body: ByteBuffer(bytes: still)) { response in
+                #expect(response.status == .created)
+                #expect(response.headers[HTTPField.Name("Upload-Offset")!] == String(still.count))
+                return try #require(response.headers[.location])
+            }
+            let copy = try await client.execute(uri: carried + "?wait=1", method: .get) { try $0.object() }
+            #expect(copy["outcome"] as? String == "duplicate", "\(copy)")
             // The still again, saying its hash: known before a byte is sent.
             let sha = Data(try FileReading.sha256(of: Media.path("apple-live-photo/IMG_4394.HEIC")).utf8).base64EncodedString()
             var known = Self.creating(still.count, name: "copy.heic")

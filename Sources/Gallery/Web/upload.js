@@ -6,7 +6,7 @@
 // Uses gallery.js's $, el, api, state, resetTimeline and loadPage.
 
 const UPLOAD = {
-  atOnce: 3,                  // files sent at the same time
+  atOnce: 4,                  // files sent at the same time (a fifth connection follows the imports)
   piece: Math.max(64 << 10, Number(new URLSearchParams(location.search).get("uploadPiece")) || 8 << 20), // bytes a request
   hashUpTo: 256 << 20,        // files hashed first (to skip those in the library): up to this size
   tries: 6,                   // tries of a piece before the file is reported as failed
@@ -70,14 +70,33 @@ async function upload(item) {
   const meta = { filename: file.name, batch: item.batch, filetype: file.type || "" };
   const sha = await sha256(file);
   if (sha) meta.sha256 = sha;
-  const created = await tus("POST", "/api/uploads", {
-    "Upload-Length": String(file.size),
-    "Upload-Metadata": Object.entries(meta).map(([k, v]) => `${k} ${base64(v)}`).join(","),
-  });
+  // The first piece goes with the request that makes the upload (a small file whole).
+  const first = file.slice(0, Math.min(file.size, UPLOAD.piece));
+  let created, carried = true;
+  try {
+    created = await tus("POST", "/api/uploads", {
+      "Upload-Length": String(file.size),
+      "Upload-Metadata": Object.entries(meta).map(([k, v]) => `${k} ${base64(v)}`).join(","),
+      "Content-Type": "application/offset+octet-stream",
+    }, first, (loaded) => progress(item, loaded));
+  } catch (error) {
+    created = { status: 0 };
+  }
   if (created.status === 200) return JSON.parse(created.responseText); // already in the library
+  if (created.status === 0) {
+    // Cut off before the answer: nothing says where the upload is; made again.
+    carried = false;
+    created = await tus("POST", "/api/uploads", {
+      "Upload-Length": String(file.size),
+      "Upload-Metadata": Object.entries(meta).map(([k, v]) => `${k} ${base64(v)}`).join(","),
+    });
+    if (created.status === 200) return JSON.parse(created.responseText);
+  }
   if (created.status !== 201) throw new Error(reason(created));
   item.url = created.getResponseHeader("Location");
-  let offset = 0, failures = 0;
+  let offset = Number(created.getResponseHeader("Upload-Offset") || 0), failures = 0;
+  progress(item, offset);
+  if (carried && offset >= file.size) return null;
   while (offset < file.size || file.size === 0) {
     say(item, "sending");
     const end = Math.min(file.size, offset + UPLOAD.piece);
@@ -130,7 +149,8 @@ async function followImports() {
   let failures = 0;
   while (importing.size) {
     try {
-      const answer = await api(`/api/uploads?ids=${[...importing.keys()].slice(0, 1000).join(",")}&wait=1`);
+      const asked = [...importing.keys()].slice(0, 1000);
+      const answer = await api(`/api/uploads?ids=${asked.join(",")}&wait=1`);
       failures = 0;
       const known = new Set();
       for (const upload of answer.uploads) {
@@ -140,8 +160,8 @@ async function followImports() {
         importing.delete(upload.id);
       }
       // An upload the gallery no longer has (cancelled, or abandoned): said so.
-      for (const id of [...importing.keys()].slice(0, 1000)) {
-        if (known.has(id)) continue;
+      for (const id of asked) {
+        if (known.has(id) || !importing.has(id)) continue;
         importing.get(id)({ outcome: "failed", message: `the gallery no longer has this upload` });
         importing.delete(id);
       }
