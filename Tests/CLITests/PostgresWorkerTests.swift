@@ -114,15 +114,7 @@ struct PostgresWorkerTests {
             first.waitUntilExit()
         }
         // Stopped as soon as it holds a render.
-        var child: Int32?
-        for _ in 0..<600 where child == nil {
-            usleep(25_000)
-            let running = try Self.jobs(library)["running"] as? [[String: Any]] ?? []
-            if let pid = running.first(where: { $0["kind"] as? String == "render" })?["pid"] as? Int, WorkerCommandTests.children(of: library).contains(Int32(pid)) {
-                child = Int32(pid)
-            }
-        }
-        let stopped = try #require(child, "no worker took a render")
+        let stopped = try #require(try Self.childRendering(library), "no worker took a render")
         try Self.stopOutsideTransactions(stopped, server, database: try #require(URL(string: url)?.lastPathComponent))
         sleep(4)
         let second = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "render"], environment: Self.short.merging(["CAMLIB_HOST": "fast"]) { $1 })
@@ -163,15 +155,7 @@ struct PostgresWorkerTests {
             kill(first.processIdentifier, SIGKILL)
             first.waitUntilExit()
         }
-        var child: Int32?
-        for _ in 0..<600 where child == nil {
-            usleep(25_000)
-            let running = try Self.jobs(library)["running"] as? [[String: Any]] ?? []
-            if let pid = running.first(where: { $0["kind"] as? String == "render" })?["pid"] as? Int, WorkerCommandTests.children(of: library).contains(Int32(pid)) {
-                child = Int32(pid)
-            }
-        }
-        let stopped = try #require(child, "no worker took a render")
+        let stopped = try #require(try Self.childRendering(library), "no worker took a render")
 
         // Its worker row locked from psql, its next heartbeat waits inside its transaction;
         // stopped there, and the lock let go, it holds its worker and job rows.
@@ -248,6 +232,18 @@ struct PostgresWorkerTests {
             try? input.fileHandleForWriting.close()
             process.waitUntilExit()
         }
+    }
+
+    /// The worker child process of `library` that runs a render, once one does (15 s at most).
+    static func childRendering(_ library: String) throws -> Int32? {
+        for _ in 0..<600 {
+            usleep(25_000)
+            let running = try jobs(library)["running"] as? [[String: Any]] ?? []
+            if let pid = running.first(where: { $0["kind"] as? String == "render" })?["pid"] as? Int, WorkerCommandTests.children(of: library).contains(Int32(pid)) {
+                return Int32(pid)
+            }
+        }
+        return nil
     }
 
     /// Stops `pid` (SIGSTOP) at a moment when no session of `database` but the test's own
