@@ -30,11 +30,12 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         }
         // A page of another site may link here, but not use the API or make the gallery
-        // decode and encode for it (an edit preview costs a second of CPU): browsers say
-        // where a request comes from in Sec-Fetch-Site.
+        // decode and encode for it (an edit preview costs a second of CPU), nor start a
+        // download (a ZIP reads every file it names): browsers say where a request comes
+        // from in Sec-Fetch-Site (a bookmark or a typed URL: "none").
         let path = request.uri.path
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site == "cross-site" || site == "same-site",
-            path.hasPrefix("/api/") || path.hasPrefix("/media/")
+            path.hasPrefix("/api/") || path.hasPrefix("/media/") || path.hasPrefix("/download")
         {
             throw HTTPError(.forbidden, message: "the gallery's API and files answer its own page only")
         }

@@ -224,6 +224,11 @@ struct GalleryAPITests {
             try await client.execute(uri: "/media/\(still.id)/1/thumbnail", method: .get, headers: [site: "cross-site"]) {
                 #expect($0.status == .forbidden)
             }
+            // Nor start a download of the library (a ZIP reads every file it names).
+            try await client.execute(uri: "/download?assets=\(still.id)", method: .get, headers: [site: "cross-site"]) {
+                #expect($0.status == .forbidden)
+            }
+            try await client.execute(uri: "/download?assets=\(still.id)", method: .get, headers: [site: "none"]) { #expect($0.status == .ok) }
             try await client.execute(uri: "/", method: .get, headers: [site: "cross-site"]) { #expect($0.status == .ok) }
             try await client.execute(uri: "/api/assets?limit=1", method: .get, headers: [site: "same-origin"]) { response in
                 #expect(response.status == .ok)

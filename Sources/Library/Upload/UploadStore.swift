@@ -5,7 +5,7 @@ import Synchronization
 /// model): each waits in `tmp/uploads/` until it is whole, unseen by the catalog, and is
 /// then imported like any file. A piece that is cut off is sent again from where the
 /// store says the file ends. An upload nobody has added to for a day is abandoned and
-/// removed by ``sweep()``.
+/// removed by ``sweep(now:)``.
 ///
 /// In `tmp/uploads/`: `ID.json` (what the browser said of the file, and its outcome once
 /// imported) and `ID.part` (the bytes so far). A whole file is linked into
@@ -95,7 +95,7 @@ public final class UploadStore: Sendable {
 
     // MARK: Writing
 
-    /// Runs `body` as the one writer of `id`; throws ``UploadError/busy`` while another
+    /// Runs `body` as the one writer of `id`; throws ``UploadError/busy(id:)`` while another
     /// is (a piece sent again before the server saw the first one's connection end).
     public func exclusively<T>(_ id: String, _ body: () async throws -> T) async throws -> T {
         guard writing.withLock({ $0.insert(id).inserted }) else { throw UploadError.busy(id: id) }

@@ -16,7 +16,7 @@ import Synchronization
 ///   scanned when it is back: what arrived meanwhile, and is not known by name and size
 ///   among the files imported from there, is imported.
 ///
-/// `events` hears every outcome (``Event``); ``stop()`` (SIGTERM) ends ``run()`` after
+/// `events` hears every outcome (``Event``); ``stop()`` (SIGTERM) ends ``run(events:)`` after
 /// the import under way.
 public final class WatchedImport: Sendable {
     public struct Options: Sendable {
