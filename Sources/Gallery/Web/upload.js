@@ -66,7 +66,7 @@ const mediaOfBatchUnfinished = (batch) =>
 
 async function upload(item) {
   const file = item.file;
-  say(item, "checking");
+  showUploadState(item, "checking");
   const meta = { filename: file.name, batch: item.batch, filetype: file.type || "" };
   const sha = await sha256(file);
   if (sha) meta.sha256 = sha;
@@ -98,7 +98,7 @@ async function upload(item) {
   progress(item, offset);
   if (carried && offset >= file.size) return null;
   while (offset < file.size || file.size === 0) {
-    say(item, "sending");
+    showUploadState(item, "sending");
     const end = Math.min(file.size, offset + UPLOAD.piece);
     let answer;
     try {
@@ -118,7 +118,7 @@ async function upload(item) {
     if ([400, 404, 410, 413, 415, 507].includes(answer.status)) throw new Error(reason(answer));
     // Cut off, busy or failed for a moment: ask where the file ends, and go on from there.
     if (++failures >= UPLOAD.tries) throw new Error(answer.status ? reason(answer) : "the connection to the gallery failed, again and again");
-    say(item, `connection lost; trying again (${failures} of ${UPLOAD.tries - 1})`);
+    showUploadState(item, `connection lost; trying again (${failures} of ${UPLOAD.tries - 1})`);
     await waitToRetry(failures);
     try {
       const where = await tus("HEAD", item.url);
@@ -138,7 +138,7 @@ async function upload(item) {
 const importing = new Map(); // upload id → resolve
 function importOutcome(item) {
   item.state = "importing";
-  say(item, "importing");
+  showUploadState(item, "importing");
   const id = item.url.split("/").pop();
   const outcome = new Promise((resolve) => importing.set(id, resolve));
   if (importing.size === 1) followImports();
@@ -250,7 +250,7 @@ function finish(item, state, text, asset) {
   uploadsIdle();
 }
 
-function say(item, text) {
+function showUploadState(item, text) {
   item.row.querySelector(".state").textContent = text;
 }
 
