@@ -122,11 +122,7 @@ struct PostgresWorkerTests {
         let before = try Camlib.run(["query", "--library", library, "--json"]).stdout
         // The stopped machine goes on, finishes its render, and records nothing.
         kill(stopped, SIGCONT)
-        var told = ""
-        for _ in 0..<1200 where !told.contains("leaseLost") {
-            usleep(50_000)
-            told = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
-        }
+        let told = Self.outputOnceLeaseLost(said)
         #expect(told.contains("leaseLost"), "the stopped worker said \(told)")
         let status = try Self.jobs(library)
         #expect(Self.count(status, "render", "running") == 0 && Self.count(status, "render", "failed") == 0, "\(status)")
@@ -187,11 +183,7 @@ struct PostgresWorkerTests {
 
         // The stopped machine wakes, connects again, and records nothing of its render.
         kill(stopped, SIGCONT)
-        var told = ""
-        for _ in 0..<1200 where !told.contains("leaseLost") {
-            usleep(50_000)
-            told = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
-        }
+        let told = Self.outputOnceLeaseLost(said)
         #expect(told.contains("leaseLost"), "the woken worker said \(told)")
         #expect(try Camlib.run(["query", "--library", library, "--json"]).stdout == before, "the late worker changed the catalog")
         // And it takes the next job.
@@ -232,6 +224,16 @@ struct PostgresWorkerTests {
             try? input.fileHandleForWriting.close()
             process.waitUntilExit()
         }
+    }
+
+    /// What a worker printed to `output`, once it has said `leaseLost` (60 s at most).
+    static func outputOnceLeaseLost(_ output: String) -> String {
+        var told = ""
+        for _ in 0..<1200 where !told.contains("leaseLost") {
+            usleep(50_000)
+            told = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        }
+        return told
     }
 
     /// The worker child process of `library` that runs a render, once one does (15 s at most).
