@@ -2,15 +2,17 @@ internal import CZlib
 import Foundation
 
 /// A ZIP archive written as a stream (PKWARE's APPNOTE 6.3.10): every file stored as it
-/// is (photos and movies are compressed already), followed by a data descriptor with its
-/// CRC-32, so each file is read once, as it is sent. ZIP64 records are used where a size
-/// or an offset passes 4 GiB or the entries pass 65,535. As the sizes are known, so is
-/// the archive's whole length before its first byte.
+/// is (photos and movies are compressed already). A file whose CRC-32 is known beforehand
+/// has it in its local header and is sent as it is; any other is followed by a data
+/// descriptor with the CRC-32 computed as it was sent, so each file is read once. ZIP64
+/// records are used where a size or an offset passes 4 GiB or the entries pass 65,535.
+/// As the sizes are known, so is the archive's whole length before its first byte.
 ///
 /// ```swift
 /// var zip = ZipStream(entries: [.init(name: "IMG_1.HEIC", size: 2_402_114)])
 /// send(zip.localHeader(0)); var crc = CRC32(); /* send the file's bytes, crc.update(...) */
-/// send(zip.dataDescriptor(0, crc: crc.value)); send(zip.end())
+/// if zip.needsDescriptor(0) { send(zip.dataDescriptor(0, crc: crc.value)) }
+/// send(zip.end())
 /// ```
 public struct ZipStream: Sendable {
     public struct Entry: Sendable, Equatable {
@@ -18,9 +20,12 @@ public struct ZipStream: Sendable {
         public var size: UInt64
         /// Shown as the file's time (local, as ZIP keeps it).
         public var modified: Date?
+        /// The bytes' CRC-32 when known beforehand; nil: computed as they are sent and
+        /// written in a data descriptor after them.
+        public var crc32: UInt32?
 
-        public init(name: String, size: UInt64, modified: Date? = nil) {
-            (self.name, self.size, self.modified) = (name, size, modified)
+        public init(name: String, size: UInt64, modified: Date? = nil, crc32: UInt32? = nil) {
+            (self.name, self.size, self.modified, self.crc32) = (name, size, modified, crc32)
         }
     }
 
@@ -43,7 +48,7 @@ public struct ZipStream: Sendable {
             at += UInt64(Self.localHeaderLength(entry)) + entry.size + UInt64(Self.descriptorLength(entry))
         }
         self.offsets = offsets
-        crcs = Array(repeating: 0, count: entries.count)
+        crcs = entries.map { $0.crc32 ?? 0 }
         directoryOffset = at
         var directory: UInt64 = 0
         for (entry, offset) in zip(entries, offsets) { directory += UInt64(Self.centralHeaderLength(entry, offset: offset)) }
@@ -57,31 +62,39 @@ public struct ZipStream: Sendable {
         let entry = entries[i]
         let name = Array(entry.name.utf8)
         let big = entry.size >= Self.max32
+        // Without a known CRC, it and the sizes follow the data (zeros here).
+        let known = entry.crc32 != nil
         var out = ByteWriter()
         out.u32(0x0403_4b50)
         out.u16(big ? 45 : 20)  // version needed: 4.5 for ZIP64
-        out.u16(0x0808)  // bit 3: sizes and CRC follow the data; bit 11: the name is UTF-8
+        out.u16(Self.flags(entry))
         out.u16(0)  // stored
         let (time, date) = Self.dosTime(entry.modified)
         out.u16(time)
         out.u16(date)
-        out.u32(0)  // CRC-32: in the descriptor
-        out.u32(big ? UInt32(Self.max32) : 0)
-        out.u32(big ? UInt32(Self.max32) : 0)
+        out.u32(entry.crc32 ?? 0)
+        let size32 = big ? UInt32(Self.max32) : known ? UInt32(entry.size) : 0
+        out.u32(size32)
+        out.u32(size32)
         out.u16(UInt16(name.count))
         out.u16(big ? 20 : 0)
         out.bytes(name)
         if big {
             out.u16(0x0001)
             out.u16(16)
-            out.u64(0)
-            out.u64(0)
+            out.u64(known ? entry.size : 0)
+            out.u64(known ? entry.size : 0)
         }
         return out.data
     }
 
-    /// The data descriptor of entry `i`, sent after its bytes, with their CRC-32.
+    /// Whether entry `i`'s bytes are followed by a data descriptor (its CRC-32 was not known).
+    public func needsDescriptor(_ i: Int) -> Bool { entries[i].crc32 == nil }
+
+    /// The data descriptor of entry `i`, sent after its bytes, with their CRC-32; only for
+    /// an entry whose CRC-32 was not known (``needsDescriptor(_:)``).
     public mutating func dataDescriptor(_ i: Int, crc: UInt32) -> [UInt8] {
+        precondition(needsDescriptor(i), "entry \(i)'s CRC-32 is in its local header")
         crcs[i] = crc
         let entry = entries[i]
         var out = ByteWriter()
@@ -113,7 +126,7 @@ public struct ZipStream: Sendable {
             out.u32(0x0201_4b50)
             out.u16(0x031E)  // made by: Unix, 3.0
             out.u16(needs64 ? 45 : 20)
-            out.u16(0x0808)
+            out.u16(Self.flags(entry))
             out.u16(0)
             let (time, date) = Self.dosTime(entry.modified)
             out.u16(time)
@@ -172,7 +185,12 @@ public struct ZipStream: Sendable {
     }
 
     private static func descriptorLength(_ entry: Entry) -> Int {
-        entry.size >= max32 ? 24 : 16
+        entry.crc32 != nil ? 0 : entry.size >= max32 ? 24 : 16
+    }
+
+    /// Bit 3: the CRC and sizes follow the data; bit 11: the name is UTF-8.
+    private static func flags(_ entry: Entry) -> UInt16 {
+        entry.crc32 == nil ? 0x0808 : 0x0800
     }
 
     private static func centralHeaderLength(_ entry: Entry, offset: UInt64) -> Int {

@@ -6,7 +6,7 @@ import Library
 import NIOCore
 
 /// Downloads: assets' files as `camlib export` names them, one file as itself and more
-/// as a ZIP made as it is sent (no archive on disk; each file read once, a megabyte at a
+/// as a ZIP made as it is sent (no archive on disk; each file read once, a few megabytes at a
 /// time, as the connection takes it), with its length known before the first byte so
 /// the browser shows how far it is.
 ///
@@ -64,7 +64,8 @@ extension GalleryAPI {
     }
 
     /// `files` with their sizes as they are on disk; a file missing is an error naming it,
-    /// before anything is sent.
+    /// before anything is sent. A file whose size is not the one recorded has changed since:
+    /// its CRC-32 is computed as it is sent, not taken from the catalog.
     static func checked(_ files: [Exporter.DownloadFile]) throws -> [Exporter.DownloadFile] {
         try files.map { file in
             var info = stat()
@@ -72,44 +73,21 @@ extension GalleryAPI {
                 throw HTTPError(.internalServerError, message: "asset \(file.asset): its file \(file.path) is missing (camlib verify can tell more)")
             }
             var sized = file
+            if Int64(info.st_size) != file.bytes { sized.crc32 = nil }
             sized.bytes = Int64(info.st_size)
             return sized
         }
     }
 
     static func zipResponse(_ files: [Exporter.DownloadFile], name: String) -> Response {
-        let entries = files.map { ZipStream.Entry(name: $0.name, size: UInt64($0.bytes), modified: $0.modified) }
+        let download = ZipDownload(files)
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
-        headers[.contentLength] = String(ZipStream(entries: entries).length)
+        headers[.contentLength] = String(download.length)
         headers[.contentDisposition] = attachment(name)
         headers[.cacheControl] = "no-store"
         let body = ResponseBody { writer in
-            var zip = ZipStream(entries: entries)
-            let allocator = ByteBufferAllocator()
-            for (i, file) in files.enumerated() {
-                try await writer.write(ByteBuffer(bytes: zip.localHeader(i)))
-                let fd = open(file.path, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { throw DownloadError.unreadable(file: file, detail: String(cString: strerror(errno))) }
-                defer { close(fd) }
-                var crc = CRC32()
-                var offset: Int64 = 0
-                while offset < file.bytes {
-                    let want = Int(min(Int64(1 << 20), file.bytes - offset))
-                    let at = offset
-                    let chunk = try await Blocking.run { () throws -> ByteBuffer in
-                        var buffer = allocator.buffer(capacity: want)
-                        let n = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { pread(fd, $0.baseAddress, want, off_t(at)) }
-                        guard n > 0 else { throw DownloadError.unreadable(file: file, detail: n == 0 ? "it is shorter than it was" : String(cString: strerror(errno))) }
-                        return buffer
-                    }
-                    chunk.withUnsafeReadableBytes { crc.update($0) }
-                    offset += Int64(chunk.readableBytes)
-                    try await writer.write(chunk)
-                }
-                try await writer.write(ByteBuffer(bytes: zip.dataDescriptor(i, crc: crc.value)))
-            }
-            try await writer.write(ByteBuffer(bytes: zip.end()))
+            try await download.send(to: &writer)
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)

@@ -93,4 +93,48 @@ struct GalleryDownloadTests {
             }
         }
     }
+
+    @Test func filesWithTheirCRCRecordedAreSentAsTheyAreAndTheOthersAreChecksummedOnTheWay() async throws {
+        let gallery = try GalleryLibrary(folders: ["orientation"])
+        let ids = Array(try gallery.library.assetIDs(matching: AssetQuery()).prefix(3))
+        let assets = try gallery.library.describe(ids)
+        // The middle one as a file of a library from before migration 0023: no CRC-32 recorded.
+        let unrecorded = try #require(assets[1].primaryOriginal)
+        #expect(assets.allSatisfy { $0.primaryOriginal?.crc32 != nil })
+        try gallery.library.catalog.write { db in
+            try db.execute("UPDATE resource SET crc32 = NULL WHERE path = \(gallery.library.relative(URL(fileURLWithPath: unrecorded.path)))")
+        }
+        let scratch = try ScratchDirectory()
+        let zip = scratch.file("mixed.zip")
+        try await gallery.test { client in
+            try await client.execute(uri: "/download?assets=\(ids.map(String.init).joined(separator: ","))", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentLength] == String(response.body.readableBytes))
+                try Data(buffer: response.body).write(to: URL(fileURLWithPath: zip))
+            }
+        }
+        // Bit 3 of an entry's flags: its CRC-32 and sizes follow its bytes (a data descriptor).
+        let read = try run("/usr/bin/python3", [
+            "-c", "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nfor i in z.infolist(): print(i.file_size, i.flag_bits & 8, i.CRC)", zip,
+        ])
+        #expect(read.status == 0, "\(read.stderr)")
+        let entries = read.stdout.split(separator: "\n").map { $0.split(separator: " ").map { Int64($0)! } }
+        let originals = assets.compactMap(\.primaryOriginal)
+        #expect(entries.map { $0[0] } == originals.map(\.bytes))
+        #expect(entries.map { $0[1] } == [0, 8, 0], "only the file without a recorded CRC-32 has a data descriptor")
+        #expect(entries[0][2] == Int64(originals[0].crc32!) && entries[2][2] == Int64(originals[2].crc32!))
+        let unzip = try run("/usr/bin/unzip", ["-t", zip])
+        #expect(unzip.status == 0 && unzip.stdout.contains("No errors detected"), "\(unzip.stdout)")
+    }
+
+    @Test func aFileWhoseSizeIsNotTheOneRecordedHasItsCRC32ComputedNotTakenFromTheCatalog() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.file("IMG_1.JPG")
+        try Data("grown since it was recorded".utf8).write(to: URL(fileURLWithPath: path))
+        let recorded = Exporter.DownloadFile(name: "IMG_1.JPG", path: path, bytes: 5, asset: 1, modified: nil, crc32: 1234)
+        let same = Exporter.DownloadFile(name: "IMG_1.JPG", path: path, bytes: 27, asset: 1, modified: nil, crc32: 1234)
+        let checked = try GalleryAPI.checked([recorded, same])
+        #expect(checked[0].bytes == 27 && checked[0].crc32 == nil)
+        #expect(checked[1].crc32 == 1234)
+    }
 }

@@ -158,7 +158,7 @@ import TestSupport
                     ("path", record.path.databaseValue), ("sha256", record.sha256.databaseValue), ("bytes", record.bytes.databaseValue),
                     ("mime", record.mime.databaseValue), ("derived_from", record.derivedFrom.databaseValue),
                     ("original_name", record.originalName.databaseValue), ("source_dir", record.sourceDir.databaseValue),
-                    ("added_at", record.addedAt.databaseValue),
+                    ("added_at", record.addedAt.databaseValue), ("crc32", record.crc32.databaseValue),
                 ]
                 #expect(fields.count == ResourceRecord.CodingKeys.allCases.count)
                 for (column, value) in fields { #expect(value == row[column] as DatabaseValue, "resource \(record.id ?? 0): \(column)") }

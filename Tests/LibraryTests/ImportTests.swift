@@ -85,6 +85,23 @@ struct CorpusImportTests {
         }
     }
 
+    @Test(arguments: CatalogBackend.allCases) func everyFileADownloadCanHoldRecordsTheCRC32OfItsBytes(on backend: CatalogBackend) throws {
+        // Originals, Motion Photos' movies, Apple's sidecars and renders: a ZIP download
+        // puts the CRC-32 in its header rather than reading the file through it first.
+        let corpus = try CorpusLibrary.shared(on: backend)
+        let rows = try corpus.library.catalog.read { db in
+            try db.rows("SELECT path, crc32 FROM resource WHERE role != 'thumbnail' ORDER BY id").map(\.row)
+        }
+        #expect(rows.count > 40)
+        let paths = rows.map { corpus.library.absolute($0["path"] as String).path }
+        let zlib = try run("/usr/bin/python3", ["-c", "import sys, zlib\nfor p in sys.argv[1:]: print(zlib.crc32(open(p, 'rb').read()))"] + paths)
+        #expect(zlib.status == 0, "\(zlib.stderr)")
+        let expected = zlib.stdout.split(separator: "\n").map { Int64($0)! }
+        for (row, (path, crc)) in zip(rows, zip(paths, expected)) {
+            #expect((row["crc32"] as Int64?) == crc, "\(path)")
+        }
+    }
+
     @Test(arguments: CatalogBackend.allCases) func displayedSizeAndOrientationMatchTheManifest(on backend: CatalogBackend) throws {
         let corpus = try CorpusLibrary.shared(on: backend)
         let manifest = try Media.manifest()

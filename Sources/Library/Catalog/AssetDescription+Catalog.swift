@@ -27,7 +27,7 @@ extension AssetDescription {
                 {
                     try confine(r.path, of: r.assetId)
                     out[r.assetId]?.resources.append(
-                        Resource(role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes, mime: r.mime, of: nil, originalName: r.originalName))
+                        Resource(role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes, mime: r.mime, of: nil, originalName: r.originalName, crc32: r.crc32))
                 }
                 continue
             }
@@ -41,7 +41,7 @@ extension AssetDescription {
                 out[r.assetId]?.resources.append(
                     Resource(
                         role: r.role, path: root + r.path, sha256: r.sha256, bytes: r.bytes,
-                        mime: r.mime, of: r.derivedFrom.flatMap { roles[$0] }, originalName: r.originalName))
+                        mime: r.mime, of: r.derivedFrom.flatMap { roles[$0] }, originalName: r.originalName, crc32: r.crc32))
             }
             // A Live Photo's movie carries the still's time (any of its files, current or not).
             for file in files where file.record.role == .pairedVideo {

@@ -17,6 +17,8 @@ extension Exporter {
         public var bytes: Int64
         public var asset: Int64
         public var modified: Date?
+        /// Its CRC-32 as the catalog records it, for a ZIP's header; nil when not recorded.
+        public var crc32: UInt32?
     }
 
     /// The files a download of `assets` holds, named as `camlib export` names them (a
@@ -60,7 +62,7 @@ extension Exporter {
             for (resource, name) in plan {
                 let final = rename(name, stem: stem, suffix: suffix)
                 taken.insert(final.lowercased())
-                files.append(DownloadFile(name: final, path: resource.path, bytes: resource.bytes, asset: asset.id, modified: modified))
+                files.append(DownloadFile(name: final, path: resource.path, bytes: resource.bytes, asset: asset.id, modified: modified, crc32: resource.crc32))
             }
         }
         return files

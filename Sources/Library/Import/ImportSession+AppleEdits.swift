@@ -24,7 +24,7 @@ extension ImportSession {
         }
         // A render is kept as it is: the thumbnail and aux images its analysis made go.
         defer { AnalysisOutcome.analyzed(a).discardStagedFiles() }
-        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
+        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes, crc32: a.crc32)
         if library.rehearsal == nil {
             do {
                 try AtomicFile.makeDurable([a.stagedCopy])

@@ -155,7 +155,7 @@ struct ImportSession {
         let source = URL(fileURLWithPath: a.path)
         let layout = library.layout
         if let existing = try ResourceRecord.assetHolding(original: a.sha256, db) { return .duplicate(asset: existing) }
-        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes)
+        let staged = AtomicFile.Temporary(url: URL(fileURLWithPath: a.stagedCopy), sha256: a.sha256, bytes: a.bytes, crc32: a.crc32)
         let original = try library.publishOriginal(staged, named: source.lastPathComponent, capturedAt: a.metadata.capturedAt, syncFolder: false, db)
         published.append(original)
         var thumbnailURL: URL?
@@ -216,7 +216,7 @@ struct ImportSession {
         var resource = ResourceRecord(
             id: nil, assetId: assetID, role: role, path: library.relative(original), sha256: a.sha256, bytes: a.bytes,
             mime: a.format.mimeType, derivedFrom: nil, originalName: sourceURL.lastPathComponent,
-            sourceDir: sourceFolder(of: a.path), addedAt: now)
+            sourceDir: sourceFolder(of: a.path), addedAt: now, crc32: a.crc32)
         try db.insert(&resource)
         let resourceID = resource.id!
         try db.insert(MetadataRecord(a, resourceID: resourceID))
@@ -267,7 +267,7 @@ struct ImportSession {
             try AssetRecord.setKind(.motion, of: asset, db)
             var resource = ResourceRecord(
                 id: nil, assetId: asset, role: .pairedVideo, path: library.relative(url), sha256: movie.sha256, bytes: movie.bytes,
-                mime: movie.format.mimeType, derivedFrom: still, originalName: nil, sourceDir: nil, addedAt: now)
+                mime: movie.format.mimeType, derivedFrom: still, originalName: nil, sourceDir: nil, addedAt: now, crc32: movie.crc32)
             try db.insert(&resource)
             var analysis = a
             analysis.format = movie.format
@@ -317,7 +317,7 @@ struct ImportSession {
                     var record = ResourceRecord(
                         id: nil, assetId: asset, role: role, path: library.relative(url), sha256: copy.sha256, bytes: copy.bytes,
                         mime: mime, derivedFrom: nil, originalName: source.lastPathComponent,
-                        sourceDir: sourceFolder(of: path), addedAt: utcNow())
+                        sourceDir: sourceFolder(of: path), addedAt: utcNow(), crc32: copy.crc32)
                     try db.insert(&record)
                     try then?(db, record.id!)
                     return true

@@ -8,6 +8,8 @@ public struct MediaAnalysis: Codable, Sendable, Equatable {
     public var format: MediaFormat
     public var bytes: Int64
     public var sha256: String
+    /// ZIP's checksum of the same bytes, computed as they were staged.
+    public var crc32: UInt32? = nil
     /// The original's bytes, copied into the library's tmp/ folder, read-only, waiting
     /// to be linked into originals/. Like every file an analysis stages, not fsynced yet:
     /// the import does that just before it links them (`makeStagedFilesDurable()`).
@@ -53,6 +55,7 @@ public struct StagedMovie: Codable, Sendable, Equatable {
     public var temporaryPath: String
     public var sha256: String
     public var bytes: Int64
+    public var crc32: UInt32? = nil
     public var format: MediaFormat
     /// Where it was in the still.
     public var offset: Int64

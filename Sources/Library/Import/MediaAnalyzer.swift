@@ -113,7 +113,7 @@ public enum MediaAnalyzer {
                 }
                 let copy = try AtomicFile.writeTemporary(bytes, in: stagingDirectory, readOnly: true, sha256: sha, durable: false)
                 analysis = MediaAnalysis(
-                    path: path, format: format, bytes: Int64(bytes.count), sha256: sha, stagedCopy: copy.url.path,
+                    path: path, format: format, bytes: Int64(bytes.count), sha256: sha, crc32: copy.crc32, stagedCopy: copy.url.path,
                     metadata: metadata, thumbnail: thumbnail, warnings: warnings, auxiliaryImages: aux, embeddedMovie: movie)
             } catch {
                 for file in staged { unlink(file) }
@@ -157,7 +157,7 @@ public enum MediaAnalyzer {
         }
         guard decodePictures else {
             return MediaAnalysis(
-                path: path, format: format, bytes: copy.bytes, sha256: copy.sha256, stagedCopy: staged, metadata: metadata,
+                path: path, format: format, bytes: copy.bytes, sha256: copy.sha256, crc32: copy.crc32, stagedCopy: staged, metadata: metadata,
                 thumbnail: nil, warnings: warnings)
         }
         let frame: PixelBuffer<UInt8>
@@ -169,7 +169,7 @@ public enum MediaAnalyzer {
         }
         let poster = try writeThumbnail((frame, "decoded"), in: stagingDirectory)
         return MediaAnalysis(
-            path: path, format: format, bytes: copy.bytes, sha256: copy.sha256, stagedCopy: staged, metadata: metadata,
+            path: path, format: format, bytes: copy.bytes, sha256: copy.sha256, crc32: copy.crc32, stagedCopy: staged, metadata: metadata,
             thumbnail: poster, warnings: warnings)
     }
 
@@ -374,7 +374,7 @@ public enum MediaAnalyzer {
             }
             let format = MediaFormat.sniff(Array(data.prefix(64))) ?? .mp4
             return StagedMovie(
-                temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, format: format.isMovie ? format : .mp4,
+                temporaryPath: file.url.path, sha256: file.sha256, bytes: file.bytes, crc32: file.crc32, format: format.isMovie ? format : .mp4,
                 offset: Int64(movie.range.lowerBound), declaredBy: movie.declaredBy, note: movie.note,
                 metadata: movieMetadata(reader, video: video), thumbnail: poster)
         } catch {

@@ -20,6 +20,9 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         public var of: ResourceRole?
         /// For originals: the file name it had when imported.
         public var originalName: String?
+        /// ZIP's CRC-32 of its bytes, recorded as the file was written; absent for files
+        /// that entered the library before catalog migration 0023.
+        public var crc32: UInt32?
     }
 
     /// An auxiliary image of the asset's still (`aux` in the JSON).

@@ -343,14 +343,14 @@ extension PhotoLibrary {
         }
         var actions: [RepairReport.Action] = []
         for file in files {
-            let staged: (path: String, sha256: String, bytes: Int64)?
+            let staged: (path: String, sha256: String, bytes: Int64, crc32: UInt32?)?
             let thumbnail = file.role == ResourceRole.thumbnail.rawValue
             if thumbnail && file.madeFrom == sourceID {
-                staged = a.thumbnail.map { ($0.temporaryPath, $0.sha256, $0.bytes) }
+                staged = a.thumbnail.map { ($0.temporaryPath, $0.sha256, $0.bytes, nil) }
             } else if thumbnail && movieID != nil && file.madeFrom == movieID {
-                staged = a.embeddedMovie?.thumbnail.map { ($0.temporaryPath, $0.sha256, $0.bytes) }
+                staged = a.embeddedMovie?.thumbnail.map { ($0.temporaryPath, $0.sha256, $0.bytes, nil) }
             } else if file.role == ResourceRole.pairedVideo.rawValue && file.madeFrom == sourceID {
-                staged = a.embeddedMovie.map { ($0.temporaryPath, $0.sha256, $0.bytes) }
+                staged = a.embeddedMovie.map { ($0.temporaryPath, $0.sha256, $0.bytes, $0.crc32) }
             } else {
                 staged = nil
             }
@@ -363,7 +363,7 @@ extension PhotoLibrary {
                 try fence?(db)
                 _ = try publishDerived(URL(fileURLWithPath: staged.path), to: destination)
                 if staged.sha256 != file.sha256 || staged.bytes != file.bytes {
-                    try CatalogFile.setBytes(file.source, id: file.id, sha256: staged.sha256, bytes: staged.bytes, db)
+                    try CatalogFile.setBytes(file.source, id: file.id, sha256: staged.sha256, bytes: staged.bytes, crc32: staged.crc32, db)
                 }
             }
             let same = staged.sha256 == file.sha256 ? "the same bytes as before" : "new bytes, recorded"

@@ -60,7 +60,7 @@ extension PhotoLibrary {
             try fence?(db)
             _ = try publishDerived(staged.url, to: destination)
             if staged.sha256 != file.sha256 || staged.bytes != file.bytes {
-                try CatalogFile.setBytes(file.source, id: file.id, sha256: staged.sha256, bytes: staged.bytes, db)
+                try CatalogFile.setBytes(file.source, id: file.id, sha256: staged.sha256, bytes: staged.bytes, crc32: staged.crc32, db)
             }
         }
         let same = staged.sha256 == file.sha256 ? "the same bytes as before" : "new bytes, recorded"

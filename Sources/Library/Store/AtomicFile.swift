@@ -1,3 +1,4 @@
+import Containers
 import Crypto
 import Foundation
 import Synchronization
@@ -16,6 +17,9 @@ enum AtomicFile {
         let url: URL
         let sha256: String
         let bytes: Int64
+        /// ZIP's checksum of the same bytes, computed with the hash (nil for a staged file
+        /// described by an analysis that did not record it).
+        let crc32: UInt32?
     }
 
     /// Copies `source` into a new temporary file in `directory`, hashing what it copies.
@@ -26,16 +30,11 @@ enum AtomicFile {
             close(output)
             if !ok { unlink(url.path) }
         }
-        var hasher = SHA256()
-        var total: Int64 = 0
-        try FileReading.forEachChunk(of: source.path) { piece in
-            hasher.update(bufferPointer: piece)
-            try writeAll(output, piece, path: url.path)
-            total += Int64(piece.count)
-        }
+        var stream = Stream(fd: output, path: url.path)
+        try FileReading.forEachChunk(of: source.path) { try stream.write($0) }
         try finish(output, path: url.path, readOnly: readOnly)
         ok = true
-        return Temporary(url: url, sha256: hasher.finalize().hexString, bytes: total)
+        return stream.temporary(url)
     }
 
     /// Writes `data` into a new temporary file in `directory`; `sha256` saves hashing
@@ -53,7 +52,9 @@ enum AtomicFile {
         try data.withUnsafeBytes { try writeAll(fd, $0, path: url.path) }
         try finish(fd, path: url.path, readOnly: readOnly, durable: durable)
         ok = true
-        return Temporary(url: url, sha256: sha256 ?? SHA256.hash(data: data).hexString, bytes: Int64(data.count))
+        var crc = CRC32()
+        data.withUnsafeBytes { crc.update($0) }
+        return Temporary(url: url, sha256: sha256 ?? SHA256.hash(data: data).hexString, bytes: Int64(data.count), crc32: crc.value)
     }
 
     /// A temporary file being written piece by piece and hashed as it goes.
@@ -61,7 +62,12 @@ enum AtomicFile {
         fileprivate let fd: Int32
         fileprivate let path: String
         fileprivate var hasher = SHA256()
+        fileprivate var crc = CRC32()
         fileprivate(set) var count: Int64 = 0
+
+        fileprivate func temporary(_ url: URL) -> Temporary {
+            Temporary(url: url, sha256: hasher.finalize().hexString, bytes: count, crc32: crc.value)
+        }
 
         mutating func write(_ bytes: [UInt8]) throws {
             try bytes.withUnsafeBytes { try write($0) }
@@ -69,6 +75,7 @@ enum AtomicFile {
 
         mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
             hasher.update(bufferPointer: bytes)
+            crc.update(bytes)
             try AtomicFile.writeAll(fd, bytes, path: path)
             count += Int64(bytes.count)
         }
@@ -106,7 +113,7 @@ enum AtomicFile {
         try body(&stream)
         try finish(fd, path: url.path, readOnly: readOnly, durable: durable)
         ok = true
-        return Temporary(url: url, sha256: stream.hasher.finalize().hexString, bytes: stream.count)
+        return stream.temporary(url)
     }
 
     /// Moves a temporary file to `destination`, or to `name-2.ext`, `name-3.ext`, … when

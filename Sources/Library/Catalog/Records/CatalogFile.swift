@@ -75,9 +75,11 @@ struct CatalogFile: Sendable {
 
     /// A file camlib made (`source`: a resource or an auxiliary image) has new bytes,
     /// made again from what it was made from.
-    static func setBytes(_ source: Source, id: Int64, sha256: String, bytes: Int64, _ db: any CatalogConnection) throws {
-        let table = CatalogSQL(sql: source == .resource ? "resource" : "aux_image")
-        try db.execute("UPDATE \(table) SET sha256 = \(sha256), bytes = \(bytes) WHERE id = \(id)")
+    static func setBytes(_ source: Source, id: Int64, sha256: String, bytes: Int64, crc32: UInt32?, _ db: any CatalogConnection) throws {
+        switch source {
+        case .resource: try db.execute("UPDATE resource SET sha256 = \(sha256), bytes = \(bytes), crc32 = \(crc32) WHERE id = \(id)")
+        case .auxImage: try db.execute("UPDATE aux_image SET sha256 = \(sha256), bytes = \(bytes) WHERE id = \(id)")
+        }
     }
 
     /// Whether a catalog row names `path`: a file, or an auxiliary image's PNG.

@@ -31,11 +31,14 @@ struct ResourceRecord: Codable, Sendable {
     var originalName: String?
     var sourceDir: String?
     var addedAt: String
+    /// Its CRC-32, when it was computed as the file was written (nil for files of
+    /// libraries before migration 0023).
+    var crc32: UInt32?
 
     /// The table's columns this record reads, in the order it reads them.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case id, assetId = "asset_id", role, path, sha256, bytes, mime, derivedFrom = "derived_from"
-        case originalName = "original_name", sourceDir = "source_dir", addedAt = "added_at"
+        case originalName = "original_name", sourceDir = "source_dir", addedAt = "added_at", crc32
     }
 }
 
@@ -55,6 +58,7 @@ extension ResourceRecord: PositionalRecord, MutablePersistableRecord, CatalogIde
         originalName = row[8]
         sourceDir = row[9]
         addedAt = try row.required(10)
+        crc32 = row[11]
     }
 
     enum Columns {
