@@ -23,6 +23,8 @@ import NIOCore
 ///                                      (with wait=1, once its import has ended)
 /// GET     /api/uploads?ids=ID,…&wait=1 several, once at least one of them is imported (20 s at most)
 /// DELETE  /api/uploads/ID              cancelled: its bytes go
+/// GET     /api/known-sizes?bytes=N,…   which of these sizes the library's originals have: the
+///                                      page hashes only files of those sizes to send sha256
 /// ```
 ///
 /// Every method but HEAD and GET needs the page's write header, as every change does.
@@ -170,6 +172,7 @@ extension GalleryAPI {
             let imports = uploads.imports
             let deadline = Date().addingTimeInterval(20)
             while true {
+                let seen = imports.outcomes
                 let states = try await Blocking.run { () throws -> [UploadState] in
                     try ids.compactMap { id in try store.upload(id).map { UploadState($0, offset: try store.offset(id)) } }
                 }
@@ -179,8 +182,20 @@ extension GalleryAPI {
                     if let id = state.id, !imports.isImporting(id), let whole = try await Blocking.run({ try store.wholeFile(id) }) { imports.start(id, whole) }
                 }
                 if !wait || !imported.isEmpty || Date() > deadline { return try jsonResponse(["uploads": states]) }
-                try await Task.sleep(for: .milliseconds(50))
+                // Read again when an import ends: any upload's, not only these (few uploads
+                // at a time, and a record read is cheap).
+                await imports.nextOutcome(after: seen, within: deadline.timeIntervalSinceNow)
             }
+        }
+        router.get("/api/known-sizes") { request, _ in
+            let given = (request.uri.queryParameters["bytes"].map(String.init) ?? "").split(separator: ",")
+            let sizes = given.compactMap { Int64($0) }.filter { $0 >= 0 }
+            guard sizes.count == given.count, !sizes.isEmpty, sizes.count <= 5000 else {
+                throw HTTPError(.badRequest, message: "name 1 to 5000 file sizes in bytes: bytes=N,…")
+            }
+            let library = self.library
+            let known = try await Blocking.run { try library.originalSizes(among: sizes) }
+            return try jsonResponse(["known": known.sorted()])
         }
         router.delete("/api/uploads/:id") { request, context in
             try Self.checkTusVersion(request)

@@ -7,12 +7,12 @@ import Synchronization
 /// `camlib import`: analysed in child processes (an uploaded file is untrusted), its
 /// thumbnails and proxies left to the workers as jobs. Files that arrive while an import
 /// runs wait and go together in the next: one import of many files analyses them in
-/// parallel and commits them in few transactions, where one import a file would start
-/// a child for each.
+/// parallel and commits them in few transactions. The analysis workers stay from one
+/// import to the next (``AnalysisWorkers/keeps``): starting two processes for each
+/// import of a few files cost more CPU than the files.
 final class UploadImports: Sendable {
     let library: PhotoLibrary
     let store: UploadStore
-    let executable: String
 
     private struct Waiting {
         var id: String
@@ -24,17 +24,19 @@ final class UploadImports: Sendable {
         var running = false
         /// Those waiting for each upload's import, by upload: one import however many ask.
         var listeners: [String: [@Sendable (ImportedFile) -> Void]] = [:]
+        /// Imports ended so far (``outcomes``), and those waiting for the next.
+        var ended = 0
+        var waitingForAny: [UUID: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state = Mutex(State())
-    /// Analysis workers started while an import runs, for the next one: a worker takes
-    /// about 50 ms to start, which each import of a few files would otherwise wait for.
-    private let spare = Mutex<AnalysisWorkers?>(nil)
+    /// Started with the first upload's import, kept while the gallery runs.
+    private let workers: AnalysisWorkers
 
     init(library: PhotoLibrary, store: UploadStore, executable: String) {
         self.library = library
         self.store = store
-        self.executable = executable
+        workers = AnalysisWorkers(executable: executable, keeps: true)
     }
 
     /// Queues upload `id`, whose whole file is `file`, for import, unless it is queued or
@@ -69,6 +71,28 @@ final class UploadImports: Sendable {
         }
     }
 
+    /// How many uploads' imports have ended since the gallery started: what
+    /// ``nextOutcome(after:within:)`` waits to see move.
+    var outcomes: Int { state.withLock { $0.ended } }
+
+    /// Returns once an upload's import ends after ``outcomes`` was `seen` (at once if one
+    /// has), or after `seconds`.
+    func nextOutcome(after seen: Int, within seconds: Double) async {
+        let key = UUID()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let moved = state.withLock { state -> Bool in
+                guard state.ended == seen else { return true }
+                state.waitingForAny[key] = continuation
+                return false
+            }
+            if moved { return continuation.resume() }
+            Task { [self] in
+                try? await Task.sleep(for: .seconds(seconds))
+                state.withLock { $0.waitingForAny.removeValue(forKey: key) }?.resume()
+            }
+        }
+    }
+
     /// Imports what waits, again and again, until nothing does.
     private func drain() {
         while true {
@@ -84,18 +108,19 @@ final class UploadImports: Sendable {
                 // Only the record can fail here (a full disk): the page hears the outcome
                 // all the same, and an upload whose record is missing is swept later.
                 try? store.finish(item.id, file: item.file, result: result)
-                let listeners = state.withLock { $0.listeners.removeValue(forKey: item.id) } ?? []
+                let (listeners, anyone) = state.withLock { state in
+                    state.ended += 1
+                    defer { state.waitingForAny = [:] }
+                    return (state.listeners.removeValue(forKey: item.id) ?? [], Array(state.waitingForAny.values))
+                }
                 for listener in listeners { listener(result) }
+                for continuation in anyone { continuation.resume() }
             }
         }
     }
 
     private func run(_ batch: [Waiting]) -> [ImportedFile] {
         let paths = batch.map(\.file.path)
-        let workers = spare.withLock { $0.take() } ?? AnalysisWorkers(executable: executable, prestart: min(Cores.usable, paths.count))
-        let executable = self.executable
-        let next = Thread { [self] in let made = AnalysisWorkers(executable: executable, prestart: Cores.usable); spare.withLock { $0 = made } }
-        next.start()
         let options = ImportOptions(
             jobs: min(Cores.usable, paths.count), isolation: .workerProcesses(workers), queueDerivedWork: true, recordsFiles: true)
         do {

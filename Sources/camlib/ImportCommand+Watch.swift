@@ -19,7 +19,7 @@ extension ImportCommand {
         var options = WatchedImport.Options()
         options.settle = settle
         if let jobs { options.importOptions.jobs = jobs }
-        options.importOptions.isolation = .workerProcesses(AnalysisWorkers(prestart: 1))
+        options.importOptions.isolation = .workerProcesses(AnalysisWorkers(prestart: 1, keeps: true))
         let library = try libraryOptions.open(.create)
         let watcher = WatchedImport(library: library, folders: paths, options: options)
         let signals = StopSignals { watcher.stop() }

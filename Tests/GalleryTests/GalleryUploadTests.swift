@@ -171,4 +171,23 @@ struct GalleryUploadTests {
             try await client.execute(uri: "/api/uploads", method: .post, headers: bearer) { #expect($0.status == .created) }
         }
     }
+
+    @Test(arguments: CatalogBackend.allCases) func thePageLearnsWhichSizesTheLibrarysOriginalsHave(on backend: CatalogBackend) async throws {
+        // Only a file of one of these sizes can be in the library: the page hashes those alone.
+        let gallery = try GalleryLibrary(folders: ["orientation"], on: backend)
+        let sizes = try gallery.library.describe(try gallery.library.assetIDs(matching: AssetQuery())).compactMap { $0.primaryOriginal?.bytes }
+        let thumbnail = try #require(try gallery.library.describe([try gallery.library.assetIDs(matching: AssetQuery())[0]])[0].resources.first { $0.role == .thumbnail })
+        try #require(!sizes.contains(thumbnail.bytes))
+        try await gallery.test { client in
+            let asked = [sizes[0], sizes[1], 7, thumbnail.bytes, sizes[0]]
+            let known = try await client.execute(uri: "/api/known-sizes?bytes=\(asked.map(String.init).joined(separator: ","))", method: .get) { response in
+                #expect(response.status == .ok)
+                return try response.object()["known"] as? [Int64]
+            }
+            #expect(known == Set([sizes[0], sizes[1]]).sorted(), "originals' sizes only: not a thumbnail's, not one no file has")
+            for bad in ["", "?bytes=", "?bytes=12,x", "?bytes=-4", "?bytes=" + Array(repeating: "1", count: 5001).joined(separator: ",")] {
+                try await client.execute(uri: "/api/known-sizes" + bad, method: .get) { #expect($0.status == .badRequest, "\(bad.prefix(20))") }
+            }
+        }
+    }
 }

@@ -478,11 +478,14 @@ function fillTile(tile, asset) {
 
 // The browser's first movie of a page starts slowly (Chromium readies its media pipeline:
 // a quarter of a second): the first Live Photo's movie is opened once, unseen and its
-// metadata only, when the page is idle, so that a first hover plays at once.
+// metadata only, when the page is idle, so that a first hover plays at once. Not while
+// files upload: opening a movie may make its browsers' copy, which would compete with
+// their import; the tiles drawn after the uploads warm it.
 function warmMoviePlayer(asset) {
-  if (state.warmed) return;
+  if (state.warmed || uploadsBusy()) return;
   state.warmed = true;
   const warm = () => {
+    if (uploadsBusy()) { state.warmed = false; return; }
     const video = el("video", { muted: true, preload: "metadata" });
     video.muted = true;
     const done = () => { video.removeAttribute("src"); video.load(); };

@@ -3,7 +3,7 @@
 // tus protocol (/api/uploads): in pieces that say where they start, so that after a
 // dropped connection a file goes on from where the gallery says it ends. Each whole file
 // is imported as `camlib import` imports it; the panel says what became of each.
-// Uses gallery.js's $, el, api, state, resetTimeline and loadPage.
+// Uses gallery.js's $, el, api, state, resetTimeline and loadPage; gives it uploadsBusy.
 
 const UPLOAD = {
   atOnce: 4,                  // files sent at the same time (a fifth connection follows the imports)
@@ -22,20 +22,21 @@ const isSidecar = (name) => /\.(aae|xmp)$/i.test(name);
 
 function queueUploads(files) {
   if (!files.length) return;
-  const busy = UPLOAD.items.some((i) => ["waiting", "sending", "importing"].includes(i.state));
+  const busy = uploadsBusy();
   if (!UPLOAD.batch || !busy) UPLOAD.batch = `b${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const ordered = [...files].sort((a, b) => isSidecar(a.name) - isSidecar(b.name));
+  const sizes = knownSizes(ordered);
   for (const file of ordered) {
     const row = el("li", { class: "upload" },
       el("span", { class: "name", text: file.webkitRelativePath || file.name, title: file.name }),
       el("progress", { max: 1, value: 0 }),
       el("span", { class: "state", text: "waiting" }));
-    const item = { file, batch: UPLOAD.batch, row, sent: 0, state: "waiting" };
+    const item = { file, batch: UPLOAD.batch, row, sent: 0, state: "waiting", sizes };
     UPLOAD.items.push(item);
     $("uploadList").append(row);
   }
   $("uploads").hidden = false;
-  showUploadTotals();
+  redraw();
   pump();
 }
 
@@ -60,6 +61,24 @@ function pump() {
   }
 }
 
+// The sizes among `files`' that some original of the library has: only a file of one of
+// them can be in the library, so only those are hashed before they are sent (hashing
+// every file cost the page more than sending it). Null when the gallery cannot say:
+// then every file is hashed.
+async function knownSizes(files) {
+  const sizes = [...new Set(files.map((f) => f.size))];
+  try {
+    const known = new Set();
+    for (let i = 0; i < sizes.length; i += 5000) {
+      const answer = await api(`/api/known-sizes?bytes=${sizes.slice(i, i + 5000).join(",")}`);
+      for (const size of answer.known) known.add(size);
+    }
+    return known;
+  } catch (_) {
+    return null;
+  }
+}
+
 // A sidecar waits for the photos and movies sent with it: it attaches to one of them.
 const mediaOfBatchUnfinished = (batch) =>
   UPLOAD.items.some((i) => i.batch === batch && !isSidecar(i.file.name) && ["waiting", "sending", "importing"].includes(i.state));
@@ -68,7 +87,8 @@ async function upload(item) {
   const file = item.file;
   showUploadState(item, "checking");
   const meta = { filename: file.name, batch: item.batch, filetype: file.type || "" };
-  const sha = await sha256(file);
+  const known = await item.sizes;
+  const sha = !known || known.has(file.size) ? await sha256(file) : null;
   if (sha) meta.sha256 = sha;
   // The first piece goes with the request that makes the upload (a small file whole).
   const first = file.slice(0, Math.min(file.size, UPLOAD.piece));
@@ -237,35 +257,64 @@ function done(item, result) {
 
 function finish(item, state, text, asset) {
   item.state = state;
-  item.row.classList.toggle("failed", state === "failed");
-  item.row.classList.toggle("done", state === "done");
-  item.row.querySelector("progress").value = state === "done" ? 1 : item.row.querySelector("progress").value;
-  const label = item.row.querySelector(".state");
-  label.textContent = state === "failed" && !text.startsWith("failed") && !text.startsWith("not imported") ? `failed: ${text}` : text;
+  item.label = state === "failed" && !text.startsWith("failed") && !text.startsWith("not imported") ? `failed: ${text}` : text;
   if (asset) item.row.dataset.asset = asset;
-  showUploadTotals();
-  // New photos show up while others are still sent, if the timeline's top is in view.
-  if (UPLOAD.added && scrollY < 80 && $("viewer").hidden && Date.now() - UPLOAD.refreshed > 5000) showNewAssets();
+  redraw(item);
   pump();  // a sidecar may have waited for this file
   uploadsIdle();
 }
 
 function showUploadState(item, text) {
-  item.row.querySelector(".state").textContent = text;
+  item.label = text;
+  redraw(item);
 }
 
 function progress(item, sent) {
   item.sent = sent;
-  item.row.querySelector("progress").value = item.file.size ? sent / item.file.size : 1;
+  redraw(item);
+}
+
+// The panel is drawn at most once a frame, for the files that changed since: progress
+// moves many times a second per file, and drawing every move (and reading the scroll
+// position after each) cost the page more than sending the files.
+const UNDRAWN = new Set();
+let drawing = 0;
+
+function redraw(item) {
+  if (item) UNDRAWN.add(item);
+  if (!drawing) drawing = requestAnimationFrame(drawUploads);
+}
+
+function drawUploads() {
+  if (drawing) cancelAnimationFrame(drawing);
+  drawing = 0;
+  for (const item of UNDRAWN) {
+    const finished = item.state === "done" || item.state === "failed";
+    item.row.classList.toggle("failed", item.state === "failed");
+    item.row.classList.toggle("done", item.state === "done");
+    if (!finished || item.state === "done") {
+      item.row.querySelector("progress").value = item.state === "done" || !item.file.size ? 1 : item.sent / item.file.size;
+    }
+    if (item.label !== undefined) item.row.querySelector(".state").textContent = item.label;
+  }
+  UNDRAWN.clear();
   showUploadTotals();
+  // New photos show up while others are still sent, if the timeline's top is in view
+  // (the scroll position read last: reading it makes the browser lay the page out).
+  if (UPLOAD.added && Date.now() - UPLOAD.refreshed > 5000 && $("viewer").hidden && scrollY < 80) showNewAssets();
 }
 
 function showUploadTotals() {
   const all = UPLOAD.items;
-  const bytes = all.reduce((n, i) => n + i.file.size, 0) || 1;
-  const sent = all.reduce((n, i) => n + (i.state === "done" || i.state === "failed" ? i.file.size : i.sent), 0);
-  const finished = all.filter((i) => i.state === "done" || i.state === "failed").length;
-  const failed = all.filter((i) => i.state === "failed").length;
+  let bytes = 0, sent = 0, finished = 0, failed = 0;
+  for (const i of all) {
+    const over = i.state === "done" || i.state === "failed";
+    bytes += i.file.size;
+    sent += over ? i.file.size : i.sent;
+    finished += over;
+    failed += i.state === "failed";
+  }
+  bytes = bytes || 1;
   $("uploadTotal").value = sent / bytes;
   $("uploadSummary").textContent = finished < all.length
     ? `Uploading ${finished + 1 > all.length ? all.length : finished + 1} of ${all.length} · ${Math.round((100 * sent) / bytes)}%`
@@ -273,8 +322,14 @@ function showUploadTotals() {
   $("uploadClose").hidden = finished < all.length;
 }
 
+// Whether files are being sent or imported.
+function uploadsBusy() {
+  return UPLOAD.items.some((i) => ["waiting", "sending", "importing"].includes(i.state));
+}
+
 function uploadsIdle() {
-  if (UPLOAD.items.some((i) => ["waiting", "sending", "importing"].includes(i.state))) return;
+  if (uploadsBusy()) return;
+  drawUploads();  // the last word at once, not at the next frame (none comes in a hidden tab)
   if (UPLOAD.added) showNewAssets();
 }
 

@@ -7,6 +7,13 @@ import Synchronization
 /// Started when the command starts, they load while the import opens or creates its
 /// catalog and lists its inputs. Workers left unused are stopped when this goes.
 ///
+/// Where imports follow one another (the gallery's uploads, a watched folder), `keeps`
+/// workers: one an import has finished with waits for the next import rather than
+/// ending, so a run of small imports does not start two processes each (their start-up,
+/// the dynamic linker's above all, cost more CPU than analysing a few photos). A worker
+/// is retired after ``filesPerWorker`` files, so that nothing it holds on to grows for
+/// ever.
+///
 /// ```swift
 /// let workers = AnalysisWorkers(executable: exe, prestart: 2)   // now, first thing
 /// let library = try PhotoLibrary(root: url, mode: .create)      // meanwhile, they load
@@ -14,12 +21,18 @@ import Synchronization
 /// ```
 public final class AnalysisWorkers: Sendable {
     public let executable: String
+    /// Whether workers are kept for the next import.
+    public let keeps: Bool
     private let started: Mutex<[WorkerProcessAnalyzer]>
+
+    /// Files a kept worker analyses before it is stopped.
+    static let filesPerWorker = 2_000
 
     /// Starts `prestart` workers at once; a worker that cannot start is started again
     /// (and its error reported) when a file needs it.
-    public init(executable: String, prestart: Int = 0) {
+    public init(executable: String, prestart: Int = 0, keeps: Bool = false) {
         self.executable = executable
+        self.keeps = keeps
         var workers: [WorkerProcessAnalyzer] = []
         for _ in 0..<max(0, prestart) {
             let worker = WorkerProcessAnalyzer(executable: executable)
@@ -33,6 +46,13 @@ public final class AnalysisWorkers: Sendable {
     /// one (started on its first file) after that.
     func take() -> WorkerProcessAnalyzer {
         started.withLock { $0.popLast() } ?? WorkerProcessAnalyzer(executable: executable)
+    }
+
+    /// Takes back a worker an import's thread has finished with: kept for the next import
+    /// when this ``keeps`` workers and the worker has not served its time, else stopped.
+    func finished(with worker: WorkerProcessAnalyzer) {
+        guard keeps, worker.analysed < Self.filesPerWorker else { return worker.stop() }
+        started.withLock { $0.append(worker) }
     }
 
     deinit {

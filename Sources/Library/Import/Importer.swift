@@ -210,11 +210,13 @@ final class AnalysisPipeline: @unchecked Sendable {
         for _ in 0..<threads {
             group.enter()
             let thread = Thread { [self] in
-                let analyzer: Analyzer =
+                let workers: AnalysisWorkers? =
                     switch options.isolation {
-                    case .inProcess: InProcessAnalyzer()
-                    case .workerProcesses(let workers): workers.take()
+                    case .inProcess: nil
+                    case .workerProcesses(let workers): workers
                     }
+                let worker = workers?.take()
+                let analyzer: Analyzer = worker ?? InProcessAnalyzer()
                 while let (index, path) = take() {
                     // CPU seconds: short for the small hostile files that spin a decoder,
                     // growing with size for big movies (hashing at 20 MB/s is far below
@@ -226,7 +228,7 @@ final class AnalysisPipeline: @unchecked Sendable {
                         path: path, stagingDirectory: tmp, catalogPath: catalogPath, timeLimit: limit, decodePictures: !options.queueDerivedWork)
                     put(outcome, at: index)
                 }
-                analyzer.stop()
+                if let workers, let worker { workers.finished(with: worker) } else { analyzer.stop() }
                 condition.lock()
                 running -= 1
                 condition.broadcast()

@@ -13,6 +13,8 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
     private var chunk = [UInt8](repeating: 0, count: 65536)
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
+    /// Files it was asked to analyse, over every process it started.
+    private(set) var analysed = 0
 
     init(executable: String) {
         self.executable = executable
@@ -24,6 +26,7 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
     /// not make a slow-but-working decode look like a hang; a wall-clock limit ten times
     /// longer catches a worker stuck without using the CPU.
     func analyze(path: String, stagingDirectory: URL, catalogPath: String, timeLimit: Double, decodePictures: Bool) -> AnalysisOutcome {
+        analysed += 1
         do {
             try startIfNeeded()
         } catch {

@@ -79,6 +79,13 @@ extension ResourceRecord: PositionalRecord, MutablePersistableRecord, CatalogIde
             "SELECT asset_id FROM resource WHERE sha256 = \(sha256) AND role IN \(ResourceRole.primary) AND derived_from IS NULL LIMIT 1")
     }
 
+    /// Which of `sizes` (at most 512) an imported original has (migration 0024's index).
+    static func originalSizes(among sizes: [Int64], _ db: any CatalogConnection) throws -> Set<Int64> {
+        try IDList(sizes).fetchSet(Int64.self, db) {
+            "SELECT DISTINCT bytes FROM resource WHERE bytes IN \($0) AND role IN \(ResourceRole.primarySQL) AND derived_from IS NULL"
+        }
+    }
+
     /// The asset's file in `role` with these bytes.
     static func find(asset: Int64, role: ResourceRole, sha256: String, _ db: any CatalogConnection) throws -> ResourceRecord? {
         try db.fetchAll(
