@@ -34,7 +34,7 @@ extension PhotoLibrary {
         asset: Int64, steps: [FilterStep], extending: Bool, progress: @escaping (EditProgress) -> Void, fence: ((any CatalogConnection, EditResult) throws -> Void)?
     ) throws -> EditResult {
         guard let description = try describe([asset]).first else { throw LibraryError.assetNotFound("with id \(asset)") }
-        LargeBlockAllocation.prepare()
+        RenderAllocation.prepare()
         let current = try catalog.read { db in
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
@@ -70,7 +70,7 @@ extension PhotoLibrary {
             throw MediaAnalyzer.Failure(
                 reason: "its edit carries images attached with `camlib aux attach`, which the library does not keep apart from the render; `camlib revert \(asset)`, then `camlib aux attach` again, makes a new one")
         }
-        LargeBlockAllocation.prepare()
+        RenderAllocation.prepare()
         return try render(description, recipe: recipe, extending: nil, renderingFor: id, fence: fence.map { fence in { db, _ in try fence(db) } })
     }
 
