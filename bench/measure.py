@@ -35,6 +35,25 @@ def tree_rss_kb(pid):
     return total
 
 
+
+def tree_cpu_seconds(pid):
+    """CPU seconds (user and system) of pid and all its descendants so far: the living
+    ones' own, and those of children they have reaped."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(int(v) for v in fields[11:15]) / tick  # utime stime cutime cstime
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            pass  # the process (or thread) ended meanwhile
+    return total
+
 def measure(cmd, sample=True):
     """(seconds, peak RSS in MB, exit status) of a command, output discarded.
     sample=True: the peak is of the whole process tree (worker processes added up),

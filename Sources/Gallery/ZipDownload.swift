@@ -11,9 +11,8 @@ import Synchronization
 /// on the way. Each chunk is read on a blocking thread while the one before it is being
 /// sent (``send(to:)``), so the disk and the connection work at once.
 final class ZipDownload: Sendable {
-    /// Bytes per chunk. Larger chunks (4 MB) were no faster and held more memory; keeping
-    /// freed chunks in glibc's heap (mallopt) was a third faster but left the server 65 MB
-    /// larger after a download, where it grows by about 25 MB with this.
+    /// Bytes per chunk: a write carries several small photos, and a download holds little
+    /// memory (docs/performance.md has the figures).
     static let chunkSize = 1 << 20
 
     let length: UInt64
