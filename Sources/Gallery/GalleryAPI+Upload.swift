@@ -190,8 +190,8 @@ extension GalleryAPI {
         router.get("/api/known-sizes") { request, _ in
             let given = (request.uri.queryParameters["bytes"].map(String.init) ?? "").split(separator: ",")
             let sizes = given.compactMap { Int64($0) }.filter { $0 >= 0 }
-            guard sizes.count == given.count, !sizes.isEmpty, sizes.count <= 5000 else {
-                throw HTTPError(.badRequest, message: "name 1 to 5000 file sizes in bytes: bytes=N,…")
+            guard sizes.count == given.count, !sizes.isEmpty, sizes.count <= 1000 else {
+                throw HTTPError(.badRequest, message: "name 1 to 1000 file sizes in bytes: bytes=N,…")
             }
             let library = self.library
             let known = try await Blocking.run { try library.originalSizes(among: sizes) }

@@ -185,7 +185,7 @@ struct GalleryUploadTests {
                 return try response.object()["known"] as? [Int64]
             }
             #expect(known == Set([sizes[0], sizes[1]]).sorted(), "originals' sizes only: not a thumbnail's, not one no file has")
-            for bad in ["", "?bytes=", "?bytes=12,x", "?bytes=-4", "?bytes=" + Array(repeating: "1", count: 5001).joined(separator: ",")] {
+            for bad in ["", "?bytes=", "?bytes=12,x", "?bytes=-4", "?bytes=" + Array(repeating: "1", count: 1001).joined(separator: ",")] {
                 try await client.execute(uri: "/api/known-sizes" + bad, method: .get) { #expect($0.status == .badRequest, "\(bad.prefix(20))") }
             }
         }

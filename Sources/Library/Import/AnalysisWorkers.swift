@@ -26,7 +26,7 @@ public final class AnalysisWorkers: Sendable {
     private let started: Mutex<[WorkerProcessAnalyzer]>
 
     /// Files a kept worker analyses before it is stopped.
-    static let filesPerWorker = 2_000
+    public static let filesPerWorker = 2_000
 
     /// Starts `prestart` workers at once; a worker that cannot start is started again
     /// (and its error reported) when a file needs it.

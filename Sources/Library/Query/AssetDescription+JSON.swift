@@ -282,6 +282,7 @@ struct PrettyJSON {
             j.array(a.resources) { j, r in
                 j.object { j in
                     j.key("bytes"); j.value(r.bytes)
+                    if let crc = r.crc32 { j.key("crc32"); j.value(Int64(crc)) }
                     j.key("mime"); j.value(r.mime)
                     if let of = r.of { j.key("of"); j.value(of.rawValue) }
                     if let name = r.originalName { j.key("originalName"); j.value(name) }
