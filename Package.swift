@@ -81,7 +81,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            plugins: ["EmbedMigrations"]),
+            plugins: ["EmbedMigrations", "EmbedPlaces"]),
         // `camlib serve`: HTTP routes, the JSON API, files by id, and the page (Web/, compiled in).
         .target(
             name: "Gallery",
@@ -102,6 +102,10 @@ let package = Package(
         // schema lives only in migrations/ and the binary needs no files beside it.
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["MigrationEmbedder"]),
+        // Build step: data/places/places.tsv.gz (GeoNames' places) compiled into Library, so
+        // reverse geocoding needs no network and no file beside the binary.
+        .executableTarget(name: "PlaceEmbedder"),
+        .plugin(name: "EmbedPlaces", capability: .buildTool(), dependencies: ["PlaceEmbedder"]),
 
         // bench/query.py's helper: pages of the catalog timed in one long-lived process.
         .executableTarget(name: "catalog-bench", dependencies: ["Library"], path: "bench/CatalogBench"),

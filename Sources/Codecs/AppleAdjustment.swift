@@ -51,10 +51,10 @@ public struct AppleAdjustmentError: Error, CustomStringConvertible, Sendable {
 public enum RawDeflate {
     /// Inflates `data`; refuses output beyond `limit` bytes (a hostile file can expand a
     /// thousandfold). `zlibWrapped`: the data has zlib's header and checksum (RFC 1950),
-    /// as PNG's compressed text chunks do.
-    public static func inflate(_ data: [UInt8], limit: Int = 64 << 20, zlibWrapped: Bool = false) throws -> [UInt8] {
+    /// as PNG's compressed text chunks do; `gzipWrapped`: gzip's (RFC 1952).
+    public static func inflate(_ data: [UInt8], limit: Int = 64 << 20, zlibWrapped: Bool = false, gzipWrapped: Bool = false) throws -> [UInt8] {
         var stream = z_stream()
-        guard CZlib_inflateInit2(&stream, zlibWrapped ? 15 : -15) == Z_OK else { throw AppleAdjustmentError(message: "zlib cannot start") }
+        guard CZlib_inflateInit2(&stream, gzipWrapped ? 15 + 16 : zlibWrapped ? 15 : -15) == Z_OK else { throw AppleAdjustmentError(message: "zlib cannot start") }
         defer { inflateEnd(&stream) }
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
