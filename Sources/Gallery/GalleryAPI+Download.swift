@@ -6,7 +6,7 @@ import Library
 import NIOCore
 
 /// Downloads: assets' files as `camlib export` names them, one file as itself and more
-/// as a ZIP made as it is sent (no archive on disk; each file read once, a few megabytes at a
+/// as a ZIP made as it is sent (no archive on disk; each file read once, a megabyte at a
 /// time, as the connection takes it), with its length known before the first byte so
 /// the browser shows how far it is.
 ///

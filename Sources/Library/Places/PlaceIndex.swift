@@ -12,7 +12,7 @@ import Foundation
 ///
 /// ```swift
 /// let match = PlaceIndex.bundled.nearest(latitude: 38.7223, longitude: -9.1393)
-/// // match?.place.name == "Lisbon", match?.place.countryCode == "PT"
+/// // match?.place: Intendente (a quarter of 1,000 people or more), region Lisbon, PT
 /// ```
 public final class PlaceIndex: Sendable {
     /// The places compiled into camlib, read on first use (about 0.1 s).
@@ -51,10 +51,9 @@ public final class PlaceIndex: Sendable {
         var start = 0
         var lineNumber = 0
         while start < text.count {
-            let end = text[start...].firstIndex(of: UInt8(ascii: "\n")) ?? text.count
+            let (fields, end) = Self.fields(of: text, from: start)
             lineNumber += 1
-            let fields = text[start..<end].split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            if fields.first.map({ Array($0) == Array("#country".utf8) }) == true {
+            if fields.first?.elementsEqual("#country".utf8) == true {
                 guard fields.count == 3 else { throw PlaceDataError(line: lineNumber, reason: "a country line has 3 fields") }
                 countries[String(decoding: fields[1], as: UTF8.self)] = String(decoding: fields[2], as: UTF8.self)
             } else {
@@ -63,7 +62,9 @@ public final class PlaceIndex: Sendable {
                 else { throw PlaceDataError(line: lineNumber, reason: "a place line has latitude, longitude, name, region, country, population") }
                 lines.append(Int32(start))
                 let (x, y, z) = Self.point(latitude: latitude, longitude: longitude)
-                points += [Float(x), Float(y), Float(z)]
+                points.append(Float(x))
+                points.append(Float(y))
+                points.append(Float(z))
             }
             start = end + 1
         }
@@ -90,13 +91,17 @@ public final class PlaceIndex: Sendable {
 
     /// The place numbered `index`, read from its line.
     func place(_ index: Int) -> Place? {
-        let start = Int(lines[index])
-        let end = text[start...].firstIndex(of: UInt8(ascii: "\n")) ?? text.count
-        let fields = text[start..<end].split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let fields = Self.fields(of: text, from: Int(lines[index])).fields.map { String(decoding: $0, as: UTF8.self) }
         guard fields.count == 6, let latitude = Double(fields[0]), let longitude = Double(fields[1]) else { return nil }
         return Place(
             name: fields[2], region: fields[3].isEmpty ? nil : fields[3], countryCode: fields[4], country: countries[fields[4]] ?? fields[4],
             latitude: latitude, longitude: longitude, population: Int(fields[5]) ?? 0)
+    }
+
+    /// The tab-separated fields of the line starting at `start`, and where the line ends.
+    private static func fields(of text: [UInt8], from start: Int) -> (fields: [ArraySlice<UInt8>], end: Int) {
+        let end = text[start...].firstIndex(of: UInt8(ascii: "\n")) ?? text.count
+        return (text[start..<end].split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false), end)
     }
 
     // MARK: The tree
