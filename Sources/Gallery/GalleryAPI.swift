@@ -21,6 +21,7 @@ import NIOCore
 /// GET  /api/thumbnails/pending?assets=ID,…        which of these assets' thumbnails a worker has still to make
 /// GET  /api/filters                               the filters an edit can use
 /// GET  /api/years                                 the years holding assets, newest first
+/// GET  /api/places                                every place assets were taken at: city, region, country, countryCode
 /// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
 /// ```
 ///
@@ -134,6 +135,10 @@ struct GalleryAPI: Sendable {
         router.get("/api/years") { _, _ in
             let library = self.library
             return try jsonResponse(try await Blocking.run { try library.captureYears() })
+        }
+        router.get("/api/places") { _, _ in
+            let library = self.library
+            return try jsonResponse(try await Blocking.run { try library.placeNames() })
         }
         router.get("/media/:asset/:resource/:kind") { request, context in
             let asset = try context.parameters.require("asset", as: Int64.self)

@@ -8,7 +8,8 @@ import Library
 /// query`'s options, so a view's URL reads like the command that lists it.
 ///
 /// `/api/assets?kind=live&make=Apple&since=2024-01-01&has=depth&edited=1&limit=100&after=CURSOR`
-/// `/api/assets?favorite=1&album=Lisbon&keyword=beach&keyword=sun`, `/api/assets?trashed=1`
+/// `/api/assets?favorite=1&album=Lisbon&keyword=beach&keyword=sun`, `/api/assets?trashed=1`,
+/// `/api/assets?place=Lisbon&country=PT`
 ///
 /// `before=CURSOR` reads the other way: the page just before that asset in the timeline's
 /// order (newer ones, newest first), for scrolling up after a jump.
@@ -66,6 +67,8 @@ struct TimelineQuery {
         query.trashed = try flag("trashed") ?? false
         query.album = one("album")
         query.keywords = values("keyword")
+        query.place = one("place")
+        query.country = one("country")
         if let sort = one("sort") {
             guard let s = AssetQuery.Sort(rawValue: sort) else {
                 throw HTTPError(.badRequest, message: "sort=\(sort): use one of \(AssetQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -14,6 +14,12 @@ extension AssetDescription {
         a.contentIdentifier = a.contentIdentifier?.terminalSafe()
         a.albums = a.albums.map { $0.terminalSafe() }
         a.keywords = a.keywords.map { $0.terminalSafe() }
+        if var place = a.place {
+            place.city = place.city?.terminalSafe()
+            place.region = place.region?.terminalSafe()
+            (place.country, place.countryCode) = (place.country.terminalSafe(), place.countryCode.terminalSafe())
+            a.place = place
+        }
         for i in a.resources.indices {
             a.resources[i].path = a.resources[i].path.terminalSafe()
             a.resources[i].originalName = a.resources[i].originalName?.terminalSafe()

@@ -4,7 +4,7 @@ import Library
 
 /// Text renderings of assets: a table, CSV, and one asset in detail.
 enum AssetTable {
-    static let header = ["ID", "KIND", "CAPTURED", "CAMERA", "SIZE", "PAIRED", "NAME"]
+    static let header = ["ID", "KIND", "CAPTURED", "CAMERA", "SIZE", "PAIRED", "PLACE", "NAME"]
     /// A listing of the trash: when each asset went there, after its id.
     static let trashHeader = ["ID", "TRASHED"] + header.dropFirst()
 
@@ -13,13 +13,18 @@ enum AssetTable {
     static func row(_ a: AssetDescription, trashed: Bool = false) -> [String] {
         var cells: [String] = [String(a.id)]
         if trashed { cells.append(a.trashedAt.map { String($0.prefix(10)) } ?? "-") }
-        return cells + [
-            a.kind.rawValue, a.capturedAt ?? "-",
-            [a.make, a.model].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-",
-            a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-",
-            a.pairing.map { "\($0.rule.rawValue) \(oneDecimal($0.confidence))" } ?? "-",
-            a.primaryOriginal?.originalName ?? "-",
-        ].map { $0.terminalSafe() }
+        let camera: String = [a.make, a.model].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-"
+        let size: String = a.width.flatMap { w in a.height.map { "\(w)x\($0)" } } ?? "-"
+        let paired: String = a.pairing.map { "\($0.rule.rawValue) \(oneDecimal($0.confidence))" } ?? "-"
+        let place: String = a.place.map(shortPlace) ?? "-"
+        let more: [String] = [a.kind.rawValue, a.capturedAt ?? "-", camera, size, paired, place, a.primaryOriginal?.originalName ?? "-"]
+        return cells + more.map { $0.terminalSafe() }
+    }
+
+    /// `Huntsville, US`: the city (else the region) and the country's code, short enough
+    /// for a table's column.
+    static func shortPlace(_ p: PlaceName) -> String {
+        [p.city ?? p.region, p.countryCode].compactMap { $0 }.joined(separator: ", ")
     }
 
     /// Columns padded to their widest cell, two spaces apart; the last column unpadded.
@@ -36,7 +41,7 @@ enum AssetTable {
 
     static let csvColumns = [
         "id", "kind", "capturedAt", "make", "model", "width", "height", "orientation", "contentIdentifier", "pairedBy",
-        "pairingConfidence", "duration", "originalName", "path",
+        "pairingConfidence", "duration", "originalName", "path", "latitude", "longitude", "city", "region", "country", "countryCode",
     ]
     /// A listing of the trash: ``csvColumns`` and when each asset went there.
     static let trashCSVColumns = csvColumns + ["trashedAt"]
@@ -47,7 +52,8 @@ enum AssetTable {
             String(a.id), a.kind.rawValue, a.capturedAt, a.make, a.model, a.width.map(String.init), a.height.map(String.init),
             a.orientation.map(String.init), a.contentIdentifier, a.pairing?.rule.rawValue,
             a.pairing.map { String($0.confidence) }, a.duration.map { String($0) }, a.primaryOriginal?.originalName,
-            a.primaryOriginal?.path,
+            a.primaryOriginal?.path, a.location.map { String($0.latitude) }, a.location.map { String($0.longitude) },
+            a.place?.city, a.place?.region, a.place?.country, a.place?.countryCode,
         ]
         if trashed { fields.append(a.trashedAt) }
         return fields.map { escape($0 ?? "") }.joined(separator: ",") + "\n"
@@ -75,6 +81,7 @@ enum AssetTable {
             if let alt = loc.altitude { text += String(format: ", %.1f m", alt) }
             lines.append(("Location", text))
         }
+        if let place = a.place { lines.append(("Place", place.description)) }
         if let c = a.contentIdentifier { lines.append(("Content ID", c)) }
         if let p = a.pairing { lines.append(("Paired by", "\(p.rule.rawValue) (confidence \(p.confidence))")) }
         if let t = a.stillImageTime { lines.append(("Still at", String(format: "%.3f s into the movie", t))) }

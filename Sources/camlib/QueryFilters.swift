@@ -59,6 +59,17 @@ struct QueryFilters: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("With --near: how far from the place (5km, 300m; default 1km).", valueName: "distance"))
     var within: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only assets taken in a place of this name: a city, a region or a country.",
+            discussion: "Whole words from their start, in any case, accents optional: Lisbon, \"sao paulo\", york (New York City and New York State).",
+            valueName: "name"))
+    var place: String?
+
+    @Option(name: .long, help: ArgumentHelp("Only assets taken in this country: its ISO code (PT) or its name in English.", valueName: "country"))
+    var country: String?
+
     @Option(name: .long, help: "Order by captured, imported, name or id.")
     var sort: AssetQuery.Sort = .captured
 
@@ -104,6 +115,8 @@ struct QueryFilters: ParsableArguments {
         query.album = album
         query.keywords = keyword
         query.near = AssetQuery.place(near: near, within: within)
+        query.place = place
+        query.country = country
         query.sort = sort
         query.descending = reverse
         query.limit = limit

@@ -44,6 +44,51 @@ struct PlaceIndexTests {
         #expect(Self.index.nearest(latitude: .nan, longitude: 0) == nil)
     }
 
+    @Test func aLocationIsNamedAfterATownWithin25KilometresAndARegionWithin100() throws {
+        // Central Lisbon: the quarter, its region and country.
+        let lisbon = try #require(Self.index.name(latitude: 38.7223, longitude: -9.1393))
+        #expect(lisbon == PlaceName(city: "Intendente", region: "Lisbon", country: "Portugal", countryCode: "PT"))
+        #expect(lisbon.description == "Intendente, Lisbon, Portugal")
+        // Where the nearest place is 25 to 100 km away, its region and country alone: the
+        // pole of Svalbard's north is 1,300 km from Longyearbyen, too far for either.
+        for (latitude, longitude) in [(34.731, -86.587), (-16.8, -179.99), (65.8, 180.0)] {
+            let match = try #require(Self.index.nearest(latitude: latitude, longitude: longitude))
+            let name = try #require(Self.index.name(latitude: latitude, longitude: longitude))
+            #expect(name.city == (match.distance <= PlaceIndex.cityRadius ? match.place.name : nil), "\(latitude), \(longitude): \(match)")
+            #expect(name.region == match.place.region && name.countryCode == match.place.countryCode)
+        }
+        // 60 km out into the Atlantic off Lisbon: Portugal's coast, no town.
+        let offshore = try #require(Self.index.nearest(latitude: 38.7, longitude: -10.0))
+        #expect(offshore.distance > PlaceIndex.cityRadius && offshore.distance < PlaceIndex.regionRadius, "\(offshore)")
+        let atSea = try #require(Self.index.name(latitude: 38.7, longitude: -10.0))
+        #expect(atSea.city == nil && atSea.countryCode == "PT", "\(atSea)")
+        #expect(atSea.description == "\(atSea.region.map { $0 + ", " } ?? "")Portugal")
+        // The middle of the Pacific, both poles, and 0°, 0° (cameras without a fix): nothing.
+        for (latitude, longitude) in [(0.0, -140.0), (90.0, 0.0), (-90.0, 0.0), (0.0, 0.0)] {
+            #expect(Self.index.name(latitude: latitude, longitude: longitude) == nil, "\(latitude), \(longitude)")
+        }
+    }
+
+    @Test func placeNamesMatchWholeWordsInAnyCaseWithOrWithoutAccents() {
+        let places = [
+            PlaceRecord(id: 1, name: PlaceName(city: "São Paulo", region: "São Paulo", country: "Brazil", countryCode: "BR")),
+            PlaceRecord(id: 2, name: PlaceName(city: "New York City", region: "New York", country: "United States", countryCode: "US")),
+            PlaceRecord(id: 3, name: PlaceName(city: "Intendente", region: "Lisbon", country: "Portugal", countryCode: "PT")),
+            PlaceRecord(id: 4, name: PlaceName(city: nil, region: "Lisbon", country: "Portugal", countryCode: "PT")),
+        ]
+        #expect(PlaceMatching.places(places, named: "sao paulo") == [1])
+        #expect(PlaceMatching.places(places, named: "SÃO") == [1])
+        #expect(PlaceMatching.places(places, named: "york") == [2])
+        #expect(PlaceMatching.places(places, named: "new york city") == [2])
+        #expect(PlaceMatching.places(places, named: " lisbon ") == [3, 4])
+        #expect(PlaceMatching.places(places, named: "bon").isEmpty)
+        #expect(PlaceMatching.places(places, named: "").isEmpty)
+        #expect(PlaceMatching.places(places, inCountry: "pt") == [3, 4])
+        #expect(PlaceMatching.places(places, inCountry: "United States") == [2])
+        #expect(PlaceMatching.places(places, inCountry: "brazil") == [1])
+        #expect(PlaceMatching.places(places, inCountry: "ortugal").isEmpty)
+    }
+
     @Test func theTreeFindsWhatMeasuringEveryPlaceFinds() throws {
         // Points spread evenly over the sphere (a fixed sequence), and along the antimeridian
         // and near the poles: the tree's answer is as near as the nearest of all 155,000.

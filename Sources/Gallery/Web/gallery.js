@@ -105,7 +105,7 @@ async function watchPending() {
 
 // ---- Filters, kept in the URL so a view can be bookmarked ----
 
-const FILTER_NAMES = ["kind", "make", "model", "since", "until", "has", "edited", "keyword"];
+const FILTER_NAMES = ["kind", "make", "model", "since", "until", "has", "edited", "keyword", "place"];
 // Which collection the timeline shows, chosen in the bar (#views): the filters narrow it.
 const VIEW_NAMES = ["favorite", "trashed", "album", "view"];
 
@@ -358,12 +358,27 @@ function dayTitle(day) {
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric", timeZone: "UTC" });
 }
 
-function placeText(location) {
+function coordinatesText(location) {
   if (!location) return "";
   const lat = location.latitude, lon = location.longitude;
   // 0°, 0° is where cameras without a fix write their "place".
   if (lat === 0 && lon === 0) return "";
   return `${Math.abs(lat).toFixed(3)}° ${lat >= 0 ? "N" : "S"}, ${Math.abs(lon).toFixed(3)}° ${lon >= 0 ? "E" : "W"}`;
+}
+
+// What a day's heading says of where: "Huntsville, Alabama" (the town, else the region,
+// then the region or the country); coordinates while the place has no name yet.
+function placeText(asset) {
+  const p = asset.place;
+  if (!p) return coordinatesText(asset.location);
+  const local = p.city || p.region;
+  const wider = p.city && p.region && p.region !== p.city ? p.region : p.country;
+  return local ? `${local}, ${wider}` : p.country;
+}
+
+// The place in full, most local first: "Huntsville, Alabama, United States".
+function fullPlaceText(place) {
+  return [place.city, place.region !== place.city ? place.region : null, place.country].filter(Boolean).join(", ");
 }
 
 function durationText(seconds) {
@@ -411,7 +426,7 @@ function addTile(asset) {
 // A day's section: its date, the place of `asset` (its first asset shown), an empty grid.
 function daySection(day, asset) {
   const heading = el("h2", { text: dayTitle(day) });
-  const place = day === "album" ? "" : placeText(asset.location);
+  const place = day === "album" ? "" : placeText(asset);
   if (place) heading.append(el("span", { class: "place", text: place }));
   return el("section", { class: "day", "data-day": day }, heading, el("div", { class: "grid" }));
 }
@@ -735,7 +750,13 @@ function showInfo(asset) {
   addInfo(info, "Taken", timeText(asset.capturedAt));
   addInfo(info, "Camera", [asset.make, asset.model].filter(Boolean).join(" "));
   addInfo(info, "Lens", asset.lensModel);
-  addInfo(info, "Place", placeText(asset.location));
+  if (asset.place) {
+    // The place's name shows the timeline of everything taken there.
+    const name = asset.place.city || asset.place.region || asset.place.country;
+    const link = el("a", { class: "place-link", href: `/?place=${encodeURIComponent(name)}`, text: fullPlaceText(asset.place) });
+    info.append(el("dt", { text: "Place" }), el("dd", {}, link));
+  }
+  addInfo(info, "Coordinates", coordinatesText(asset.location));
   addInfo(info, "Size", asset.width && asset.height ? `${asset.width} × ${asset.height}` : "");
   addInfo(info, "Duration", asset.duration ? `${asset.duration.toFixed(2)} s` : "");
   addInfo(info, "Video", [asset.videoCodec, asset.audioCodec].filter(Boolean).join(" + "));
@@ -920,6 +941,16 @@ async function loadKeywords() {
     const keywords = await api("/api/keywords");
     $("keywordList").replaceChildren(...keywords.map((k) => el("option", { value: k.name })));
   } catch (_) { /* the inputs work without suggestions */ }
+}
+
+// The place filter's suggestions: every town, region and country assets were taken in.
+async function loadPlaces() {
+  try {
+    const places = await api("/api/places");
+    const names = new Set();
+    for (const p of places) for (const name of [p.city, p.region, p.country]) if (name) names.add(name);
+    $("placeList").replaceChildren(...[...names].sort((a, b) => a.localeCompare(b)).map((name) => el("option", { value: name })));
+  } catch (_) { /* the input works without suggestions */ }
 }
 
 const albumNamed = (name) => state.albums.find((a) => a.name === name);
@@ -1501,6 +1532,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   loadFilters();
   loadKeywords();
+  loadPlaces();
   showViewNav();
   showWork();
   const view = currentView();

@@ -22,6 +22,7 @@ extension AssetDescription {
             if trash {
                 for (id, since) in try TrashedAssetRecord.trashedAt(assets: chunk, db) { out[id]?.trashedAt = since }
             }
+            for (id, place) in try PlaceRecord.names(of: chunk, db) { out[id]?.place = place }
             if detail == .originals {
                 for r in try ResourceRecord.fetchPrimaries(assets: chunk, db).sorted(by: { Self.listingOrder($0, $1, [:]) })
                 {

@@ -389,6 +389,26 @@ struct AssetListing {
                             WHERE \(within) AND r.role IN ('photo', 'pairedVideo', 'video')
                             """))
             }
+            if query.place != nil || query.country != nil {
+                // Matched among the few thousand named places, then the files by place (0025).
+                let places = try PlaceRecord.fetchAll(db)
+                var ids = Set(places.map(\.id))
+                if let text = query.place { ids.formIntersection(PlaceMatching.places(places, named: text)) }
+                if let text = query.country { ids.formIntersection(PlaceMatching.places(places, inCountry: text)) }
+                guard !ids.isEmpty else { return nil }
+                let list = ids.sorted()
+                conditions.append(
+                    """
+                    EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id \
+                    WHERE r.asset_id = s.asset_id AND r.role IN ('photo', 'pairedVideo', 'video') AND m.place_id IN \(list))
+                    """)
+                candidates.append(
+                    Candidate(
+                        sql: """
+                            SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_place_id")) JOIN resource r ON r.id = m.resource_id \
+                            WHERE m.place_id IN \(list) AND r.role IN ('photo', 'pairedVideo', 'video')
+                            """))
+            }
             // A date range alone, sorted by name or id: everything the listing reads is in
             // the narrow index, a third of the wide one's pages (0012).
             if !range.isEmpty, conditions.count == range.count, query.sort == .name || query.sort == .id,

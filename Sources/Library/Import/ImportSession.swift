@@ -219,7 +219,7 @@ struct ImportSession {
             sourceDir: sourceFolder(of: a.path), addedAt: now, crc32: a.crc32)
         try db.insert(&resource)
         let resourceID = resource.id!
-        try db.insert(MetadataRecord(a, resourceID: resourceID))
+        try db.insert(MetadataRecord(a, resourceID: resourceID, place: try Self.place(of: a.metadata, db)))
         if let thumbnail, let t = a.thumbnail {
             var thumb = ResourceRecord(
                 id: nil, assetId: assetID, role: .thumbnail, path: library.relative(thumbnail), sha256: t.sha256,
@@ -248,6 +248,15 @@ struct ImportSession {
         return .imported(asset: assetID, createdAsset: created, paired: partner != nil)
     }
 
+    /// The catalog's place (0025) where a file with `metadata` was taken, named from its
+    /// location by camlib's places; nil without a location or far from every place.
+    static func place(of metadata: MediaMetadata, _ db: any CatalogConnection) throws -> Int64? {
+        guard let location = metadata.location,
+            let name = PlaceIndex.bundled.name(latitude: location.latitude, longitude: location.longitude)
+        else { return nil }
+        return try PlaceRecord.id(of: name, db)
+    }
+
     /// Rows for a still's auxiliary images and embedded movie, after the still's own.
     private func insertExtras(
         _ a: MediaAnalysis, asset: Int64, auxURLs: [URL?], movie movieURL: URL?, poster: URL?, _ db: any CatalogConnection
@@ -273,7 +282,7 @@ struct ImportSession {
             analysis.format = movie.format
             analysis.metadata = movie.metadata
             analysis.warnings = movie.note.map { [$0] } ?? []
-            try db.insert(MetadataRecord(analysis, resourceID: resource.id!))
+            try db.insert(MetadataRecord(analysis, resourceID: resource.id!, place: try Self.place(of: movie.metadata, db)))
             if let poster, let t = movie.thumbnail {
                 var thumb = ResourceRecord(
                     id: nil, assetId: asset, role: .thumbnail, path: library.relative(poster), sha256: t.sha256, bytes: t.bytes,

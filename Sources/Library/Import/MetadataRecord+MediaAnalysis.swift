@@ -2,7 +2,7 @@ import Foundation
 
 /// The catalog row of what an analysed file says about itself.
 extension MetadataRecord {
-    init(_ a: MediaAnalysis, resourceID: Int64) {
+    init(_ a: MediaAnalysis, resourceID: Int64, place: Int64? = nil) {
         let m = a.metadata
         self.init(
             resourceId: resourceID, format: a.format.rawValue, capturedAt: m.capturedAt?.iso8601,
@@ -11,6 +11,6 @@ extension MetadataRecord {
             altitude: m.location?.altitude, width: m.width, height: m.height, orientation: m.orientation,
             duration: m.durationSeconds, videoCodec: m.videoCodec, audioCodec: m.audioCodec, frameRate: m.frameRate,
             contentIdentifier: m.contentIdentifier, livePhotoVideoIndex: m.livePhotoVideoIndex, stillImageTime: m.stillImageTime,
-            warnings: a.warnings.isEmpty ? nil : a.warnings.joined(separator: "\n"))
+            warnings: a.warnings.isEmpty ? nil : a.warnings.joined(separator: "\n"), placeId: place)
     }
 }

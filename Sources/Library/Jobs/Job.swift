@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a job makes (the `job.kind` column, 0019; `repair` since 0021).
+/// What a job makes (the `job.kind` column, 0019; `repair` since 0021, `place` since 0025).
 public enum JobKind: String, Codable, CaseIterable, Sendable, Comparable {
     /// A still's or movie's 320 px thumbnail, recorded as its `thumbnail` resource.
     case thumbnail
@@ -16,6 +16,9 @@ public enum JobKind: String, Codable, CaseIterable, Sendable, Comparable {
     /// An asset's missing or damaged derived files made again (`camlib repair`): its
     /// thumbnails, Motion Photo movie, auxiliary images' PNGs and camlib's renders.
     case repair
+    /// The names of the places an asset's still and movie were taken at, from their
+    /// locations (for files imported before camlib named places).
+    case place
 
     public static func < (a: JobKind, b: JobKind) -> Bool { a.rawValue < b.rawValue }
 
@@ -28,6 +31,7 @@ public enum JobKind: String, Codable, CaseIterable, Sendable, Comparable {
         case .auxPNG: "auxiliary image PNG"
         case .render: "render"
         case .repair: "repair"
+        case .place: "place name"
         }
     }
 }

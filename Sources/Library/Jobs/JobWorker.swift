@@ -38,7 +38,7 @@ public final class JobWorker: Sendable {
     /// an edit again).
     public static func timeLimit(_ kind: JobKind) -> TimeInterval {
         switch kind {
-        case .thumbnail, .preview, .auxPNG: 120
+        case .thumbnail, .preview, .auxPNG, .place: 120
         case .proxy: 1800
         case .render, .repair: 4 * 3600
         }

@@ -99,6 +99,9 @@ extension PhotoLibrary {
             case .repair:
                 try repairAsset(lease)
                 return []
+            case .place:
+                try namePlaces(lease)
+                return []
             }
         } catch {
             throw failure(error)

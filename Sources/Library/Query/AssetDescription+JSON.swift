@@ -278,6 +278,17 @@ struct PrettyJSON {
             } else {
                 j.null()
             }
+            j.key("place")
+            if let p = a.place {
+                j.object { j in
+                    j.key("city"); j.value(p.city)
+                    j.key("country"); j.value(p.country)
+                    j.key("countryCode"); j.value(p.countryCode)
+                    j.key("region"); j.value(p.region)
+                }
+            } else {
+                j.null()
+            }
             j.key("resources")
             j.array(a.resources) { j, r in
                 j.object { j in

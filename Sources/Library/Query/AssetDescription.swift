@@ -129,6 +129,10 @@ public struct AssetDescription: Codable, Sendable, Equatable {
     public var resources: [Resource]
     public var lensModel: String?
     public var location: GeoLocation?
+    /// What the location is called: city, region and country, named offline from
+    /// GeoNames' places (null without a location, far from every place, or while a library
+    /// made before places waits for its `place` jobs).
+    public var place: PlaceName?
     /// Seconds, for videos and Live Photos.
     public var duration: Double?
     public var videoCodec: String?
@@ -152,7 +156,7 @@ public struct AssetDescription: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, kind, capturedAt, make, model, width, height, orientation, contentIdentifier, pairing, resources
-        case lensModel, location, duration, videoCodec, audioCodec, importedAt, aux, adjustments, stillImageTime, cursor
+        case lensModel, location, place, duration, videoCodec, audioCodec, importedAt, aux, adjustments, stillImageTime, cursor
         case trashedAt, favorite, albums, keywords
     }
 
@@ -172,6 +176,7 @@ public struct AssetDescription: Codable, Sendable, Equatable {
         try c.encode(resources, forKey: .resources)
         try c.encode(lensModel, forKey: .lensModel)
         try c.encode(location, forKey: .location)
+        try c.encode(place, forKey: .place)
         try c.encode(duration, forKey: .duration)
         try c.encode(videoCodec, forKey: .videoCodec)
         try c.encode(audioCodec, forKey: .audioCodec)

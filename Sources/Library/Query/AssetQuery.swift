@@ -57,6 +57,11 @@ public struct AssetQuery: Sendable, Equatable {
     public var keywords: [String] = []
     /// Taken within a distance of a place (`--near LAT,LON --within 5km`).
     public var near: Place?
+    /// Taken in a place one of whose names (city, region, country) this matches, as whole
+    /// words from their start, in any case, accents optional (`--place Lisbon`).
+    public var place: String?
+    /// Taken in this country: its ISO 3166-1 code or its English name (`--country PT`).
+    public var country: String?
 
     /// A circle on the earth: its centre (WGS 84 degrees) and radius in metres.
     public struct Place: Sendable, Equatable {

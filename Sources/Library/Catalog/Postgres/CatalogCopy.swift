@@ -13,7 +13,7 @@ public struct CatalogCopy {
     /// The tables copied, parents before the rows that refer to them. `camera` comes
     /// first so the cameras that the summary's triggers name keep SQLite's ids.
     static let copied = [
-        "camera", "asset", "resource", "metadata", "pairing", "embedded_movie", "adjustment", "adjustment_render", "asset_version",
+        "camera", "place", "asset", "resource", "metadata", "pairing", "embedded_movie", "adjustment", "adjustment_render", "asset_version",
         "preference", "aux_image", "trashed_asset", "file_removal", "favorite", "album", "album_asset", "keyword", "asset_keyword", "job",
         "worker",
     ]

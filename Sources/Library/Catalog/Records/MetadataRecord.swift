@@ -25,6 +25,9 @@ struct MetadataRecord: Codable, Sendable {
     var livePhotoVideoIndex: Int64?
     var stillImageTime: Double?
     var warnings: String?
+    /// The named place of its location (0025); nil without a location, far from every
+    /// place, or not named yet (a file imported before places, until its job runs).
+    var placeId: Int64?
 
     enum CodingKeys: String, CodingKey {
         case resourceId = "resource_id", format, capturedAt = "captured_at", utcOffsetMinutes = "utc_offset_minutes"
@@ -32,6 +35,7 @@ struct MetadataRecord: Codable, Sendable {
         case width, height, orientation, duration, videoCodec = "video_codec", audioCodec = "audio_codec"
         case frameRate = "frame_rate", contentIdentifier = "content_identifier"
         case livePhotoVideoIndex = "live_photo_video_index", stillImageTime = "still_image_time", warnings
+        case placeId = "place_id"
     }
 }
 
@@ -64,6 +68,7 @@ extension MetadataRecord: FetchableRecord, PersistableRecord {
         livePhotoVideoIndex = row[CodingKeys.livePhotoVideoIndex.rawValue]
         stillImageTime = row[CodingKeys.stillImageTime.rawValue]
         warnings = row[CodingKeys.warnings.rawValue]
+        placeId = row[CodingKeys.placeId.rawValue]
     }
 }
 

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+
+/// A row of `place` (0025): a place some file was taken at, by name ('' where a part is
+/// unknown).
+struct PlaceRecord: Sendable, Equatable {
+    var id: Int64
+    var name: PlaceName
+
+    init(id: Int64, name: PlaceName) {
+        (self.id, self.name) = (id, name)
+    }
+
+    /// From a row of ``selection``'s columns, starting at column `first`.
+    init(row: CatalogRow, from first: Int = 0) throws {
+        let city: String = try row.required(first + 1), region: String = try row.required(first + 2)
+        id = try row.required(first)
+        name = PlaceName(
+            city: city.isEmpty ? nil : city, region: region.isEmpty ? nil : region, country: try row.required(first + 4),
+            countryCode: try row.required(first + 3))
+    }
+
+    static let selection: CatalogSQL = "id, city, region, country_code, country"
+}
+
+extension PlaceRecord {
+    /// The id of `name`'s row, added when no file had that place yet. (Inserted without a
+    /// conflict when another writer adds it at the same moment: PostgreSQL waits for that
+    /// writer, then the second read sees its row.)
+    static func id(of name: PlaceName, _ db: any CatalogConnection) throws -> Int64 {
+        let (city, region) = (name.city ?? "", name.region ?? "")
+        let find: CatalogSQL = "SELECT id FROM place WHERE city = \(city) AND region = \(region) AND country_code = \(name.countryCode)"
+        if let id = try db.fetchOne(Int64.self, find) { return id }
+        try db.execute(
+            """
+            INSERT INTO place (city, region, country_code, country) VALUES (\(city), \(region), \(name.countryCode), \(name.country))
+            ON CONFLICT (city, region, country_code) DO NOTHING
+            """)
+        guard let id = try db.fetchOne(Int64.self, find) else {
+            throw LibraryError.damagedCatalog(path: "(the catalog)", detail: "the place \(name.description) was added but cannot be read back")
+        }
+        return id
+    }
+
+    /// Every place some file was taken at: a few thousand rows however large the library.
+    static func fetchAll(_ db: any CatalogConnection) throws -> [PlaceRecord] {
+        try db.rows("SELECT \(selection) FROM place ORDER BY id").map { try PlaceRecord(row: $0) }
+    }
+
+    /// The place of each of these assets: its still's, else its movie's (as its location).
+    static func names(of assets: IDList, _ db: any CatalogConnection) throws -> [Int64: PlaceName] {
+        let rows = try assets.fetchRows(db) {
+            """
+            SELECT r.asset_id, p.id, p.city, p.region, p.country_code, p.country, r.role FROM resource r
+            JOIN metadata m ON m.resource_id = r.id JOIN place p ON p.id = m.place_id
+            WHERE r.asset_id IN \($0) AND r.role IN ('photo', 'pairedVideo', 'video')
+            """
+        }
+        var out: [Int64: (PlaceName, isStill: Bool)] = [:]
+        for row in rows {
+            let asset: Int64 = try row.required(0)
+            let isStill = (row[6] as String?) == ResourceRole.photo.rawValue
+            guard out[asset] == nil || (isStill && out[asset]?.isStill == false) else { continue }
+            out[asset] = (try PlaceRecord(row: row, from: 1).name, isStill)
+        }
+        return out.mapValues(\.0)
+    }
+
+    /// The files taken at no named place yet although they have a location: the still and
+    /// movie files of `asset`, with their coordinates.
+    static func unnamedFiles(of asset: Int64, _ db: any CatalogConnection) throws -> [(resource: Int64, latitude: Double, longitude: Double)] {
+        try db.rows(
+            """
+            SELECT m.resource_id, m.latitude, m.longitude FROM resource r JOIN metadata m ON m.resource_id = r.id
+            WHERE r.asset_id = \(asset) AND m.latitude IS NOT NULL AND m.longitude IS NOT NULL AND m.place_id IS NULL
+            ORDER BY m.resource_id
+            """
+        ).map { (try $0.required(0), try $0.required(1), try $0.required(2)) }
+    }
+
+    /// Records `place` as where the file `resource` was taken.
+    static func setPlace(_ place: Int64, ofFile resource: Int64, _ db: any CatalogConnection) throws {
+        try db.execute("UPDATE metadata SET place_id = \(place) WHERE resource_id = \(resource)")
+    }
+}
+
+/// How `--place`, `--country` and the search box match a place's names: whole words from
+/// their start, in any case and with or without accents (`sao paulo` finds São Paulo,
+/// `york` New York City, `lisbon` Lisbon, but `bon` none of them).
+enum PlaceMatching {
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// Whether `words` (folded) starts a word of `text` (folded).
+    static func matches(_ text: String, words: String) -> Bool {
+        guard !words.isEmpty else { return false }
+        var search = text.startIndex..<text.endIndex
+        while let found = text.range(of: words, range: search) {
+            if found.lowerBound == text.startIndex || !text[text.index(before: found.lowerBound)].isLetter { return true }
+            search = text.index(after: found.lowerBound)..<text.endIndex
+        }
+        return false
+    }
+
+    /// The places one of whose names (city, region, country) `text` matches.
+    static func places(_ places: [PlaceRecord], named text: String) -> [Int64] {
+        let words = fold(text.trimmingCharacters(in: .whitespaces))
+        return places.filter { p in
+            [p.name.city, p.name.region, p.name.country].contains { $0.map { matches(fold($0), words: words) } ?? false }
+        }.map(\.id)
+    }
+
+    /// The places in the country `text` names: its ISO code (`PT`), or its name.
+    static func places(_ places: [PlaceRecord], inCountry text: String) -> [Int64] {
+        let given = text.trimmingCharacters(in: .whitespaces)
+        let words = fold(given)
+        return places.filter { p in
+            p.name.countryCode.caseInsensitiveCompare(given) == .orderedSame || matches(fold(p.name.country), words: words)
+        }.map(\.id)
+    }
+}

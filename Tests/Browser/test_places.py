@@ -1,0 +1,115 @@
+"""Places by name in the gallery: each geotagged photo of the corpus named as the
+hand-made list (Tests/Fixtures/corpus-places.json) says, in its info panel and its day's
+heading; the place's link and the Place filter show what was taken there."""
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from conftest import MEDIA, ROOT, Server, camlib, make_driver, screenshot, wait_for
+
+EXPECTED = json.loads((ROOT / "Tests" / "Fixtures" / "corpus-places.json").read_text())["places"]
+COUNTRIES = {"US": "United States", "DE": "Germany", "JP": "Japan", "ZA": "South Africa", "CA": "Canada", "PL": "Poland", "UA": "Ukraine"}
+
+
+def full_name(e):
+    parts = [e["city"]] + ([e["region"]] if e["region"] != e["city"] else []) + [COUNTRIES[e["countryCode"]]]
+    return ", ".join(parts)
+
+
+@pytest.fixture(scope="module")
+def places_library():
+    if not MEDIA.is_dir():
+        pytest.skip(f"{MEDIA} is missing")
+    folder = Path(tempfile.mkdtemp(prefix="camlib-places-"))
+    lib = folder / "library"
+    # Every file of the list, with the Live Photos' movies beside their stills.
+    paths = sorted({str(MEDIA / e["file"]) for e in EXPECTED} | {str(MEDIA / "apple-live-photo")})
+    camlib("import", "--library", str(lib), *paths)
+    assets = json.loads(camlib("query", "--library", str(lib), "--json").stdout)
+    server = Server(lib)
+    yield {"assets": assets, "server": server}
+    server.stop()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def desktop():
+    driver = make_driver(1440, 900)
+    yield driver
+    driver.quit()
+
+
+def asset_of(assets, relative):
+    name = Path(relative).name
+    return next(a for a in assets if any(r.get("originalName") == name for r in a["resources"]))
+
+
+def visible_ids(driver):
+    return {int(t.get_attribute("data-id")) for t in driver.find_elements(By.CSS_SELECTOR, ".tile")}
+
+
+def test_each_geotagged_photo_shows_its_place_by_name(places_library, desktop):
+    assets, server = places_library["assets"], places_library["server"]
+    desktop.get(f"{server.base}/")
+    wait_for(lambda: len(visible_ids(desktop)) == len(assets), what="every tile")
+    for e in EXPECTED:
+        asset = asset_of(assets, e["file"])
+        tile = desktop.find_element(By.CSS_SELECTOR, f'.tile[data-id="{asset["id"]}"]')
+        desktop.execute_script("arguments[0].scrollIntoView({block: 'center'})", tile)
+        ActionChains(desktop).click(tile).perform()
+
+        def place_shown():
+            terms = desktop.find_elements(By.CSS_SELECTOR, "#info dt")
+            values = desktop.find_elements(By.CSS_SELECTOR, "#info dd")
+            shown = {t.text: v.text for t, v in zip(terms, values)}
+            return shown if shown.get("Place") else None
+
+        shown = wait_for(place_shown, what=f"the place of {e['file']}")
+        assert shown["Place"] == full_name(e), (e["file"], shown)
+        # The coordinates stay, under the name.
+        assert "°" in shown["Coordinates"], shown
+        desktop.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        wait_for(lambda: desktop.execute_script("return document.getElementById('viewer').hidden"), what="the viewer to close")
+    # A day's heading names the place of its first photo: the town and its region.
+    heading = desktop.find_element(By.CSS_SELECTOR, '.day[data-day="2025-08-06"] h2 .place')
+    assert heading.text == "Huntsville, Alabama", heading.text
+    screenshot(desktop, "places-day-headings.png")
+
+
+def test_a_place_link_and_the_place_filter_show_what_was_taken_there(places_library, desktop):
+    assets, server = places_library["assets"], places_library["server"]
+    berlin = {asset_of(assets, e["file"])["id"] for e in EXPECTED if e["region"] == "State of Berlin"}
+    alabama = {asset_of(assets, e["file"])["id"] for e in EXPECTED if e["region"] == "Alabama"}
+    # The info panel's place is a link to the timeline of that place.
+    desktop.get(f"{server.base}/")
+    tile = wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, f'.tile[data-id="{min(berlin)}"]'), what="a Berlin tile")
+    desktop.execute_script("arguments[0].scrollIntoView({block: 'center'})", tile)
+    ActionChains(desktop).click(tile).perform()
+    # (The panel is drawn again when the asset's details arrive: the link is found afresh.)
+    def click_link():
+        link = desktop.find_element(By.CSS_SELECTOR, "#info a.place-link")
+        assert link.text == "Steglitz, State of Berlin, Germany", link.text
+        ActionChains(desktop).click(link).perform()
+        return True
+
+    wait_for(click_link, what="a click on the place's link")
+    wait_for(lambda: "place=Steglitz" in desktop.current_url, what="the place in the URL")
+    wait_for(lambda: visible_ids(desktop) == berlin, what="the tiles of Steglitz")
+    assert desktop.find_element(By.CSS_SELECTOR, '#filters input[name="place"]').get_attribute("value") == "Steglitz"
+    # Typing a region into the Place filter, as a person does.
+    field = desktop.find_element(By.CSS_SELECTOR, '#filters input[name="place"]')
+    ActionChains(desktop).click(field).perform()
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("alabama", Keys.ENTER)
+    wait_for(lambda: visible_ids(desktop) == alabama, what="the tiles of Alabama")
+    assert "place=alabama" in desktop.current_url
+    # The suggestions hold the library's towns, regions and countries.
+    options = {o.get_attribute("value") for o in desktop.find_elements(By.CSS_SELECTOR, "#placeList option")}
+    assert {"Huntsville", "Alabama", "United States", "Steglitz", "Japan"} <= options, options
+    screenshot(desktop, "places-filter.png")
