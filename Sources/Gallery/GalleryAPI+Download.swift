@@ -20,7 +20,7 @@ extension GalleryAPI {
 
     func addDownloadRoutes(to router: Router<some RequestContext>) {
         router.get("/download") { request, context in
-            let query = request.uri.queryParameters
+            let query = request.uri.formParameters
             guard let version = Exporter.DownloadVersion(rawValue: query["version"].map(String.init) ?? "original") else {
                 throw HTTPError(.badRequest, message: "version is original or current")
             }

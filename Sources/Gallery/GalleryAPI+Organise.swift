@@ -84,7 +84,7 @@ extension GalleryAPI {
         }
         router.get("/api/albums/:album/assets") { request, context in
             let id = try context.parameters.require("album", as: Int64.self)
-            let parameters = request.uri.queryParameters
+            let parameters = request.uri.formParameters
             let limit = parameters["limit"].map { Int(String($0)) } ?? 100
             guard let limit, limit > 0, limit <= TimelineQuery.largestPage else {
                 throw HTTPError(.badRequest, message: "limit: a number from 1 to \(TimelineQuery.largestPage)")

@@ -22,6 +22,7 @@ import NIOCore
 /// GET  /api/filters                               the filters an edit can use
 /// GET  /api/years                                 the years holding assets, newest first
 /// GET  /api/places                                every place assets were taken at: city, region, country, countryCode
+/// GET  /api/suggest?q=WORD                        the search box's suggestions: [{kind, text}] (place, camera, lens, keyword, album)
 /// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
 /// ```
 ///
@@ -42,7 +43,7 @@ struct GalleryAPI: Sendable {
         addUploadRoutes(to: router)
         addDownloadRoutes(to: router)
         router.get("/api/assets") { request, _ in
-            return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.queryParameters)))
+            return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.formParameters)))
         }
         router.get("/api/assets/:id") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
@@ -139,6 +140,12 @@ struct GalleryAPI: Sendable {
         router.get("/api/places") { _, _ in
             let library = self.library
             return try jsonResponse(try await Blocking.run { try library.placeNames() })
+        }
+        router.get("/api/suggest") { request, _ in
+            let library = self.library
+            let word = request.uri.formParameters["q"].map(String.init) ?? ""
+            guard word.count <= 200 else { throw HTTPError(.badRequest, message: "q: at most 200 characters") }
+            return try jsonResponse(try await Blocking.run { try library.searchSuggestions(for: word) })
         }
         router.get("/media/:asset/:resource/:kind") { request, context in
             let asset = try context.parameters.require("asset", as: Int64.self)

@@ -9,7 +9,7 @@ import Library
 ///
 /// `/api/assets?kind=live&make=Apple&since=2024-01-01&has=depth&edited=1&limit=100&after=CURSOR`
 /// `/api/assets?favorite=1&album=Lisbon&keyword=beach&keyword=sun`, `/api/assets?trashed=1`,
-/// `/api/assets?place=Lisbon&country=PT`
+/// `/api/assets?place=Lisbon&country=PT`, `/api/assets?q=2025+apple` (the search box)
 ///
 /// `before=CURSOR` reads the other way: the page just before that asset in the timeline's
 /// order (newer ones, newest first), for scrolling up after a jump.
@@ -69,6 +69,7 @@ struct TimelineQuery {
         query.keywords = values("keyword")
         query.place = one("place")
         query.country = one("country")
+        query.search = one("q")
         if let sort = one("sort") {
             guard let s = AssetQuery.Sort(rawValue: sort) else {
                 throw HTTPError(.badRequest, message: "sort=\(sort): use one of \(AssetQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -70,6 +70,14 @@ struct QueryFilters: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Only assets taken in this country: its ISO code (PT) or its name in English.", valueName: "country"))
     var country: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only assets that match every word and date of this text, as the gallery's search box does.",
+            discussion: "A date is a year (2023), a month (\"May 2025\", 2025-05, or may for May of any year) or a day (2025-05-26). A word matches any part of a file name, a camera's make or model, a lens, or a keyword, album or place named by it (any case, accents optional); \"quoted words\" are one word.",
+            valueName: "text"))
+    var search: String?
+
     @Option(name: .long, help: "Order by captured, imported, name or id.")
     var sort: AssetQuery.Sort = .captured
 
@@ -117,6 +125,7 @@ struct QueryFilters: ParsableArguments {
         query.near = AssetQuery.place(near: near, within: within)
         query.place = place
         query.country = country
+        query.search = search
         query.sort = sort
         query.descending = reverse
         query.limit = limit

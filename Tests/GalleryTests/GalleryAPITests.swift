@@ -99,6 +99,33 @@ struct GalleryAPITests {
         }
     }
 
+    /// The page writes its search as a form does (`URLSearchParams`): `+` for a space,
+    /// `%2B` for a plus; suggestions come from the names the library holds.
+    @Test(arguments: CatalogBackend.allCases) func theSearchBoxsTextArrivesAsTypedAndSuggestionsAreNames(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
+        try await corpus.test { client in
+            func names(_ uri: String) async throws -> Set<String> {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok, "\(uri): \(response.text)")
+                    let assets = try response.object()["assets"] as? [[String: Any]] ?? []
+                    return Set(assets.compactMap { a in
+                        (a["resources"] as? [[String: Any]])?.compactMap { $0["originalName"] as? String }.first
+                    })
+                }
+            }
+            let wanted: Set<String> = ["IMG_3582.HEIC", "IMG_4076.HEIC", "IMG_4394.HEIC"]
+            #expect(try await names("/api/assets?q=2025+apple") == wanted)
+            #expect(try await names("/api/assets?q=2025%20apple") == wanted)
+            // A plus typed in the box is a plus: no file name holds "2025+apple".
+            #expect(try await names("/api/assets?q=2025%2Bapple").isEmpty)
+            #expect(try await names("/api/assets?place=Owens+Cross+Roads") == ["IMG_3582.HEIC"])
+            try await client.execute(uri: "/api/suggest?q=hunts", method: .get) { response in
+                let found = try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [[String: String]]
+                #expect(found == [["kind": "place", "text": "Huntsville"]], "\(response.text)")
+            }
+        }
+    }
+
     @Test(arguments: CatalogBackend.allCases) func filesComeWithEntityTagsAndByteRanges(on backend: CatalogBackend) async throws {
         let corpus = try GalleryLibrary.shared(on: backend)
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")

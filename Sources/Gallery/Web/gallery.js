@@ -120,6 +120,7 @@ function currentView() {
 
 function filtersFromURL() {
   const params = new URLSearchParams(location.search);
+  $("q").value = params.get("q") || "";
   const form = $("filters");
   for (const name of FILTER_NAMES) {
     const input = form.elements[name];
@@ -139,6 +140,8 @@ function filtersToURL() {
     if (input.type === "checkbox") { if (input.checked) params.set(name, input.value); }
     else if (input.value) params.set(name, input.value);
   }
+  const search = $("q").value.trim();
+  if (search) params.set("q", search);
   const text = params.toString();
   history.replaceState(null, "", text ? `?${text}` : location.pathname);
   return params;
@@ -211,7 +214,7 @@ async function loadPage(extra = {}) {
 // it, how photos get in.
 function emptyText() {
   const view = currentView();
-  const filtered = FILTER_NAMES.some((name) => new URLSearchParams(location.search).get(name));
+  const filtered = [...FILTER_NAMES, "q"].some((name) => new URLSearchParams(location.search).get(name));
   if (filtered) return "Nothing here: no asset matches these filters.";
   if (view.name === "favorites") return "No favourites yet: open a photo and choose ♡ Favourite.";
   if (view.name === "trash") return "The trash is empty.";
@@ -348,7 +351,7 @@ function dayOf(asset) {
 // An album's view without filters: its assets in the album's own order, in one grid.
 function inAlbumOrder() {
   const params = new URLSearchParams(location.search);
-  return currentView().name === "album" && !FILTER_NAMES.some((name) => params.get(name));
+  return currentView().name === "album" && ![...FILTER_NAMES, "q"].some((name) => params.get(name));
 }
 
 function dayTitle(day) {
@@ -919,6 +922,101 @@ async function revert() {
   }
 }
 
+// ---- The search box: words and dates, with suggestions as one types ----
+
+const SUGGESTION_KINDS = { place: "Place", camera: "Camera", lens: "Lens", keyword: "Keyword", album: "Album" };
+const searchState = { seq: 0, timer: null, active: -1 };
+
+// The word being typed: after the last space, or after an open quote.
+function currentWord(value) {
+  if (((value.match(/"/g) || []).length) % 2 === 1) {
+    const start = value.lastIndexOf('"');
+    return { start, word: value.slice(start + 1) };
+  }
+  const match = /\S+$/.exec(value);
+  return match ? { start: match.index, word: match[0] } : { start: value.length, word: "" };
+}
+
+function hideSuggestions() {
+  searchState.seq++;
+  searchState.active = -1;
+  $("suggestions").hidden = true;
+  $("suggestions").replaceChildren();
+  $("q").setAttribute("aria-expanded", "false");
+  $("q").removeAttribute("aria-activedescendant");
+}
+
+async function suggest() {
+  const { word } = currentWord($("q").value);
+  const seq = ++searchState.seq;
+  if (word.replace(/"/g, "").length < 2) { hideSuggestions(); return; }
+  let found = [];
+  try { found = await api(`/api/suggest?q=${encodeURIComponent(word.replace(/"/g, ""))}`); } catch (_) { /* the box works without them */ }
+  if (seq !== searchState.seq) return;  // a later keystroke asked again
+  if (!found.length) { hideSuggestions(); return; }
+  searchState.active = -1;
+  $("suggestions").replaceChildren(...found.map((s, i) => {
+    const item = el("li", { id: `suggestion-${i}` }, el("span", { text: s.text }), el("span", { class: "kind", text: SUGGESTION_KINDS[s.kind] || s.kind }));
+    item.setAttribute("role", "option");
+    item.setAttribute("aria-selected", "false");
+    item.dataset.text = s.text;
+    // Taken on pointerdown, before the box loses its focus and closes the list.
+    item.addEventListener("pointerdown", (e) => { e.preventDefault(); pickSuggestion(s.text); });
+    return item;
+  }));
+  $("suggestions").hidden = false;
+  $("q").setAttribute("aria-expanded", "true");
+}
+
+function markSuggestion(index) {
+  const items = [...$("suggestions").children];
+  if (!items.length) return;
+  searchState.active = (index + items.length) % items.length;
+  items.forEach((item, i) => item.setAttribute("aria-selected", String(i === searchState.active)));
+  $("q").setAttribute("aria-activedescendant", items[searchState.active].id);
+}
+
+// The word being typed becomes the suggestion (quoted when it has spaces), and the
+// timeline shows the search.
+function pickSuggestion(text) {
+  const value = $("q").value;
+  const { start } = currentWord(value);
+  $("q").value = value.slice(0, start) + (/\s/.test(text) ? `"${text}"` : text) + " ";
+  hideSuggestions();
+  applyFilters();
+}
+
+function applyFilters() {
+  filtersToURL();
+  resetTimeline();
+  loadPage();
+  updateViewHead();
+}
+
+function wireSearch() {
+  const box = $("q");
+  box.addEventListener("input", () => {
+    clearTimeout(searchState.timer);
+    searchState.timer = setTimeout(suggest, 120);
+    // The box's own clear button (×) empties it: the timeline shows everything again.
+    if (box.value === "" && new URLSearchParams(location.search).has("q")) { hideSuggestions(); applyFilters(); }
+  });
+  box.addEventListener("keydown", (e) => {
+    const open = !$("suggestions").hidden;
+    if (e.key === "ArrowDown" && open) { e.preventDefault(); markSuggestion(searchState.active + 1); }
+    else if (e.key === "ArrowUp" && open) { e.preventDefault(); markSuggestion(searchState.active - 1); }
+    else if (e.key === "Escape" && open) { e.preventDefault(); e.stopPropagation(); hideSuggestions(); }
+    else if (e.key === "Enter") {
+      e.preventDefault();
+      clearTimeout(searchState.timer);
+      const item = open && searchState.active >= 0 ? $("suggestions").children[searchState.active] : null;
+      if (item) pickSuggestion(item.dataset.text);
+      else { hideSuggestions(); applyFilters(); }
+    }
+  });
+  box.addEventListener("blur", () => setTimeout(hideSuggestions, 0));
+}
+
 // ---- Favourites, albums, keywords, the trash ----
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -1418,7 +1516,8 @@ document.addEventListener("DOMContentLoaded", () => {
   const barHeight = () => document.documentElement.style.setProperty("--bar", `${$("bar").offsetHeight}px`);
   new ResizeObserver(barHeight).observe($("bar"));
   const params = filtersFromURL();
-  $("filters").addEventListener("change", () => { filtersToURL(); resetTimeline(); loadPage(); updateViewHead(); });
+  $("filters").addEventListener("change", applyFilters);
+  wireSearch();
   const observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) fill(); }, { rootMargin: `${AHEAD}px` });
   observer.observe($("more"));
   observer.observe($("newer"));

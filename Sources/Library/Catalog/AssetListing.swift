@@ -97,7 +97,7 @@ struct AssetListing {
         }
         let order = Order(query.sort, descending: query.descending, dialect: db.dialect)
         // In capture order, a date range leaves out the undated assets, the segment without a key.
-        let dated = order.sort == .captured && (query.since != nil || query.until != nil)
+        let dated = order.sort == .captured && query.isDated
         for segment in order.segments(after: query.after) where !(dated && segment.withoutKey) {
             // Started from a filter, the assets without the key are its candidates read
             // again; the order's index tells at once whether there are any at all.
@@ -289,6 +289,11 @@ struct AssetListing {
             if let until = query.until {
                 range.append(CatalogDates.isBareDate(until) ? "captured_julian < julianday(\(until)) + 1" : "captured_julian <= julianday(\(until))")
             }
+            let search = query.searchTerms
+            for days in search?.days ?? [] {
+                range.append("captured_julian >= julianday(\(days.first))")
+                range.append("captured_julian < julianday(\(days.last)) + 1")
+            }
             if !range.isEmpty {
                 conditions += range.map { "s.\($0)" }
                 // Counted in the narrow index of capture time, name and id (0012).
@@ -409,12 +414,81 @@ struct AssetListing {
                             WHERE m.place_id IN \(list) AND r.role IN ('photo', 'pairedVideo', 'video')
                             """))
             }
+            if let search, !search.words.isEmpty {
+                try addSearchWords(search, db)
+            }
             // A date range alone, sorted by name or id: everything the listing reads is in
             // the narrow index, a third of the wide one's pages (0012).
             if !range.isEmpty, conditions.count == range.count, query.sort == .name || query.sort == .id,
                 let dates = candidates.firstIndex(where: { $0.order == .captured })
             {
                 candidates[dates].covering = Covering(table: dialect.summary(readThrough: "asset_summary_by_captured_name", selecting: range))
+            }
+        }
+
+        /// The search's words, each a condition that one of the asset's facts meets: its
+        /// file names, camera, lens, keywords, albums, places, or (for a month's name) its
+        /// month. The names of cameras, lenses, keywords, albums and places are matched
+        /// here among their few distinct values, then the assets by id. A word is a
+        /// candidate to start from only when every fact it may match has an index: its
+        /// names' runs of three characters among them (so a word of three or more).
+        private mutating func addSearchWords(_ search: SearchTerms, _ db: any CatalogConnection) throws {
+            let dialect = db.dialect
+            let cameras = try CameraRecord.fetchAll(db)
+            let lenses = try MetadataRecord.lensModels(db)
+            let keywords = try KeywordRecord.allNames(db)
+            let albums = try AlbumRecord.allNames(db)
+            let places = try PlaceRecord.fetchAll(db)
+            let stills: CatalogSQL = "r.role IN ('photo', 'pairedVideo', 'video')"
+            for word in search.words {
+                // File names: lower case as SQL's lower() makes them (ASCII letters only).
+                let lower = String(String.UnicodeScalarView(word.unicodeScalars.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 }))
+                var tests: [CatalogSQL] = [dialect.contains("s.names", "\(lower)")]
+                var sources: [CatalogSQL]? = []
+                let trigrams = Self.distinctiveTrigrams(lower.replacingOccurrences(of: "*", with: "").replacingOccurrences(of: "?", with: "").replacingOccurrences(of: "[", with: ""))
+                if trigrams.isEmpty { sources = nil } else { sources?.append(dialect.assetsWithNamesHolding(trigrams)) }
+                let folded = PlaceMatching.fold(word)
+                let matchedCameras = cameras.filter { c in
+                    [c.make, c.model, c.make + " " + c.model].contains { PlaceMatching.fold($0).contains(folded) }
+                }.map(\.id)
+                if !matchedCameras.isEmpty {
+                    tests.append("s.camera_id IN \(matchedCameras)")
+                    sources?.append("SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_camera")) WHERE camera_id IN \(matchedCameras)")
+                }
+                let matchedLenses = lenses.filter { PlaceMatching.fold($0).contains(folded) }
+                if !matchedLenses.isEmpty {
+                    tests.append(
+                        "EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.asset_id = s.asset_id AND \(stills) AND m.lens_model IN \(matchedLenses))")
+                    sources?.append(
+                        "SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_lens")) JOIN resource r ON r.id = m.resource_id WHERE m.lens_model IN \(matchedLenses) AND \(stills)")
+                }
+                let matchedKeywords = keywords.filter { PlaceMatching.matches(PlaceMatching.fold($0.name), words: folded) }.map(\.id)
+                if !matchedKeywords.isEmpty {
+                    tests.append("EXISTS (SELECT 1 FROM asset_keyword x WHERE x.asset_id = s.asset_id AND x.keyword_id IN \(matchedKeywords))")
+                    sources?.append("SELECT asset_id FROM asset_keyword WHERE keyword_id IN \(matchedKeywords)")
+                }
+                let matchedAlbums = albums.filter { PlaceMatching.matches(PlaceMatching.fold($0.name), words: folded) }.map(\.id)
+                if !matchedAlbums.isEmpty {
+                    tests.append("EXISTS (SELECT 1 FROM album_asset x WHERE x.asset_id = s.asset_id AND x.album_id IN \(matchedAlbums))")
+                    sources?.append("SELECT asset_id FROM album_asset WHERE album_id IN \(matchedAlbums)")
+                }
+                let matchedPlaces = PlaceMatching.places(places, named: word)
+                if !matchedPlaces.isEmpty {
+                    tests.append(
+                        "EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.asset_id = s.asset_id AND \(stills) AND m.place_id IN \(matchedPlaces))")
+                    sources?.append(
+                        "SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_place_id")) JOIN resource r ON r.id = m.resource_id WHERE m.place_id IN \(matchedPlaces) AND \(stills)")
+                }
+                if let month = SearchTerms.month(word), search.months.contains(month) {
+                    // Captured in that month of any year: no index keeps months.
+                    tests.append("substr(s.captured_at, 6, 2) = \(String(format: "%02d", month))")
+                    sources = nil
+                }
+                conditions.append("(" + tests.joined(separator: " OR ") + ")")
+                if let sources {
+                    // One column, whatever its name (the trigram table's is rowid).
+                    candidates.append(Candidate(sql: sources.joined(separator: " UNION ALL "), weight: 2))
+                }
             }
         }
 

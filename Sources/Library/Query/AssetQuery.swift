@@ -62,6 +62,8 @@ public struct AssetQuery: Sendable, Equatable {
     public var place: String?
     /// Taken in this country: its ISO 3166-1 code or its English name (`--country PT`).
     public var country: String?
+    /// The search box's text: dates and words, all of which must hold (``SearchTerms``).
+    public var search: String?
 
     /// A circle on the earth: its centre (WGS 84 degrees) and radius in metres.
     public struct Place: Sendable, Equatable {
@@ -97,6 +99,16 @@ public struct AssetQuery: Sendable, Equatable {
     public var after: AssetCursor?
 
     public init() {}
+
+    /// The search's dates and words, read once.
+    var searchTerms: SearchTerms? {
+        search.map(SearchTerms.init(parsing:)).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether a capture date limits the listing (undated assets are then left out).
+    var isDated: Bool {
+        since != nil || until != nil || searchTerms?.days.isEmpty == false
+    }
 
     /// Whether SQLite reads `text` as a date ("2025-05-26", "2025-05-26T09:27:06-05:00"),
     /// as `--since` and `--until` compare with it.

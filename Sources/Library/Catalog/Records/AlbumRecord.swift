@@ -43,6 +43,11 @@ extension AlbumRecord: FetchableRecord, MutablePersistableRecord, CatalogIdentif
         try db.execute("DELETE FROM album WHERE id = \(id)")
     }
 
+    /// Every album's id and name: a few hundred rows at most.
+    static func allNames(_ db: any CatalogConnection) throws -> [(id: Int64, name: String)] {
+        try db.rows("SELECT id, name FROM album ORDER BY name").map { (try $0.required(0), try $0.required(1)) }
+    }
+
     /// The names of the albums each of these assets is in, each list by album name.
     static func names(of assets: IDList, _ db: any CatalogConnection) throws -> [Int64: [String]] {
         let rows = try assets.fetchRows(db) {

@@ -27,6 +27,15 @@ extension CameraRecord: FetchableRecord, TableRecord {
     }
 }
 
+extension CameraRecord {
+    /// Every camera: a few hundred rows however large the library.
+    static func fetchAll(_ db: any CatalogConnection) throws -> [CameraRecord] {
+        try db.rows("SELECT id, make, model FROM camera ORDER BY make, model").map {
+            CameraRecord(id: try $0.required(0), make: try $0.required(1), model: try $0.required(2))
+        }
+    }
+}
+
 /// Patterns for ``CatalogDialect/like(_:_:)``: `\` escapes `%`, `_` and itself.
 enum SQLPattern {
     static func contains(_ text: String) -> String { "%\(escape(text))%" }

@@ -35,6 +35,11 @@ extension KeywordRecord: FetchableRecord, MutablePersistableRecord, CatalogIdent
         try db.rows("SELECT name, assets FROM keyword_overview ORDER BY name").map { (try $0.required(0), try $0.required(1)) }
     }
 
+    /// Every keyword's id and name: a few thousand rows at most.
+    static func allNames(_ db: any CatalogConnection) throws -> [(id: Int64, name: String)] {
+        try db.rows("SELECT id, name FROM keyword ORDER BY name").map { (try $0.required(0), try $0.required(1)) }
+    }
+
     /// The keywords of each of these assets, by name.
     static func names(of assets: IDList, _ db: any CatalogConnection) throws -> [Int64: [String]] {
         let rows = try assets.fetchRows(db) {

@@ -86,3 +86,19 @@ extension MetadataRecord {
             """)
     }
 }
+
+extension MetadataRecord {
+    /// The distinct lens models files were taken with, from 0026's index: each found from
+    /// the one before it (a probe apiece), never a scan of the files.
+    static func lensModels(_ db: any CatalogConnection) throws -> [String] {
+        try db.fetchAll(
+            String.self,
+            """
+            WITH RECURSIVE lens(model) AS (
+                SELECT min(lens_model) FROM metadata WHERE lens_model IS NOT NULL
+                UNION ALL
+                SELECT (SELECT min(lens_model) FROM metadata WHERE lens_model > lens.model) FROM lens WHERE lens.model IS NOT NULL)
+            SELECT model FROM lens WHERE model IS NOT NULL
+            """)
+    }
+}

@@ -113,3 +113,81 @@ def test_a_place_link_and_the_place_filter_show_what_was_taken_there(places_libr
     options = {o.get_attribute("value") for o in desktop.find_elements(By.CSS_SELECTOR, "#placeList option")}
     assert {"Huntsville", "Alabama", "United States", "Steglitz", "Japan"} <= options, options
     screenshot(desktop, "places-filter.png")
+
+
+@pytest.fixture
+def phone():
+    driver = make_driver(390, 844, touch=True)
+    yield driver
+    driver.quit()
+
+
+def names_shown(driver, assets):
+    by_id = {a["id"]: a for a in assets}
+    return {next(r["originalName"] for r in by_id[i]["resources"] if r.get("originalName")) for i in visible_ids(driver)}
+
+
+def test_typing_a_search_shows_the_right_tiles_with_the_search_in_the_url(places_library, desktop):
+    assets, server = places_library["assets"], places_library["server"]
+    desktop.get(f"{server.base}/")
+    wait_for(lambda: len(visible_ids(desktop)) == len(assets), what="every tile")
+    box = desktop.find_element(By.ID, "q")
+    ActionChains(desktop).click(box).perform()
+    for key in "2025 apple":
+        box.send_keys(key)
+    box.send_keys(Keys.ENTER)
+    wanted = {"IMG_3582.HEIC", "IMG_4076.HEIC", "IMG_4394.HEIC"}
+    wait_for(lambda: names_shown(desktop, assets) == wanted, what="the tiles of 2025 apple")
+    assert "q=2025+apple" in desktop.current_url, desktop.current_url
+    screenshot(desktop, "search-2025-apple.png")
+    # The URL alone shows the same: a bookmark, or a reload.
+    desktop.get(desktop.current_url)
+    wait_for(lambda: names_shown(desktop, assets) == wanted, what="the search again from its URL")
+    assert desktop.find_element(By.ID, "q").get_attribute("value") == "2025 apple"
+    # Suggestions as one types: a place, picked with the arrow key and Enter.
+    box = desktop.find_element(By.ID, "q")
+    ActionChains(desktop).click(box).perform()
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.BACKSPACE)
+    for key in "stegl":
+        box.send_keys(key)
+    items = wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#suggestions li") or None, what="suggestions for stegl")
+    assert items[0].text.replace("\n", " ") == "Steglitz Place", items[0].text
+    screenshot(desktop, "search-suggestions.png")
+    box.send_keys(Keys.ARROW_DOWN, Keys.ENTER)
+    berlin = {Path(e["file"]).name for e in EXPECTED if e["city"] == "Steglitz"}
+    wait_for(lambda: names_shown(desktop, assets) == berlin, what="the tiles of Steglitz")
+    assert box.get_attribute("value") == "Steglitz "
+    assert desktop.find_element(By.ID, "suggestions").get_attribute("hidden") is not None
+    # Clearing the box shows everything again.
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.BACKSPACE)
+    wait_for(lambda: len(visible_ids(desktop)) == len(assets), what="every tile after clearing")
+    assert "q=" not in desktop.current_url
+
+
+def test_on_a_phone_a_tapped_suggestion_searches(places_library, phone):
+    assets, server = places_library["assets"], places_library["server"]
+    phone.get(f"{server.base}/")
+    wait_for(lambda: len(visible_ids(phone)) > 0, what="the first tiles")
+    box = phone.find_element(By.ID, "q")
+    # The box has a row of its own, the full width of the screen.
+    assert box.size["width"] > 300, box.size
+    ActionChains(phone).click(box).perform()
+    for key in "alab":
+        box.send_keys(key)
+    item = wait_for(lambda: next((i for i in phone.find_elements(By.CSS_SELECTOR, "#suggestions li") if i.text.startswith("Alabama")), None),
+                    what="Alabama suggested")
+    screenshot(phone, "search-phone-suggestions.png")
+    # A finger's tap on the suggestion.
+    from selenium.webdriver.common.actions import interaction
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+    rect = item.rect
+    touch = ActionBuilder(phone, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+    touch.pointer_action.move_to_location(int(rect["x"] + rect["width"] / 2), int(rect["y"] + rect["height"] / 2)).pointer_down().pause(0.05).pointer_up()
+    touch.perform()
+    alabama = {Path(e["file"]).name for e in EXPECTED if e["region"] == "Alabama"}
+    wait_for(lambda: names_shown(phone, assets) == alabama, what="the tiles of Alabama on the phone")
+    assert "q=Alabama" in phone.current_url
+    screenshot(phone, "search-phone-results.png")

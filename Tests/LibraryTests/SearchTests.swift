@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import Library
+
+/// The search box's text: dates and words read as a person means them, every one of which
+/// must hold, found through either plan of a listing, with suggestions from the names the
+/// library holds.
+struct SearchTests {
+    @Test func datesAndWordsAreReadAsAPersonMeansThem() {
+        func days(_ text: String) -> [String] { SearchTerms(parsing: text).days.map { "\($0.first)…\($0.last)" } }
+        #expect(days("2023") == ["2023-01-01…2023-12-31"])
+        #expect(days("May 2025") == ["2025-05-01…2025-05-31"])
+        #expect(days("2025 may") == ["2025-05-01…2025-05-31"])
+        #expect(days("feb 2024") == ["2024-02-01…2024-02-29"])
+        #expect(days("2025-05") == ["2025-05-01…2025-05-31"])
+        #expect(days("2025-05-26") == ["2025-05-26…2025-05-26"])
+        #expect(days("2025-02-30").isEmpty && SearchTerms(parsing: "2025-02-30").words == ["2025-02-30"])
+        #expect(days("12345").isEmpty && SearchTerms(parsing: "IMG_2023").words == ["IMG_2023"])
+        let lone = SearchTerms(parsing: "beach May")
+        #expect(lone.months == [5] && lone.words == ["beach", "May"] && lone.days.isEmpty)
+        let quoted = SearchTerms(parsing: #"  "new york" 2023 apple "#)
+        #expect(quoted.words == ["new york", "apple"] && quoted.days.count == 1)
+        #expect(SearchTerms(parsing: "   ").isEmpty)
+    }
+
+    static func names(_ library: PhotoLibrary, _ text: String, threshold: Int? = nil) throws -> Set<String> {
+        var query = AssetQuery()
+        query.search = text
+        let ids: [Int64]
+        if let threshold {
+            ids = try library.catalog.read { db in try AssetListing(query: query, threshold: threshold).ids(db) }
+        } else {
+            ids = try library.assetIDs(matching: query)
+        }
+        return Set(try library.describe(ids).compactMap { $0.primaryOriginal?.originalName })
+    }
+
+    @Test(.enabled(if: Media.shouldRun, Media.skipMessage), arguments: CatalogBackend.allCases)
+    func searchesFindWhatEachWordAndDateSays(on backend: CatalogBackend) throws {
+        let library = try CorpusLibrary.shared(on: backend).library
+        let all = try library.describe(try library.assetIDs(matching: AssetQuery()))
+        func expected(_ keep: (AssetDescription) -> Bool) -> Set<String> { Set(all.filter(keep).compactMap { $0.primaryOriginal?.originalName }) }
+        let cases: [(String, Set<String>)] = [
+            // A year and a camera's make.
+            ("2025 apple", ["IMG_3582.HEIC", "IMG_4076.HEIC", "IMG_4394.HEIC"]),
+            // A town, a region with a year and a day.
+            ("huntsville", ["IMG_4394.HEIC"]),
+            ("Alabama 2021", ["2021-02-13-1929.heic"]),
+            ("lublin 2022-11-30", ["heic_depth_data.heic"]),
+            // A camera model as one quoted word, a lens, a part of a file name.
+            (#""iphone 15""#, expected { $0.model?.contains("iPhone 15") == true }),
+            ("f/1.78", expected { $0.lensModel?.contains("f/1.78") == true }),
+            ("img_35", expected { $0.resources.contains { $0.originalName?.lowercased().contains("img_35") == true } }),
+            // A month of any year.
+            ("may", expected { $0.capturedAt.map { Array($0)[5...6] == ["0", "5"] } == true }),
+            ("Atlantis", []),
+        ]
+        for (text, wanted) in cases {
+            #expect(!wanted.isEmpty || text == "Atlantis", "\(text): the corpus has none to find")
+            // Both plans: scanning the order, and starting from a word's candidates.
+            for threshold in [nil, 0, 1_000_000] {
+                #expect(try Self.names(library, text, threshold: threshold) == wanted, "\(text), threshold \(threshold.map(String.init) ?? "chosen")")
+            }
+        }
+    }
+
+    @Test(.enabled(if: Media.shouldRun, Media.skipMessage), arguments: CatalogBackend.allCases)
+    func keywordsAndAlbumsAreFoundByTheirWordsAndSuggested(on backend: CatalogBackend) throws {
+        let dir = try ScratchDirectory()
+        let library = try PhotoLibrary.create(at: dir.url.appendingPathComponent("lib"), catalogURL: try backend.newCatalogURL())
+        _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo")])
+        let ids = try library.assetIDs(matching: AssetQuery())
+        let named = Dictionary(uniqueKeysWithValues: try library.describe(ids).map { ($0.primaryOriginal!.originalName!, $0.id) })
+        _ = try library.addKeyword("Sunset beach", to: [named["IMG_4394.HEIC"]!])
+        _ = try library.createAlbum("Summer in Alabama")
+        _ = try library.addToAlbum("Summer in Alabama", [named["IMG_3582.HEIC"]!, named["IMG_4394.HEIC"]!])
+        for threshold in [nil, 0, 1_000_000] {
+            #expect(try Self.names(library, "beach", threshold: threshold) == ["IMG_4394.HEIC"])
+            #expect(try Self.names(library, "summer", threshold: threshold) == ["IMG_3582.HEIC", "IMG_4394.HEIC"])
+            // Every word must hold: the album and the keyword.
+            #expect(try Self.names(library, "summer sunset", threshold: threshold) == ["IMG_4394.HEIC"])
+            #expect(try Self.names(library, "sun 2019", threshold: threshold).isEmpty)
+        }
+        // Suggestions: places, cameras, lenses, keywords and albums the library holds.
+        let suggested = try library.searchSuggestions(for: "su")
+        #expect(suggested.contains(SearchSuggestion(kind: .keyword, text: "Sunset beach")))
+        #expect(suggested.contains(SearchSuggestion(kind: .album, text: "Summer in Alabama")))
+        #expect(try library.searchSuggestions(for: "hunts") == [SearchSuggestion(kind: .place, text: "Huntsville")])
+        let alabama = try library.searchSuggestions(for: "ALA")
+        #expect(alabama.first == SearchSuggestion(kind: .place, text: "Alabama") && alabama.contains { $0.kind == .album })
+        #expect(try library.searchSuggestions(for: "iphone").contains(SearchSuggestion(kind: .camera, text: "Apple iPhone 15 Pro")))
+        #expect(try library.searchSuggestions(for: "f/1.7").contains { $0.kind == .lens && $0.text.hasSuffix("f/1.78") })
+        #expect(try library.searchSuggestions(for: " ").isEmpty)
+    }
+}
