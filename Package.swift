@@ -111,6 +111,8 @@ let package = Package(
         .executableTarget(name: "catalog-bench", dependencies: ["Library"], path: "bench/CatalogBench"),
         // bench/jobs.py's helper: the job queue's claim, completion and wake-up timed.
         .executableTarget(name: "jobs-bench", dependencies: ["Library"], path: "bench/JobsBench"),
+        // bench/places.py's helper: the offline geocoder's load and lookups timed.
+        .executableTarget(name: "places-bench", dependencies: ["Library"], path: "bench/PlacesBench"),
 
         // Test helpers: where ../shared/media is, the CI rule for it, temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
