@@ -29,8 +29,9 @@ HEIF_PACKAGES=(
   libheif-plugin-ffmpegdec libheif-plugin-libde265 libheif-plugin-x265 libheif-plugin-dav1d libheif-plugin-svtenc
   libheif-examples
 )
-# Called by the tests and the benchmark as independent witnesses.
-TOOL_PACKAGES=(libimage-exiftool-perl ffmpeg sqlite3 time)
+# Called by the tests and the benchmark as independent witnesses; Leaflet, which the
+# gallery's map is drawn with (camlib serve reads it from /usr/share/javascript/leaflet).
+TOOL_PACKAGES=(libimage-exiftool-perl ffmpeg sqlite3 time libjs-leaflet)
 # A catalog on a PostgreSQL server (15 or newer): the tests start private clusters of
 # their own with its initdb and pg_ctl, and psql checks what camlib wrote. PgBouncer:
 # the connection pooler the sharing guide sets up, tested and benchmarked in front of it.

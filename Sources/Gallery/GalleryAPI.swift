@@ -28,7 +28,7 @@ import NIOCore
 ///
 /// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``; edits of a
 /// selection: ``addBatchEditRoutes(to:)``; uploads: ``addUploadRoutes(to:)``; downloads:
-/// ``addDownloadRoutes(to:)``.
+/// ``addDownloadRoutes(to:)``; the map: ``addMapRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs: EditJobs
@@ -36,12 +36,15 @@ struct GalleryAPI: Sendable {
     let uploads: Uploads
     let making = OnceAtATime<DisplayFile>()
     let known = DisplayFiles()
+    let mapPoints: MapPoints
+    let map: MapSettings
 
     func addRoutes(to router: Router<some RequestContext>) {
         addOrganiseRoutes(to: router)
         addBatchEditRoutes(to: router)
         addUploadRoutes(to: router)
         addDownloadRoutes(to: router)
+        addMapRoutes(to: router)
         router.get("/api/assets") { request, _ in
             return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.formParameters)))
         }

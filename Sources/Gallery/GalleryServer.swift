@@ -26,6 +26,12 @@ public struct GalleryServer: Sendable {
         public var workerProcesses = Cores.usable
         /// The largest file the page may upload.
         public var maxUploadBytes: Int64 = 16 << 30
+        /// The map's background: a tile server's URL with {z}, {x} and {y} (the browser
+        /// fetches the tiles, and the page lets it reach this server's origin only); nil
+        /// for none (markers on a plain background).
+        public var mapTiles: String? = MapSettings.openStreetMap
+        /// Whose map the tiles are, shown in its corner.
+        public var mapAttribution = MapSettings.openStreetMapAttribution
         public init() {}
     }
 
@@ -98,8 +104,10 @@ public struct GalleryServer: Sendable {
         router.add(middleware: AccessMiddleware(policy: policy))
         let jobs = EditJobs(library: library)
         let workers = DisplayWorkers(executable: options.camlibExecutable, libraryRoot: library.root.path)
-        GalleryAPI(library: library, jobs: jobs, workers: workers, uploads: uploads).addRoutes(to: router)
-        WebPage.addRoutes(to: router)
+        let map = MapSettings(tiles: options.mapTiles, attribution: options.mapAttribution)
+        GalleryAPI(library: library, jobs: jobs, workers: workers, uploads: uploads, mapPoints: MapPoints(library: library), map: map)
+            .addRoutes(to: router)
+        WebPage.addRoutes(to: router, map: map)
         var logger = Logger(label: "camlib.serve")
         logger.logLevel = ProcessInfo.processInfo.environment["CAMLIB_SERVE_LOG"] == "1" ? .info : .warning
         let host = options.host, token = options.token

@@ -9,7 +9,8 @@ import Library
 ///
 /// `/api/assets?kind=live&make=Apple&since=2024-01-01&has=depth&edited=1&limit=100&after=CURSOR`
 /// `/api/assets?favorite=1&album=Lisbon&keyword=beach&keyword=sun`, `/api/assets?trashed=1`,
-/// `/api/assets?place=Lisbon&country=PT`, `/api/assets?q=2025+apple` (the search box)
+/// `/api/assets?place=Lisbon&country=PT`, `/api/assets?q=2025+apple` (the search box),
+/// `/api/assets?box=38.6,-9.3,38.8,-9.0` (a cluster of the map)
 ///
 /// `before=CURSOR` reads the other way: the page just before that asset in the timeline's
 /// order (newer ones, newest first), for scrolling up after a jump.
@@ -70,6 +71,12 @@ struct TimelineQuery {
         query.place = one("place")
         query.country = one("country")
         query.search = one("q")
+        if let text = one("box") {
+            guard let box = AssetQuery.Box(parsing: text) else {
+                throw HTTPError(.badRequest, message: "box=\(text): use south,west,north,east in degrees, such as 38.6,-9.3,38.8,-9.0")
+            }
+            query.box = box
+        }
         if let sort = one("sort") {
             guard let s = AssetQuery.Sort(rawValue: sort) else {
                 throw HTTPError(.badRequest, message: "sort=\(sort): use one of \(AssetQuery.Sort.allCases.map(\.rawValue).joined(separator: ", "))")

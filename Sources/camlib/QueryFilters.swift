@@ -78,6 +78,13 @@ struct QueryFilters: ParsableArguments {
             valueName: "text"))
     var search: String?
 
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "Only assets taken inside this box: south,west,north,east in degrees (38.6,-9.3,38.8,-9.0).",
+            discussion: "West greater than east crosses the antimeridian. The gallery's map shows a cluster's assets so.", valueName: "s,w,n,e"))
+    var box: String?
+
     @Option(name: .long, help: "Order by captured, imported, name or id.")
     var sort: AssetQuery.Sort = .captured
 
@@ -106,6 +113,9 @@ struct QueryFilters: ParsableArguments {
         }
         if let problem = query.cursorProblem { throw ValidationError(problem) }
         if let problem = AssetQuery.placeProblem(near: near, within: within) { throw ValidationError(problem) }
+        if let box, AssetQuery.Box(parsing: box) == nil {
+            throw ValidationError("--box \(box): not a box; use south,west,north,east in degrees, such as 38.6,-9.3,38.8,-9.0")
+        }
     }
 
     func makeQuery() -> AssetQuery {
@@ -126,6 +136,7 @@ struct QueryFilters: ParsableArguments {
         query.place = place
         query.country = country
         query.search = search
+        query.box = box.flatMap(AssetQuery.Box.init(parsing:))
         query.sort = sort
         query.descending = reverse
         query.limit = limit

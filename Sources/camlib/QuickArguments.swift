@@ -15,7 +15,7 @@ enum QuickArguments {
     /// `camlib query`'s options that take a value, by name, and its flags.
     static let queryOptions: Set<String> = [
         "--library", "--kind", "--has", "--make", "--model", "--since", "--until", "--paired-by", "--name", "--sort", "--limit", "--after",
-        "--album", "--keyword", "--near", "--within", "--place", "--country", "--search",
+        "--album", "--keyword", "--near", "--within", "--place", "--country", "--search", "--box",
     ]
     static let queryFlags: Set<String> = ["--reverse", "--trashed", "--favorite", "--json", "--csv"]
     static let repeatable: Set<String> = ["--kind", "--has", "--keyword"]
@@ -86,6 +86,10 @@ enum QuickArguments {
         query.place = one("--place")
         query.country = one("--country")
         query.search = one("--search")
+        if let box = one("--box") {
+            guard let parsed = AssetQuery.Box(parsing: box) else { return nil }
+            query.box = parsed
+        }
         guard AssetQuery.placeProblem(near: one("--near"), within: one("--within")) == nil else { return nil }
         query.near = AssetQuery.place(near: one("--near"), within: one("--within"))
         if let limit = one("--limit") {

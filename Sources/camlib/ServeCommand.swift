@@ -43,6 +43,17 @@ struct ServeCommand: ParsableCommand {
         help: ArgumentHelp("The largest file the page may upload, in bytes or with K, M, G or T (1024s).", valueName: "size"))
     var maxUpload = "16G"
 
+    @Option(
+        name: .customLong("map-tiles"),
+        help: ArgumentHelp(
+            "The map's background: a tile server's URL with {z}, {x} and {y}, or none.",
+            discussion: "OpenStreetMap's by default (the browser fetches them; camlib does not). none draws the map's photos on a plain background, for a gallery without the internet.",
+            valueName: "url"))
+    var mapTiles = GalleryServer.Options().mapTiles ?? "none"
+
+    @Option(name: .customLong("map-attribution"), help: ArgumentHelp("Whose map the tiles are, shown in its corner.", valueName: "text"))
+    var mapAttribution: String?
+
     @Flag(help: "Open the gallery in the default browser (xdg-open).")
     var open = false
 
@@ -55,6 +66,9 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--token: use at least 16 letters, digits, '-' or '_'")
         }
         guard Self.bytes(maxUpload) != nil else { throw ValidationError("--max-upload \(maxUpload): give a size such as 500M or 16G") }
+        if mapTiles != "none", !MapSettings.isTileURL(mapTiles) {
+            throw ValidationError("--map-tiles \(mapTiles): give an http(s) URL with {z}, {x} and {y}, or none")
+        }
     }
 
     /// "16G" → 16 GiB; a plain number is bytes.
@@ -88,6 +102,12 @@ struct ServeCommand: ParsableCommand {
         options.token = token ?? (AccessPolicy.isLoopback(host) ? nil : AccessPolicy.newToken())
         options.runWorkers = !noWorker
         options.maxUploadBytes = Self.bytes(maxUpload) ?? options.maxUploadBytes
+        options.mapTiles = mapTiles == "none" ? nil : mapTiles
+        if let mapAttribution {
+            options.mapAttribution = mapAttribution
+        } else if options.mapTiles != MapSettings.openStreetMap {
+            options.mapAttribution = ""
+        }
         let server = GalleryServer(library: library, options: options)
         let openBrowser = open
         let failure = Mutex<(any Error)?>(nil)

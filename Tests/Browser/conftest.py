@@ -35,12 +35,17 @@ def camlib(*args, check=True):
     return result
 
 
-@pytest.fixture(scope="session")
-def library():
+def require_media():
+    """The corpus must be there: under CI its absence fails the test, elsewhere it skips."""
     if not MEDIA.is_dir():
         if os.environ.get("CI") == "true":
             pytest.fail(f"{MEDIA} is missing")
         pytest.skip(f"{MEDIA} is missing")
+
+
+@pytest.fixture(scope="session")
+def library():
+    require_media()
     folder = Path(tempfile.mkdtemp(prefix="camlib-browser-"))
     lib = folder / "library"
     # A file whose name is HTML: it must show as those characters. Its own bytes (a
@@ -57,7 +62,11 @@ def library():
 
 
 class Server:
+    """`camlib serve` on 127.0.0.1; its map has no tiles unless `--map-tiles` names a
+    server of the test's own: nothing reaches the internet."""
     def __init__(self, lib, *extra, port=0):
+        if "--map-tiles" not in extra:
+            extra = (*extra, "--map-tiles", "none")
         self.process = subprocess.Popen(
             [str(CAMLIB), "serve", "--library", str(lib), "--port", str(port), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -124,3 +133,36 @@ def wait_for(condition, timeout=30, what="the page"):
 def screenshot(driver, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SHOTS / name))
+
+
+class TileServer:
+    """A map tile server on 127.0.0.1: one plain 256 px PNG for every tile, and the
+    paths it was asked for."""
+    def __init__(self):
+        import io
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from PIL import Image
+        png = io.BytesIO()
+        Image.new("RGB", (256, 256), (52, 70, 88)).save(png, "PNG")
+        body, asked = png.getvalue(), []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                asked.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.asked = asked
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/{{z}}/{{x}}/{{y}}.png"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()

@@ -3,15 +3,18 @@ hand-made list (Tests/Fixtures/corpus-places.json) says, in its info panel and i
 heading; the place's link and the Place filter show what was taken there."""
 import json
 import shutil
+import time
 import tempfile
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import MEDIA, ROOT, Server, camlib, make_driver, screenshot, wait_for
+from conftest import require_media, MEDIA, ROOT, Server, TileServer, camlib, make_driver, screenshot, wait_for
 
 EXPECTED = json.loads((ROOT / "Tests" / "Fixtures" / "corpus-places.json").read_text())["places"]
 COUNTRIES = {"US": "United States", "DE": "Germany", "JP": "Japan", "ZA": "South Africa", "CA": "Canada", "PL": "Poland", "UA": "Ukraine"}
@@ -24,17 +27,18 @@ def full_name(e):
 
 @pytest.fixture(scope="module")
 def places_library():
-    if not MEDIA.is_dir():
-        pytest.skip(f"{MEDIA} is missing")
+    require_media()
     folder = Path(tempfile.mkdtemp(prefix="camlib-places-"))
     lib = folder / "library"
     # Every file of the list, with the Live Photos' movies beside their stills.
     paths = sorted({str(MEDIA / e["file"]) for e in EXPECTED} | {str(MEDIA / "apple-live-photo")})
     camlib("import", "--library", str(lib), *paths)
     assets = json.loads(camlib("query", "--library", str(lib), "--json").stdout)
-    server = Server(lib)
-    yield {"assets": assets, "server": server}
+    tiles = TileServer()
+    server = Server(lib, "--map-tiles", tiles.url)
+    yield {"assets": assets, "server": server, "tiles": tiles}
     server.stop()
+    tiles.stop()
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -191,3 +195,64 @@ def test_on_a_phone_a_tapped_suggestion_searches(places_library, phone):
     wait_for(lambda: names_shown(phone, assets) == alabama, what="the tiles of Alabama on the phone")
     assert "q=Alabama" in phone.current_url
     screenshot(phone, "search-phone-results.png")
+
+
+def cluster_counts(driver):
+    return [int(c.get_attribute("data-count")) for c in driver.find_elements(By.CSS_SELECTOR, ".map-cluster .count")]
+
+
+def test_the_map_shows_the_corpuss_places_and_a_cluster_opens_its_photos(places_library, desktop):
+    assets, server, tiles = places_library["assets"], places_library["server"], places_library["tiles"]
+    located = [a for a in assets if a["location"]]
+    assert len(located) == len(EXPECTED)
+    desktop.get(f"{server.base}/")
+    link = wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, '#views a[data-view="map"]'), what="the Map link")
+    ActionChains(desktop).click(link).perform()
+    wait_for(lambda: "view=map" in desktop.current_url, what="the map's URL")
+    # Fitted to where the photos are: every located asset in some cluster, once.
+    wait_for(lambda: sum(cluster_counts(desktop)) == len(located), what="clusters holding every located asset")
+    assert f"{len(located)} photos here" in desktop.find_element(By.ID, "mapNote").text
+    # The background came from the test's own tile server (the page may reach no other).
+    wait_for(lambda: len(tiles.asked) > 0, what="tiles from the local server")
+    screenshot(desktop, "map-world.png")
+    # Alabama at zoom 5: Huntsville and Owens Cross Roads (12 km apart) are one cluster of
+    # two; the mouse wheel over it zooms in until they are two.
+    desktop.get(f"{server.base}/?view=map&at=33.5,-87.0,5")
+    pair = wait_for(lambda: next((m for m in desktop.find_elements(By.CSS_SELECTOR, ".map-cluster")
+                                  if m.find_element(By.CSS_SELECTOR, ".count").get_attribute("data-count") == "2"), None), what="Huntsville's pair")
+    # The wheel over the pair: Leaflet zooms about the pointer, so the pair stays under it
+    # (its marker is drawn anew at each zoom: the origin is the map, offset to the pair).
+    area, spot = desktop.find_element(By.ID, "map").rect, pair.rect
+    dx = int(spot["x"] + spot["width"] / 2 - (area["x"] + area["width"] / 2))
+    dy = int(spot["y"] + spot["height"] / 2 - (area["y"] + area["height"] / 2))
+    for _ in range(2):
+        ActionChains(desktop).scroll_from_origin(ScrollOrigin.from_element(desktop.find_element(By.ID, "map"), dx, dy), 0, -200).perform()
+        time.sleep(0.5)
+    def zoom():
+        at = parse_qs(urlparse(desktop.current_url).query).get("at", ["0,0,0"])[0]
+        return int(at.split(",")[2])
+
+    wait_for(lambda: zoom() >= 8, what="zoom 8 or more")
+    wait_for(lambda: "2" not in [str(n) for n in cluster_counts(desktop)] and cluster_counts(desktop).count(1) >= 2,
+             what="the pair split in two")
+    screenshot(desktop, "map-zoomed.png")
+    # A cluster, clicked: its photos in the timeline.
+    desktop.get(f"{server.base}/?view=map&at=33.5,-87.0,5")
+    pair = wait_for(lambda: next((m for m in desktop.find_elements(By.CSS_SELECTOR, ".map-cluster")
+                                  if m.find_element(By.CSS_SELECTOR, ".count").get_attribute("data-count") == "2"), None), what="Huntsville's pair again")
+    ActionChains(desktop).click(pair).perform()
+    wait_for(lambda: "box=" in desktop.current_url, what="the cluster's timeline")
+    wanted = {"IMG_4394.HEIC", "IMG_3582.HEIC"}
+    wait_for(lambda: names_shown(desktop, assets) == wanted, what="Huntsville's two photos")
+    screenshot(desktop, "map-cluster-timeline.png")
+
+
+def test_the_info_panel_has_a_small_map_of_where_the_photo_was_taken(places_library, desktop):
+    assets, server, tiles = places_library["assets"], places_library["server"], places_library["tiles"]
+    huntsville = asset_of(assets, "apple-live-photo/IMG_4394.HEIC")
+    desktop.get(f"{server.base}/?asset={huntsville['id']}")
+    mini = wait_for(lambda: desktop.find_element(By.CSS_SELECTOR, "#miniMap:not([hidden])"), what="the small map")
+    wait_for(lambda: mini.find_elements(By.CSS_SELECTOR, "img.leaflet-tile-loaded"), what="its tiles")
+    wait_for(lambda: mini.find_elements(By.CSS_SELECTOR, "path.leaflet-interactive"), what="the photo's dot")
+    assert any("/12/" in path for path in tiles.asked), tiles.asked[-5:]
+    screenshot(desktop, "map-info-panel.png")

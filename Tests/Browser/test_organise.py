@@ -9,7 +9,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import MEDIA, Server, camlib, screenshot, wait_for
+from conftest import require_media, MEDIA, Server, camlib, screenshot, wait_for
 
 FILES = ["apple-live-photo", "apple-portrait-jpeg", "orientation/Landscape_1.jpg", "orientation/Landscape_2.jpg",
          "orientation/Landscape_3.jpg", "orientation/Landscape_4.jpg"]
@@ -17,8 +17,7 @@ FILES = ["apple-live-photo", "apple-portrait-jpeg", "orientation/Landscape_1.jpg
 
 @pytest.fixture(scope="module")
 def own():
-    if not MEDIA.is_dir():
-        pytest.skip(f"{MEDIA} is missing")
+    require_media()
     folder = Path(tempfile.mkdtemp(prefix="camlib-organise-"))
     lib = folder / "library"
     camlib("import", "--library", str(lib), *[str(MEDIA / f) for f in FILES])

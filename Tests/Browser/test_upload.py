@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import MEDIA, Server, camlib, make_driver, screenshot, wait_for
+from conftest import require_media, MEDIA, Server, camlib, make_driver, screenshot, wait_for
 
 LIVE = MEDIA / "apple-live-photo"
 PAIRS = [LIVE / "IMG_4394.HEIC", LIVE / "IMG_4394.mov", LIVE / "51F2BEF7-431A-4D31-8AC1-3284A57826AE.jpeg",
@@ -24,8 +24,7 @@ BAD = MEDIA / "malformed" / "bigcat88__pillow_heif__corrupted.heic"
 
 @pytest.fixture
 def empty_library():
-    if not MEDIA.is_dir():
-        pytest.skip(f"{MEDIA} is missing")
+    require_media()
     folder = Path(tempfile.mkdtemp(prefix="camlib-upload-"))
     lib = folder / "library"
     camlib("init", "--library", str(lib))

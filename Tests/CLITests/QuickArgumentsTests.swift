@@ -31,7 +31,7 @@ import TestSupport
         ["--trashed"], ["--trashed", "--json", "--kind", "live"], ["--trashed", "--trashed"],
         ["--favorite"], ["--album", "Summer 2025"], ["--keyword", "cat", "--keyword", "dog"], ["--near", "48.8584,2.2945"],
         ["--near", "-33.8568,151.2153", "--within", "300m"], ["--near", "48.8,2.2", "--within", "2.5km", "--favorite"],
-        ["--near", "91,0"], ["--place", "Lisbon", "--country", "PT"], ["--search", "2025 apple"], ["--search", "\"new york\" may"], ["--near", "paris"], ["--within", "5km"], ["--near", "48.8,2.2", "--within", "far"],
+        ["--near", "91,0"], ["--place", "Lisbon", "--country", "PT"], ["--search", "2025 apple"], ["--box", "38.6,-9.3,38.8,-9.0"], ["--box", "1,2,3"], ["--box", "10,170,20,-170"], ["--search", "\"new york\" may"], ["--near", "paris"], ["--within", "5km"], ["--near", "48.8,2.2", "--within", "far"],
     ]
 
     @Test(arguments: queries)

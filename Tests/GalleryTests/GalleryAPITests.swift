@@ -126,6 +126,51 @@ struct GalleryAPITests {
         }
     }
 
+    /// The map: every located asset outside the trash in the world's clusters, each with
+    /// its picture; a cluster's square lists its assets in the timeline; the page may load
+    /// the tiles' server's images and no other.
+    @Test(arguments: CatalogBackend.allCases) func theMapsClustersHoldEveryLocatedAssetAndTheirSquaresListThem(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
+        let located = try corpus.library.describe(try corpus.library.assetIDs(matching: AssetQuery())).filter { $0.location != nil }
+        #expect(located.count >= 6)
+        try await corpus.test { client in
+            let world = try await client.execute(uri: "/api/map?south=-90&west=-180&north=90&east=180&zoom=1", method: .get) { try $0.object() }
+            let clusters = world["clusters"] as? [[String: Any]] ?? []
+            #expect(world["total"] as? Int == located.count)
+            #expect(clusters.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == located.count)
+            #expect(clusters.allSatisfy { ($0["thumbnail"] as? String)?.hasPrefix("/media/") == true })
+            // Alabama at zoom 5: Huntsville and Owens Cross Roads, one cluster; its square
+            // lists both.
+            let alabama = try await client.execute(uri: "/api/map?south=30&west=-90&north=37&east=-84&zoom=5", method: .get) { try $0.object() }
+            let pair = try #require((alabama["clusters"] as? [[String: Any]] ?? []).first { $0["count"] as? Int == 2 }, "\(alabama)")
+            let box = ["south", "west", "north", "east"].map { String(pair[$0] as? Double ?? 0) }.joined(separator: ",")
+            try await client.execute(uri: "/api/assets?box=\(box)", method: .get) { response in
+                let names = (try response.object()["assets"] as? [[String: Any]] ?? []).compactMap { a in
+                    (a["resources"] as? [[String: Any]])?.compactMap { $0["originalName"] as? String }.first
+                }
+                #expect(Set(names) == ["IMG_3582.HEIC", "IMG_4394.HEIC"], "\(box)")
+            }
+            for (uri, words) in [
+                ("/api/map?south=10&west=0&north=20", "east"), ("/api/map?south=50&west=0&north=20&east=5&zoom=3", "south"),
+                ("/api/map?south=0&west=0&north=1&east=1&zoom=99", "zoom"), ("/api/assets?box=1,2,3", "box=1,2,3"),
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .badRequest, "\(uri)")
+                    #expect(response.text.contains(words), "\(uri): \(response.text)")
+                }
+            }
+            try await client.execute(uri: "/api/map/settings", method: .get) { response in
+                let settings = try response.object()
+                #expect(settings["tiles"] as? String == MapSettings.openStreetMap)
+                #expect(settings["leaflet"] as? Bool == FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.min.js"))
+            }
+            try await client.execute(uri: "/", method: .get) { response in
+                let policy = response.headers[.contentSecurityPolicy] ?? ""
+                #expect(policy.contains("img-src 'self' blob: data: https://tile.openstreetmap.org;"), "\(policy)")
+            }
+        }
+    }
+
     @Test(arguments: CatalogBackend.allCases) func filesComeWithEntityTagsAndByteRanges(on backend: CatalogBackend) async throws {
         let corpus = try GalleryLibrary.shared(on: backend)
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")

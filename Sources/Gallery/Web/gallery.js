@@ -107,11 +107,12 @@ async function watchPending() {
 
 const FILTER_NAMES = ["kind", "make", "model", "since", "until", "has", "edited", "keyword", "place"];
 // Which collection the timeline shows, chosen in the bar (#views): the filters narrow it.
-const VIEW_NAMES = ["favorite", "trashed", "album", "view"];
+const VIEW_NAMES = ["favorite", "trashed", "album", "view", "box"];
 
 function currentView() {
   const params = new URLSearchParams(location.search);
   if (params.get("view") === "albums") return { name: "albums" };
+  if (params.get("view") === "map") return { name: "map" };
   if (params.get("trashed") === "1") return { name: "trash" };
   if (params.get("album")) return { name: "album", album: params.get("album") };
   if (params.get("favorite") === "1") return { name: "favorites" };
@@ -214,7 +215,7 @@ async function loadPage(extra = {}) {
 // it, how photos get in.
 function emptyText() {
   const view = currentView();
-  const filtered = [...FILTER_NAMES, "q"].some((name) => new URLSearchParams(location.search).get(name));
+  const filtered = [...FILTER_NAMES, "q", "box"].some((name) => new URLSearchParams(location.search).get(name));
   if (filtered) return "Nothing here: no asset matches these filters.";
   if (view.name === "favorites") return "No favourites yet: open a photo and choose ♡ Favourite.";
   if (view.name === "trash") return "The trash is empty.";
@@ -760,6 +761,7 @@ function showInfo(asset) {
     info.append(el("dt", { text: "Place" }), el("dd", {}, link));
   }
   addInfo(info, "Coordinates", coordinatesText(asset.location));
+  showMiniMap(asset);
   addInfo(info, "Size", asset.width && asset.height ? `${asset.width} × ${asset.height}` : "");
   addInfo(info, "Duration", asset.duration ? `${asset.duration.toFixed(2)} s` : "");
   addInfo(info, "Video", [asset.videoCodec, asset.audioCodec].filter(Boolean).join(" + "));
@@ -987,6 +989,13 @@ function pickSuggestion(text) {
 }
 
 function applyFilters() {
+  // A search from the map shows its results in the timeline.
+  if (currentView().name === "map") {
+    const params = new URLSearchParams();
+    if ($("q").value.trim()) params.set("q", $("q").value.trim());
+    location.href = `/?${params}`;
+    return;
+  }
   filtersToURL();
   resetTimeline();
   loadPage();
@@ -1015,6 +1024,133 @@ function wireSearch() {
     }
   });
   box.addEventListener("blur", () => setTimeout(hideSuggestions, 0));
+}
+
+// ---- The map (Leaflet, from Debian's libjs-leaflet): clusters the server counts ----
+
+let leafletLoading = null;
+let mapSettings = null;
+
+async function loadMapSettings() {
+  if (!mapSettings) mapSettings = await api("/api/map/settings");
+  return mapSettings;
+}
+
+function loadLeaflet() {
+  if (window.L) return Promise.resolve(window.L);
+  if (!leafletLoading) {
+    leafletLoading = new Promise((resolve, reject) => {
+      document.head.append(el("link", { rel: "stylesheet", href: "/static/leaflet/leaflet.css" }));
+      const script = el("script", { src: "/static/leaflet/leaflet.js" });
+      script.addEventListener("load", () => resolve(window.L));
+      script.addEventListener("error", () => reject(new Error("Leaflet could not be loaded")));
+      document.head.append(script);
+    });
+  }
+  return leafletLoading;
+}
+
+const boxParam = (c) => [c.south, c.west, c.north, c.east].map((n) => n.toFixed(6)).join(",");
+
+// A cluster's marker: one of its photos, and how many there are.
+function clusterIcon(L, cluster) {
+  const photo = el("div", { class: "photo" });
+  if (cluster.thumbnail) photo.append(el("img", { src: cluster.thumbnail, alt: "" }));
+  const count = el("span", { class: "count", text: cluster.count > 999 ? `${Math.round(cluster.count / 1000)}k` : String(cluster.count) });
+  count.dataset.count = String(cluster.count);
+  return L.divIcon({ className: "map-cluster", html: el("div", { class: "pin" }, photo, count), iconSize: [56, 56], iconAnchor: [28, 28] });
+}
+
+async function showMap() {
+  $("timeline").hidden = true;
+  $("years").hidden = true;
+  $("filters").hidden = true;
+  $("mapView").hidden = false;
+  let settings;
+  try {
+    settings = await loadMapSettings();
+  } catch (error) {
+    $("mapNote").textContent = `The map cannot be shown: ${error.message}`;
+    return;
+  }
+  if (!settings.leaflet) {
+    $("mapNote").textContent = "The map needs Leaflet: install Debian's libjs-leaflet (./setup.sh does).";
+    return;
+  }
+  const L = await loadLeaflet();
+  const map = L.map("map", { worldCopyJump: true, minZoom: 1, zoomSnap: 1 });
+  if (settings.tiles) L.tileLayer(settings.tiles, { attribution: settings.attribution, maxZoom: 19 }).addTo(map);
+  const markers = L.layerGroup().addTo(map);
+  let asked = 0;
+  async function draw() {
+    const bounds = map.getBounds();
+    const mine = ++asked;
+    const query = new URLSearchParams({
+      south: Math.max(-90, bounds.getSouth()).toFixed(6), north: Math.min(90, bounds.getNorth()).toFixed(6),
+      west: Math.max(-540, bounds.getWest()).toFixed(6), east: Math.min(540, bounds.getEast()).toFixed(6), zoom: map.getZoom(),
+    });
+    let answer;
+    try {
+      answer = await api(`/api/map?${query}`);
+    } catch (error) {
+      $("mapNote").textContent = `The map's photos could not be read: ${error.message}`;
+      return;
+    }
+    if (mine !== asked) return;  // the map moved again meanwhile
+    markers.clearLayers();
+    for (const cluster of answer.clusters) {
+      const marker = L.marker([cluster.latitude, cluster.longitude], {
+        icon: clusterIcon(L, cluster), title: cluster.count === 1 ? "1 photo" : `${cluster.count} photos`, keyboard: true,
+      });
+      // The cluster's photos, in the timeline.
+      marker.on("click", () => { location.href = `/?box=${boxParam(cluster)}`; });
+      markers.addLayer(marker);
+    }
+    const shown = answer.clusters.reduce((n, c) => n + c.count, 0);
+    $("mapNote").textContent = answer.total === 0
+      ? "No photo has a place yet."
+      : `${plural(shown, "photo")} here, ${answer.total.toLocaleString()} with a place in all. Click a group to see its photos.`;
+  }
+  // The map's place is kept in the URL (`at=LAT,LON,ZOOM`), so it can be bookmarked.
+  map.on("moveend", () => {
+    const c = map.getCenter();
+    const params = new URLSearchParams(location.search);
+    params.set("at", `${c.lat.toFixed(5)},${c.lng.toFixed(5)},${map.getZoom()}`);
+    history.replaceState(null, "", `?${params}`);
+    draw();
+  });
+  const at = (new URLSearchParams(location.search).get("at") || "").split(",").map(Number);
+  if (at.length === 3 && at.every(Number.isFinite)) {
+    map.setView([at[0], at[1]], at[2]);
+    return;
+  }
+  // First: where the photos are.
+  const world = await api("/api/map?south=-90&west=-180&north=90&east=180&zoom=1").catch(() => ({ clusters: [] }));
+  if (world.clusters.length) {
+    map.fitBounds(L.latLngBounds(world.clusters.map((c) => [[c.south, c.west], [c.north, c.east]]).flat()), { maxZoom: 12 });
+  } else {
+    map.setView([20, 0], 2);
+  }
+}
+
+// The info panel's small map: where the asset was taken, when there is a map to draw on.
+let miniMap = null;
+async function showMiniMap(asset) {
+  const box = $("miniMap");
+  if (miniMap) { miniMap.remove(); miniMap = null; }
+  box.hidden = true;
+  const where = asset.location;
+  if (!where || (where.latitude === 0 && where.longitude === 0)) return;
+  let settings;
+  try { settings = await loadMapSettings(); } catch (_) { return; }
+  if (!settings.leaflet || !settings.tiles) return;
+  const L = await loadLeaflet().catch(() => null);
+  if (!L || state.assets[state.current]?.id !== asset.id) return;  // another asset is shown by now
+  box.hidden = false;
+  miniMap = L.map(box, { zoomControl: false, dragging: false, scrollWheelZoom: false, doubleClickZoom: false, boxZoom: false,
+    keyboard: false, touchZoom: false, attributionControl: true }).setView([where.latitude, where.longitude], 12);
+  L.tileLayer(settings.tiles, { attribution: settings.attribution, maxZoom: 19 }).addTo(miniMap);
+  L.circleMarker([where.latitude, where.longitude], { radius: 7, color: "#fff", weight: 2, fillColor: "#2f6fd6", fillOpacity: 1 }).addTo(miniMap);
 }
 
 // ---- Favourites, albums, keywords, the trash ----
@@ -1367,7 +1503,7 @@ function showViewNav() {
 async function updateViewHead() {
   const view = currentView();
   const head = $("viewHead");
-  head.hidden = view.name === "photos" || view.name === "albums";
+  head.hidden = view.name === "photos" || view.name === "albums" || view.name === "map";
   // Rename and Delete only for an album that exists.
   $("albumTools").hidden = view.name !== "album" || !albumNamed(view.album);
   if (albumNamed(view.album)) $("downloadAlbum").href = `/download?album=${albumNamed(view.album).id}&version=current`;
@@ -1638,6 +1774,10 @@ document.addEventListener("DOMContentLoaded", () => {
   const albumsLoaded = loadAlbums().then(updateViewHead);
   if (view.name === "albums") {
     albumsLoaded.then(showAlbums);
+    return;
+  }
+  if (view.name === "map") {
+    showMap();
     return;
   }
   // Years jump through the whole library; the other views are short enough to scroll.

@@ -414,6 +414,24 @@ struct AssetListing {
                             WHERE m.place_id IN \(list) AND r.role IN ('photo', 'pairedVideo', 'video')
                             """))
             }
+            if let box = query.box {
+                // From the index of locations (0016), then the asset of each file found.
+                let longitudes: CatalogSQL =
+                    box.west <= box.east
+                    ? "m.longitude >= \(box.west) AND m.longitude < \(box.east)" : "(m.longitude >= \(box.west) OR m.longitude < \(box.east))"
+                let within: CatalogSQL = "m.latitude >= \(box.south) AND m.latitude < \(box.north) AND \(longitudes)"
+                conditions.append(
+                    """
+                    EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id \
+                    WHERE r.asset_id = s.asset_id AND r.role IN ('photo', 'pairedVideo', 'video') AND \(within))
+                    """)
+                candidates.append(
+                    Candidate(
+                        sql: """
+                            SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_place")) JOIN resource r ON r.id = m.resource_id \
+                            WHERE \(within) AND r.role IN ('photo', 'pairedVideo', 'video')
+                            """))
+            }
             if let search, !search.words.isEmpty {
                 try addSearchWords(search, db)
             }

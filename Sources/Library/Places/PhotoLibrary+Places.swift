@@ -22,4 +22,16 @@ extension PhotoLibrary {
     public func placeNames() throws -> [PlaceName] {
         try catalog.read { db in try PlaceRecord.fetchAll(db).map(\.name) }
     }
+
+    /// The map's points: every asset outside the trash with a location.
+    public func mapIndex() throws -> MapIndex {
+        var points: [(asset: Int64, latitude: Double, longitude: Double)] = []
+        try catalog.read { db in try MetadataRecord.forEachLocatedAsset(db) { points.append(($0, $1, $2)) } }
+        return MapIndex(points)
+    }
+
+    /// Changes whenever ``mapIndex()`` may: read in a few index probes.
+    public func mapIndexMark() throws -> String {
+        try catalog.read { db in try MetadataRecord.locationsMark(db) }
+    }
 }

@@ -64,6 +64,26 @@ public struct AssetQuery: Sendable, Equatable {
     public var country: String?
     /// The search box's text: dates and words, all of which must hold (``SearchTerms``).
     public var search: String?
+    /// Taken inside a box of latitudes and longitudes (a map's cluster: `--box S,W,N,E`).
+    public var box: Box?
+
+    /// Latitudes from `south` up to (not including) `north`, longitudes from `west` east to
+    /// `east`: across the antimeridian when `west` > `east`.
+    public struct Box: Sendable, Equatable {
+        public var south: Double
+        public var west: Double
+        public var north: Double
+        public var east: Double
+
+        /// `38.6,-9.3,38.8,-9.0`: south, west, north, east in degrees, in range.
+        public init?(parsing text: String) {
+            let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 4, let s = parts[0], let w = parts[1], let n = parts[2], let e = parts[3],
+                (-90...90).contains(s), (-90...90).contains(n), s < n, (-180...180).contains(w), (-180...180).contains(e)
+            else { return nil }
+            (south, west, north, east) = (s, w, n, e)
+        }
+    }
 
     /// A circle on the earth: its centre (WGS 84 degrees) and radius in metres.
     public struct Place: Sendable, Equatable {

@@ -102,3 +102,37 @@ extension MetadataRecord {
             """)
     }
 }
+
+extension MetadataRecord {
+    /// Each asset outside the trash that has a location, with it (its still's, else its
+    /// movie's, as `asset_overview` gives it), in asset order: read row by row.
+    static func forEachLocatedAsset(_ db: any CatalogConnection, _ body: (Int64, Double, Double) -> Void) throws {
+        var previous: Int64?
+        try db.forEachRow(
+            """
+            SELECT r.asset_id, m.latitude, m.longitude FROM metadata m JOIN resource r ON r.id = m.resource_id
+            WHERE m.latitude IS NOT NULL AND m.longitude IS NOT NULL AND r.role IN ('photo', 'pairedVideo', 'video')
+              AND NOT EXISTS (SELECT 1 FROM trashed_asset t WHERE t.asset_id = r.asset_id)
+            ORDER BY r.asset_id, CASE r.role WHEN 'photo' THEN 0 ELSE 1 END
+            """
+        ) { row in
+            guard let asset: Int64 = row[0], asset != previous, let latitude: Double = row[1], let longitude: Double = row[2] else { return true }
+            previous = asset
+            body(asset, latitude, longitude)
+            return true
+        }
+    }
+
+    /// What changes whenever the located assets outside the trash may have: the newest
+    /// file and asset (an import, a pairing), and how many assets are in the trash (a
+    /// trashing, a restore, an emptying).
+    static func locationsMark(_ db: any CatalogConnection) throws -> String {
+        let row = try db.rows(
+            """
+            SELECT (SELECT coalesce(max(id), 0) FROM resource), (SELECT coalesce(max(id), 0) FROM asset),
+                   (SELECT count(*) FROM trashed_asset)
+            """
+        ).first
+        return (0..<3).map { String((row?[$0] as Int64?) ?? 0) }.joined(separator: ":")
+    }
+}
