@@ -9,12 +9,14 @@ spread over 15 years (a few hundred photos a day on some days, none on most, mor
 recent years, the time zone style of the template: with an offset, floating, or UTC), one
 of five camera makes, and names and import folders as phones and cameras make them. Assets
 are added as imports of month-long folders would add them: each month in capture order,
-the months in random order.
+the months in random order. An asset whose template has a location is moved to one of
+3,000 real places (GeoNames' most populous, bigger ones more often, a few hundred metres
+off), named as camlib's import would name it (`place`, `metadata.place_id`).
 Tables camlib derives from those (through the schema's own triggers) fill themselves, so
 the result is what camlib would hold after importing that many files. No media files are
 written: query and show read the catalog only.
 """
-import datetime, os, random, shutil, sqlite3, subprocess, uuid
+import datetime, math, os, random, shutil, sqlite3, subprocess, uuid
 
 # The tables that hold what a library knows, in the order their foreign keys need.
 BASE_TABLES = ["asset", "resource", "metadata", "pairing", "embedded_movie", "aux_image", "adjustment",
@@ -75,6 +77,34 @@ def _templates(db):
     return cols, out
 
 
+PLACES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "places", "places.tsv.gz")
+
+
+def _places(count=3000):
+    """The `count` most populous places of camlib's data: (latitude, longitude, city,
+    region, country code, country, population)."""
+    import gzip
+    countries, rows = {}, []
+    with gzip.open(PLACES, "rt", encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if parts[0] == "#country":
+                countries[parts[1]] = parts[2]
+            else:
+                rows.append((float(parts[0]), float(parts[1]), parts[2], parts[3], parts[4], int(parts[5] or 0)))
+    rows.sort(key=lambda r: -r[5])
+    return [(lat, lon, city, region, cc, countries.get(cc, cc), pop) for lat, lon, city, region, cc, pop in rows[:count]]
+
+
+def _place_rows(db, places):
+    """The places' rows in `place`, added where the seed has none; their ids, in order."""
+    ids = []
+    for _, _, city, region, cc, country, _ in places:
+        db.execute("INSERT OR IGNORE INTO place (city, region, country_code, country) VALUES (?, ?, ?, ?)", (city, region, cc, country))
+        ids.append(db.execute("SELECT id FROM place WHERE city = ? AND region = ? AND country_code = ?", (city, region, cc)).fetchone()[0])
+    return ids
+
+
 def _day_weights(rng):
     """Which days have photos: most have none, some have a burst; later years more."""
     weights = []
@@ -110,6 +140,9 @@ def grow(seed_catalog, catalog, assets, rng_seed=12):
     counters = {}
     imported = datetime.datetime(2016, 1, 1)
     step = datetime.timedelta(seconds=(10 * 365 * 86400) / max(1, assets))
+    places = _places()
+    place_ids = _place_rows(db, places)
+    place_weights = [math.sqrt(p[6]) for p in places]
     inserts = {t: f"INSERT INTO {t} ({', '.join(cols[t])}) VALUES ({', '.join('?' * len(cols[t]))})" for t in BASE_TABLES}
     batch = {t: [] for t in BASE_TABLES}
 
@@ -172,8 +205,15 @@ def grow(seed_catalog, catalog, assets, rng_seed=12):
                 top = r["path"].split("/")[1]  # thumbnails, motion, renders
                 new["path"] = f"derived/{top}/{sha[r['id']][:2]}/{sha[r['id']]}{ext}"
             batch["resource"].append(tuple(new[c] for c in cols["resource"]))
+        where = rng.choices(range(len(places)), weights=place_weights)[0]
+        north, east = rng.gauss(0, 0.003), rng.gauss(0, 0.003)
         for m in t["metadata"]:
             new = dict(m, resource_id=rid[m["resource_id"]])
+            if m["latitude"] is not None:
+                lat, lon = places[where][0], places[where][1]
+                new["latitude"] = max(-90.0, min(90.0, lat + north))
+                new["longitude"] = (lon + east + 180) % 360 - 180
+                new["place_id"] = place_ids[where]
             if m["captured_at"] is not None:
                 base = moment.strftime("%Y-%m-%dT%H:%M:%S")
                 old = m["captured_at"]

@@ -73,3 +73,33 @@ try page("timeline with depth: 50 after a jump") {
     q.after = jump(descending: true)
     return q
 }
+
+/// The map (issue 40): its points read once, as `camlib serve` reads them on the first map
+/// request after a change, then the clusters of random boxes at zooms from a continent to
+/// a town, with their pictures' files looked up as the API does.
+func mapClusters() throws {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let index = try library.mapIndex()
+    let built = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    print(#"{"name": "map: every located asset read and indexed (once per change)", "runs": 1, "p50_ms": \#(built), "p95_ms": \#(built), "rows": \#(index.count), "goal_ms": null}"#)
+    var times: [Double] = []
+    var clusters = 0
+    for i in 0..<(runs * 5) {
+        let zoom = [2, 4, 6, 8, 10, 12, 14][i % 7]
+        // A browser window of 1600x1000 px at that zoom, centred anywhere people live.
+        let latitude = Double.random(in: -40...60), longitude = Double.random(in: -125...145)
+        let degreesWide = 1600.0 / (256 * pow(2, Double(zoom))) * 360
+        let degreesHigh = min(170, degreesWide * 1000 / 1600 * cos(latitude * .pi / 180))
+        let begin = DispatchTime.now().uptimeNanoseconds
+        let found = index.clusters(
+            south: max(-90, latitude - degreesHigh / 2), west: longitude - degreesWide / 2, north: min(90, latitude + degreesHigh / 2),
+            east: longitude + degreesWide / 2, zoom: zoom)
+        _ = try library.media(of: found.map(\.asset))
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
+        clusters = max(clusters, found.count)
+    }
+    times.sort()
+    let p95 = times[min(times.count - 1, Int((Double(times.count) * 0.95).rounded(.up)) - 1)]
+    print(#"{"name": "map: clusters of a window at zoom 2 to 14, with their pictures", "runs": \#(times.count), "p50_ms": \#(times[times.count / 2]), "p95_ms": \#(p95), "rows": \#(clusters), "goal_ms": 100}"#)
+}
+try mapClusters()

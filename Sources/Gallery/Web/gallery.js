@@ -1078,7 +1078,7 @@ async function showMap() {
     return;
   }
   const L = await loadLeaflet();
-  const map = L.map("map", { worldCopyJump: true, minZoom: 1, zoomSnap: 1 });
+  const map = L.map("map", { worldCopyJump: true, minZoom: 0, zoomSnap: 1 });
   if (settings.tiles) L.tileLayer(settings.tiles, { attribution: settings.attribution, maxZoom: 19 }).addTo(map);
   const markers = L.layerGroup().addTo(map);
   let asked = 0;
