@@ -17,16 +17,18 @@ import Library
 /// (`south`…`east`) is what `box=` of the timeline shows.
 extension GalleryAPI {
     struct MapAnswer: Encodable {
+        /// A cluster of the index, with its picture's URL beside its fields.
         struct Cluster: Encodable {
-            var latitude: Double
-            var longitude: Double
-            var count: Int
-            var asset: Int64
-            var south: Double
-            var west: Double
-            var north: Double
-            var east: Double
+            var cluster: MapIndex.Cluster
             var thumbnail: String?
+
+            enum CodingKeys: String, CodingKey { case thumbnail }
+
+            func encode(to encoder: any Encoder) throws {
+                try cluster.encode(to: encoder)
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(thumbnail, forKey: .thumbnail)
+            }
         }
 
         /// Located assets outside the trash, in all the map.
@@ -65,9 +67,7 @@ extension GalleryAPI {
                     total: index.count,
                     clusters: clusters.map { c in
                         let shown = media[c.asset].flatMap { $0.still ?? $0.movie }
-                        return MapAnswer.Cluster(
-                            latitude: c.latitude, longitude: c.longitude, count: c.count, asset: c.asset, south: c.south, west: c.west,
-                            north: c.north, east: c.east, thumbnail: shown.map { "/media/\(c.asset)/\($0)/thumbnail" })
+                        return MapAnswer.Cluster(cluster: c, thumbnail: shown.map { "/media/\(c.asset)/\($0)/thumbnail" })
                     })
             }
             return try jsonResponse(answer)

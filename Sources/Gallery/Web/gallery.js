@@ -1077,7 +1077,13 @@ async function showMap() {
     $("mapNote").textContent = "The map needs Leaflet: install Debian's libjs-leaflet (./setup.sh does).";
     return;
   }
-  const L = await loadLeaflet();
+  let L;
+  try {
+    L = await loadLeaflet();
+  } catch (error) {
+    $("mapNote").textContent = `The map cannot be shown: ${error.message}.`;
+    return;
+  }
   const map = L.map("map", { worldCopyJump: true, minZoom: 0, zoomSnap: 1 });
   if (settings.tiles) L.tileLayer(settings.tiles, { attribution: settings.attribution, maxZoom: 19 }).addTo(map);
   const markers = L.layerGroup().addTo(map);
