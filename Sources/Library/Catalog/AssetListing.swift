@@ -452,11 +452,14 @@ struct AssetListing {
         /// names' runs of three characters among them (so a word of three or more).
         private mutating func addSearchWords(_ search: SearchTerms, _ db: any CatalogConnection) throws {
             let dialect = db.dialect
-            let cameras = try CameraRecord.fetchAll(db)
-            let lenses = try MetadataRecord.lensModels(db)
-            let keywords = try KeywordRecord.allNames(db)
-            let albums = try AlbumRecord.allNames(db)
-            let places = try PlaceRecord.fetchAll(db)
+            // Every name folded once for all the words.
+            let cameras = try CameraRecord.fetchAll(db).map { c in
+                (id: c.id, names: [c.make, c.model, c.make + " " + c.model].map(PlaceMatching.fold))
+            }
+            let lenses = try MetadataRecord.lensModels(db).map { (model: $0, folded: PlaceMatching.fold($0)) }
+            let keywords = try KeywordRecord.allNames(db).map { (id: $0.id, folded: PlaceMatching.fold($0.name)) }
+            let albums = try AlbumRecord.allNames(db).map { (id: $0.id, folded: PlaceMatching.fold($0.name)) }
+            let places = PlaceMatching.folded(try PlaceRecord.fetchAll(db))
             let stills: CatalogSQL = "r.role IN ('photo', 'pairedVideo', 'video')"
             for word in search.words {
                 // File names: lower case as SQL's lower() makes them (ASCII letters only).
@@ -466,26 +469,24 @@ struct AssetListing {
                 let trigrams = Self.distinctiveTrigrams(lower.replacingOccurrences(of: "*", with: "").replacingOccurrences(of: "?", with: "").replacingOccurrences(of: "[", with: ""))
                 if trigrams.isEmpty { sources = nil } else { sources?.append(dialect.assetsWithNamesHolding(trigrams)) }
                 let folded = PlaceMatching.fold(word)
-                let matchedCameras = cameras.filter { c in
-                    [c.make, c.model, c.make + " " + c.model].contains { PlaceMatching.fold($0).contains(folded) }
-                }.map(\.id)
+                let matchedCameras = cameras.filter { $0.names.contains { $0.contains(folded) } }.map(\.id)
                 if !matchedCameras.isEmpty {
                     tests.append("s.camera_id IN \(matchedCameras)")
                     sources?.append("SELECT asset_id FROM asset_summary \(dialect.indexedBy("asset_summary_by_camera")) WHERE camera_id IN \(matchedCameras)")
                 }
-                let matchedLenses = lenses.filter { PlaceMatching.fold($0).contains(folded) }
+                let matchedLenses = lenses.filter { $0.folded.contains(folded) }.map(\.model)
                 if !matchedLenses.isEmpty {
                     tests.append(
                         "EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.asset_id = s.asset_id AND \(stills) AND m.lens_model IN \(matchedLenses))")
                     sources?.append(
                         "SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_lens")) JOIN resource r ON r.id = m.resource_id WHERE m.lens_model IN \(matchedLenses) AND \(stills)")
                 }
-                let matchedKeywords = keywords.filter { PlaceMatching.matches(PlaceMatching.fold($0.name), words: folded) }.map(\.id)
+                let matchedKeywords = keywords.filter { PlaceMatching.matches($0.folded, words: folded) }.map(\.id)
                 if !matchedKeywords.isEmpty {
                     tests.append("EXISTS (SELECT 1 FROM asset_keyword x WHERE x.asset_id = s.asset_id AND x.keyword_id IN \(matchedKeywords))")
                     sources?.append("SELECT asset_id FROM asset_keyword WHERE keyword_id IN \(matchedKeywords)")
                 }
-                let matchedAlbums = albums.filter { PlaceMatching.matches(PlaceMatching.fold($0.name), words: folded) }.map(\.id)
+                let matchedAlbums = albums.filter { PlaceMatching.matches($0.folded, words: folded) }.map(\.id)
                 if !matchedAlbums.isEmpty {
                     tests.append("EXISTS (SELECT 1 FROM album_asset x WHERE x.asset_id = s.asset_id AND x.album_id IN \(matchedAlbums))")
                     sources?.append("SELECT asset_id FROM album_asset WHERE album_id IN \(matchedAlbums)")

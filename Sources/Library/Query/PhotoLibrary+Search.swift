@@ -26,14 +26,16 @@ extension PhotoLibrary {
             )
         }
         func starting(_ names: [String]) -> [String] {
-            Array(Set(names.filter { PlaceMatching.matches(PlaceMatching.fold($0), words: folded) })).sorted {
-                // Those it starts before those it starts a later word of, then alphabetically.
-                let (a, b) = (PlaceMatching.fold($0).hasPrefix(folded), PlaceMatching.fold($1).hasPrefix(folded))
-                return a != b ? a : $0.localizedCompare($1) == .orderedAscending
+            // Each name folded once; those it starts before those it starts a later word
+            // of, then alphabetically.
+            let found = Set(names).compactMap { name -> (name: String, first: Bool)? in
+                let f = PlaceMatching.fold(name)
+                return PlaceMatching.matches(f, words: folded) ? (name, f.hasPrefix(folded)) : nil
             }
+            return found.sorted { $0.first != $1.first ? $0.first : $0.name.localizedCompare($1.name) == .orderedAscending }.map(\.name)
         }
         func containing(_ names: [String]) -> [String] {
-            Array(Set(names.filter { PlaceMatching.fold($0).contains(folded) })).sorted { $0.localizedCompare($1) == .orderedAscending }
+            Set(names).filter { PlaceMatching.fold($0).contains(folded) }.sorted { $0.localizedCompare($1) == .orderedAscending }
         }
         let placeNames = places.flatMap { [$0.name.city, $0.name.region, $0.name.country].compactMap { $0 } }
         let cameraNames = cameras.map { [$0.make, $0.model].filter { !$0.isEmpty }.joined(separator: " ") }

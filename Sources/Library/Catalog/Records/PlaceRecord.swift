@@ -105,10 +105,17 @@ enum PlaceMatching {
 
     /// The places one of whose names (city, region, country) `text` matches.
     static func places(_ places: [PlaceRecord], named text: String) -> [Int64] {
+        self.places(folded(places), named: text)
+    }
+
+    /// Each place's id and its names folded: folded once for a query of several words.
+    static func folded(_ places: [PlaceRecord]) -> [(id: Int64, names: [String])] {
+        places.map { p in (p.id, [p.name.city, p.name.region, p.name.country].compactMap { $0 }.map(fold)) }
+    }
+
+    static func places(_ folded: [(id: Int64, names: [String])], named text: String) -> [Int64] {
         let words = fold(text.trimmingCharacters(in: .whitespaces))
-        return places.filter { p in
-            [p.name.city, p.name.region, p.name.country].contains { $0.map { matches(fold($0), words: words) } ?? false }
-        }.map(\.id)
+        return folded.filter { $0.names.contains { matches($0, words: words) } }.map(\.id)
     }
 
     /// The places in the country `text` names: its ISO code (`PT`), or its name.
