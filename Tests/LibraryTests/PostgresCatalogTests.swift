@@ -47,7 +47,7 @@ import TestSupport
 
         // SQLite's own bookkeeping and the FTS5 tables of the name search (a pg_trgm index
         // in PostgreSQL) are not the catalog's: compared are the tables and views camlib defines.
-        let bookkeeping = ["grdb_migrations", "sqlite_sequence", "asset_summary_refresh", "camlib_migrations"]
+        let bookkeeping = ["grdb_migrations", "sqlite_sequence", "asset_summary_refresh", "asset_place_refresh", "camlib_migrations"]
         func sqliteColumns(_ type: String) throws -> [String: [String]] {
             try sqlite.sqliteRead { db in
                 let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'asset_summary_names%'", arguments: [type])

@@ -25,6 +25,21 @@ struct SearchTests {
         #expect(SearchTerms(parsing: "   ").isEmpty)
     }
 
+    /// Names are folded as Foundation folds them (case, accents, widths), ASCII ones by a
+    /// shorter way that must agree.
+    @Test func namesFoldAsFoundationFoldsThem() {
+        let names = ["New York City", "LISBON", "São Paulo", "Kraków", "Hyōgo", "Ｔｏｋｙｏ", "Straße", "", "IMG_3582.HEIC", "f/1.78", "Île-de-France"]
+        for name in names {
+            #expect(PlaceMatching.fold(name) == name.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil), "\(name)")
+        }
+        #expect(PlaceMatching.fold("São Paulo") == "sao paulo" && PlaceMatching.fold("Ｔｏｋｙｏ") == "tokyo")
+        let folded = PlaceMatching.folded([
+            PlaceRecord(id: 1, name: PlaceName(city: "Évora", region: "Évora", country: "Portugal", countryCode: "PT")),
+            PlaceRecord(id: 2, name: PlaceName(city: nil, region: "Évora", country: "Portugal", countryCode: "PT")),
+        ])
+        #expect(folded.map(\.names) == [["evora", "evora", "portugal"], ["evora", "portugal"]])
+    }
+
     static func names(_ library: PhotoLibrary, _ text: String, threshold: Int? = nil) throws -> Set<String> {
         var query = AssetQuery()
         query.search = text

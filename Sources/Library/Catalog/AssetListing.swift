@@ -402,17 +402,8 @@ struct AssetListing {
                 if let text = query.country { ids.formIntersection(PlaceMatching.places(places, inCountry: text)) }
                 guard !ids.isEmpty else { return nil }
                 let list = ids.sorted()
-                conditions.append(
-                    """
-                    EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id \
-                    WHERE r.asset_id = s.asset_id AND r.role IN ('photo', 'pairedVideo', 'video') AND m.place_id IN \(list))
-                    """)
-                candidates.append(
-                    Candidate(
-                        sql: """
-                            SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_place_id")) JOIN resource r ON r.id = m.resource_id \
-                            WHERE m.place_id IN \(list) AND r.role IN ('photo', 'pairedVideo', 'video')
-                            """))
+                conditions.append(Self.atPlaces(list))
+                candidates.append(Candidate(sql: Self.assetsAtPlaces(list, dialect)))
             }
             if let box = query.box {
                 // From the index of locations (0016), then the asset of each file found.
@@ -493,10 +484,8 @@ struct AssetListing {
                 }
                 let matchedPlaces = PlaceMatching.places(places, named: word)
                 if !matchedPlaces.isEmpty {
-                    tests.append(
-                        "EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.asset_id = s.asset_id AND \(stills) AND m.place_id IN \(matchedPlaces))")
-                    sources?.append(
-                        "SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_place_id")) JOIN resource r ON r.id = m.resource_id WHERE m.place_id IN \(matchedPlaces) AND \(stills)")
+                    tests.append(Self.atPlaces(matchedPlaces))
+                    sources?.append(Self.assetsAtPlaces(matchedPlaces, dialect))
                 }
                 if let month = SearchTerms.month(word), search.months.contains(month) {
                     // Captured in that month of any year: no index keeps months.
@@ -509,6 +498,16 @@ struct AssetListing {
                     candidates.append(Candidate(sql: sources.joined(separator: " UNION ALL "), weight: 2))
                 }
             }
+        }
+
+        /// Whether the asset `s` has one of `places` (0027: one lookup of its key).
+        static func atPlaces(_ places: [Int64]) -> CatalogSQL {
+            "EXISTS (SELECT 1 FROM asset_place x WHERE x.asset_id = s.asset_id AND x.place_id IN \(places))"
+        }
+
+        /// The assets at one of `places`, from the index of places alone.
+        static func assetsAtPlaces(_ places: [Int64], _ dialect: CatalogDialect) -> CatalogSQL {
+            "SELECT asset_id FROM asset_place \(dialect.indexedBy("asset_place_by_place")) WHERE place_id IN \(places)"
         }
 
         /// The latitudes and longitudes a circle spans; no longitudes when it reaches a pole

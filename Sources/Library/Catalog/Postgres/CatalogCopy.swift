@@ -6,7 +6,7 @@ import PostgresNIO
 /// Copies a SQLite catalog into an empty PostgreSQL one, row for row with the same ids,
 /// and checks the copy before it is committed: each table's count and a checksum of its
 /// rows, read back from the server, must equal SQLite's. The summary tables
-/// (`asset_summary`, `asset_file_name`, made by PostgreSQL's triggers from the copied
+/// (`asset_summary`, `asset_file_name`, `asset_place`, made by PostgreSQL's triggers from the copied
 /// rows) are checked the same way, so a copy whose listings would differ is refused.
 /// Nothing is committed unless every table agrees; the SQLite catalog is only read.
 public struct CatalogCopy {
@@ -18,7 +18,7 @@ public struct CatalogCopy {
         "worker",
     ]
     /// The tables PostgreSQL's triggers make from the copied ones.
-    static let derived = ["asset_summary", "asset_file_name"]
+    static let derived = ["asset_summary", "asset_file_name", "asset_place"]
 
     /// What a copy did, table by table.
     public struct Report: Sendable, Equatable {
@@ -204,6 +204,12 @@ public struct CatalogCopy {
                    s.kind, s.captured_julian, s.imported_at, s.camera_id, s.sort_name, s.paired_by, s.aux_types, s.edited
             FROM resource r LEFT JOIN asset_summary s ON s.asset_id = r.asset_id
             WHERE r.original_name IS NOT NULL
+            """)
+        try session.query(
+            """
+            INSERT INTO asset_place
+            SELECT DISTINCT r.asset_id, m.place_id FROM metadata m JOIN resource r ON r.id = m.resource_id
+            WHERE m.place_id IS NOT NULL AND r.role IN ('photo', 'pairedVideo', 'video')
             """)
         for table in summarised { try session.query("ALTER TABLE \(table) ENABLE TRIGGER USER") }
     }
