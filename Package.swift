@@ -90,7 +90,10 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ],
-            resources: [.embedInCode("Web/index.html"), .embedInCode("Web/gallery.js"), .embedInCode("Web/upload.js"), .embedInCode("Web/download.js"), .embedInCode("Web/gallery.css")]),
+            resources: [
+                .embedInCode("Web/index.html"), .embedInCode("Web/gallery.js"), .embedInCode("Web/upload.js"), .embedInCode("Web/download.js"),
+                .embedInCode("Web/scrubber.js"), .embedInCode("Web/memories.js"), .embedInCode("Web/slideshow.js"), .embedInCode("Web/gallery.css"),
+            ]),
         .executableTarget(
             name: "camlib",
             dependencies: [

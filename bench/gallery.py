@@ -3,7 +3,9 @@
 
   - the first page of the timeline, interactive: from navigation to the last thumbnail in
     view loaded, in headless Chromium (Debian's), the browser's cache off; goal < 500 ms;
-  - a jump to a year from the year rail, to its last thumbnail in view; goal < 300 ms;
+  - a jump to a year on the scrubber, to its last thumbnail in view; goal < 300 ms;
+  - the search box: each of bench/query.py's searches through HTTP (goal < 50 ms at p95),
+    and typed in Chromium, from Enter to the results' tiles;
   - thumbnails served per second by camlib serve on one core (taskset), wrk on the other,
     beside nginx serving the same files from the same disk on one core: the floor of
     sending a small file over HTTP; goal > 1,000/s;
@@ -29,7 +31,7 @@ the pages visited are linked to the seed library's real thumbnails.
 
 Usage: bench/gallery.py [--runs 10] [--only transfers]   (needs: apt install wrk nginx-light; .venv from setup.sh)
 """
-import argparse, json, os, random, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, json, os, random, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -137,6 +139,8 @@ def wait_mark(driver, name, timeout=30):
 
 
 def page_timings(camlib, lib, seed, runs, rng):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
     server = Server(camlib, lib)
     try:
         years = server.get("/api/years")
@@ -162,12 +166,15 @@ def page_timings(camlib, lib, seed, runs, rng):
                 while time.time() < settle and not driver.execute_script(
                         "return !state.loading && [...document.images].every(i => i.complete)"):
                     time.sleep(0.05)
-                year = rng.choice(years[1:] or years)
+                # A click where the year is written on the scrubber: it lands as the button is let go.
+                labels = {e.text: e for e in driver.find_elements(By.CSS_SELECTOR, "#scrubTrack .year")}
+                year = rng.choice(sorted(labels)[:-1] or sorted(labels))
                 driver.execute_script(
-                    "window.__marks.jump = undefined; const t0 = performance.now(); window.__t0 = t0;"
-                    f"document.querySelector('#years button[data-year=\"{year}\"]').click();"
-                    f"window.__waitVisible('jumpDone', () => {{ const d = document.querySelector('.day'); return d && d.dataset.day <= '{year}-12-31'; }})"
-                    ".then(() => { window.__marks.jump = window.__marks.jumpDone - t0; });")
+                    "window.__marks.jump = undefined;"
+                    "document.addEventListener('pointerup', () => { const t0 = performance.now();"
+                    f"  window.__waitVisible('jumpDone', () => {{ const d = document.querySelector('.day'); return d && d.dataset.day <= '{year}-12-31'; }})"
+                    "  .then(() => { window.__marks.jump = window.__marks.jumpDone - t0; }); }, { once: true, capture: true });")
+                ActionChains(driver).move_to_element(labels[year]).click().perform()
                 jumps.append(wait_mark(driver, "jump"))
                 broken += driver.execute_script("return window.__broken")
         finally:
@@ -175,7 +182,8 @@ def page_timings(camlib, lib, seed, runs, rng):
         if broken:
             print(f"(warning: {broken} thumbnails in view failed to load)")
         line("first page interactive (Chromium, to last thumbnail in view)", first, 500)
-        line("jump to a year (click to last thumbnail in view)", jumps, 300)
+        line("jump to a year on the scrubber (click to last thumbnail in view)", jumps, 300)
+        search_timings(server, runs, rng)
 
         # One page of the API through HTTP, as the page asks for it.
         http = query.api_page_times(server.base, max(runs * 5, 50), rng)
@@ -184,6 +192,51 @@ def page_timings(camlib, lib, seed, runs, rng):
     except BaseException:
         server.stop()
         raise
+
+
+def search_timings(server, runs, rng):
+    """The search box: each of bench/query.py's searches as the page asks for it (its
+    first page) through HTTP, interleaved; and a person typing one in Chromium and pressing
+    Enter, to the first page's tiles in the timeline (the thumbnails are not counted: the
+    synthetic library's results name thumbnails not linked from the seed)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    texts = [args[2] for args in query.searches().values()]
+    for text in texts:  # each once first: the server's connections and caches
+        server.get(f"/api/assets?limit=40&q={urllib.parse.quote(text)}")
+    times = {text: [] for text in texts}
+    for _ in range(runs):
+        for text in rng.sample(texts, len(texts)):
+            start = time.perf_counter()
+            server.get(f"/api/assets?limit=40&q={urllib.parse.quote(text)}")
+            times[text].append((time.perf_counter() - start) * 1000)
+    slowest = max(texts, key=lambda t: pct(times[t], 95))
+    for text in texts:
+        print(f"  search {text!r:28} p50 {pct(times[text], 50):6.1f} ms  p95 {pct(times[text], 95):6.1f} ms")
+    line(f"search box answer over HTTP (slowest of {len(texts)}: {slowest!r})", times[slowest], 50)
+
+    driver = browser()
+    typed = []
+    try:
+        for _ in range(runs):
+            text = rng.choice(["california", "lisbon 2023", "2023 apple", "iphone"])
+            driver.get("about:blank")
+            driver.get(server.base + "/")
+            wait_mark(driver, "firstPage")
+            box = driver.find_element(By.ID, "q")
+            ActionChains(driver).click(box).send_keys(text).perform()
+            driver.execute_script(
+                "window.__marks.search = undefined; const before = state.generation;"
+                "document.getElementById('q').addEventListener('keydown', e => { if (e.key !== 'Enter') return; const t0 = performance.now();"
+                "  const check = () => { if (state.generation !== before && !state.loading && document.querySelector('.tile'))"
+                "    window.__marks.search = performance.now() - t0; else requestAnimationFrame(check); }; requestAnimationFrame(check); }, { once: true });")
+            ActionChains(driver).send_keys(Keys.ENTER).perform()
+            typed.append(wait_mark(driver, "search"))
+    finally:
+        driver.quit()
+    # The page's own goal for a jump: the search's answer is part of it.
+    line("search typed in Chromium: Enter to the results' tiles", typed, 300)
 
 
 def thumbnail_rate(camlib, lib, visited, server_for_urls):

@@ -20,7 +20,6 @@ import NIOCore
 /// GET  /api/work                                  the library's jobs waiting, running and failed
 /// GET  /api/thumbnails/pending?assets=ID,…        which of these assets' thumbnails a worker has still to make
 /// GET  /api/filters                               the filters an edit can use
-/// GET  /api/years                                 the years holding assets, newest first
 /// GET  /api/places                                every place assets were taken at: city, region, country, countryCode
 /// GET  /api/suggest?q=WORD                        the search box's suggestions: [{kind, text}] (place, camera, lens, keyword, album)
 /// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
@@ -28,7 +27,8 @@ import NIOCore
 ///
 /// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``; edits of a
 /// selection: ``addBatchEditRoutes(to:)``; uploads: ``addUploadRoutes(to:)``; downloads:
-/// ``addDownloadRoutes(to:)``; the map: ``addMapRoutes(to:)``.
+/// ``addDownloadRoutes(to:)``; the map: ``addMapRoutes(to:)``; the scrubber's months and
+/// "On this day": ``addCalendarRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs: EditJobs
@@ -45,6 +45,7 @@ struct GalleryAPI: Sendable {
         addUploadRoutes(to: router)
         addDownloadRoutes(to: router)
         addMapRoutes(to: router)
+        addCalendarRoutes(to: router)
         router.get("/api/assets") { request, _ in
             return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.formParameters)))
         }
@@ -135,10 +136,6 @@ struct GalleryAPI: Sendable {
         }
         router.get("/api/filters") { _, _ in
             try jsonResponse(FilterCatalog.all.map { FilterInfo(name: $0.name) })
-        }
-        router.get("/api/years") { _, _ in
-            let library = self.library
-            return try jsonResponse(try await Blocking.run { try library.captureYears() })
         }
         router.get("/api/places") { _, _ in
             let library = self.library

@@ -10,6 +10,9 @@ enum WebPage {
         "gallery.js": (PackageResources.gallery_js, "text/javascript; charset=utf-8"),
         "upload.js": (PackageResources.upload_js, "text/javascript; charset=utf-8"),
         "download.js": (PackageResources.download_js, "text/javascript; charset=utf-8"),
+        "scrubber.js": (PackageResources.scrubber_js, "text/javascript; charset=utf-8"),
+        "memories.js": (PackageResources.memories_js, "text/javascript; charset=utf-8"),
+        "slideshow.js": (PackageResources.slideshow_js, "text/javascript; charset=utf-8"),
         "gallery.css": (PackageResources.gallery_css, "text/css; charset=utf-8"),
     ]
 

@@ -298,8 +298,10 @@ def test_after_a_jump_scrolling_either_way_reaches_every_asset(library, server):
     browser = make_driver(600, 450)
     try:
         browser.get(f"{server.base}/?pageSize=10")
-        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#years button[data-year="2020"]'), what="the year rail")
-        browser.find_element(By.CSS_SELECTOR, '#years button[data-year="2020"]').click()
+        # A click on the scrubber where 2020 is written.
+        label = wait_for(lambda: next((e for e in browser.find_elements(By.CSS_SELECTOR, "#scrubTrack .year") if e.text == "2020"), None),
+                         what="2020 on the scrubber")
+        ActionChains(browser).move_to_element(label).click().perform()
         # The jump: newer assets are put above, and the screen stays on 2020.
         wait_for(lambda: browser.execute_script("return !state.loading && window.scrollY > 0"), what="newer assets above the jump")
         in_view = browser.execute_script(

@@ -249,14 +249,15 @@ def test_an_empty_library_says_how_to_add_photos(desktop):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_the_year_rail_lands_on_a_row_of_that_year(library, server, desktop):
+def test_a_year_on_the_scrubber_lands_on_a_row_of_that_year(library, server, desktop):
     desktop.get(f"{server.base}/")
-    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#years button"))
-    years = [b.text for b in desktop.find_elements(By.CSS_SELECTOR, "#years button")]
+    wait_for(lambda: desktop.find_elements(By.CSS_SELECTOR, "#scrubTrack .year"))
+    years = [b.text for b in desktop.find_elements(By.CSS_SELECTOR, "#scrubTrack .year")]
     assert len(years) > 2, years
     for year in years[1:4]:
-        button = desktop.find_element(By.CSS_SELECTOR, f'#years button[data-year="{year}"]')
-        ActionChains(desktop).click(button).perform()
+        # A click where the year is written.
+        label = next(e for e in desktop.find_elements(By.CSS_SELECTOR, "#scrubTrack .year") if e.text == year)
+        ActionChains(desktop).move_to_element(label).click().perform()
         first = wait_for(lambda: desktop.execute_script(
             "return [...document.querySelectorAll('.day')].find(d => d.dataset.day.startsWith(arguments[0]))", year),
             what=f"the days of {year}")
@@ -268,5 +269,5 @@ def test_the_year_rail_lands_on_a_row_of_that_year(library, server, desktop):
         # It is on the screen, near its top.
         top = desktop.execute_script("return arguments[0].getBoundingClientRect().top", first)
         assert -5 < top < 400, top
-    screenshot(desktop, "basics-year-rail.png")
+    screenshot(desktop, "basics-scrubber-year.png")
 

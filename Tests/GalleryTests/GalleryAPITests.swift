@@ -126,6 +126,39 @@ struct GalleryAPITests {
         }
     }
 
+    /// The scrubber's months and "On this day", with the pictures a card shows.
+    @Test(arguments: CatalogBackend.allCases) func theCalendarGivesMonthsAndEarlierYearsOfADay(on backend: CatalogBackend) async throws {
+        let corpus = try GalleryLibrary.shared(on: backend)
+        let library = corpus.library
+        let months = try library.captureMonths()
+        let dated = try library.describe(try library.assetIDs(matching: AssetQuery())).compactMap { a in a.capturedAt.map { (a.id, String($0.prefix(10))) } }
+        let day = try #require(dated.first).1
+        try await corpus.test { client in
+            try await client.execute(uri: "/api/months", method: .get) { response in
+                let answer = try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [String]
+                #expect(answer == months)
+            }
+            let today = String(Int(day.prefix(4))! + 1) + day.dropFirst(4)
+            try await client.execute(uri: "/api/memories?today=\(today)", method: .get) { response in
+                #expect(response.status == .ok, "\(response.text)")
+                let memories = try #require(try JSONSerialization.jsonObject(with: Data(response.text.utf8)) as? [[String: Any]])
+                let first = try #require(memories.first)
+                #expect(first["day"] as? String == day && first["year"] as? Int == Int(day.prefix(4)))
+                let count = dated.filter { $0.1 == day }.count
+                #expect(first["count"] as? Int == count)
+                let assets = first["assets"] as? [[String: Any]] ?? []
+                #expect(assets.count == min(count, GalleryAPI.memoryPictures))
+                #expect(assets.allSatisfy { ($0["media"] as? [String: Any])?["thumbnail"] is String })
+            }
+            for bad in ["2025-02-29", "tomorrow", ""] {
+                try await client.execute(uri: "/api/memories?today=\(bad)", method: .get) { response in
+                    #expect(response.status == .badRequest, "\(bad)")
+                    #expect(response.text.contains("the page's local date"))
+                }
+            }
+        }
+    }
+
     /// The map: every located asset outside the trash in the world's clusters, each with
     /// its picture; a cluster's square lists its assets in the timeline; the page may load
     /// the tiles' server's images and no other.

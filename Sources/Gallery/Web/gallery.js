@@ -197,6 +197,7 @@ async function loadPage(extra = {}) {
     // A view that starts at a jump can be scrolled up, to what is newer.
     if (firstOfView && extra.start && page.assets.length && page.assets[0].capturedAt) state.previous = page.assets[0].cursor;
     $("count").textContent = `${state.assets.length}${state.next ? "+" : ""} shown`;
+    $("slideshowButton").hidden = state.assets.length === 0;
     $("status").textContent = state.assets.length === 0 ? emptyText() : (state.next ? "" : inAlbumOrder() ? "The end of the album." : "The end of the timeline.");
   } catch (error) {
     if (generation === state.generation) {
@@ -406,8 +407,8 @@ function badgesOf(asset) {
   return badges;
 }
 
-// Days flow side by side, but a year starts a row of its own: the year rail lands on the
-// year's first day at the start of a row, not after the last days of the year before.
+// Days flow side by side, but a year starts a row of its own: a new year reads as one, not
+// as the next day after the last days of the year before.
 const yearOf = (day) => (day && /^\d{4}-/.test(day) ? day.slice(0, 4) : null);
 const yearBreak = () => el("div", { class: "year-break" });
 
@@ -540,31 +541,11 @@ function stopInTile(tile) {
   video.remove();
 }
 
-async function loadYears() {
-  try {
-    const years = await api("/api/years");
-    const nav = $("years");
-    nav.replaceChildren(...years.map((year) => {
-      const b = el("button", { type: "button", text: String(year), "data-year": year });
-      b.addEventListener("click", () => jumpTo(year));
-      return b;
-    }));
-  } catch (error) {
-    $("years").replaceChildren();
-  }
-}
-
-function jumpTo(year) {
-  resetTimeline();
-  scrollTo(0, 0);
-  loadPage({ start: `${year}-12-31` });
-}
-
 // ---- The asset view ----
 
 // The page behind the viewer while it is open: out of reach of the keyboard and of
 // assistive technology (the viewer is a modal dialog).
-const BEHIND = ["bar", "viewHead", "selectionBar", "albums", "years", "timeline", "status"];
+const BEHIND = ["bar", "viewHead", "selectionBar", "albums", "scrubber", "memories", "timeline", "status"];
 
 function openViewer(index) {
   if (index === undefined || index < 0 || index >= state.assets.length) return;
@@ -593,6 +574,7 @@ function openViewer(index) {
   }
   if (changed || opening) resetEditor();
   showAsset(asset, true);
+  slideshowShown(asset);
   if (opening) $("close").focus();
   refreshAsset(asset.id);
   // Near the end of what is loaded: load more, so "next" keeps working.
@@ -603,19 +585,24 @@ function openViewer(index) {
 // popstate that follows closes it), else at once.
 function closeViewer() {
   if ($("viewer").hidden) return;
+  // At once: leaving full screen, which follows, must not close it a second time.
+  endSlideshow();
   if (history.state?.viewer) { history.back(); return; }
   hideViewer();
 }
 
 function hideViewer() {
   if ($("viewer").hidden) return;
+  endSlideshow();
+  // The tile of the asset last shown takes the focus (and comes into sight).
+  const shown = state.assets[state.current];
   $("viewer").hidden = true;
   for (const id of BEHIND) $(id).inert = false;
   state.current = -1;
   $("organiseStatus").textContent = "";
   document.body.style.overflow = "";
   resetEditor();
-  const back = document.querySelector(`.tile[data-id="${new URLSearchParams(location.search).get("asset")}"]`) || state.returnFocus;
+  const back = (shown && document.querySelector(`.tile[data-id="${shown.id}"]`)) || state.returnFocus;
   const video = $("motion");
   video.pause();
   video.removeAttribute("src");
@@ -1000,6 +987,7 @@ function applyFilters() {
   resetTimeline();
   loadPage();
   updateViewHead();
+  loadMemories();
 }
 
 function wireSearch() {
@@ -1063,7 +1051,8 @@ function clusterIcon(L, cluster) {
 
 async function showMap() {
   $("timeline").hidden = true;
-  $("years").hidden = true;
+  $("scrubber").hidden = true;
+  $("slideshowButton").hidden = true;
   $("filters").hidden = true;
   $("mapView").hidden = false;
   let settings;
@@ -1540,7 +1529,8 @@ async function updateViewHead() {
 
 function showAlbums() {
   $("timeline").hidden = true;
-  $("years").hidden = true;
+  $("scrubber").hidden = true;
+  $("slideshowButton").hidden = true;
   $("filters").hidden = true;
   $("albums").hidden = false;
   const grid = $("albumGrid");
@@ -1654,12 +1644,14 @@ document.addEventListener("DOMContentLoaded", () => {
     const rest = given.toString();
     history.replaceState(null, "", rest ? `?${rest}` : location.pathname);
   }
-  // The bar wraps on narrow windows: what sits below it (years, the selection) follows.
+  // The bar wraps on narrow windows: what sits below it (the scrubber, the selection) follows.
   const barHeight = () => document.documentElement.style.setProperty("--bar", `${$("bar").offsetHeight}px`);
   new ResizeObserver(barHeight).observe($("bar"));
   const params = filtersFromURL();
   $("filters").addEventListener("change", applyFilters);
   wireSearch();
+  wireScrubber();
+  wireSlideshow();
   const observer = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) fill(); }, { rootMargin: `${AHEAD}px` });
   observer.observe($("more"));
   observer.observe($("newer"));
@@ -1786,9 +1778,14 @@ document.addEventListener("DOMContentLoaded", () => {
     showMap();
     return;
   }
-  // Years jump through the whole library; the other views are short enough to scroll.
-  if (view.name === "photos") loadYears();
-  else $("years").hidden = true;
+  // The scrubber moves through the whole library, and "On this day" is at its top; the
+  // other views are short enough to scroll.
+  if (view.name === "photos") {
+    loadScrubber();
+    loadMemories();
+  } else {
+    $("scrubber").hidden = true;
+  }
   const open = Number(params.get("asset"));
   // An album's pages are asked for by its id, which the list of albums gives.
   (view.name === "album" ? albumsLoaded : Promise.resolve()).then(loadPage).then(async () => {

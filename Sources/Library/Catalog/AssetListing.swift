@@ -602,6 +602,28 @@ extension AssetListing {
                 """) ?? false
         }
     }
+
+    /// The months in which assets outside the trash were captured, newest first, as
+    /// "2025-05": per year of ``captureYears(_:)``, one statement probing the capture
+    /// index once per month, a day either side (the index is UTC), the local date's month
+    /// then checked on the few rows read.
+    static func captureMonths(_ db: any CatalogConnection) throws -> [String] {
+        var months: [Int] = []
+        for year in try captureYears(db) {
+            let probes: [CatalogSQL] = (1...12).map { month in
+                let days = SearchTerms.month(month, of: year)
+                let key = String(format: "%04d-%02d", year, month)
+                return CatalogSQL(sql: "SELECT CAST(\(year * 100 + month) AS BIGINT) AS month WHERE EXISTS (")
+                    + """
+                    SELECT 1 FROM asset_summary \(db.dialect.indexedBy("asset_summary_by_captured"))
+                    WHERE captured_julian >= julianday(\(days.first)) - 1 AND captured_julian < julianday(\(days.last)) + 2
+                    AND substr(captured_at, 1, 7) = \(key))
+                    """
+            }
+            months += try db.fetchAll(Int.self, probes.joined(separator: " UNION ALL "))
+        }
+        return months.sorted(by: >).map { String(format: "%04d-%02d", $0 / 100, $0 % 100) }
+    }
 }
 
 extension AssetCursor.Key {
