@@ -9,7 +9,7 @@ import Library
 ///
 /// ```
 /// GET /api/map?south=S&west=W&north=N&east=E&zoom=Z
-///     {"total": N, "clusters": [{latitude, longitude, count, asset, south, west, north, east, thumbnail}]}
+///     {"total": N, "updating": false, "clusters": [{latitude, longitude, count, asset, south, west, north, east, thumbnail}]}
 /// GET /api/map/settings
 ///     {"tiles": URL or null, "attribution": TEXT, "leaflet": true when Leaflet is installed}
 /// ```
@@ -33,6 +33,9 @@ extension GalleryAPI {
 
         /// Located assets outside the trash, in all the map.
         var total: Int
+        /// The points are being read again (a large library changed): this answer may
+        /// lack the newest; ask again in a moment.
+        var updating: Bool
         var clusters: [Cluster]
     }
 
@@ -64,7 +67,7 @@ extension GalleryAPI {
                 let clusters = index.clusters(south: south, west: west, north: north, east: east, zoom: zoom)
                 let media = try library.media(of: clusters.map(\.asset))
                 return MapAnswer(
-                    total: index.count,
+                    total: index.count, updating: points.isRefreshing,
                     clusters: clusters.map { c in
                         let shown = media[c.asset].flatMap { $0.still ?? $0.movie }
                         return MapAnswer.Cluster(cluster: c, thumbnail: shown.map { "/media/\(c.asset)/\($0)/thumbnail" })

@@ -116,6 +116,22 @@ def browser():
     driver.quit()
 
 
+@pytest.fixture
+def desktop():
+    """A desktop's window."""
+    driver = make_driver(1440, 900)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def phone():
+    """A phone's screen, touched with a finger."""
+    driver = make_driver(390, 844, touch=True)
+    yield driver
+    driver.quit()
+
+
 def wait_for(condition, timeout=30, what="the page"):
     end = time.time() + timeout
     last = None

@@ -14,7 +14,7 @@ from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import require_media, MEDIA, ROOT, Server, TileServer, camlib, make_driver, screenshot, wait_for
+from conftest import require_media, MEDIA, ROOT, Server, TileServer, camlib, screenshot, wait_for
 
 EXPECTED = json.loads((ROOT / "Tests" / "Fixtures" / "corpus-places.json").read_text())["places"]
 COUNTRIES = {"US": "United States", "DE": "Germany", "JP": "Japan", "ZA": "South Africa", "CA": "Canada", "PL": "Poland", "UA": "Ukraine"}
@@ -40,13 +40,6 @@ def places_library():
     server.stop()
     tiles.stop()
     shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def desktop():
-    driver = make_driver(1440, 900)
-    yield driver
-    driver.quit()
 
 
 def asset_of(assets, relative):
@@ -117,13 +110,6 @@ def test_a_place_link_and_the_place_filter_show_what_was_taken_there(places_libr
     options = {o.get_attribute("value") for o in desktop.find_elements(By.CSS_SELECTOR, "#placeList option")}
     assert {"Huntsville", "Alabama", "United States", "Steglitz", "Japan"} <= options, options
     screenshot(desktop, "places-filter.png")
-
-
-@pytest.fixture
-def phone():
-    driver = make_driver(390, 844, touch=True)
-    yield driver
-    driver.quit()
 
 
 def names_shown(driver, assets):

@@ -14,7 +14,7 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import MEDIA, Server, camlib, make_driver, screenshot, wait_for
+from conftest import MEDIA, Server, camlib, screenshot, wait_for
 
 
 def tile_of(driver, asset_id):
@@ -29,20 +29,6 @@ def first_of_kind(library, kind):
 
 def viewer_open(driver):
     return driver.execute_script("return !document.getElementById('viewer').hidden")
-
-
-@pytest.fixture
-def desktop():
-    driver = make_driver(1440, 900)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture
-def phone():
-    driver = make_driver(390, 844, touch=True)
-    yield driver
-    driver.quit()
 
 
 def touch_actions(driver):

@@ -17,21 +17,7 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from conftest import MEDIA, Server, camlib, make_driver, require_media, screenshot, wait_for
-
-
-@pytest.fixture
-def desktop():
-    driver = make_driver(1440, 900)
-    yield driver
-    driver.quit()
-
-
-@pytest.fixture
-def phone():
-    driver = make_driver(390, 844, touch=True)
-    yield driver
-    driver.quit()
+from conftest import MEDIA, Server, camlib, require_media, screenshot, wait_for
 
 
 def months_of(server):

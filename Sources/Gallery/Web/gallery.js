@@ -1105,6 +1105,11 @@ async function showMap() {
     $("mapNote").textContent = answer.total === 0
       ? "No photo has a place yet."
       : `${plural(shown, "photo")} here, ${answer.total.toLocaleString()} with a place in all. Click a group to see its photos.`;
+    // New photos are being added to a large map: asked again in a moment.
+    if (answer.updating) {
+      $("mapNote").textContent += " Adding the newest photos…";
+      setTimeout(() => { if (mine === asked) draw(); }, 1500);
+    }
   }
   // The map's place is kept in the URL (`at=LAT,LON,ZOOM`), so it can be bookmarked.
   map.on("moveend", () => {
