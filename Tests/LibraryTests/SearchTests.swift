@@ -38,6 +38,13 @@ struct SearchTests {
             PlaceRecord(id: 2, name: PlaceName(city: nil, region: "Évora", country: "Portugal", countryCode: "PT")),
         ])
         #expect(folded.map(\.names) == [["evora", "evora", "portugal"], ["evora", "portugal"]])
+        // A word matches from the start of a word of the name, after any character not a letter.
+        for (name, words, found) in [
+            ("new york city", "york", true), ("lisbon", "bon", false), ("cote d’ivoire", "ivoire", true), ("saint-etienne", "etienne", true),
+            ("hyogo", "hyogo", true), ("xalapa", "alapa", false), ("sao paulo", "paulo", true), ("lodz", "", false), ("ab", "abc", false),
+        ] {
+            #expect(PlaceMatching.matches(name, words: words) == found, "\(words) in \(name)")
+        }
     }
 
     static func names(_ library: PhotoLibrary, _ text: String, threshold: Int? = nil) throws -> Set<String> {

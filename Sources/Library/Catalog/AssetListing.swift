@@ -450,7 +450,7 @@ struct AssetListing {
             let lenses = try MetadataRecord.lensModels(db).map { (model: $0, folded: PlaceMatching.fold($0)) }
             let keywords = try KeywordRecord.allNames(db).map { (id: $0.id, folded: PlaceMatching.fold($0.name)) }
             let albums = try AlbumRecord.allNames(db).map { (id: $0.id, folded: PlaceMatching.fold($0.name)) }
-            let places = PlaceMatching.folded(try PlaceRecord.fetchAll(db))
+            let places = PlaceMatching.folded(lines: try PlaceRecord.searchNames(db))
             let stills: CatalogSQL = "r.role IN ('photo', 'pairedVideo', 'video')"
             for word in search.words {
                 // File names: lower case as SQL's lower() makes them (ASCII letters only).
@@ -474,12 +474,12 @@ struct AssetListing {
                 }
                 let matchedKeywords = keywords.filter { PlaceMatching.matches($0.folded, words: folded) }.map(\.id)
                 if !matchedKeywords.isEmpty {
-                    tests.append("EXISTS (SELECT 1 FROM asset_keyword x WHERE x.asset_id = s.asset_id AND x.keyword_id IN \(matchedKeywords))")
+                    tests.append("EXISTS (SELECT 1 FROM asset_keyword x WHERE x.asset_id = s.asset_id AND +x.keyword_id IN \(matchedKeywords))")
                     sources?.append("SELECT asset_id FROM asset_keyword WHERE keyword_id IN \(matchedKeywords)")
                 }
                 let matchedAlbums = albums.filter { PlaceMatching.matches($0.folded, words: folded) }.map(\.id)
                 if !matchedAlbums.isEmpty {
-                    tests.append("EXISTS (SELECT 1 FROM album_asset x WHERE x.asset_id = s.asset_id AND x.album_id IN \(matchedAlbums))")
+                    tests.append("EXISTS (SELECT 1 FROM album_asset x WHERE x.asset_id = s.asset_id AND +x.album_id IN \(matchedAlbums))")
                     sources?.append("SELECT asset_id FROM album_asset WHERE album_id IN \(matchedAlbums)")
                 }
                 let matchedPlaces = PlaceMatching.places(places, named: word)
@@ -500,9 +500,11 @@ struct AssetListing {
             }
         }
 
-        /// Whether the asset `s` has one of `places` (0027: one lookup of its key).
+        /// Whether the asset `s` has one of `places` (0027): its rows found by its id, then
+        /// their places tested. (`+` keeps SQLite from seeking the key once per place of
+        /// the list: a region's hundred places made a scan of 7,000 assets take 36 ms, not 6.)
         static func atPlaces(_ places: [Int64]) -> CatalogSQL {
-            "EXISTS (SELECT 1 FROM asset_place x WHERE x.asset_id = s.asset_id AND x.place_id IN \(places))"
+            "EXISTS (SELECT 1 FROM asset_place x WHERE x.asset_id = s.asset_id AND +x.place_id IN \(places))"
         }
 
         /// The assets at one of `places`, from the index of places alone.
