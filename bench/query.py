@@ -645,7 +645,7 @@ def main():
         found.note("The synthetic libraries' located assets are spread over GeoNames' 3,000 most populous places")
         for n in sizes:
             print(f"\n== {n:,} assets ==")
-            backends = [("", libs[n])] + ([(", PostgreSQL", pglibs[n])] if n in pglibs else [])
+            backends = [("", libs[n])] + ([(", PostgreSQL", pglibs[n]), (", PostgreSQL through PgBouncer", pooled[n])] if n in pglibs else [])
             if args.only != "search":
                 startups = bench_size(camlib, catalog_bench, n, libs[n], pglibs.get(n), pooled.get(n), cluster, args.runs, rng, results)
                 bench_cold(camlib, catalog_bench, n, libs[n], args.cold_runs, rng, startups)
@@ -654,7 +654,7 @@ def main():
                 cluster.prewarm(database_of(pglibs[n]))
             startup = [run([camlib, "--version"]) for _ in range(max(args.runs, 20))]
             bench_searches(camlib, n, backends, args.runs, rng, pct(startup, 95), found)
-            bench_map(catalog_bench, n, backends, args.runs, found)
+            bench_map(catalog_bench, n, backends[:2], args.runs, found)
         found.write()
         if args.only == "search":
             return

@@ -175,9 +175,9 @@ struct PostgresLibraryTests {
 
     /// Many short commands share warm server processes through a connection pooler:
     /// camlib works through PgBouncer in session mode (it sends no startup parameter that
-    /// PgBouncer refuses) and prints what it prints connected directly. Its one session
-    /// setting is the database's own once its owner has migrated it; a session of a
-    /// database someone else owns sets it for itself, in the first command's statements.
+    /// PgBouncer refuses) and prints what it prints connected directly. Its session
+    /// settings are the database's own once its owner has migrated it; a session of a
+    /// database someone else owns sets them for itself, in the first command's statements.
     @Test func aLibraryWorksThroughPgBouncerAndKeepsItsSettingInTheDatabase() throws {
         let scratch = try ScratchDirectory()
         let server = try PostgresServer.shared()
@@ -192,6 +192,7 @@ struct PostgresLibraryTests {
         try (server.url(database: database) + "\n").write(toFile: library + "/catalog.url", atomically: true, encoding: .utf8)
         #expect(try listings(library) == pooled, "the same through PgBouncer as directly")
         #expect(try server.psql(database, "SHOW max_parallel_workers_per_gather").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try server.psql(database, "SHOW jit").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "off")
 
         // A database the library's user does not own: its setting stays the server's,
         // and each command's session sets it for itself.
@@ -204,6 +205,7 @@ struct PostgresLibraryTests {
         let trace = scratch.file("trace.sql")
         #expect(try camlib(["query", "--library", guestLibrary, "--json"], ["CAMLIB_SQL_TRACE": trace]).stdout.contains("[]"))
         #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("set_config('max_parallel_workers_per_gather', '0', false)"))
+        #expect(try String(contentsOfFile: trace, encoding: .utf8).contains("set_config('jit', 'off', false)"))
         #expect(try server.psql(guest, "SHOW max_parallel_workers_per_gather").stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "0")
         // The owner's library sets nothing more after its first command.
         try FileManager.default.removeItem(atPath: trace)

@@ -37,7 +37,7 @@ struct SearchTests {
             PlaceRecord(id: 1, name: PlaceName(city: "Évora", region: "Évora", country: "Portugal", countryCode: "PT")),
             PlaceRecord(id: 2, name: PlaceName(city: nil, region: "Évora", country: "Portugal", countryCode: "PT")),
         ])
-        #expect(folded.map(\.names) == [["evora", "evora", "portugal"], ["evora", "portugal"]])
+        #expect(folded.map { String(decoding: $0.names, as: UTF8.self) } == ["evora\tevora\tportugal", "evora\tportugal"])
         // A word matches from the start of a word of the name, after any character not a letter.
         for (name, words, found) in [
             ("new york city", "york", true), ("lisbon", "bon", false), ("cote d’ivoire", "ivoire", true), ("saint-etienne", "etienne", true),

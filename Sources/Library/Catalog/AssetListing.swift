@@ -402,7 +402,7 @@ struct AssetListing {
                 if let text = query.country { ids.formIntersection(PlaceMatching.places(places, inCountry: text)) }
                 guard !ids.isEmpty else { return nil }
                 let list = ids.sorted()
-                conditions.append(Self.atPlaces(list))
+                conditions.append(Self.atPlaces(list, dialect))
                 candidates.append(Candidate(sql: Self.assetsAtPlaces(list, dialect)))
             }
             if let box = query.box {
@@ -467,24 +467,24 @@ struct AssetListing {
                 }
                 let matchedLenses = lenses.filter { $0.folded.contains(folded) }.map(\.model)
                 if !matchedLenses.isEmpty {
-                    tests.append(
-                        "EXISTS (SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.asset_id = s.asset_id AND \(stills) AND m.lens_model IN \(matchedLenses))")
+                    tests.append(dialect.exists(
+                        "SELECT 1 FROM resource r JOIN metadata m ON m.resource_id = r.id WHERE r.asset_id = s.asset_id AND \(stills) AND m.lens_model IN \(matchedLenses)"))
                     sources?.append(
                         "SELECT r.asset_id FROM metadata m \(dialect.indexedBy("metadata_by_lens")) JOIN resource r ON r.id = m.resource_id WHERE m.lens_model IN \(matchedLenses) AND \(stills)")
                 }
                 let matchedKeywords = keywords.filter { PlaceMatching.matches($0.folded, words: folded) }.map(\.id)
                 if !matchedKeywords.isEmpty {
-                    tests.append("EXISTS (SELECT 1 FROM asset_keyword x WHERE x.asset_id = s.asset_id AND +x.keyword_id IN \(matchedKeywords))")
+                    tests.append(dialect.exists("SELECT 1 FROM asset_keyword x WHERE x.asset_id = s.asset_id AND +x.keyword_id IN \(matchedKeywords)"))
                     sources?.append("SELECT asset_id FROM asset_keyword WHERE keyword_id IN \(matchedKeywords)")
                 }
                 let matchedAlbums = albums.filter { PlaceMatching.matches($0.folded, words: folded) }.map(\.id)
                 if !matchedAlbums.isEmpty {
-                    tests.append("EXISTS (SELECT 1 FROM album_asset x WHERE x.asset_id = s.asset_id AND +x.album_id IN \(matchedAlbums))")
+                    tests.append(dialect.exists("SELECT 1 FROM album_asset x WHERE x.asset_id = s.asset_id AND +x.album_id IN \(matchedAlbums)"))
                     sources?.append("SELECT asset_id FROM album_asset WHERE album_id IN \(matchedAlbums)")
                 }
                 let matchedPlaces = PlaceMatching.places(places, named: word)
                 if !matchedPlaces.isEmpty {
-                    tests.append(Self.atPlaces(matchedPlaces))
+                    tests.append(Self.atPlaces(matchedPlaces, dialect))
                     sources?.append(Self.assetsAtPlaces(matchedPlaces, dialect))
                 }
                 if let month = SearchTerms.month(word), search.months.contains(month) {
@@ -503,8 +503,8 @@ struct AssetListing {
         /// Whether the asset `s` has one of `places` (0027): its rows found by its id, then
         /// their places tested. (`+` keeps SQLite from seeking the key once per place of
         /// the list: a region's hundred places made a scan of 7,000 assets take 36 ms, not 6.)
-        static func atPlaces(_ places: [Int64]) -> CatalogSQL {
-            "EXISTS (SELECT 1 FROM asset_place x WHERE x.asset_id = s.asset_id AND +x.place_id IN \(places))"
+        static func atPlaces(_ places: [Int64], _ dialect: CatalogDialect) -> CatalogSQL {
+            dialect.exists("SELECT 1 FROM asset_place x WHERE x.asset_id = s.asset_id AND +x.place_id IN \(places)")
         }
 
         /// The assets at one of `places`, from the index of places alone.

@@ -47,6 +47,14 @@ enum CatalogDialect: Sendable {
         }
     }
 
+    /// Whether `subquery`, correlated with the row being tested, gives a row, tested row
+    /// by row. SQLite runs an `EXISTS` so; PostgreSQL, under an `OR`, plans it as a hashed
+    /// subplan that reads every match before the first row is tested (the 122,000
+    /// assets of a lens: 1.2 s for a page of 51), but runs a scalar subquery per row.
+    func exists(_ subquery: CatalogSQL) -> CatalogSQL {
+        self == .sqlite ? "EXISTS (\(subquery))" : "(\(subquery) LIMIT 1) IS NOT NULL"
+    }
+
     /// A line feed, as SQL.
     var newline: CatalogSQL {
         self == .sqlite ? "char(10)" : "chr(10)"

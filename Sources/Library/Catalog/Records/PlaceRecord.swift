@@ -111,13 +111,16 @@ enum PlaceMatching {
         return ascii ? lower : text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 
-    /// Whether `words` (folded) starts a word of `text` (folded): compared as UTF-8 bytes
+    /// Whether `words` (folded) starts a word of `text` (folded).
+    static func matches(_ text: String, words: String) -> Bool {
+        matches(Array(text.utf8), words: Array(words.utf8))
+    }
+
+    /// Whether `w` (folded, UTF-8) starts a word of `t` (folded, UTF-8): compared as bytes
     /// (a search tests every name the library holds; Foundation's `range(of:)` took a
     /// third of a search's time).
-    static func matches(_ text: String, words: String) -> Bool {
-        guard !words.isEmpty else { return false }
-        let t = Array(text.utf8), w = Array(words.utf8)
-        guard w.count <= t.count else { return false }
+    static func matches(_ t: [UInt8], words w: [UInt8]) -> Bool {
+        guard !w.isEmpty, w.count <= t.count else { return false }
         for i in 0...(t.count - w.count) where t[i] == w[0] {
             guard t[i..<i + w.count].elementsEqual(w) else { continue }
             if i == 0 || !startsAfterLetter(t, i) { return true }
@@ -135,44 +138,47 @@ enum PlaceMatching {
         return String(decoding: bytes[start..<i], as: UTF8.self).last?.isLetter ?? false
     }
 
+    /// A place's id and its names (city, region, country) folded, as UTF-8 between tabs:
+    /// a word, which holds no tab, matches one name or none.
+    typealias Folded = (id: Int64, names: [UInt8])
+
     /// The places one of whose names (city, region, country) `text` matches.
     static func places(_ places: [PlaceRecord], named text: String) -> [Int64] {
         self.places(folded(places), named: text)
     }
 
     /// Each place's id and its names folded: folded once for a query of several words.
-    static func folded(_ places: [PlaceRecord]) -> [(id: Int64, names: [String])] {
+    static func folded(_ places: [PlaceRecord]) -> [Folded] {
         folded(lines: places.map { p in (p.id, [p.name.city, p.name.region, p.name.country].compactMap { $0 }.joined(separator: "\t")) })
     }
 
     /// Places as ``PlaceRecord/searchNames(_:)`` reads them (their names in one text, between
-    /// tabs), folded: ASCII ones the short way, all the others in one call to Foundation
-    /// (a fold of each of the few thousand names, one at a time, was a fifth of a
-    /// search's time). Names hold neither tabs nor line breaks, and folding keeps both.
-    static func folded(lines places: [(id: Int64, line: String)]) -> [(id: Int64, names: [String])] {
-        func names(_ line: Substring) -> [String] { line.split(separator: "\t").map(String.init) }
-        var out: [(id: Int64, names: [String])] = []
+    /// tabs), folded: ASCII ones by lower-casing their bytes, all the others in one call to
+    /// Foundation (a fold of each of the few thousand names, one at a time, was a fifth
+    /// of a search's time). Names hold neither tabs nor line breaks, and folding keeps both.
+    static func folded(lines places: [(id: Int64, line: String)]) -> [Folded] {
+        var out: [Folded] = []
         out.reserveCapacity(places.count)
         var others: [Int] = []
         for (i, p) in places.enumerated() {
-            if p.line.utf8.allSatisfy({ $0 < 0x80 }) {
-                out.append((p.id, names(Substring(fold(p.line)))))
-            } else {
-                out.append((p.id, []))
-                others.append(i)
-            }
+            var ascii = true
+            out.append((p.id, p.line.utf8.map { byte in
+                if byte >= 0x80 { ascii = false }
+                return byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+            }))
+            if !ascii { others.append(i) }
         }
         guard !others.isEmpty else { return out }
-        let lines = fold(others.map { places[$0].line }.joined(separator: "\n")).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = Array(fold(others.map { places[$0].line }.joined(separator: "\n")).utf8).split(separator: 0x0A, omittingEmptySubsequences: false)
         for (k, i) in others.enumerated() {
-            out[i].names = lines.count == others.count ? names(lines[k]) : names(Substring(fold(places[i].line)))
+            out[i].names = lines.count == others.count ? Array(lines[k]) : Array(fold(places[i].line).utf8)
         }
         return out
     }
 
-    static func places(_ folded: [(id: Int64, names: [String])], named text: String) -> [Int64] {
-        let words = fold(text.trimmingCharacters(in: .whitespaces))
-        return folded.filter { $0.names.contains { matches($0, words: words) } }.map(\.id)
+    static func places(_ folded: [Folded], named text: String) -> [Int64] {
+        let words = Array(fold(text.trimmingCharacters(in: .whitespaces)).utf8)
+        return folded.filter { matches($0.names, words: words) }.map(\.id)
     }
 
     /// The places in the country `text` names: its ISO code (`PT`), or its name.
