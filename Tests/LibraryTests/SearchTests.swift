@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
@@ -86,6 +87,53 @@ struct SearchTests {
                 #expect(try Self.names(library, text, threshold: threshold) == wanted, "\(text), threshold \(threshold.map(String.init) ?? "chosen")")
             }
         }
+    }
+
+    /// A month of any year, in capture order, is read month by month from the capture
+    /// index and merged with the word's other meanings, not found by scanning the order:
+    /// pages of one asset, by cursor, in both directions, list what the scan lists.
+    @Test(.enabled(if: Media.shouldRun, Media.skipMessage), arguments: CatalogBackend.allCases)
+    func aMonthOfAnyYearIsReadYearByYear(on backend: CatalogBackend) throws {
+        let dir = try ScratchDirectory()
+        let library = try PhotoLibrary.create(at: dir.url.appendingPathComponent("lib"), catalogURL: try backend.newCatalogURL())
+        _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo"), Media.path("android-depth-motion")])
+        // Found by a keyword, not by its month.
+        let all = try library.describe(try library.assetIDs(matching: AssetQuery()))
+        let notMay = try #require(all.first { $0.capturedAt.map { Array($0)[5...6] != ["0", "5"] } ?? false })
+        _ = try library.addKeyword("Mayday", to: [notMay.id])
+        for text in ["may", "may apple", "may huntsville"] {
+            for descending in [false, true] {
+                var query = AssetQuery()
+                (query.search, query.descending) = (text, descending)
+                let scanned = try library.catalog.read { db in try AssetListing(query: query, threshold: 0).ids(db) }
+                #expect(!scanned.isEmpty || text == "may huntsville", "\(text): the corpus has none to find")
+                query.limit = 1
+                var paged: [Int64] = []
+                while true {
+                    var page: [AssetListing.Entry] = []
+                    try library.catalog.read { db in try AssetListing(query: query, threshold: 1_000_000).forEach(db) { page.append($0); return true } }
+                    guard let last = page.last else { break }
+                    paged += page.map(\.id)
+                    query.after = last.cursor
+                }
+                #expect(paged == scanned, "\(text), \(descending ? "newest" : "oldest") first")
+                if text == "may" { #expect(paged.contains(notMay.id) && paged.count > 1, "\(paged)") }
+            }
+        }
+        guard backend == .sqlite else { return }
+        // The months' parts, each read from the capture index by its range.
+        var query = AssetQuery()
+        (query.search, query.limit) = ("may", 5)
+        let statements = try library.catalog.sqliteRead { db -> [String] in
+            var statements: [String] = []
+            db.trace { statements.append($0.expandedDescription) }
+            _ = try AssetListing(query: query, threshold: 1_000_000).ids(db)
+            db.trace(options: [], nil)
+            return statements
+        }
+        let merged = try #require(statements.first { $0.contains("AS part0 UNION") }, "\(statements)")
+        let plan = try library.catalog.sqliteRead { db in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + merged).map { $0["detail"] as String } }
+        #expect(plan.contains { $0.contains("asset_summary_by_captured (captured_julian>? AND captured_julian<?)") }, "\(plan)")
     }
 
     @Test(.enabled(if: Media.shouldRun, Media.skipMessage), arguments: CatalogBackend.allCases)

@@ -95,6 +95,15 @@ struct AssetListing {
             let cost = candidate.covering == nil ? count * candidate.weight : count / Self.coveredRangeFactor
             if count <= limit, cost < (driver?.cost ?? .max) { driver = (cost, candidate, conditions) }
         }
+        // A word naming a month of any year, when nothing else is few enough to start from
+        // and its other meanings are (counted as an inexact candidate is).
+        var months: MonthArms?
+        if driver == nil, !query.trashed, query.sort == .captured, remaining != .max, let word = filters.monthWords.first, let others = word.others,
+            case let limit = try (self.threshold ?? Self.threshold(db, wanted: remaining)) / 2, limit > 0,
+            try db.fetchOne(Int.self, "SELECT count(*) FROM (\(others) LIMIT \(limit + 1)) AS candidates") ?? 0 <= limit
+        {
+            months = MonthArms(month: word.month, others: others, years: try Self.captureYears(db))
+        }
         let order = Order(query.sort, descending: query.descending, dialect: db.dialect)
         // In capture order, a date range leaves out the undated assets, the segment without a key.
         let dated = order.sort == .captured && query.isDated
@@ -114,9 +123,14 @@ struct AssetListing {
                 case (let driver?, nil): "asset_summary s \(db.dialect.notIndexed) WHERE s.asset_id IN (\(driver.candidate.sql)) AND"
                 case (nil, _): "asset_summary s \(order.index) WHERE"
                 }
-            var sql: CatalogSQL = "SELECT s.asset_id, \(order.key) FROM \(source) \(segment.condition)"
-            for condition in driver?.conditions ?? filters.conditions { sql += " AND \(condition)" }
-            sql += " ORDER BY \(segment.ordering)"
+            var sql: CatalogSQL
+            if let months, !segment.withoutKey {
+                sql = months.statement(segment, filters.conditions, limit: remaining, order)
+            } else {
+                sql = "SELECT s.asset_id, \(order.key) FROM \(source) \(segment.condition)"
+                for condition in driver?.conditions ?? filters.conditions { sql += " AND \(condition)" }
+                sql += " ORDER BY \(segment.ordering)"
+            }
             // An asset that comes once per matching file comes in consecutive rows (same
             // key, same id): the second is skipped. Rows are asked for with room for
             // repeats; should they not suffice, the statement is run again with more room,
@@ -151,6 +165,38 @@ struct AssetListing {
                 guard repeats, let limit = rowLimit, row == limit else { break }
                 rowLimit = limit > Int.max / 4 ? nil : 4 * limit
             }
+        }
+    }
+
+    /// A search with a word naming a month of any year ("may"), listed in capture order
+    /// when none of its filters is few enough to start from. Scanning the order tests
+    /// every asset until the month comes round (May, from the newest in December: 44,000
+    /// assets of a million, 50 ms); instead each year's month is read from the capture
+    /// index (a day either side: the index is UTC, the month the local date's) and the
+    /// word's other meanings from their candidates, each part sorted and cut to the
+    /// page, then merged. Every filter is tested in each part, the word's own too.
+    struct MonthArms {
+        var month: Int
+        /// The candidates of the word's other meanings (file names, places, …).
+        var others: CatalogSQL
+        /// The years holding assets.
+        var years: [Int]
+
+        /// The statement for the dated segment; its caller appends the page's LIMIT.
+        func statement(_ segment: Order.Segment, _ conditions: [CatalogSQL], limit: Int, _ order: Order) -> CatalogSQL {
+            let tested = ([segment.condition] + conditions).joined(separator: " AND ")
+            var parts: [CatalogSQL] = years.map { year in
+                let days = SearchTerms.month(month, of: year)
+                return """
+                    SELECT s.asset_id, s.captured_julian FROM asset_summary s \(order.index) \
+                    WHERE s.captured_julian >= julianday(\(days.first)) - 1 AND s.captured_julian < julianday(\(days.last)) + 2 AND \(tested)
+                    """
+            }
+            parts.append("SELECT s.asset_id, s.captured_julian FROM asset_summary s \(order.dialect.notIndexed) WHERE s.asset_id IN (\(others)) AND \(tested)")
+            let arms = parts.enumerated().map { i, part -> CatalogSQL in
+                "SELECT * FROM (\(part) ORDER BY \(segment.ordering) LIMIT \(limit)) AS " + CatalogSQL(sql: "part\(i)")
+            }
+            return "SELECT s.asset_id, s.captured_julian FROM (\(arms.joined(separator: " UNION "))) AS s ORDER BY \(segment.ordering)"
         }
     }
 
@@ -240,6 +286,10 @@ struct AssetListing {
     struct Filters {
         private(set) var conditions: [CatalogSQL] = []
         private var candidates: [Candidate] = []
+        /// The search's words that name a month of any year ("may"), with the candidates
+        /// of the word's other meanings (file names, places, …): nil when they have none
+        /// with an index.
+        private(set) var monthWords: [(month: Int, others: CatalogSQL?)] = []
 
         struct Candidate {
             var sql: CatalogSQL
@@ -488,8 +538,10 @@ struct AssetListing {
                     sources?.append(Self.assetsAtPlaces(matchedPlaces, dialect))
                 }
                 if let month = SearchTerms.month(word), search.months.contains(month) {
-                    // Captured in that month of any year: no index keeps months.
+                    // Captured in that month of any year: no index keeps months, but the
+                    // capture index keeps each year's (``AssetListing/monthArms``).
                     tests.append("substr(s.captured_at, 6, 2) = \(String(format: "%02d", month))")
+                    monthWords.append((month, sources.map { $0.joined(separator: " UNION ALL ") }))
                     sources = nil
                 }
                 conditions.append("(" + tests.joined(separator: " OR ") + ")")

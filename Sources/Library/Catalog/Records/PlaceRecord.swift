@@ -100,15 +100,20 @@ extension PlaceRecord {
 /// `york` New York City, `lisbon` Lisbon, but `bon` none of them).
 enum PlaceMatching {
     static func fold(_ text: String) -> String {
-        // ASCII, as most names are: its lower case is its folding, at a fiftieth of the cost
-        // (a search folds every name the library holds).
+        let (lower, ascii) = lowerASCII(text)
+        return ascii ? String(decoding: lower, as: UTF8.self) : text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+    }
+
+    /// `text`'s UTF-8 with its ASCII capitals lower-cased, and whether it is all ASCII:
+    /// then that is its folding, at a fiftieth of Foundation's cost (a search folds every
+    /// name the library holds).
+    private static func lowerASCII(_ text: String) -> (bytes: [UInt8], ascii: Bool) {
         var ascii = true
-        let lower = String(
-            decoding: text.utf8.map { byte -> UInt8 in
-                if byte >= 0x80 { ascii = false }
-                return byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
-            }, as: UTF8.self)
-        return ascii ? lower : text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        let bytes = text.utf8.map { byte -> UInt8 in
+            if byte >= 0x80 { ascii = false }
+            return byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+        }
+        return (bytes, ascii)
     }
 
     /// Whether `words` (folded) starts a word of `text` (folded).
@@ -161,11 +166,8 @@ enum PlaceMatching {
         out.reserveCapacity(places.count)
         var others: [Int] = []
         for (i, p) in places.enumerated() {
-            var ascii = true
-            out.append((p.id, p.line.utf8.map { byte in
-                if byte >= 0x80 { ascii = false }
-                return byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
-            }))
+            let (lower, ascii) = lowerASCII(p.line)
+            out.append((p.id, lower))
             if !ascii { others.append(i) }
         }
         guard !others.isEmpty else { return out }
