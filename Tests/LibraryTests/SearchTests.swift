@@ -90,50 +90,64 @@ struct SearchTests {
     }
 
     /// A month of any year, in capture order, is read month by month from the capture
-    /// index and merged with the word's other meanings, not found by scanning the order:
-    /// pages of one asset, by cursor, in both directions, list what the scan lists.
+    /// index and merged with the word's other meanings when a scan of the order would
+    /// pass more assets than the threshold before the month comes round: pages of one
+    /// asset, by cursor, in both directions and by either plan, list what the scan lists.
     @Test(.enabled(if: Media.shouldRun, Media.skipMessage), arguments: CatalogBackend.allCases)
     func aMonthOfAnyYearIsReadYearByYear(on backend: CatalogBackend) throws {
         let dir = try ScratchDirectory()
         let library = try PhotoLibrary.create(at: dir.url.appendingPathComponent("lib"), catalogURL: try backend.newCatalogURL())
-        _ = try Importer(library: library).run(paths: [Media.path("apple-live-photo"), Media.path("android-depth-motion")])
-        // Found by a keyword, not by its month.
-        let all = try library.describe(try library.assetIDs(matching: AssetQuery()))
-        let notMay = try #require(all.first { $0.capturedAt.map { Array($0)[5...6] != ["0", "5"] } ?? false })
-        _ = try library.addKeyword("Mayday", to: [notMay.id])
-        for text in ["may", "may apple", "may huntsville"] {
+        _ = try Importer(library: library).run(paths: [Media.root.path])
+        // The newest asset (August 2025) is found by a keyword, not by its month.
+        var newestFirst = AssetQuery()
+        newestFirst.descending = true
+        let newest = try #require(try library.assetIDs(matching: newestFirst).first)
+        _ = try library.addKeyword("Janus", to: [newest])
+        // Thresholds: 1_000_000, always the scan; 2, the keyword's one asset is few
+        // enough, and a scan passing three assets too long.
+        for text in ["jan", "jan apple", "may"] {
             for descending in [false, true] {
                 var query = AssetQuery()
                 (query.search, query.descending) = (text, descending)
                 let scanned = try library.catalog.read { db in try AssetListing(query: query, threshold: 0).ids(db) }
-                #expect(!scanned.isEmpty || text == "may huntsville", "\(text): the corpus has none to find")
+                #expect(scanned.count > 1, "\(text): the corpus has too few to find")
+                if text == "jan" { #expect(scanned.contains(newest), "\(scanned)") }
                 query.limit = 1
-                var paged: [Int64] = []
-                while true {
-                    var page: [AssetListing.Entry] = []
-                    try library.catalog.read { db in try AssetListing(query: query, threshold: 1_000_000).forEach(db) { page.append($0); return true } }
-                    guard let last = page.last else { break }
-                    paged += page.map(\.id)
-                    query.after = last.cursor
+                for threshold in [2, 1_000_000] {
+                    var paged: [Int64] = []
+                    var page = query
+                    while true {
+                        var entries: [AssetListing.Entry] = []
+                        try library.catalog.read { db in try AssetListing(query: page, threshold: threshold).forEach(db) { entries.append($0); return true } }
+                        guard let last = entries.last else { break }
+                        paged += entries.map(\.id)
+                        page.after = last.cursor
+                    }
+                    #expect(paged == scanned, "\(text), \(descending ? "newest" : "oldest") first, threshold \(threshold)")
                 }
-                #expect(paged == scanned, "\(text), \(descending ? "newest" : "oldest") first")
-                if text == "may" { #expect(paged.contains(notMay.id) && paged.count > 1, "\(paged)") }
             }
         }
         guard backend == .sqlite else { return }
-        // The months' parts, each read from the capture index by its range.
-        var query = AssetQuery()
-        (query.search, query.limit) = ("may", 5)
-        let statements = try library.catalog.sqliteRead { db -> [String] in
-            var statements: [String] = []
-            db.trace { statements.append($0.expandedDescription) }
-            _ = try AssetListing(query: query, threshold: 1_000_000).ids(db)
-            db.trace(options: [], nil)
-            return statements
+        // Which plan: the months' parts, each read from the capture index by its range,
+        // when the scan would be long; the scan when the month comes round soon enough.
+        func statements(_ text: String, threshold: Int, descending: Bool) throws -> [String] {
+            var query = AssetQuery()
+            (query.search, query.limit, query.descending) = (text, 1, descending)
+            return try library.catalog.sqliteRead { db -> [String] in
+                var statements: [String] = []
+                db.trace { statements.append($0.expandedDescription) }
+                _ = try AssetListing(query: query, threshold: threshold).ids(db)
+                db.trace(options: [], nil)
+                return statements
+            }
         }
-        let merged = try #require(statements.first { $0.contains("AS part0 UNION") }, "\(statements)")
+        // January, newest first: four assets of 2025 come before it.
+        let merged = try #require(try statements("jan", threshold: 2, descending: true).first { $0.contains("AS part0 UNION") })
         let plan = try library.catalog.sqliteRead { db in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + merged).map { $0["detail"] as String } }
         #expect(plan.contains { $0.contains("asset_summary_by_captured (captured_julian>? AND captured_julian<?)") }, "\(plan)")
+        // Oldest first, no asset comes before January of the first year.
+        #expect(try statements("jan", threshold: 2, descending: false).allSatisfy { !$0.contains("UNION SELECT") })
+        #expect(try statements("jan", threshold: 1_000_000, descending: true).allSatisfy { !$0.contains("UNION SELECT") })
     }
 
     @Test(.enabled(if: Media.shouldRun, Media.skipMessage), arguments: CatalogBackend.allCases)

@@ -95,14 +95,16 @@ struct AssetListing {
             let cost = candidate.covering == nil ? count * candidate.weight : count / Self.coveredRangeFactor
             if count <= limit, cost < (driver?.cost ?? .max) { driver = (cost, candidate, conditions) }
         }
-        // A word naming a month of any year, when nothing else is few enough to start from
-        // and its other meanings are (counted as an inexact candidate is).
+        // A word naming a month of any year, when nothing else is few enough to start from,
+        // its other meanings are (counted as an inexact candidate is), and scanning the
+        // order would pass more assets than that before the month comes round.
         var months: MonthArms?
         if driver == nil, !query.trashed, query.sort == .captured, remaining != .max, let word = filters.monthWords.first, let others = word.others,
-            case let limit = try (self.threshold ?? Self.threshold(db, wanted: remaining)) / 2, limit > 0,
-            try db.fetchOne(Int.self, "SELECT count(*) FROM (\(others) LIMIT \(limit + 1)) AS candidates") ?? 0 <= limit
+            case let threshold = try self.threshold ?? Self.threshold(db, wanted: remaining), threshold > 0,
+            try db.fetchOne(Int.self, "SELECT count(*) FROM (\(others) LIMIT \(threshold / 2 + 1)) AS candidates") ?? 0 <= threshold / 2
         {
-            months = MonthArms(month: word.month, others: others, years: try Self.captureYears(db))
+            let arms = MonthArms(month: word.month, others: others, years: try Self.captureYears(db))
+            if try !arms.scanReachesTheMonth(after: query.after, descending: query.descending, within: threshold, db) { months = arms }
         }
         let order = Order(query.sort, descending: query.descending, dialect: db.dialect)
         // In capture order, a date range leaves out the undated assets, the segment without a key.
@@ -182,14 +184,53 @@ struct AssetListing {
         /// The years holding assets.
         var years: [Int]
 
+        /// The capture index's range of the month in `year` (Julian days, UTC): a day
+        /// either side of its local dates.
+        func range(_ year: Int) -> (low: Double, high: Double) {
+            let days = SearchTerms.month(month, of: year)
+            return (Self.julianDay(days.first) - 1, Self.julianDay(days.last) + 2)
+        }
+
+        /// Whether a scan of the capture order from `cursor` comes to the month (in the
+        /// direction read) within `limit` assets, counted on the narrow capture index: then
+        /// the scan, testing that few, is the cheaper plan (May from the oldest, 5,919
+        /// assets on: 8 ms, where reading every year's May and merging took 14).
+        func scanReachesTheMonth(after cursor: AssetCursor?, descending: Bool, within limit: Int, _ db: any CatalogConnection) throws -> Bool {
+            let start: Double
+            switch cursor?.key {
+            case nil where cursor == nil: start = descending ? .infinity : -.infinity
+            case .number(let key)?: start = key
+            default: return true  // among the undated assets: the dated are read already
+            }
+            let ranges = years.sorted(by: descending ? (>) : (<)).map(range)
+            guard let next = ranges.first(where: { descending ? $0.low < start : $0.high > start }) else { return false }
+            if descending ? start <= next.high : start >= next.low { return true }  // inside it already
+            let between: CatalogSQL =
+                descending
+                ? "captured_julian >= \(next.high)" + (start.isFinite ? " AND captured_julian < \(start)" : "")
+                : "captured_julian < \(next.low)" + (start.isFinite ? " AND captured_julian > \(start)" : " AND captured_julian IS NOT NULL")
+            let index = db.dialect.indexedBy("asset_summary_by_captured_name")
+            let passed = try db.fetchOne(Int.self, "SELECT count(*) FROM (SELECT 1 FROM asset_summary \(index) WHERE \(between) LIMIT \(limit + 1)) AS passed") ?? 0
+            return passed <= limit
+        }
+
+        /// The Julian day of `date` ("2025-05-01") at 00:00 UTC, as SQLite's `julianday`.
+        static func julianDay(_ date: String) -> Double {
+            let parts = date.split(separator: "-").compactMap { Int($0) }
+            let (y, m, d) = (parts[0], parts[1], parts[2])
+            let a = (14 - m) / 12, yy = y + 4800 - a, mm = m + 12 * a - 3
+            let day = d + (153 * mm + 2) / 5 + 365 * yy + yy / 4 - yy / 100 + yy / 400 - 32045
+            return Double(day) - 0.5
+        }
+
         /// The statement for the dated segment; its caller appends the page's LIMIT.
         func statement(_ segment: Order.Segment, _ conditions: [CatalogSQL], limit: Int, _ order: Order) -> CatalogSQL {
             let tested = ([segment.condition] + conditions).joined(separator: " AND ")
             var parts: [CatalogSQL] = years.map { year in
-                let days = SearchTerms.month(month, of: year)
+                let (low, high) = range(year)
                 return """
                     SELECT s.asset_id, s.captured_julian FROM asset_summary s \(order.index) \
-                    WHERE s.captured_julian >= julianday(\(days.first)) - 1 AND s.captured_julian < julianday(\(days.last)) + 2 AND \(tested)
+                    WHERE s.captured_julian >= \(low) AND s.captured_julian < \(high) AND \(tested)
                     """
             }
             parts.append("SELECT s.asset_id, s.captured_julian FROM asset_summary s \(order.dialect.notIndexed) WHERE s.asset_id IN (\(others)) AND \(tested)")
