@@ -145,7 +145,7 @@ struct SearchTests {
         let merged = try #require(try statements("jan", threshold: 2, descending: true).first { $0.contains("AS part0 UNION") })
         let plan = try library.catalog.sqliteRead { db in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + merged).map { $0["detail"] as String } }
         #expect(plan.contains { $0.contains("asset_summary_by_captured (captured_julian>? AND captured_julian<?)") }, "\(plan)")
-        // Oldest first, no asset comes before January of the first year.
+        // Oldest first, one asset (May 2002) comes before January 2003.
         #expect(try statements("jan", threshold: 2, descending: false).allSatisfy { !$0.contains("UNION SELECT") })
         #expect(try statements("jan", threshold: 1_000_000, descending: true).allSatisfy { !$0.contains("UNION SELECT") })
     }

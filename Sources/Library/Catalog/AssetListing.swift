@@ -103,8 +103,9 @@ struct AssetListing {
             case let threshold = try self.threshold ?? Self.threshold(db, wanted: remaining), threshold > 0,
             try db.fetchOne(Int.self, "SELECT count(*) FROM (\(others) LIMIT \(threshold / 2 + 1)) AS candidates") ?? 0 <= threshold / 2
         {
-            let arms = MonthArms(month: word.month, others: others, years: try Self.captureYears(db))
-            if try !arms.scanReachesTheMonth(after: query.after, descending: query.descending, within: threshold, db) { months = arms }
+            if try !MonthArms.scanReaches(word.month, after: query.after, descending: query.descending, within: threshold, db) {
+                months = MonthArms(month: word.month, others: others, years: try Self.captureYears(db))
+            }
         }
         let order = Order(query.sort, descending: query.descending, dialect: db.dialect)
         // In capture order, a date range leaves out the undated assets, the segment without a key.
@@ -184,31 +185,45 @@ struct AssetListing {
         /// The years holding assets.
         var years: [Int]
 
-        /// The capture index's range of the month in `year` (Julian days, UTC): a day
-        /// either side of its local dates.
-        func range(_ year: Int) -> (low: Double, high: Double) {
+        /// The capture index's range of `month` in `year` (Julian days, UTC): a day either
+        /// side of its local dates.
+        static func range(_ month: Int, _ year: Int) -> (low: Double, high: Double) {
             let days = SearchTerms.month(month, of: year)
-            return (Self.julianDay(days.first) - 1, Self.julianDay(days.last) + 2)
+            return (julianDay(days.first) - 1, julianDay(days.last) + 2)
         }
 
-        /// Whether a scan of the capture order from `cursor` comes to the month (in the
+        /// Whether a scan of the capture order from `cursor` comes to `month` (in the
         /// direction read) within `limit` assets, counted on the narrow capture index: then
         /// the scan, testing that few, is the cheaper plan (May from the oldest, 5,919
         /// assets on: 8 ms, where reading every year's May and merging took 14).
-        func scanReachesTheMonth(after cursor: AssetCursor?, descending: Bool, within limit: Int, _ db: any CatalogConnection) throws -> Bool {
+        static func scanReaches(_ month: Int, after cursor: AssetCursor?, descending: Bool, within limit: Int, _ db: any CatalogConnection) throws -> Bool {
             let start: Double
             switch cursor?.key {
-            case nil where cursor == nil: start = descending ? .infinity : -.infinity
-            case .number(let key)?: start = key
-            default: return true  // among the undated assets: the dated are read already
+            case .number(let key)?:
+                start = key
+            case nil where cursor == nil:
+                // From the first asset read.
+                let first = try db.fetchOne(
+                    Double.self, descending ? "SELECT max(captured_julian) FROM asset_summary" : "SELECT min(captured_julian) FROM asset_summary")
+                guard let first else { return true }
+                start = first
+            default:
+                return true  // among the undated assets: the dated are read already
             }
-            let ranges = years.sorted(by: descending ? (>) : (<)).map(range)
-            guard let next = ranges.first(where: { descending ? $0.low < start : $0.high > start }) else { return false }
-            if descending ? start <= next.high : start >= next.low { return true }  // inside it already
-            let between: CatalogSQL =
-                descending
-                ? "captured_julian >= \(next.high)" + (start.isFinite ? " AND captured_julian < \(start)" : "")
-                : "captured_julian < \(next.low)" + (start.isFinite ? " AND captured_julian > \(start)" : " AND captured_julian IS NOT NULL")
+            // The month's range next in the direction read: in the year of `start`, or the one before or after.
+            let year = Int((start - 1_721_425.5) / 365.2425) + 1
+            let ranges = (year - 2...year + 2).map { range(month, $0) }.sorted { descending ? $0.low > $1.low : $0.low < $1.low }
+            guard let next = ranges.first(where: { descending ? $0.low <= start : $0.high > start }) else { return false }
+            if descending ? start < next.high : start >= next.low { return true }  // inside it already
+            // From the first asset, itself included; after a cursor, past it.
+            let from: CatalogSQL =
+                switch (descending, cursor == nil) {
+                case (true, true): "captured_julian <= \(start)"
+                case (true, false): "captured_julian < \(start)"
+                case (false, true): "captured_julian >= \(start)"
+                case (false, false): "captured_julian > \(start)"
+                }
+            let between: CatalogSQL = descending ? "captured_julian >= \(next.high) AND \(from)" : "captured_julian < \(next.low) AND \(from)"
             let index = db.dialect.indexedBy("asset_summary_by_captured_name")
             let passed = try db.fetchOne(Int.self, "SELECT count(*) FROM (SELECT 1 FROM asset_summary \(index) WHERE \(between) LIMIT \(limit + 1)) AS passed") ?? 0
             return passed <= limit
@@ -227,7 +242,7 @@ struct AssetListing {
         func statement(_ segment: Order.Segment, _ conditions: [CatalogSQL], limit: Int, _ order: Order) -> CatalogSQL {
             let tested = ([segment.condition] + conditions).joined(separator: " AND ")
             var parts: [CatalogSQL] = years.map { year in
-                let (low, high) = range(year)
+                let (low, high) = Self.range(month, year)
                 return """
                     SELECT s.asset_id, s.captured_julian FROM asset_summary s \(order.index) \
                     WHERE s.captured_julian >= \(low) AND s.captured_julian < \(high) AND \(tested)
