@@ -40,8 +40,15 @@ struct CalendarTests {
         let library = try CorpusLibrary.shared(on: backend).library
         let dates = try Self.dates(library)
         let days = Dictionary(grouping: dates, by: \.day)
-        // A day of the year the corpus has, and every year it has that day in.
-        let (day, _) = try #require(days.max { $0.value.count < $1.value.count })
+        // Every asset is a memory of its own local date (not its UTC one: the corpus has
+        // photos taken in the evening west of Greenwich) in every later year.
+        for (monthDay, same) in Dictionary(grouping: dates, by: { String($0.day.dropFirst(5)) }) {
+            let (m, d) = (Int(monthDay.prefix(2))!, Int(monthDay.suffix(2))!)
+            let found = try library.memories(month: m, day: d, before: 3000)
+            #expect(Set(found.flatMap(\.assets)) == Set(same.map(\.id)), "\(monthDay)")
+        }
+        // The day of the year the corpus has most, and every year it has that day in.
+        let (day, _) = try #require(days.max { ($0.value.count, $1.key) < ($1.value.count, $0.key) })
         let (month, dayOfMonth) = (Int(day.dropFirst(5).prefix(2))!, Int(day.suffix(2))!)
         let years = Set(dates.filter { $0.day.hasSuffix(day.suffix(6)) }.map { Int($0.day.prefix(4))! }).sorted(by: >)
         let newest = years[0]

@@ -210,7 +210,7 @@ struct AssetListing {
             default:
                 return true  // among the undated assets: the dated are read already
             }
-            // The month's range next in the direction read: in the year of `start`, or the one before or after.
+            // The month's range next in the direction read: in the year of `start`, or one or two either side.
             let year = Int((start - 1_721_425.5) / 365.2425) + 1
             let ranges = (year - 2...year + 2).map { range(month, $0) }.sorted { descending ? $0.low > $1.low : $0.low < $1.low }
             guard let next = ranges.first(where: { descending ? $0.low <= start : $0.high > start }) else { return false }
@@ -595,7 +595,7 @@ struct AssetListing {
                 }
                 if let month = SearchTerms.month(word), search.months.contains(month) {
                     // Captured in that month of any year: no index keeps months, but the
-                    // capture index keeps each year's (``AssetListing/monthArms``).
+                    // capture index keeps each year's (``AssetListing/MonthArms``).
                     tests.append("substr(s.captured_at, 6, 2) = \(String(format: "%02d", month))")
                     monthWords.append((month, sources.map { $0.joined(separator: " UNION ALL ") }))
                     sources = nil
@@ -733,6 +733,19 @@ extension AssetListing {
             months += try db.fetchAll(Int.self, probes.joined(separator: " UNION ALL "))
         }
         return months.sorted(by: >).map { String(format: "%04d-%02d", $0 / 100, $0 % 100) }
+    }
+
+    /// The assets outside the trash captured on `day` ("2025-11-28") by their local
+    /// dates, as the timeline's days are, in capture order: the capture index read a day
+    /// either side (it is UTC), each row's local date then checked.
+    static func capturedOn(_ day: String, _ db: any CatalogConnection) throws -> [Int64] {
+        try db.fetchAll(
+            Int64.self,
+            """
+            SELECT asset_id FROM asset_summary \(db.dialect.indexedBy("asset_summary_by_captured"))
+            WHERE captured_julian >= julianday(\(day)) - 1 AND captured_julian < julianday(\(day)) + 2
+            AND substr(captured_at, 1, 10) = \(day) ORDER BY captured_julian, asset_id
+            """)
     }
 }
 

@@ -29,15 +29,14 @@ extension PhotoLibrary {
         try catalog.read { db in try AssetListing.captureMonths(db) }
     }
 
-    /// "On this day": for each year before `year` with assets captured on `month`-`day`,
-    /// those assets, newest year first. A 29 February looks only in leap years.
+    /// "On this day": for each year before `year` with assets captured on `month`-`day`
+    /// (their local dates, as the timeline's days), those assets, newest year first. A 29
+    /// February looks only in leap years.
     public func memories(month: Int, day: Int, before year: Int) throws -> [Memory] {
         try catalog.read { db in
             try AssetListing.captureYears(db).filter { $0 < year && day <= SearchTerms.daysIn(month, of: $0) }.compactMap { year in
                 let date = String(format: "%04d-%02d-%02d", year, month, day)
-                var query = AssetQuery()
-                (query.since, query.until, query.descending) = (date, date, false)
-                let ids = try AssetListing(query: query).ids(db)
+                let ids = try AssetListing.capturedOn(date, db)
                 return ids.isEmpty ? nil : Memory(year: year, day: date, assets: ids)
             }
         }
