@@ -78,10 +78,14 @@ struct SearchTests {
             ("img_35", expected { $0.resources.contains { $0.originalName?.lowercased().contains("img_35") == true } }),
             // A month of any year.
             ("may", expected { $0.capturedAt.map { Array($0)[5...6] == ["0", "5"] } == true }),
+            // A day is the photo's local date: this one was taken at 21:38 in California,
+            // on the 13th in UTC.
+            ("2024-01-12", expected { $0.capturedAt?.hasPrefix("2024-01-12") == true }),
+            ("2024-01-13", []),
             ("Atlantis", []),
         ]
         for (text, wanted) in cases {
-            #expect(!wanted.isEmpty || text == "Atlantis", "\(text): the corpus has none to find")
+            #expect(!wanted.isEmpty || ["Atlantis", "2024-01-13"].contains(text), "\(text): the corpus has none to find")
             // Both plans: scanning the order, and starting from a word's candidates.
             for threshold in [nil, 0, 1_000_000] {
                 #expect(try Self.names(library, text, threshold: threshold) == wanted, "\(text), threshold \(threshold.map(String.init) ?? "chosen")")

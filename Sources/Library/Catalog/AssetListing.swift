@@ -396,9 +396,14 @@ struct AssetListing {
                 range.append(CatalogDates.isBareDate(until) ? "captured_julian < julianday(\(until)) + 1" : "captured_julian <= julianday(\(until))")
             }
             let search = query.searchTerms
+            // The search's dates are local dates, as the timeline's days and the scrubber's
+            // months are: the capture index (UTC) read a day either side, each asset's
+            // local date then checked.
+            var localDays: [CatalogSQL] = []
             for days in search?.days ?? [] {
-                range.append("captured_julian >= julianday(\(days.first))")
-                range.append("captured_julian < julianday(\(days.last)) + 1")
+                range.append("captured_julian >= julianday(\(days.first)) - 1")
+                range.append("captured_julian < julianday(\(days.last)) + 2")
+                localDays.append("substr(s.captured_at, 1, 10) BETWEEN \(days.first) AND \(days.last)")
             }
             if !range.isEmpty {
                 conditions += range.map { "s.\($0)" }
@@ -409,6 +414,7 @@ struct AssetListing {
                         order: .captured, covering: Covering(table: "asset_summary s \(dialect.indexedBy("asset_summary_by_captured"))"),
                         estimable: true))
             }
+            conditions += localDays
             switch query.pairedBy {
             case .none?: conditions.append("s.paired_by IS NULL")
             case .some(let rule):
