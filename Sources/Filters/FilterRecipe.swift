@@ -136,9 +136,18 @@ extension ImageFilter {
 public enum FilterCatalog {
     public static let all: [any ImageFilter.Type] = [
         ComicFilter.self, NoirFilter.self, MonoFilter.self, SepiaFilter.self, PosterizeFilter.self, VignetteFilter.self,
+        // Light and colour.
+        AutoFilter.self, ExposureFilter.self, HighlightsFilter.self, ShadowsFilter.self, ContrastFilter.self,
+        SaturationFilter.self, VibranceFilter.self, WarmthFilter.self, TintFilter.self,
     ]
 
     public static var names: [String] { all.map { $0.name } }
+
+    /// The light and colour adjustments, whose defaults change nothing (a slider at 0).
+    public static let adjustments: Set<String> = [
+        ExposureFilter.name, HighlightsFilter.name, ShadowsFilter.name, ContrastFilter.name, SaturationFilter.name,
+        VibranceFilter.name, WarmthFilter.name, TintFilter.name,
+    ]
 
     public static func filter(named name: String) -> (any ImageFilter.Type)? {
         all.first { $0.name == name }

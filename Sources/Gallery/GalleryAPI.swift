@@ -135,7 +135,7 @@ struct GalleryAPI: Sendable {
             return try jsonResponse(["pending": pending])
         }
         router.get("/api/filters") { _, _ in
-            try jsonResponse(FilterCatalog.all.map { FilterInfo(name: $0.name) })
+            try jsonResponse(FilterCatalog.all.map { FilterInfo($0) })
         }
         router.get("/api/places") { _, _ in
             let library = self.library
@@ -251,8 +251,30 @@ struct GalleryAPI: Sendable {
         var extend: Bool?
     }
 
+    /// A filter or adjustment as `camlib edit --help` describes it.
     struct FilterInfo: Encodable {
         var name: String
+        var summary: String
+        /// A light or colour adjustment (a slider), not a look.
+        var adjustment: Bool
+        var parameters: [Parameter]
+
+        struct Parameter: Encodable {
+            var name: String
+            var defaultValue: Double
+            var minimum: Double
+            var maximum: Double
+            var help: String
+        }
+
+        init(_ filter: any ImageFilter.Type) {
+            name = filter.name
+            summary = filter.summary
+            adjustment = FilterCatalog.adjustments.contains(filter.name) || filter.name == AutoFilter.name
+            parameters = filter.parameters.map {
+                Parameter(name: $0.name, defaultValue: $0.defaultValue, minimum: $0.range.lowerBound, maximum: $0.range.upperBound, help: $0.help)
+            }
+        }
     }
 
     /// An asset's history: the original, then every adjustment, oldest first.

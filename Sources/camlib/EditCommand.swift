@@ -15,14 +15,16 @@ struct EditCommand: ParsableCommand {
             render; the render becomes the asset's current version. The original is never
             touched: `camlib revert ASSET` makes it current again, and the history stays.
 
-            Filters (name:key=value,... to set parameters):
+            Filters and adjustments (name:key=value,... to set parameters):
             \(FilterCatalog.all.map { f in
-                "  \(f.name): \(f.summary)" + (f.parameters.isEmpty ? "" : "\n" + f.parameters.map { "      \($0.name)=\(Self.number($0.defaultValue)) (\(Self.number($0.range.lowerBound))-\(Self.number($0.range.upperBound))): \($0.help)" }.joined(separator: "\n"))
+                "  \(f.name): \(f.summary)" + (f.parameters.isEmpty ? "" : "\n" + f.parameters.map { "      \($0.name)=\(Self.number($0.defaultValue)) (\(Self.number($0.range.lowerBound)) to \(Self.number($0.range.upperBound))): \($0.help)" }.joined(separator: "\n"))
             }.joined(separator: "\n"))
 
             Examples:
               camlib edit 12 --filter comic
               camlib edit 12 --filter noir --filter vignette:strength=0.4
+              camlib edit 12 --filter exposure:ev=0.5 --filter shadows:amount=0.3
+              camlib edit 12 --filter auto      (stores the adjustments auto chose)
               camlib edit 12 --add-filter vignette      (extends the current edit)
               camlib edit 12 --filter comic --queue     (a job for `camlib worker`)
               camlib edit 12 14 15 --filter sepia       (a batch)

@@ -80,6 +80,23 @@ struct GalleryAPITests {
         }
     }
 
+    /// What the editor builds its controls from: every filter with its parameters, the
+    /// adjustments marked.
+    @Test func theFiltersComeWithTheirParametersAndTheAdjustmentsMarked() async throws {
+        let corpus = try GalleryLibrary.shared(on: .sqlite)
+        try await corpus.test { client in
+            try await client.execute(uri: "/api/filters", method: .get) { response in
+                let filters = try response.json() as? [[String: Any]] ?? []
+                #expect(filters.compactMap { $0["name"] as? String } == FilterCatalog.names)
+                let adjustments = Set(filters.filter { $0["adjustment"] as? Bool == true }.compactMap { $0["name"] as? String })
+                #expect(adjustments == FilterCatalog.adjustments.union(["auto"]))
+                let exposure = (filters.first { $0["name"] as? String == "exposure" }?["parameters"] as? [[String: Any]])?.first
+                #expect(exposure?["name"] as? String == "ev" && exposure?["defaultValue"] as? Double == 0)
+                #expect(exposure?["minimum"] as? Double == -4 && exposure?["maximum"] as? Double == 4)
+            }
+        }
+    }
+
     @Test(arguments: CatalogBackend.allCases) func filtersAreCheckedAndNamedAsInCamlibQuery(on backend: CatalogBackend) async throws {
         let corpus = try GalleryLibrary.shared(on: backend)
         try await corpus.test { client in

@@ -826,7 +826,8 @@ function chosenFilters() {
 
 async function loadFilters() {
   try {
-    const filters = await api("/api/filters");
+    // The looks, and auto: an adjustment at its default changes nothing on its own.
+    const filters = (await api("/api/filters")).filter((f) => !f.adjustment || f.name === "auto");
     $("filterChoices").replaceChildren(...filters.map((f) =>
       el("label", {}, el("input", { type: "checkbox", value: f.name }), ` ${f.name}`)));
     $("selEdit").replaceChildren(el("option", { value: "", text: "Edit with…" }),

@@ -188,9 +188,14 @@ extension PhotoLibrary {
     /// is rendered: the recipe applied to its preview, `maxSide` pixels at most, as JPEG.
     /// Edits start from the original, and so does this.
     public func editPreview(asset: Int64, steps: [FilterStep], maxSide: Int = 1024) throws -> [UInt8] {
+        try JPEGCodec.encode(FilterRecipe(steps: steps).apply(to: try editPreviewPicture(asset: asset, maxSide: maxSide)), quality: 85)
+    }
+
+    /// The picture an edit preview starts from: the asset's preview, upright, `maxSide`
+    /// pixels at most. `auto` measures it too, so a preview shows what the edit stores.
+    func editPreviewPicture(asset: Int64, maxSide: Int = 1024) throws -> PixelBuffer<UInt8> {
         let preview = try displayFile(asset: asset, resource: try editPreviewSource(asset: asset), kind: .preview)
         let decoded = try JPEGCodec.decode([UInt8](Data(contentsOf: preview.url)), atLeast: maxSide)
-        let pixels = try PixelScaler.scaledToFit(decoded.pixels, maxSide: maxSide)
-        return try JPEGCodec.encode(FilterRecipe(steps: steps).apply(to: pixels), quality: 85)
+        return try PixelScaler.scaledToFit(decoded.pixels, maxSide: maxSide)
     }
 }

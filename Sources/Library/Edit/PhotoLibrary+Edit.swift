@@ -52,7 +52,11 @@ extension PhotoLibrary {
         // Images attached with `camlib aux attach` stay with every later edit, until a
         // revert: the render carries them over from the current version's still.
         let attachments = currentRecipe?.attachments ?? []
-        let recipe = CamlibRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps, attachments: attachments)
+        var filters = FilterRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps)
+        // `auto` is stored as the steps it chose for this photo, so every frame of its
+        // movie gets the same ones and a later edit shows them.
+        if filters.setsAuto { filters = filters.settingAuto(measuring: try editPreviewPicture(asset: asset)) }
+        let recipe = CamlibRecipe(steps: filters.steps, attachments: attachments)
         let extendsID: Int64? = extending || !attachments.isEmpty ? current?.id : nil
         return try render(description, recipe: recipe, extending: extendsID, progress: progress, fence: fence)
     }
