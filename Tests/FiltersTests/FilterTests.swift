@@ -25,6 +25,8 @@ func testPicture(width: Int = 96, height: Int = 64) -> PixelBuffer<UInt8> {
         let step = try FilterStep(parsing: name)
         let a = step.apply(to: picture), b = step.apply(to: picture)
         #expect(a == b, "\(name) is not deterministic")
+        // Geometry reshapes the picture (GeometryTests measure how).
+        if FilterCatalog.filter(named: name) is any GeometryFilter.Type { continue }
         #expect(a.width == picture.width && a.height == picture.height && a.channels == 3)
         // The light and colour adjustments change nothing at their defaults (0); every
         // other filter changes the picture as it is.
