@@ -67,21 +67,31 @@ public enum VideoRenderer {
         }
         settings.fullRange = reader.fullRange
         settings.colour = reader.colour
-        let writer = try MovieWriter(path: output, settings: settings)
         var appended = 0
+        // A transform that reshapes frames (a crop) makes them all one new size: the
+        // writer is made for the first one's.
+        var made: MovieWriter?
+        func writer(width: Int, height: Int) throws -> MovieWriter {
+            if let made { return made }
+            (settings.width, settings.height) = (width, height)
+            made = try MovieWriter(path: output, settings: settings)
+            return made!
+        }
         switch drawing {
         case .whole(let upright, let transform):
             let orientation = upright ? reader.orientation : .up
             while let frame = try reader.next() {
                 let filtered = orientation == .up ? transform(frame.pixels) : transform(frame.pixels.applying(orientation)).applying(orientation.inverse)
-                guard filtered.width == reader.width, filtered.height == reader.height else {
-                    throw FFmpegError(message: "the filter changed the frame size", call: "render")
+                let writer = try writer(width: filtered.width, height: filtered.height)
+                guard filtered.width == settings.width, filtered.height == settings.height else {
+                    throw FFmpegError(message: "the filter made frames of \(filtered.width)x\(filtered.height) after \(settings.width)x\(settings.height)", call: "render")
                 }
                 try writer.append(filtered, pts: frame.pts)
                 appended += 1
                 progress?(appended, reader.expectedFrames)
             }
         case .fromAverage(let size, let draw):
+            let writer = try writer(width: reader.width, height: reader.height)
             let averaged = size(reader.width, reader.height)
             // One full-size frame, drawn over again and again.
             var drawn = PixelBuffer<UInt8>(width: reader.width, height: reader.height, channels: 3)
@@ -92,6 +102,7 @@ public enum VideoRenderer {
                 progress?(appended, reader.expectedFrames)
             }
         case .fromAverageToYCbCr(let size, let draw):
+            let writer = try writer(width: reader.width, height: reader.height)
             let averaged = size(reader.width, reader.height)
             while let frame = try reader.next(averagedTo: averaged.width, averaged.height) {
                 try writer.append(pts: frame.pts) { draw(frame.pixels, $0) }
@@ -99,6 +110,7 @@ public enum VideoRenderer {
                 progress?(appended, reader.expectedFrames)
             }
         }
+        let writer = try writer(width: reader.width, height: reader.height)
         try writer.finish()
         return writer.framesWritten
     }

@@ -77,7 +77,7 @@ public enum MovieRewriter {
     /// and `moov` (ftyp, …) in order, whole (others are skipped by type).
     public static func layout(
         replacing trackID: UInt32, moov bytes: [UInt8], fileSize: Int, topLevel: [(type: String, box: [UInt8])],
-        sampleDescription: [UInt8], samples: [SampleLocation], editListShift: Int64 = 0
+        sampleDescription: [UInt8], samples: [SampleLocation], editListShift: Int64 = 0, frameSize: (width: Int, height: Int)? = nil
     ) throws -> Layout {
         let movie = try MovieTracks(file: bytes, fileSize: fileSize)
         guard movie.tracks.contains(where: { $0.id == trackID }) else { throw FormatError("movie", "no track \(trackID)") }
@@ -127,16 +127,35 @@ public enum MovieRewriter {
                         ? newSampleTable(sampleDescription: sampleDescription, samples: samples, chunkOffset: offsets[0])
                         : sampleTable(stbl, in: bytes, withChunkOffsets: offsets)
                 }
+                var rebuilt = trak
                 if track.id == trackID, editListShift != 0, let box = ISOBox.header(in: trak, at: 0, limit: trak.count),
                     box.children(in: trak).contains(where: { $0.type == "edts" })
                 {
-                    m.raw(rebuild(box, in: trak, path: ["edts", "elst"]) { elst in shifted(elst, in: trak, by: editListShift) })
-                } else {
-                    m.raw(trak)
+                    rebuilt = rebuild(box, in: trak, path: ["edts", "elst"]) { elst in shifted(elst, in: trak, by: editListShift) }
                 }
+                if track.id == trackID, let size = frameSize { resize(&rebuilt, width: size.width, height: size.height) }
+                m.raw(rebuilt)
             }
         }
         return Layout(head: head, pieces: pieces, moov: moov.bytes)
+    }
+
+    /// A `trak`'s presentation size made `width`×`height`: its `tkhd` and the `clef`,
+    /// `prof` and `enof` of its `tapt` (QuickTime's apertures) each end with a width and
+    /// height in 16.16 fixed point, written in place.
+    static func resize(_ trak: inout [UInt8], width: Int, height: Int) {
+        func write(_ box: ISOBox) {
+            guard box.end - box.payload.lowerBound >= 8 else { return }
+            for (k, v) in [(box.end - 8, width), (box.end - 4, height)] {
+                let fixed = UInt32(clamping: v) << 16
+                for i in 0..<4 { trak[k + i] = UInt8(truncatingIfNeeded: fixed >> (24 - 8 * UInt32(i))) }
+            }
+        }
+        guard let box = ISOBox.header(in: trak, at: 0, limit: trak.count) else { return }
+        for child in box.children(in: trak) {
+            if child.type == "tkhd" { write(child) }
+            if child.type == "tapt" { for aperture in child.children(in: trak) where ["clef", "prof", "enof"].contains(aperture.type) { write(aperture) } }
+        }
     }
 
     /// A container box with the box at `path` below it replaced by `replace(thatBox)`.

@@ -26,6 +26,14 @@ public enum SampleDescription {
         return stsd.bytes
     }
 
+    /// The width and height in the first visual entry's fixed fields (after 16 bytes of
+    /// reserved fields, data reference index and pre-defined ones), or nil.
+    public static func frameSize(_ stsd: [UInt8]) -> (width: Int, height: Int)? {
+        guard let e = entry(stsd) else { return nil }
+        let at = e.offset + 8 + 24
+        return (Int(stsd[at]) << 8 | Int(stsd[at + 1]), Int(stsd[at + 2]) << 8 | Int(stsd[at + 3]))
+    }
+
     /// The only entry of a whole `stsd` box.
     static func entry(_ stsd: [UInt8]) -> ISOBox? {
         guard let box = ISOBox.sequence(in: stsd, from: 0, limit: stsd.count).first, box.type == "stsd" else { return nil }

@@ -49,10 +49,10 @@ public struct FilterStep: Codable, Sendable, Equatable, CustomStringConvertible 
         for p in filter.parameters {
             let value = given[p.name] ?? p.defaultValue
             guard p.range.contains(value) else {
-                throw FilterError("\(name): \(p.name)=\(p.text(value)) is outside \(p.text(p.range.lowerBound))...\(p.text(p.range.upperBound))")
+                throw FilterError("\(name): \(p.name)=\(p.written(value)) is outside \(p.written(p.range.lowerBound))...\(p.written(p.range.upperBound))")
             }
             if let unit = p.multipleOf, (value / unit).rounded() * unit != value {
-                throw FilterError("\(name): \(p.name)=\(p.text(value)) is not a multiple of \(p.text(unit))")
+                throw FilterError("\(name): \(p.name)=\(p.written(value)) is not a multiple of \(p.written(unit))")
             }
             parameters[p.name] = value
         }
@@ -69,7 +69,7 @@ public struct FilterStep: Codable, Sendable, Equatable, CustomStringConvertible 
         let known = FilterCatalog.filter(named: name)?.parameters ?? []
         func text(_ key: String) -> String {
             let v = parameters[key]!
-            return known.first { $0.name == key }?.text(v) ?? (v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v))
+            return known.first { $0.name == key }?.written(v) ?? (v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v))
         }
         return parameters.isEmpty ? name : name + ":" + parameters.keys.sorted().map { "\($0)=\(text($0))" }.joined(separator: ",")
     }
@@ -102,7 +102,7 @@ public struct FilterStep: Codable, Sendable, Equatable, CustomStringConvertible 
         let known = FilterCatalog.filter(named: name)?.parameters ?? []
         var stored: [String: StoredValue] = [:]
         for (key, v) in parameters {
-            if let p = known.first(where: { $0.name == key }), p.choices != nil { stored[key] = .word(p.text(v)) } else { stored[key] = .number(v) }
+            if let p = known.first(where: { $0.name == key }), p.choices != nil { stored[key] = .word(p.written(v)) } else { stored[key] = .number(v) }
         }
         try c.encode(stored, forKey: .parameters)
     }
@@ -199,7 +199,7 @@ public struct FilterParameter: Sendable {
 
     /// A value as it is written back: a choice's word, a ratio of small whole numbers as
     /// `w:h`, a whole number without decimals.
-    func text(_ v: Double) -> String {
+    public func written(_ v: Double) -> String {
         if let choices, let i = Int(exactly: v), choices.indices.contains(i) { return choices[i] }
         if format == .ratio, v > 0 {
             for h in 1...32 {

@@ -112,13 +112,13 @@ func evenPixels(_ length: Double, limit: Int) -> Int {
 /// aspect ratio, the largest rectangle of that ratio centred in it.
 public struct CropFilter: GeometryFilter {
     public static let name = "crop"
-    public static let summary = "keeps a rectangle of the photo (fractions of its width and height), or the largest of an aspect ratio"
+    public static let summary = "keeps a rectangle (fractions of the photo), or the largest of a ratio"
     public static let parameters = [
         FilterParameter(name: "x", defaultValue: 0, range: 0...1, help: "left edge, a fraction of the width"),
         FilterParameter(name: "y", defaultValue: 0, range: 0...1, help: "top edge, a fraction of the height"),
         FilterParameter(name: "width", defaultValue: 1, range: 0.01...1, help: "a fraction of the width"),
         FilterParameter(name: "height", defaultValue: 1, range: 0.01...1, help: "a fraction of the height"),
-        FilterParameter(name: "aspect", defaultValue: 0, range: 0...100, help: "width:height (1:1, 4:3, 16:9, or a number); 0 keeps the rectangle's", format: .ratio),
+        FilterParameter(name: "aspect", defaultValue: 0, range: 0...100, help: "width:height (1:1, 4:3, 16:9); 0: free", format: .ratio),
     ]
     let x, y, width, height, aspect: Double
 
@@ -179,9 +179,9 @@ public struct RotateFilter: GeometryFilter {
 /// A mirror image, left to right or top to bottom.
 public struct FlipFilter: GeometryFilter {
     public static let name = "flip"
-    public static let summary = "mirrors the photo left to right (horizontal) or top to bottom (vertical)"
+    public static let summary = "mirrors the photo left to right, or top to bottom"
     public static let parameters = [
-        FilterParameter(name: "direction", defaultValue: 0, range: 0...1, help: "horizontal or vertical", choices: ["horizontal", "vertical"])
+        FilterParameter(name: "direction", defaultValue: 0, range: 0...1, help: "which way the photo mirrors", choices: ["horizontal", "vertical"])
     ]
     let vertical: Bool
 
@@ -200,7 +200,7 @@ public struct FlipFilter: GeometryFilter {
 /// photo's shape that the turned photo covers: no empty corners.
 public struct StraightenFilter: GeometryFilter {
     public static let name = "straighten"
-    public static let summary = "levels a horizon: turns by an angle (clockwise for positive) and crops off the empty corners"
+    public static let summary = "levels a horizon: turns and crops off the empty corners"
     public static let parameters = [
         FilterParameter(name: "degrees", defaultValue: 0, range: -45...45, help: "positive turns clockwise")
     ]

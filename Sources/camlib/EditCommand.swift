@@ -17,7 +17,7 @@ struct EditCommand: ParsableCommand {
 
             Filters and adjustments (name:key=value,... to set parameters):
             \(FilterCatalog.all.map { f in
-                "  \(f.name): \(f.summary)" + (f.parameters.isEmpty ? "" : "\n" + f.parameters.map { "      \($0.name)=\(Self.number($0.defaultValue)) (\(Self.number($0.range.lowerBound)) to \(Self.number($0.range.upperBound))): \($0.help)" }.joined(separator: "\n"))
+                "  \(f.name): \(f.summary)" + (f.parameters.isEmpty ? "" : "\n" + f.parameters.map { "      \($0.name)=\($0.written($0.defaultValue)) (\($0.choices?.joined(separator: " or ") ?? "\($0.written($0.range.lowerBound)) to \($0.written($0.range.upperBound))")): \($0.help)" }.joined(separator: "\n"))
             }.joined(separator: "\n"))
 
             Examples:
@@ -25,6 +25,7 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter noir --filter vignette:strength=0.4
               camlib edit 12 --filter exposure:ev=0.5 --filter shadows:amount=0.3
               camlib edit 12 --filter auto      (stores the adjustments auto chose)
+              camlib edit 12 --filter crop:aspect=4:3 --filter straighten:degrees=2
               camlib edit 12 --add-filter vignette      (extends the current edit)
               camlib edit 12 --filter comic --queue     (a job for `camlib worker`)
               camlib edit 12 14 15 --filter sepia       (a batch)
@@ -44,6 +45,9 @@ struct EditCommand: ParsableCommand {
             timing, and the rendered pair gets a content identifier of its own; a Motion
             Photo's movie too, put back inside the still. A video's every frame is
             rendered, streamed to disk, keeping its sound, timing, orientation and keys.
+            Crop, rotate, flip and straighten reshape the still, its depth, disparity and
+            mattes at their own sizes (so they still line up) and every frame of its
+            movie, in fractions of the photo as displayed.
             """))
 
     static func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }

@@ -70,7 +70,12 @@ enum MovieRenderer {
         let shift = Int64(video.samples.first?.compositionOffset ?? 0) - (times.first ?? 0)
         // The encoder's sample description, with the original's pixel aspect ratio and
         // clean aperture.
-        let description = SampleDescription.carrying(["pasp", "clap"], from: source.sampleDescription, into: video.sampleDescription)
+        // A recipe that reshapes the frames (a crop) leaves the original's clean aperture
+        // behind with its size, and the track's presentation size is the new frames'.
+        let reshaped = recipe.changesGeometry
+        let description = SampleDescription.carrying(reshaped ? ["pasp"] : ["pasp", "clap"], from: source.sampleDescription, into: video.sampleDescription)
+        let frameSize = reshaped ? SampleDescription.frameSize(video.sampleDescription) : nil
+        if reshaped, frameSize == nil { throw MediaAnalyzer.Failure(reason: "internal error: the rendered movie's frame size cannot be read") }
         let original = open(path, O_RDONLY | O_CLOEXEC), rendered = open(encoded, O_RDONLY | O_CLOEXEC)
         defer {
             if original >= 0 { close(original) }
@@ -80,7 +85,7 @@ enum MovieRenderer {
         guard rendered >= 0 else { throw LibraryError.io(path: encoded, operation: "open", errno: errno) }
         var plan = try MovieRewriter.layout(
             replacing: source.id, moov: originalMoov, fileSize: originalSize, topLevel: topLevel, sampleDescription: description,
-            samples: samples, editListShift: shift)
+            samples: samples, editListShift: shift, frameSize: frameSize)
         // A Live Photo render's own content identifier, in the QuickTime keys.
         if let (old, new) = identifier { RenderIdentifier.replace(old, with: new, in: &plan.moov) }
         return try AtomicFile.streamTemporary(in: scratch, readOnly: true) { out in

@@ -119,10 +119,48 @@ public enum StillRenderer {
             still.pixels = try filteredAsStored(primary, recipe: recipe)
             encoded = try HEIFEncoder.encodeRGB(still)
         }
+        if recipe.changesGeometry {
+            let (withAux, warnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
+            return Render(bytes: withAux, format: compression == .av1 ? .avif : .heif, warnings: warnings)
+        }
         let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
         return Render(
             bytes: withAux, format: compression == .av1 ? .avif : .heif,
             warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+    }
+
+    /// The auxiliary images of `source`'s primary image (depth, disparity, mattes, Apple's
+    /// gain map) reshaped by the recipe's geometry, each at its own resolution, and
+    /// attached to `rendered`: cropped, turned and mirrored with the photo, they still line
+    /// up with it. Each is decoded as displayed and attached as displayed (the writer gives
+    /// it the render's irot/imir), at the quality a render starts at (60). What cannot be reshaped is named.
+    static func reshapedAuxiliaryImages(from source: [UInt8], into rendered: [UInt8], recipe: FilterRecipe) throws -> ([UInt8], [String]) {
+        let file = try HEIFFile(bytes: source)
+        let primary = try file.primaryImage()
+        let (images, problems) = primary.auxiliaryImages()
+        var out = rendered
+        var warnings = problems.map { "auxiliary image \($0) could not be read, so the render does not carry it" }
+        for aux in images {
+            do {
+                let reshaped: ImageSamples
+                switch try aux.decodeSamples() {
+                case .eight(let p): reshaped = .eight(recipe.geometry(width: p.width, height: p.height).apply(to: p))
+                case .sixteen(let p, let bits): reshaped = .sixteen(recipe.geometry(width: p.width, height: p.height).apply(to: p), significantBits: bits)
+                }
+                // Lossy, as the camera coded them, at the primary's starting quality:
+                // losslessly, or at 90, they made a crop of pug.heic heavier than its original.
+                var options = HEIFAuxiliaryWriter.Options()
+                (options.lossless, options.quality) = (false, 60)
+                out = try HEIFAuxiliaryWriter.attach(
+                    to: out, samples: reshaped, urn: aux.urn, auxSubtype: aux.depthRepresentation?.auxSubtype ?? [], xmp: aux.xmp, options: options)
+            } catch {
+                warnings.append("auxiliary image \(aux.urn) could not be reshaped with the photo, so the render does not carry it: \(error)")
+            }
+        }
+        if let meta = try? HEIFMetaBox(file: source), meta.itemInfos.contains(where: { $0.type == "tmap" }) {
+            warnings.append("the ISO 21496-1 gain map is not reshaped by a crop or turn yet, so the render is shown in standard range only")
+        }
+        return (out, warnings)
     }
 
     /// A recipe that needs nothing of the picture but its average and draws Y'CbCr itself
@@ -177,7 +215,12 @@ public enum StillRenderer {
         let orientation = EXIFOrientation(exifValue: chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }?.orientation ?? 1)
         try checkSize(width: chunks.width, height: chunks.height)
         let (rgb, alpha) = try PNGCodec.decodeRGBKeepingAlpha(bytes)
-        return (recipe.apply(toStored: rgb, shownIn: orientation), alpha, orientation)
+        let filtered = recipe.apply(toStored: rgb, shownIn: orientation)
+        guard recipe.changesGeometry, let alpha else { return (filtered, alpha, orientation) }
+        // The transparency cropped and turned with the picture.
+        let plane = PixelBuffer(width: chunks.width, height: chunks.height, channels: 1, components: alpha).applying(orientation)
+        let reshaped = recipe.geometry(width: plane.width, height: plane.height).apply(to: plane).applying(orientation.inverse)
+        return (filtered, reshaped.components, orientation)
     }
 
     /// A HEIC grid rendered a tile at a time, as stored (the recipe treats every direction
@@ -228,6 +271,28 @@ public enum StillRenderer {
                 return region.padded(toWidth: t.tileWidth, height: t.tileHeight)
             },
             thumbnail: { thumbnail?.averagedPicture() })
+    }
+
+    /// A JPEG stored as the photo is (shown in `orientation`), through the recipe's
+    /// geometry at its own size: an MPF image (a Portrait disparity map, a matte, a gain
+    /// map) that then still lines up with the render. Its metadata segments (Apple's XMP
+    /// saying what it is) are kept; a gray image stays gray.
+    static func reshapedJPEG(_ image: [UInt8], shownIn orientation: EXIFOrientation, recipe: FilterRecipe) throws -> [UInt8] {
+        let segments = try JPEGSegments(parsing: image)
+        let upright = try JPEGCodec.decode(image, output: .asStored).pixels.applying(orientation)
+        let reshaped = recipe.geometry(width: upright.width, height: upright.height).apply(to: upright).applying(orientation.inverse)
+        let encoded = try JPEGCodec.encode(reshaped, quality: 90)
+        var metadata: [UInt8] = []
+        for s in segments.segments where (0xE0...0xEF).contains(s.marker) {
+            let length = s.payload.count + 2
+            metadata += [0xFF, s.marker, UInt8(length >> 8), UInt8(length & 0xFF)] + Array(s.payload)
+        }
+        // The encoder's own JFIF APP0 gives way to the image's own segments.
+        var bodyStart = 2
+        if !metadata.isEmpty, let app0 = try JPEGSegments(parsing: encoded).segments.first, app0.marker == 0xE0 {
+            bodyStart = app0.offset + 4 + app0.payload.count
+        }
+        return [0xFF, 0xD8] + metadata + Array(encoded[bodyStart...])
     }
 
     /// The original's MPF index and the bytes of every image after the primary, when all
@@ -330,7 +395,8 @@ public enum StillRenderer {
         bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil, identifier: (old: String, new: String)? = nil
     ) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
-        var stored = try filteredJPEG(bytes, segments: segments, recipe: recipe).pixels
+        let (filtered, orientation) = try filteredJPEG(bytes, segments: segments, recipe: recipe)
+        var stored = filtered
         // A gray original stays gray when the recipe left it gray (mono, noir, a sepia of
         // intensity 0): three channels of the same values would weigh half as much again.
         let frame = segments.segments.first { (0xC0...0xCF).contains($0.marker) && ![0xC4, 0xC8, 0xCC].contains($0.marker) }
@@ -341,7 +407,17 @@ public enum StillRenderer {
         // profile, …) in their order, then the new image data, then the original's MPF
         // images (Portrait disparity and mattes, gain maps) with the MPF index rewritten.
         // The Exif thumbnail is made again from the render; a JFXX thumbnail is dropped.
-        let mpfImages = carriedMPFImages(bytes, segments: segments)
+        var mpfImages = carriedMPFImages(bytes, segments: segments)
+        if recipe.changesGeometry, let (index, mpf, images) = mpfImages {
+            // Disparity, mattes and gain maps cropped and turned with the photo.
+            mpfImages = (index, mpf, try images.enumerated().map { i, image in
+                do {
+                    return try reshapedJPEG(image, shownIn: orientation, recipe: recipe)
+                } catch {
+                    throw MediaAnalyzer.Failure(reason: "MPF image \(i + 2) cannot be reshaped with the photo: \(error)")
+                }
+            })
+        }
         var warnings: [String] = []
         var metadata: [UInt8] = []
         var mpfSegmentAt: Int?
