@@ -23,7 +23,11 @@ not depend on how the comic looks.
    megapixels and HEIC grids of 39 (the largest rendered whole), 93 and 197 (rendered tile by
    tile) (goal: under 1 GB up to 200 megapixels).
 
-Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory]   (best of N runs for
+2b. Light, colour and geometry, on the same Live Photo: exposure, contrast, saturation, a
+   square crop and a 3-degree straighten, next to FFmpeg's eq/crop/rotate graph doing the
+   same to the movie alone (goal: camlib's whole edit under 1.0x FFmpeg's).
+
+Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory] [--only-adjust]   (best of N runs for
 speed, default 3). Needs ./setup.sh's .venv, ffmpeg, heif-enc, heif-dec. Not a test.
 """
 import argparse, glob, json, os, re, shutil, sqlite3, statistics, subprocess, sys, tempfile
@@ -224,6 +228,56 @@ def speed(camlib, tmp, runs, results):
           " camlib / floor: " + " ".join(f"{r:.2f}x" for r in per_floor) + f" (median {statistics.median(per_floor):.2f}x)")
 
 
+# Light, colour and geometry on IMG_3582 (section 2b): camlib's steps, and the same in
+# FFmpeg's filters on the movie, turned upright as FFmpeg does by default.
+ADJUST_STEPS = ["exposure:ev=0.3", "contrast:amount=0.2", "saturation:amount=0.2", "crop:aspect=1:1", "straighten:degrees=3"]
+
+
+def adjust_graph(width, height):
+    """eq/crop/rotate doing what ADJUST_STEPS do, for an upright width x height movie: the
+    centred square, turned by 3 degrees and cut to the largest square inside (as
+    straighten does)."""
+    import math
+    side = min(width, height)
+    a = 3 * math.pi / 180
+    inner = int(side / (math.cos(a) + math.sin(a)) / 2) * 2
+    return (f"eq=brightness=0.06:contrast=1.2:saturation=1.2,crop={side}:{side},"
+            f"rotate={a:.6f}:ow={inner}:oh={inner}:bilinear=1,format=yuv420p")
+
+
+def adjust_speed(camlib, tmp, runs, results):
+    still, movie = os.path.join(MEDIA, "apple-live-photo", "IMG_3582.HEIC"), os.path.join(MEDIA, "apple-live-photo", "IMG_3582.mov")
+    cap = video_bit_rate(movie)
+    vbv = f"vbv-maxrate={cap // 1000}:vbv-bufsize={cap // 2000}"
+    # The movie is stored 1920x1440 and shown turned a quarter: 1440x1920 upright.
+    graph = adjust_graph(1440, 1920)
+    steps = [arg for step in ADJUST_STEPS for arg in ("--filter", step)]
+    timed = {"camlib edit (still + movie)": [], "ffmpeg eq/crop/rotate (movie)": []}
+    for n in range(runs):
+        work = os.path.join(tmp, f"adjust-{n}")
+        lib = os.path.join(work, "lib")
+        subprocess.run([camlib, "import", "--library", lib, still, movie], check=True, capture_output=True)
+        timed["camlib edit (still + movie)"].append(measure([camlib, "edit", "--library", lib, still, *steps], sample=False))
+        timed["ffmpeg eq/crop/rotate (movie)"].append(measure([
+            "ffmpeg", "-v", "error", "-y", "-i", movie, "-map", "0:v", "-map", "0:a", "-vf", graph,
+            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", f"bframes=0:crf={MOVIE_CRF}:{vbv}:log-level=error",
+            "-c:a", "copy", os.path.join(work, "ffmpeg.mov")], sample=False))
+        subprocess.run(["chmod", "-R", "u+w", work])
+    for name, measured in timed.items():
+        if any(r[2] != 0 for r in measured):
+            sys.exit(f"bench: {name} failed (exit status {measured[0][2]})")
+    best = {name: min(r[0] for r in measured) for name, measured in timed.items()}
+    ours, theirs = best["camlib edit (still + movie)"], best["ffmpeg eq/crop/rotate (movie)"]
+    print(f"\n2b. Light, colour and geometry on IMG_3582: {' '.join(ADJUST_STEPS)}; best of {runs}")
+    print(f"    FFmpeg: {graph}")
+    for name, measured in timed.items():
+        print(f"{name:36} {min(r[0] for r in measured):8.2f} s {max(r[1] for r in measured):8.1f} MB")
+    print(f"camlib / ffmpeg (movie only): {ours / theirs:.2f}x (goal: under 1.0x, {'met' if ours < theirs else 'NOT met'})")
+    results.note(f"adjust: IMG_3582 with {' '.join(ADJUST_STEPS)}; best of {runs}")
+    results.add("Live Photo edit (still + movie), adjustments and a crop", ours, "s", theirs,
+                "ffmpeg's eq/crop/rotate graph on the movie alone", "under 1.0x", ours < theirs)
+
+
 def heic_grid(path, width, height, columns, rows, work):
     """A HEIC grid of columns x rows tiles (heif-enc -T), its picture ffmpeg's testsrc2:
     how panoramas and large camera stills are stored (libheif decodes no single image
@@ -271,6 +325,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-weight", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--only-adjust", action="store_true", help="section 2b alone (with --skip-weight --skip-memory)")
     args = parser.parse_args()
     for tool in ("ffmpeg", "ffprobe", "heif-enc", "heif-dec"):
         if shutil.which(tool) is None:
@@ -283,7 +338,9 @@ def main():
     try:
         if not args.skip_weight:
             weight_and_quality(camlib, tmp, results)
-        speed(camlib, tmp, args.runs, results)
+        if not args.only_adjust:
+            speed(camlib, tmp, args.runs, results)
+        adjust_speed(camlib, tmp, args.runs, results)
         if not args.skip_memory:
             memory(camlib, tmp, results)
         results.write()

@@ -47,6 +47,8 @@ struct GeometryEditTests {
         let shape = FilterRecipe(steps: steps).geometry(width: original.width, height: original.height)
         #expect(rendered.width == shape.width && rendered.height == shape.height)
         #expect(rendered.width < rendered.height, "turned a quarter: portrait")
+        let exif = try run("exiftool", ["-s3", "-n", "-ExifImageWidth", "-ExifImageHeight", render]).stdout.split(separator: "\n").compactMap { Int($0) }
+        #expect(exif == [shape.width, shape.height], "Exif \(exif)")
         // Depth and the gain map: reshaped at their own sizes (coded again, at quality 60).
         try Self.expectAuxiliaryImagesFollow(Media.path(file), render, FilterRecipe(steps: steps), tolerance: 1.5)
         #expect(try run("heif-info", [render]).status == 0)
@@ -65,6 +67,33 @@ struct GeometryEditTests {
         let size = try JPEGCodec.dimensions([UInt8](Data(contentsOf: URL(fileURLWithPath: render))))
         let original = try JPEGCodec.dimensions([UInt8](Data(contentsOf: URL(fileURLWithPath: Media.path(file)))))
         #expect(abs(size.width - original.width / 2) <= 1 && size.height == original.height)
+        // The Exif says the new size too.
+        let exif = try run("exiftool", ["-s3", "-n", "-ExifImageWidth", "-ExifImageHeight", render]).stdout.split(separator: "\n").compactMap { Int($0) }
+        #expect(exif == [size.width, size.height], "Exif \(exif)")
+    }
+
+    @Test func aPNGsTransparencyIsCroppedAndTurnedWithIt() throws {
+        let scratch = try ScratchDirectory()
+        // Alpha rising left to right, over a picture of another pattern.
+        var rgba = PixelBuffer<UInt8>(width: 64, height: 48, channels: 4)
+        for i in 0..<(64 * 48) {
+            rgba.components[i * 4] = UInt8(i % 256)
+            rgba.components[i * 4 + 1] = 200
+            rgba.components[i * 4 + 2] = UInt8((i / 64) * 5)
+            rgba.components[i * 4 + 3] = UInt8((i % 64) * 4)
+        }
+        let file = scratch.file("clear.png")
+        try Data(try PNGCodec.encode(.eight(rgba), photographic: true)).write(to: URL(fileURLWithPath: file))
+        let library = try PhotoLibrary.create(at: scratch.url.appendingPathComponent("library"))
+        _ = try Importer(library: library).run(paths: [file])
+        let steps = try Self.recipe("crop:x=0.25,width=0.5 rotate:degrees=-90")
+        let render = try #require(try library.edit(asset: try library.findAsset(file), steps: steps, extending: false).renders.first)
+        let back = try PNGCodec.decodeRGBKeepingAlpha([UInt8](Data(contentsOf: URL(fileURLWithPath: render))))
+        var alpha = PixelBuffer<UInt8>(width: 64, height: 48, channels: 1)
+        for i in 0..<(64 * 48) { alpha.components[i] = rgba.components[i * 4 + 3] }
+        let expected = FilterRecipe(steps: steps).geometry(width: 64, height: 48).apply(to: alpha)
+        #expect(back.rgb.width == 48 && back.rgb.height == 32)
+        #expect(back.alpha == expected.components)
     }
 
     @Test func aLivePhotosMovieIsCroppedToTheStillsShapeEveryFrame() throws {

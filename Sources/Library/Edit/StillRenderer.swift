@@ -117,6 +117,9 @@ public enum StillRenderer {
             encoded = try HEIFEncoder.encodeYCbCr420(still, width: rendering.width, height: rendering.height) { rendering.draw(into: $0) }
         } else {
             still.pixels = try filteredAsStored(primary, recipe: recipe)
+            if recipe.changesGeometry, still.exifTIFF != nil {
+                ExifDimensions.replacing(in: &still.exifTIFF!, width: still.pixels.width, height: still.pixels.height)
+            }
             encoded = try HEIFEncoder.encodeRGB(still)
         }
         if recipe.changesGeometry {
@@ -344,7 +347,15 @@ public enum StillRenderer {
             // chunk, or ImageMagick's older raw profile, which becomes one) is written
             // again with a thumbnail of the render.
             let data = bytes[(chunk.range.lowerBound + 8)..<(chunk.range.upperBound - 4)]
-            let tiff = chunk.type == "eXIf" ? Array(data) : chunk.type == "zTXt" ? PNGCodec.rawExifProfile(zTXt: data) : nil
+            var tiff = chunk.type == "eXIf" ? Array(data) : chunk.type == "zTXt" ? PNGCodec.rawExifProfile(zTXt: data) : nil
+            if recipe.changesGeometry, tiff != nil {
+                // The size it declares, after a crop or a turn.
+                ExifDimensions.replacing(in: &tiff!, width: filtered.width, height: filtered.height)
+                if ExifThumbnail.thumbnail(in: tiff!) == nil {
+                    output += PNGCodec.chunk(type: "eXIf", data: tiff!)
+                    continue
+                }
+            }
             if let tiff, let old = ExifThumbnail.thumbnail(in: tiff) {
                 let rewritten = try exifWithNewThumbnail(tiff, replacing: old, from: filtered, room: Int(Int32.max), warnings: &warnings)
                 output += PNGCodec.chunk(type: "eXIf", data: rewritten)
@@ -443,7 +454,11 @@ public enum StillRenderer {
                 guard payload.count + 2 <= 0xFFFF else { throw MediaAnalyzer.Failure(reason: "the rewritten XMP no longer fits its segment") }
             }
             if s.marker == 0xE1, payload.starts(with: exifHeader) {
-                let tiff = Array(payload.dropFirst(exifHeader.count))
+                var tiff = Array(payload.dropFirst(exifHeader.count))
+                if recipe.changesGeometry {
+                    ExifDimensions.replacing(in: &tiff, width: stored.width, height: stored.height)
+                    payload = exifHeader + tiff
+                }
                 if let old = ExifThumbnail.thumbnail(in: tiff) {
                     let room = 0xFFFF - 2 - exifHeader.count
                     payload = exifHeader + (try exifWithNewThumbnail(tiff, replacing: old, from: stored, room: room, warnings: &warnings))
