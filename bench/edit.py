@@ -325,7 +325,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-weight", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
-    parser.add_argument("--only-adjust", action="store_true", help="section 2b alone (with --skip-weight --skip-memory)")
+    parser.add_argument("--only-adjust", action="store_true", help="section 2b alone (bench/results/edit-adjust.json)")
     args = parser.parse_args()
     for tool in ("ffmpeg", "ffprobe", "heif-enc", "heif-dec"):
         if shutil.which(tool) is None:
@@ -336,14 +336,17 @@ def main():
     tmp = tempfile.mkdtemp(prefix="camlib-bench-edit-")
     results = Results("edit", "Edits")
     try:
-        if not args.skip_weight:
+        if not args.skip_weight and not args.only_adjust:
             weight_and_quality(camlib, tmp, results)
         if not args.only_adjust:
             speed(camlib, tmp, args.runs, results)
-        adjust_speed(camlib, tmp, args.runs, results)
-        if not args.skip_memory:
-            memory(camlib, tmp, results)
-        results.write()
+            if not args.skip_memory:
+                memory(camlib, tmp, results)
+            results.write()
+        # Section 2b keeps results of its own, so it can run alone.
+        adjusted = Results("edit-adjust", "Edits: light, colour and geometry")
+        adjust_speed(camlib, tmp, args.runs, adjusted)
+        adjusted.write()
     finally:
         subprocess.run(["chmod", "-R", "u+w", tmp])
         shutil.rmtree(tmp, ignore_errors=True)
