@@ -5,27 +5,10 @@
 public enum ExifDimensions {
     /// `tiff` declaring `width`×`height`; a value that does not fit its SHORT is left.
     public static func replacing(in tiff: inout [UInt8], width: Int, height: Int) {
-        guard tiff.count >= 8 else { return }
-        let bigEndian: Bool
-        switch (tiff[0], tiff[1]) {
-        case (0x4D, 0x4D): bigEndian = true
-        case (0x49, 0x49): bigEndian = false
-        default: return
-        }
-        func u16(_ at: Int) -> Int? {
-            guard at >= 0, at + 2 <= tiff.count else { return nil }
-            return bigEndian ? Int(tiff[at]) << 8 | Int(tiff[at + 1]) : Int(tiff[at + 1]) << 8 | Int(tiff[at])
-        }
-        func u32(_ at: Int) -> Int? {
-            guard let a = u16(at), let b = u16(at + 2) else { return nil }
-            return bigEndian ? a << 16 | b : b << 16 | a
-        }
-        func put(_ value: Int, at: Int, bytes: Int) {
-            for i in 0..<bytes {
-                let shift = 8 * (bigEndian ? bytes - 1 - i : i)
-                tiff[at + i] = UInt8(truncatingIfNeeded: value >> shift)
-            }
-        }
+        guard let order = TIFFByteOrder(tiff) else { return }
+        func u16(_ at: Int) -> Int? { order.u16(tiff, at) }
+        func u32(_ at: Int) -> Int? { order.u32(tiff, at) }
+        func put(_ value: Int, at: Int, bytes: Int) { order.put(value, in: &tiff, at: at, bytes: bytes) }
         /// The entries of the IFD at `offset` whose tags are in `values`, rewritten.
         func rewrite(ifd offset: Int, _ values: [UInt16: Int]) -> Int? {
             guard let count = u16(offset), count < 1000, offset + 2 + 12 * count <= tiff.count else { return nil }

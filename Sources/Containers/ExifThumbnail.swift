@@ -14,21 +14,9 @@ public enum ExifThumbnail {
     }
 
     static func locate(_ tiff: [UInt8]) -> Location? {
-        guard tiff.count >= 8 else { return nil }
-        let bigEndian: Bool
-        switch (tiff[0], tiff[1]) {
-        case (0x4D, 0x4D): bigEndian = true
-        case (0x49, 0x49): bigEndian = false
-        default: return nil
-        }
-        func u16(_ at: Int) -> Int? {
-            guard at >= 0, at + 2 <= tiff.count else { return nil }
-            return bigEndian ? Int(tiff[at]) << 8 | Int(tiff[at + 1]) : Int(tiff[at + 1]) << 8 | Int(tiff[at])
-        }
-        func u32(_ at: Int) -> Int? {
-            guard let a = u16(at), let b = u16(at + 2) else { return nil }
-            return bigEndian ? a << 16 | b : b << 16 | a
-        }
+        guard let order = TIFFByteOrder(tiff) else { return nil }
+        func u16(_ at: Int) -> Int? { order.u16(tiff, at) }
+        func u32(_ at: Int) -> Int? { order.u32(tiff, at) }
         guard let ifd0 = u32(4), let count0 = u16(ifd0), let ifd1 = u32(ifd0 + 2 + 12 * count0), ifd1 > 0, let count1 = u16(ifd1) else {
             return nil
         }
@@ -41,7 +29,7 @@ public enum ExifThumbnail {
         }
         guard let offsetField, let lengthField, let start = u32(offsetField), let length = u32(lengthField), start + length <= tiff.count
         else { return nil }
-        return Location(offsetField: offsetField, lengthField: lengthField, start: start, length: length, bigEndian: bigEndian)
+        return Location(offsetField: offsetField, lengthField: lengthField, start: start, length: length, bigEndian: order.bigEndian)
     }
 
     /// The thumbnail's bytes, if the TIFF has one.

@@ -21,6 +21,20 @@ struct EditTests {
         return library
     }
 
+    /// A 64x48 PNG whose alpha rises left to right over a picture of another pattern.
+    static func transparentPNG(in scratch: ScratchDirectory) throws -> (path: String, pixels: PixelBuffer<UInt8>) {
+        var rgba = PixelBuffer<UInt8>(width: 64, height: 48, channels: 4)
+        for i in 0..<(64 * 48) {
+            rgba.components[i * 4] = UInt8(i % 256)
+            rgba.components[i * 4 + 1] = 200
+            rgba.components[i * 4 + 2] = UInt8((i / 64) * 5)
+            rgba.components[i * 4 + 3] = UInt8((i % 64) * 4)
+        }
+        let file = scratch.file("clear.png")
+        try Data(try PNGCodec.encode(.eight(rgba), photographic: true)).write(to: URL(fileURLWithPath: file))
+        return (file, rgba)
+    }
+
     /// Share of pixels whose channels are within `tolerance` of each other.
     static func grayShare(_ p: PixelBuffer<UInt8>, tolerance: Int = 8) -> Double {
         var gray = 0
@@ -231,15 +245,7 @@ struct EditTests {
         #expect(Self.grayShare(try PNGCodec.decodeRGB(rendered)) > 0.99)
 
         // A PNG with transparency keeps its alpha exactly.
-        var rgba = PixelBuffer<UInt8>(width: 64, height: 48, channels: 4)
-        for i in 0..<(64 * 48) {
-            rgba.components[i * 4] = UInt8(i % 256)
-            rgba.components[i * 4 + 1] = 200
-            rgba.components[i * 4 + 2] = UInt8((i / 64) * 5)
-            rgba.components[i * 4 + 3] = UInt8((i % 64) * 4)
-        }
-        let file = scratch.file("clear.png")
-        try Data(try PNGCodec.encode(.eight(rgba), photographic: true)).write(to: URL(fileURLWithPath: file))
+        let file = try Self.transparentPNG(in: scratch).path
         _ = try Importer(library: library).run(paths: [file])
         let clear = try library.findAsset(file)
         let edited = try #require(try library.edit(asset: clear, steps: [try FilterStep(parsing: "sepia")], extending: false).renders.first)

@@ -74,16 +74,7 @@ struct GeometryEditTests {
 
     @Test func aPNGsTransparencyIsCroppedAndTurnedWithIt() throws {
         let scratch = try ScratchDirectory()
-        // Alpha rising left to right, over a picture of another pattern.
-        var rgba = PixelBuffer<UInt8>(width: 64, height: 48, channels: 4)
-        for i in 0..<(64 * 48) {
-            rgba.components[i * 4] = UInt8(i % 256)
-            rgba.components[i * 4 + 1] = 200
-            rgba.components[i * 4 + 2] = UInt8((i / 64) * 5)
-            rgba.components[i * 4 + 3] = UInt8((i % 64) * 4)
-        }
-        let file = scratch.file("clear.png")
-        try Data(try PNGCodec.encode(.eight(rgba), photographic: true)).write(to: URL(fileURLWithPath: file))
+        let (file, rgba) = try EditTests.transparentPNG(in: scratch)
         let library = try PhotoLibrary.create(at: scratch.url.appendingPathComponent("library"))
         _ = try Importer(library: library).run(paths: [file])
         let steps = try Self.recipe("crop:x=0.25,width=0.5 rotate:degrees=-90")
