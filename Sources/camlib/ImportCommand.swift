@@ -30,12 +30,13 @@ struct ImportCommand: ParsableCommand {
 
             --watch keeps going after the import: what appears in the folders later (a
             phone's photos arriving by Syncthing, PhotoSync or Nextcloud, a card reader's
-            copy) is imported once it has stopped changing for --settle seconds. Partial
-            files (*.part, *.tmp, .syncthing.*, *~, hidden ones) wait until they are renamed
-            to their real names; a Live Photo's movie that comes after its still joins it; a
-            folder that goes (a disk unmounted) is waited for and looked through when it is
-            back. With --json, a line for each file and folder event. SIGTERM stops it
-            after the import under way.
+            copy) is imported once it has stopped changing for --settle seconds and the
+            program writing it has closed it (or, if that program hangs with it open, after
+            two minutes unchanged). Partial files (*.part, *.tmp, .syncthing.*, *~, hidden
+            ones) wait until they are renamed to their real names; a Live Photo's movie that
+            comes after its still joins it; a folder that goes (a disk unmounted) is waited
+            for and looked through when it is back. With --json, a line for each file and
+            folder event. SIGTERM stops it after the import under way.
 
             --dry-run goes through every file as the import would, in full (reading,
             hashing, pairing, sidecars, errors) on a copy of the catalog, and says what it

@@ -60,7 +60,7 @@ struct UnusualFilesTests {
             try Self.copy(Media.path("apple-live-photo/IMG_3582.\(ext)"), to: fete + Array("/IMG_".utf8) + [0xE9] + Array("3582.\(ext)".utf8))
         }
         let library = scratch.file("lib")
-        let result = try Self.run(["import", "--library", library, folder, "--json"])
+        let result = try Camlib.run(["import", "--library", library, folder, "--json"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
         #expect((report["errors"] as? [Any])?.isEmpty == true, "\(result.stdout)")
@@ -97,7 +97,7 @@ struct UnusualFilesTests {
         Self.makeFolder(odd)
         try Self.copy(Media.path("orientation/Landscape_2.jpg"), to: odd + Array("/café.jpg".utf8))
         try Self.copy(Media.path("orientation/Landscape_3.jpg"), to: odd + Array("/caf".utf8) + [0xE9] + Array(".jpg".utf8))
-        let clashed = try Self.run(["import", "--library", library, clash])
+        let clashed = try Camlib.run(["import", "--library", library, clash])
         #expect(clashed.stdout.contains("1 new asset"), "\(clashed.stdout)")
         #expect(clashed.stderr.contains("\(clash)/ê/café.jpg: its name (caf\\xE9.jpg as bytes)"), "\(clashed.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: library + "/tmp").isEmpty)

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `camlib import --watch`: a folder filled as a phone's sync fills it. A file written
-/// slowly is taken once whole; a Live Photo's movie that comes after its still joins it;
+/// slowly, with pauses, is taken once whole; a Live Photo's movie that comes after its still joins it;
 /// partial files wait for their real names and a rename after the import is left alone;
 /// the folder removed and made again is watched again; SIGTERM stops it cleanly.
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage), .serialized)
@@ -63,16 +63,17 @@ struct WatchTests {
         defer { _ = watch.stop() }
         watch.waitFor("the first photo") { _ in watch.about("Landscape_1.jpg").contains { $0["event"] as? String == "imported" } }
 
-        // Written slowly: a piece every 0.4 s, shorter than --settle; imported once, whole.
+        // Written slowly, its writer pausing 1.5 s between pieces (longer than --settle)
+        // with the file open: imported once, whole, after the writer closes it.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Media.path("orientation/Landscape_2.jpg")))
         let slow = folder + "/Landscape_2.jpg"
         FileManager.default.createFile(atPath: slow, contents: nil)
         let handle = try #require(FileHandle(forWritingAtPath: slow))
-        let pieces = 6
+        let pieces = 4
         for i in 0..<pieces {
             let range = (bytes.count * i / pieces)..<(bytes.count * (i + 1) / pieces)
             try handle.write(contentsOf: bytes[range])
-            usleep(400_000)
+            usleep(1_500_000)
             #expect(watch.about("Landscape_2.jpg").isEmpty, "taken while still being written")
         }
         try handle.close()

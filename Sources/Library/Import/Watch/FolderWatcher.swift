@@ -7,8 +7,9 @@ import Foundation
 /// Owns one inotify descriptor; used from one thread.
 final class FolderWatcher {
     enum Change: Equatable {
-        /// Written to, or made (it may still be growing).
-        case written(String)
+        /// Written to or made (`closed` false: it may still be growing), or closed by the
+        /// program that wrote it (`closed` true).
+        case written(String, closed: Bool)
         /// Moved in under this name; `from` is the name it had in the tree, if it was in it.
         case movedIn(String, from: String?)
         /// A folder made in the tree (its files, if any, come as it is scanned).
@@ -113,8 +114,10 @@ final class FolderWatcher {
                 }
                 if mask & UInt32(IN_MOVED_TO) != 0 {
                     out.append(.movedIn(path, from: movedOut.removeValue(forKey: cookie)))
-                } else if mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MODIFY) | UInt32(IN_CREATE)) != 0 {
-                    out.append(.written(path))
+                } else if mask & UInt32(IN_CLOSE_WRITE) != 0 {
+                    out.append(.written(path, closed: true))
+                } else if mask & (UInt32(IN_MODIFY) | UInt32(IN_CREATE)) != 0 {
+                    out.append(.written(path, closed: false))
                 }
             }
         }

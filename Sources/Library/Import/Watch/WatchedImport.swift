@@ -4,8 +4,10 @@ import Synchronization
 /// `camlib import --watch`: imports what appears in folders that something else fills
 /// (Syncthing, PhotoSync, Nextcloud, a card reader's copy), as it appears.
 ///
-/// - A file is taken once it has stopped changing for ``Options/settle`` seconds: one
-///   being written is never read half-way.
+/// - A file is taken once it has stopped changing for ``Options/settle`` seconds and the
+///   program writing it has closed it: one being written is never read half-way, even
+///   when its writer pauses. A file left open and unchanged for ``Options/stalledWriter``
+///   seconds (a writer that hung) is taken as it is.
 /// - Partial files are left alone (`*.part`, `*.tmp`, `*.crdownload`, `*~`, `.syncthing.*`,
 ///   other hidden names), until they are renamed to their real name: then they are new.
 ///   A file renamed after it was imported is left alone too.
@@ -22,6 +24,8 @@ public final class WatchedImport: Sendable {
     public struct Options: Sendable {
         /// Seconds a file must stay unchanged before it is imported.
         public var settle: Double = 3
+        /// Seconds a file still open for writing must stay unchanged before it is imported anyway.
+        public var stalledWriter: Double = 120
         public var importOptions = ImportOptions(queueDerivedWork: true, recordsFiles: true)
         public init() {}
     }
@@ -68,6 +72,8 @@ public final class WatchedImport: Sendable {
         var size: Int64
         var modified: Double
         var quietSince: Date
+        /// Written to since the last time its writer closed it.
+        var open: Bool
     }
 
     /// Watches until ``stop()``; throws when a folder cannot be watched at the start.
@@ -78,14 +84,19 @@ public final class WatchedImport: Sendable {
         var orphanSidecars: [String: Date] = [:]
         var reported = Set<String>()  // skipped or failed files, said once while unchanged
 
-        func notice(_ path: String) {
+        /// `open`: whether its writer may still be writing (nil: as it was before).
+        func notice(_ path: String, open: Bool? = false) {
             let name = (path as NSString).lastPathComponent
             guard !Self.isPartial(name) else { return }
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
             let size = Int64(info.st_size), modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            if let seen = pending[path], seen.size == size, seen.modified == modified { return }
-            pending[path] = Pending(size: size, modified: modified, quietSince: Date())
+            let isOpen = open ?? pending[path]?.open ?? false
+            if let seen = pending[path], seen.size == size, seen.modified == modified {
+                pending[path]?.open = isOpen
+                return
+            }
+            pending[path] = Pending(size: size, modified: modified, quietSince: Date(), open: isOpen)
         }
 
         /// Every file under `folder` that the library does not know by name and size as imported from its folder.
@@ -123,13 +134,13 @@ public final class WatchedImport: Sendable {
         while !isStopping {
             for change in watcher.changes(timeout: 0.25) {
                 switch change {
-                case .written(let path):
-                    notice(path)
+                case .written(let path, let closed):
+                    notice(path, open: !closed)
                 case .movedIn(let path, let from):
                     if let from, let waiting = pending.removeValue(forKey: from) {
                         // Renamed while it was still being written: it goes on under its new name.
                         if !Self.isPartial((path as NSString).lastPathComponent) { pending[path] = waiting }
-                        notice(path)
+                        notice(path, open: nil)
                     } else if let from, !Self.isPartial((from as NSString).lastPathComponent) {
                         if !Self.isPartial((path as NSString).lastPathComponent) { events(.renamed(from: from, to: path)) }
                     } else {
@@ -168,8 +179,8 @@ public final class WatchedImport: Sendable {
                 }
                 let size = Int64(info.st_size), modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
                 if size != seen.size || modified != seen.modified {
-                    pending[path] = Pending(size: size, modified: modified, quietSince: now)
-                } else if now.timeIntervalSince(seen.quietSince) >= options.settle {
+                    pending[path] = Pending(size: size, modified: modified, quietSince: now, open: seen.open)
+                } else if now.timeIntervalSince(seen.quietSince) >= (seen.open ? max(options.settle, options.stalledWriter) : options.settle) {
                     ready.append(path)
                 }
             }
