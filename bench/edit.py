@@ -27,7 +27,15 @@ not depend on how the comic looks.
    square crop and a 3-degree straighten, next to FFmpeg's eq/crop/rotate graph doing the
    same to the movie alone (goal: camlib's whole edit under 1.0x FFmpeg's).
 
-Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory] [--only-adjust]   (best of N runs for
+2c. The depth step, on pug.heic (an iPhone 13 Pro Portrait photo, 4032x3024, 12
+   megapixels, with its disparity map and matte): the step's own time, as the difference
+   between `camlib render-reference` (decode, filter, lossless PNG: no encoder) with the
+   depth step and with mono (a pass over the pixels that costs a few hundredths of a
+   second) (goal: under 1.5 s); the whole `camlib edit`; and the peak memory of the edit
+   of a 200-megapixel JPEG with a depth map attached by `camlib aux attach` (goal: under
+   1 GB).
+
+Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory] [--only-adjust] [--only-depth]   (best of N runs for
 speed, default 3). Needs ./setup.sh's .venv, ffmpeg, heif-enc, heif-dec. Not a test.
 """
 import argparse, glob, json, os, re, shutil, sqlite3, statistics, subprocess, sys, tempfile
@@ -278,6 +286,53 @@ def adjust_speed(camlib, tmp, runs, results):
                 "ffmpeg's eq/crop/rotate graph on the movie alone", "under 1.0x", ours < theirs)
 
 
+DEPTH_STEP = "depth:aperture=2.8,x=0.55,y=0.55"
+
+
+def depth_speed(camlib, tmp, runs, results):
+    pug = os.path.join(MEDIA, "apple-portrait-heic", "pug.heic")
+    timed = {"render-reference depth": [], "render-reference mono": [], "camlib edit depth": []}
+    for n in range(runs):
+        work = os.path.join(tmp, f"depth-{n}")
+        lib = os.path.join(work, "lib")
+        subprocess.run([camlib, "import", "--library", lib, pug], check=True, capture_output=True)
+        for name, step in (("render-reference depth", DEPTH_STEP), ("render-reference mono", "mono")):
+            timed[name].append(measure([camlib, "render-reference", pug, "--filter", step, "--output", os.path.join(work, name.split()[-1])],
+                                       sample=False))
+        timed["camlib edit depth"].append(measure([camlib, "edit", "--library", lib, pug, "--filter", DEPTH_STEP], sample=False))
+        subprocess.run(["chmod", "-R", "u+w", work])
+    for name, measured in timed.items():
+        if any(r[2] != 0 for r in measured):
+            sys.exit(f"bench: {name} failed (exit status {measured[0][2]})")
+    best = {name: min(r[0] for r in measured) for name, measured in timed.items()}
+    step = best["render-reference depth"] - best["render-reference mono"]
+    print(f"\n2c. The depth step ({DEPTH_STEP}) on pug.heic, 4032x3024; best of {runs}")
+    for name, measured in timed.items():
+        print(f"{name:36} {best[name]:8.2f} s {max(r[1] for r in measured):8.1f} MB")
+    print(f"the step itself (depth - mono): {step:.2f} s (goal: under 1.5 s, {'met' if step < 1.5 else 'NOT met'})")
+    results.note(f"depth: pug.heic (12 megapixels) with {DEPTH_STEP}; best of {runs}; the step = render-reference with it - with mono")
+    results.add("depth step on a 12-megapixel photo", step, "s", goal="under 1.5 s", met=step < 1.5)
+    results.add("camlib edit with the depth step, 12 megapixels (decode, step, HEIC encode, aux)", best["camlib edit depth"], "s")
+
+    # 200 megapixels: a JPEG with a depth map attached (a gradient, near at the bottom).
+    work = os.path.join(tmp, "depth-memory")
+    os.makedirs(work)
+    still, depth = os.path.join(work, "still.jpg"), os.path.join(work, "depth.png")
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=16330x12247", "-frames:v", "1", "-q:v", "4", still], check=True)
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=black:s=768x576,format=gray",
+                    "-vf", "geq=lum='255*Y/H'", "-frames:v", "1", depth], check=True)
+    lib = os.path.join(work, "lib")
+    subprocess.run([camlib, "import", "--library", lib, still], check=True, capture_output=True)
+    subprocess.run([camlib, "aux", "attach", "--library", lib, still, "--type", "depth", "--from", depth, "--z-near", "0.5", "--z-far", "10"],
+                   check=True, capture_output=True)
+    seconds, peak, status = measure([camlib, "edit", "--library", lib, still, "--add-filter", "depth:aperture=1.4,x=0.5,y=0.9"], sample=False)
+    print(f"200 megapixels (16330x12247 JPEG, attached depth): {seconds:.2f} s, peak {peak:.0f} MB (goal: under 1024 MB, "
+          f"{'met' if peak < 1024 and status == 0 else 'NOT met'})" + ("" if status == 0 else f" (exit {status})"))
+    results.add("peak memory, depth step on a 200-megapixel JPEG", peak, "MB", goal="under 1 GB", met=peak < 1024 and status == 0)
+    subprocess.run(["chmod", "-R", "u+w", work])
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def heic_grid(path, width, height, columns, rows, work):
     """A HEIC grid of columns x rows tiles (heif-enc -T), its picture ffmpeg's testsrc2:
     how panoramas and large camera stills are stored (libheif decodes no single image
@@ -326,6 +381,7 @@ def main():
     parser.add_argument("--skip-weight", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--only-adjust", action="store_true", help="section 2b alone (bench/results/edit-adjust.json)")
+    parser.add_argument("--only-depth", action="store_true", help="section 2c alone (bench/results/edit-depth.json)")
     args = parser.parse_args()
     for tool in ("ffmpeg", "ffprobe", "heif-enc", "heif-dec"):
         if shutil.which(tool) is None:
@@ -336,17 +392,23 @@ def main():
     tmp = tempfile.mkdtemp(prefix="camlib-bench-edit-")
     results = Results("edit", "Edits")
     try:
-        if not args.skip_weight and not args.only_adjust:
+        alone = args.only_adjust or args.only_depth
+        if not args.skip_weight and not alone:
             weight_and_quality(camlib, tmp, results)
-        if not args.only_adjust:
+        if not alone:
             speed(camlib, tmp, args.runs, results)
             if not args.skip_memory:
                 memory(camlib, tmp, results)
             results.write()
-        # Section 2b keeps results of its own, so it can run alone.
-        adjusted = Results("edit-adjust", "Edits: light, colour and geometry")
-        adjust_speed(camlib, tmp, args.runs, adjusted)
-        adjusted.write()
+        # Sections 2b and 2c keep results of their own, so each can run alone.
+        if not args.only_depth:
+            adjusted = Results("edit-adjust", "Edits: light, colour and geometry")
+            adjust_speed(camlib, tmp, args.runs, adjusted)
+            adjusted.write()
+        if not args.only_adjust:
+            depth = Results("edit-depth", "Edits: Portrait depth of field")
+            depth_speed(camlib, tmp, args.runs, depth)
+            depth.write()
     finally:
         subprocess.run(["chmod", "-R", "u+w", tmp])
         shutil.rmtree(tmp, ignore_errors=True)

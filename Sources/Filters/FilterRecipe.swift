@@ -246,6 +246,8 @@ public enum FilterCatalog {
         SaturationFilter.self, VibranceFilter.self, WarmthFilter.self, TintFilter.self,
         // Geometry.
         CropFilter.self, RotateFilter.self, FlipFilter.self, StraightenFilter.self,
+        // Depth of field.
+        DepthFilter.self,
     ]
 
     public static var names: [String] { all.map { $0.name } }

@@ -110,6 +110,9 @@ struct GalleryAPI: Sendable {
                 jpeg = try await Blocking.run { try library.editPreview(asset: id, steps: steps) }
             } catch let error as DisplayError {
                 throw HTTPError(.notFound, message: error.description)
+            } catch let error as EditError {
+                // A recipe this photo cannot take (a depth step on a photo without depth).
+                throw HTTPError(.unprocessableContent, message: error.description)
             }
             var headers = HTTPFields()
             headers[.contentType] = "image/jpeg"

@@ -26,6 +26,7 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter exposure:ev=0.5 --filter shadows:amount=0.3
               camlib edit 12 --filter auto      (stores the adjustments auto chose)
               camlib edit 12 --filter crop:aspect=4:3 --filter straighten:degrees=2
+              camlib edit 12 --filter depth:aperture=1.4,x=0.5,y=0.4   (Portrait photos)
               camlib edit 12 --add-filter vignette      (extends the current edit)
               camlib edit 12 --filter comic --queue     (a job for `camlib worker`)
               camlib edit 12 14 15 --filter sepia       (a batch)

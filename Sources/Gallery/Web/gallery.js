@@ -1204,6 +1204,13 @@ function showOrganise(asset) {
   $("makeCover").disabled = Boolean(album && album.cover === asset.id);
   // What changes an asset waits until it is out of the trash, as the commands do.
   for (const id of ["favorite", "previewEdit", "applyEdit", "revert"]) $(id).disabled = trashed || (id === "revert" && !asset.adjustments.some((a) => a.current));
+  // The depth of field is offered for photos that carry depth.
+  const depthChoice = $("filterChoices").querySelector('input[value="depth"]');
+  if (depthChoice) {
+    const hasDepth = (asset.aux || []).some((a) => a.type === "depth" || a.type === "disparity");
+    depthChoice.parentElement.hidden = !hasDepth;
+    if (!hasDepth) depthChoice.checked = false;
+  }
   for (const form of [$("albumForm"), $("keywordForm")]) for (const control of form.elements) control.disabled = trashed;
   $("albumChips").replaceChildren(...chips(asset.albums, (name) => `?album=${encodeURIComponent(name)}`,
     trashed ? null : (name) => changeAlbum(albumNamed(name)?.id, { remove: [asset.id] }, `Taken out of “${name}”.`), "In no album."));

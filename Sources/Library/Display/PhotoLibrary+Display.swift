@@ -187,8 +187,23 @@ extension PhotoLibrary {
     /// A quick look at what an edit of `steps` would make of the asset's photo, before it
     /// is rendered: the recipe applied to its preview, `maxSide` pixels at most, as JPEG.
     /// Edits start from the original, and so does this.
+    /// A depth step reads the photo's depth; without one, the error names the asset and file.
     public func editPreview(asset: Int64, steps: [FilterStep], maxSide: Int = 1024) throws -> [UInt8] {
-        try JPEGCodec.encode(FilterRecipe(steps: steps).apply(to: try editPreviewPicture(asset: asset, maxSide: maxSide)), quality: 85)
+        let recipe = FilterRecipe(steps: steps)
+        let depth = recipe.needsDepth ? try editDepth(asset: asset) : nil
+        return try JPEGCodec.encode(recipe.apply(to: try editPreviewPicture(asset: asset, maxSide: maxSide), depth: depth), quality: 85)
+    }
+
+    /// The depth of the asset's photo, as an edit reads it (``DepthField/carried(by:)``).
+    func editDepth(asset: Int64) throws -> DepthField {
+        guard let still = try describe([asset]).first?.resources.first(where: { $0.role == .photo }) else {
+            throw DisplayError.notFound("asset \(asset) has no photo, so it has no depth")
+        }
+        return try EditError.naming(asset: asset, still) {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: still.path), options: .alwaysMapped))
+            guard let field = try DepthField.carried(by: bytes) else { throw MediaAnalyzer.Failure(reason: StillRenderer.noDepth) }
+            return field
+        }
     }
 
     /// The picture an edit preview starts from: the asset's preview, upright, `maxSide`

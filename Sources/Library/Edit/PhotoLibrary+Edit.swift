@@ -99,13 +99,25 @@ extension PhotoLibrary {
         }
         let still = stillResource!
         let auxiliarySource = recipe.attachments.isEmpty ? nil : try currentRender(of: asset, role: .renderedPhoto)
+        if recipe.filters.needsDepth {
+            // Said before a movie's frames are started, which would be waited for.
+            try EditError.naming(asset: asset, still) {
+                guard try DepthField.isCarried(by: auxiliarySource ?? still.path) else { throw MediaAnalyzer.Failure(reason: StillRenderer.noDepth) }
+            }
+        }
         let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }
+        // A movie's frames have no depth: the depth of field is the still's alone.
+        let movieFilters = recipe.filters.withoutDepth
+        let movieWarnings =
+            recipe.filters.needsDepth && (movie != nil || motionMovie != nil)
+            ? ["the depth of field is drawn on the still only: the \(movie != nil ? "Live Photo's" : "Motion Photo's") movie has no depth map, so its frames keep their focus"]
+            : []
         // A Live Photo's render pair gets a content identifier of its own, as Apple's do.
         let identifier = movie == nil ? nil : try RenderIdentifier.pair(for: description, recipe: recipe)
         // (A Motion Photo's movie is a few MB: it goes inside the still in memory.)
         let embedded = try motionMovie.map { movie -> [UInt8] in
             try EditError.naming(asset: asset, movie) {
-                let file = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary, progress: frames)
+                let file = try MovieRenderer.render(path: movie.path, recipe: movieFilters, scratch: temporary, progress: frames)
                 defer { unlink(file.url.path) }
                 return try [UInt8](Data(contentsOf: file.url))
             }
@@ -113,7 +125,7 @@ extension PhotoLibrary {
         progress(.still)
         // A Live Photo's movie: every frame through the same recipe, rendered while the
         // still is (and waited for whatever happens to the still).
-        let (filters, scratch) = (recipe.filters, temporary)
+        let (filters, scratch) = (movieFilters, temporary)
         nonisolated(unsafe) let movieFrames = frames
         let movieWork = movie.map { movie in
             BackgroundWork(name: "camlib.edit-movie") {
@@ -170,7 +182,7 @@ extension PhotoLibrary {
                 let adjustmentID = try recordCamlibAdjustment(recipe, of: asset, extending: extendsID, renders: renders.map(\.0), existing: existing, db)
                 let result = EditResult(
                     adjustmentID: adjustmentID, recipe: recipe, renders: renders.map { absolute($0.1).path },
-                    warnings: render.warnings + Self.heavier("still", staged.bytes, than: still)
+                    warnings: render.warnings + movieWarnings + Self.heavier("still", staged.bytes, than: still)
                         + (stagedMovie.flatMap { m in movie.map { Self.heavier("movie", m.file.bytes, than: $0) } } ?? []))
                 try fence?(db, result)
                 return result
@@ -188,7 +200,10 @@ extension PhotoLibrary {
         progress: @escaping (EditProgress) -> Void, fence: ((any CatalogConnection, EditResult) throws -> Void)? = nil
     ) throws -> EditResult {
         let file = try EditError.naming(asset: asset, video) {
-            try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
+            guard !recipe.filters.needsDepth else {
+                throw MediaAnalyzer.Failure(reason: "a video carries no depth map, so the depth step cannot run on it")
+            }
+            return try MovieRenderer.render(path: video.path, recipe: recipe.filters, scratch: temporary) {
                 progress(.movieFrames(done: $0, expected: $1))
             }
         }

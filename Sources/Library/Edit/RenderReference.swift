@@ -16,6 +16,12 @@ public enum RenderReference {
     public static func write(path: String, recipe: FilterRecipe, to folder: URL) throws -> [String] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let head = try FileReading.prefix(of: path, count: 64)
+        // The depth step reads the photo's depth, as the render does.
+        var depth: DepthField?
+        if recipe.needsDepth, MediaFormat.sniff(head)?.isStill == true {
+            depth = try DepthField.carried(by: [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)))
+            guard depth != nil else { throw MediaAnalyzer.Failure(reason: StillRenderer.noDepth) }
+        }
         switch MediaFormat.sniff(head) {
         case .heif?, .avif?:
             let primary = try HEIFFile(path: path).primaryImage()
@@ -25,11 +31,11 @@ public enum RenderReference {
                 rendering.draw(&drawn, x: 0, y: 0)
                 return [try png(drawn.applying(primary.orientation), folder.appendingPathComponent("still.png"))]
             }
-            let filtered = try StillRenderer.filteredAsStored(primary, recipe: recipe)
+            let filtered = try StillRenderer.filteredAsStored(primary, recipe: recipe, depth: depth)
             return [try png(filtered.applying(primary.orientation), folder.appendingPathComponent("still.png"))]
         case .jpeg?:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            let (filtered, orientation) = try StillRenderer.filteredJPEG(bytes, segments: try JPEGSegments(parsing: bytes), recipe: recipe)
+            let (filtered, orientation) = try StillRenderer.filteredJPEG(bytes, segments: try JPEGSegments(parsing: bytes), recipe: recipe, depth: depth)
             return [try png(filtered.applying(orientation), folder.appendingPathComponent("still.png"))]
         case .png?:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))

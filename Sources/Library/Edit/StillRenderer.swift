@@ -42,12 +42,19 @@ public enum StillRenderer {
         identifier: (old: String, new: String)? = nil
     ) throws -> Render {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        switch MediaFormat.sniff(Array(bytes.prefix(64))) {
+        let format = MediaFormat.sniff(Array(bytes.prefix(64)))
+        let auxBytes = try auxiliarySource.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) } ?? bytes
+        // The depth step reads the photo's depth (as attached, when a version attached it).
+        var depth: DepthField?
+        if recipe.needsDepth, format?.isStill == true {
+            depth = try DepthField.carried(by: auxBytes)
+            guard depth != nil else { throw MediaAnalyzer.Failure(reason: noDepth) }
+        }
+        switch format {
         case let format? where format == .heif || format == .avif:
-            let auxBytes = try auxiliarySource.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) } ?? bytes
             var render = try renderHEIF(
                 path: path, bytes: bytes, auxiliaryBytes: auxBytes, recipe: recipe, embeddedMovie: embeddedMovie,
-                compression: format == .avif ? .av1 : .hevc, identifier: identifier)
+                compression: format == .avif ? .av1 : .hevc, identifier: identifier, depth: depth)
             if let movie = embeddedMovie {
                 var box = ISOBoxWriter()
                 box.box("mpvd") { $0.raw(movie) }
@@ -55,7 +62,7 @@ public enum StillRenderer {
             }
             return render
         case .jpeg?:
-            var render = try renderJPEG(bytes: bytes, recipe: recipe, embeddedMovie: embeddedMovie, identifier: identifier)
+            var render = try renderJPEG(bytes: bytes, recipe: recipe, embeddedMovie: embeddedMovie, identifier: identifier, depth: depth)
             if let movie = embeddedMovie { render.bytes += movie }
             return render
         case .png?:
@@ -65,6 +72,10 @@ public enum StillRenderer {
         case nil: throw MediaAnalyzer.Failure(reason: "\(path) is not a photo camlib reads")
         }
     }
+
+    /// Why a recipe with a depth step cannot render a photo without depth.
+    static let noDepth =
+        "the depth step needs the photo's depth or disparity map, and this photo carries none (`camlib aux list` shows what a photo carries)"
 
     /// HEIC grids above this many pixels render tile by tile (`RegionRendering`, two passes
     /// over the tiles), in bounded memory: held whole, a 200-megapixel picture is 600 MB a
@@ -76,7 +87,8 @@ public enum StillRenderer {
     /// ``tiledAbovePixels``.
     static func renderHEIF(
         path: String, bytes: [UInt8], auxiliaryBytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]?,
-        compression: HEIFEncoder.Compression = .hevc, identifier: (old: String, new: String)? = nil, tiledAbove: Int = tiledAbovePixels
+        compression: HEIFEncoder.Compression = .hevc, identifier: (old: String, new: String)? = nil, tiledAbove: Int = tiledAbovePixels,
+        depth: DepthField? = nil
     ) throws -> Render {
         let primary = try HEIFFile(path: path).primaryImage()
         try checkSize(width: primary.width, height: primary.height)
@@ -116,7 +128,7 @@ public enum StillRenderer {
             // what is wrong with it if anything is.)
             encoded = try HEIFEncoder.encodeYCbCr420(still, width: rendering.width, height: rendering.height) { rendering.draw(into: $0) }
         } else {
-            still.pixels = try filteredAsStored(primary, recipe: recipe)
+            still.pixels = try filteredAsStored(primary, recipe: recipe, depth: depth)
             if recipe.changesGeometry, still.exifTIFF != nil {
                 ExifDimensions.replacing(in: &still.exifTIFF!, width: still.pixels.width, height: still.pixels.height)
             }
@@ -190,24 +202,24 @@ public enum StillRenderer {
     /// the recipe treats every direction alike and nothing crops the picture (as the tiled
     /// render, movie frames and JPEGs are), else decoded as displayed (libheif applies
     /// irot/imir/clap), filtered and turned back. The decoded picture is handed over, so
-    /// the filter works in its storage.
-    static func filteredAsStored(_ primary: HEIFImage, recipe: FilterRecipe) throws -> PixelBuffer<UInt8> {
+    /// the filter works in its storage. `depth`: the photo's, as displayed.
+    static func filteredAsStored(_ primary: HEIFImage, recipe: FilterRecipe, depth: DepthField? = nil) throws -> PixelBuffer<UInt8> {
         if recipe.treatsEveryDirectionAlike && !primary.isCropped { return recipe.apply(to: try primary.decodeStoredRGB()) }
         let displayed = try primary.decodeRGB()
-        return recipe.apply(to: consume displayed).applying(primary.orientation.inverse)
+        return recipe.apply(to: consume displayed, depth: depth).applying(primary.orientation.inverse)
     }
 
     /// A JPEG's picture through the recipe, as stored, and the Exif orientation it is
     /// shown in. The decoded picture is handed over, so the filter works in its storage
     /// (a 200-megapixel still is 600 MB a copy).
-    static func filteredJPEG(_ bytes: [UInt8], segments: JPEGSegments, recipe: FilterRecipe) throws
+    static func filteredJPEG(_ bytes: [UInt8], segments: JPEGSegments, recipe: FilterRecipe, depth: DepthField? = nil) throws
         -> (pixels: PixelBuffer<UInt8>, orientation: EXIFOrientation)
     {
         let orientation = EXIFOrientation(exifValue: segments.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }?.orientation ?? 1)
         let size = try JPEGCodec.dimensions(bytes)
         try checkSize(width: size.width, height: size.height)
         let decoded = try JPEGCodec.decode(bytes)
-        return (recipe.apply(toStored: (consume decoded).pixels, shownIn: orientation), orientation)
+        return (recipe.apply(toStored: (consume decoded).pixels, shownIn: orientation, depth: depth), orientation)
     }
 
     /// A PNG's picture through the recipe, as stored (8-bit RGB), its alpha samples if
@@ -403,10 +415,11 @@ public enum StillRenderer {
     }
 
     static func renderJPEG(
-        bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil, identifier: (old: String, new: String)? = nil
+        bytes: [UInt8], recipe: FilterRecipe, embeddedMovie: [UInt8]? = nil, identifier: (old: String, new: String)? = nil,
+        depth: DepthField? = nil
     ) throws -> Render {
         let segments = try JPEGSegments(parsing: bytes)
-        let (filtered, orientation) = try filteredJPEG(bytes, segments: segments, recipe: recipe)
+        let (filtered, orientation) = try filteredJPEG(bytes, segments: segments, recipe: recipe, depth: depth)
         var stored = filtered
         // A gray original stays gray when the recipe left it gray (mono, noir, a sepia of
         // intensity 0): three channels of the same values would weigh half as much again.

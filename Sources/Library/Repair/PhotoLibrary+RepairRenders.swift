@@ -39,12 +39,12 @@ extension PhotoLibrary {
         let staged: AtomicFile.Temporary
         do {
             if file.role == ResourceRole.renderedVideo.rawValue {
-                staged = try MovieRenderer.render(path: originalURL.path, recipe: recipe.filters, scratch: temporary, identifier: identifier)
+                staged = try MovieRenderer.render(path: originalURL.path, recipe: recipe.filters.withoutDepth, scratch: temporary, identifier: identifier)
             } else {
                 // A Motion Photo's render holds its movie, rendered too.
                 let embedded = try description.kind == .motion
                     ? description.resources.first { $0.role == .pairedVideo }.map { movie -> [UInt8] in
-                        let file = try MovieRenderer.render(path: movie.path, recipe: recipe.filters, scratch: temporary)
+                        let file = try MovieRenderer.render(path: movie.path, recipe: recipe.filters.withoutDepth, scratch: temporary)
                         defer { unlink(file.url.path) }
                         return try [UInt8](Data(contentsOf: file.url))
                     }

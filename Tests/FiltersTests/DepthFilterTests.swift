@@ -1,0 +1,170 @@
+import Foundation
+import Imaging
+import Testing
+
+@testable import Filters
+
+/// The depth step on a synthetic scene: a textured red disc near the camera (the
+/// subject, on its matte) in front of a gray checkerboard far away.
+struct DepthFilterTests {
+    static let (width, height) = (480, 360)
+    static let centre = (x: 240.0, y: 200.0), discRadius = 90.0
+
+    static func distance(_ x: Int, _ y: Int) -> Double {
+        ((Double(x) + 0.5 - centre.x) * (Double(x) + 0.5 - centre.x) + (Double(y) + 0.5 - centre.y) * (Double(y) + 0.5 - centre.y)).squareRoot()
+    }
+
+    /// The scene: the disc striped in two reds every 3 pixels, the background a checker of 6-pixel grays.
+    static func scene() -> PixelBuffer<UInt8> {
+        var p = PixelBuffer<UInt8>(width: width, height: height, channels: 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let o = (y * width + x) * 3
+                if distance(x, y) < discRadius {
+                    let light = (x / 3) % 2 == 0
+                    (p.components[o], p.components[o + 1], p.components[o + 2]) = light ? (210, 70, 60) : (120, 30, 30)
+                } else {
+                    let v: UInt8 = ((x / 6) + (y / 6)) % 2 == 0 ? 70 : 190
+                    (p.components[o], p.components[o + 1], p.components[o + 2]) = (v, v, v)
+                }
+            }
+        }
+        return p
+    }
+
+    /// Nearness 1 on the disc and 0 behind it, at a quarter of the picture's size (as a
+    /// phone's depth map is), and the matte at half.
+    static func field(matte: Bool = true) -> DepthField {
+        func plane(_ w: Int, _ h: Int) -> PixelBuffer<Float> {
+            var p = PixelBuffer<Float>(width: w, height: h, channels: 1)
+            let scale = Double(width) / Double(w)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let px = (Double(x) + 0.5) * scale, py = (Double(y) + 0.5) * scale
+                    let d = ((px - centre.x) * (px - centre.x) + (py - centre.y) * (py - centre.y)).squareRoot()
+                    p.components[y * w + x] = d < discRadius ? 1 : 0
+                }
+            }
+            return p
+        }
+        return DepthField(nearness: plane(width / 4, height / 4), matte: matte ? plane(width / 2, height / 2) : nil)
+    }
+
+    /// Mean difference between horizontal neighbours where both are in `region`.
+    static func contrast(_ p: PixelBuffer<UInt8>, _ region: (Int, Int) -> Bool) -> Double {
+        var (sum, n) = (0.0, 0)
+        for y in 0..<p.height {
+            for x in 0..<(p.width - 1) where region(x, y) && region(x + 1, y) {
+                for c in 0..<3 { sum += abs(Double(p[x: x + 1, y: y, channel: c]) - Double(p[x: x, y: y, channel: c])) }
+                n += 3
+            }
+        }
+        return sum / Double(max(1, n))
+    }
+
+    static func meanDifference(_ a: PixelBuffer<UInt8>, _ b: PixelBuffer<UInt8>, _ region: (Int, Int) -> Bool) -> Double {
+        var (sum, n) = (0.0, 0)
+        for y in 0..<a.height {
+            for x in 0..<a.width where region(x, y) {
+                for c in 0..<3 { sum += abs(Double(a[x: x, y: y, channel: c]) - Double(b[x: x, y: y, channel: c])) }
+                n += 3
+            }
+        }
+        return sum / Double(max(1, n))
+    }
+
+    static func depth(_ parameters: String) throws -> FilterRecipe {
+        FilterRecipe(steps: [try FilterStep(parsing: "depth:" + parameters)])
+    }
+
+    static let focusOnDisc = "x=0.5,y=0.555"
+    static func background(_ x: Int, _ y: Int) -> Bool { distance(x, y) > 130 }
+    static func subject(_ x: Int, _ y: Int) -> Bool { distance(x, y) < 80 }
+
+    @Test func theBackgroundIsBlurredAndTheSubjectKept() throws {
+        let original = Self.scene()
+        let rendered = try Self.depth("aperture=2.8," + Self.focusOnDisc).apply(to: original, depth: Self.field())
+        let before = Self.contrast(original, Self.background), after = Self.contrast(rendered, Self.background)
+        #expect(after < before / 2, "background contrast \(before) → \(after)")
+        let subjectBefore = Self.contrast(original, Self.subject), subjectAfter = Self.contrast(rendered, Self.subject)
+        #expect(abs(subjectAfter - subjectBefore) <= subjectBefore * 0.03, "subject contrast \(subjectBefore) → \(subjectAfter)")
+        #expect(Self.meanDifference(original, rendered, Self.subject) < 1)
+    }
+
+    @Test func theMattesEdgeStaysSharpAndTheSubjectDoesNotBleedIntoTheBackground() throws {
+        let original = Self.scene()
+        let rendered = try Self.depth("aperture=1.4," + Self.focusOnDisc).apply(to: original, depth: Self.field())
+        // Just inside the edge: as it was.
+        let inside = { (x: Int, y: Int) in (Self.discRadius - 4..<Self.discRadius - 1).contains(Self.distance(x, y)) }
+        #expect(Self.meanDifference(original, rendered, inside) < 2)
+        // Just outside: the gray background blurred, without the disc's red spilling over it.
+        var redness = 0.0, n = 0
+        for y in 0..<Self.height {
+            for x in 0..<Self.width where (Self.discRadius + 3..<Self.discRadius + 12).contains(Self.distance(x, y)) {
+                redness += Double(rendered[x: x, y: y, channel: 0]) - Double(rendered[x: x, y: y, channel: 1])
+                n += 1
+            }
+        }
+        #expect(redness / Double(n) < 6, "red over the background beside the disc: \(redness / Double(n))")
+        #expect(Self.contrast(rendered, Self.background) < Self.contrast(original, Self.background) / 3)
+    }
+
+    @Test func aWiderApertureBlursMore() throws {
+        let original = Self.scene()
+        let field = Self.field()
+        let contrasts = try [1.4, 2.8, 8, 16].map { f in
+            Self.contrast(try Self.depth("aperture=\(f)," + Self.focusOnDisc).apply(to: original, depth: field), Self.background)
+        }
+        #expect(contrasts == contrasts.sorted() && Set(contrasts).count == 4, "\(contrasts)")
+        #expect(contrasts[3] < Self.contrast(original, Self.background), "f/16 still blurs a little")
+    }
+
+    @Test func focusingOnTheBackgroundBlursTheSubjectMatteOrNot() throws {
+        let original = Self.scene()
+        for matte in [true, false] {
+            let rendered = try Self.depth("aperture=2.8,x=0.05,y=0.05").apply(to: original, depth: Self.field(matte: matte))
+            #expect(Self.meanDifference(original, rendered, { x, y in Self.distance(x, y) > 140 }) < 1, "matte: \(matte)")
+            #expect(Self.contrast(rendered, Self.subject) < Self.contrast(original, Self.subject) / 2, "matte: \(matte)")
+        }
+    }
+
+    @Test func withoutAMatteTheSubjectInFocusIsKeptByItsDepth() throws {
+        let original = Self.scene()
+        let rendered = try Self.depth("aperture=2.8," + Self.focusOnDisc).apply(to: original, depth: Self.field(matte: false))
+        #expect(Self.meanDifference(original, rendered, { x, y in Self.distance(x, y) < 75 }) < 1)
+        #expect(Self.contrast(rendered, Self.background) < Self.contrast(original, Self.background) / 2)
+    }
+
+    @Test func aFlatDepthMapOrNoDepthChangesNothing() throws {
+        let original = Self.scene()
+        let flat = DepthField(nearness: PixelBuffer(width: 12, height: 9, channels: 1, components: [Float](repeating: 0.7, count: 108)))
+        #expect(try Self.depth("aperture=1.4").apply(to: original, depth: flat) == original)
+        #expect(try Self.depth("aperture=1.4").apply(to: original, depth: nil) == original)
+    }
+
+    /// A crop before the depth step moves the depth map with the picture: the disc, now
+    /// elsewhere in the frame, is still the sharp part.
+    @Test func theDepthMapFollowsACropBeforeTheStep() throws {
+        let original = Self.scene()
+        let recipe = FilterRecipe(steps: [
+            try FilterStep(parsing: "crop:x=0.3,y=0.2,width=0.7,height=0.8"),
+            // The disc's centre in the cropped frame.
+            try FilterStep(parsing: "depth:aperture=1.4,x=\((240.0 - 144) / 336),y=\((200.0 - 72) / 288)"),
+        ])
+        let rendered = recipe.apply(to: original, depth: Self.field())
+        let cropped = FilterRecipe(steps: [recipe.steps[0]]).apply(to: original)
+        #expect(rendered.width == 336 && rendered.height == 288)
+        let moved = { (x: Int, y: Int) in Self.distance(x + 144, y + 72) }
+        #expect(Self.meanDifference(cropped, rendered, { moved($0, $1) < 85 }) < 1, "the disc stays sharp")
+        #expect(Self.contrast(rendered, { moved($0, $1) > 130 }) < Self.contrast(cropped, { moved($0, $1) > 130 }) / 2)
+    }
+
+    @Test func theStepIsWrittenAndCheckedAsTheOthersAre() throws {
+        let step = try FilterStep(parsing: "depth:aperture=2.8,x=0.42,y=0.36")
+        #expect(step.description == "depth:aperture=2.8,x=0.42,y=0.36")
+        #expect(throws: FilterError.self) { try FilterStep(parsing: "depth:aperture=1") }
+        #expect(throws: FilterError.self) { try FilterStep(parsing: "depth:x=1.5") }
+        #expect(FilterRecipe(steps: [step]).needsDepth && !FilterRecipe(steps: [step]).withoutDepth.needsDepth)
+        #expect(!FilterRecipe(steps: [step]).treatsEveryDirectionAlike)
+    }
+}
