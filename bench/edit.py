@@ -35,6 +35,13 @@ not depend on how the comic looks.
    of a 200-megapixel JPEG with a depth map attached by `camlib aux attach` (goal: under
    1 GB).
 
+2d. Apple's edits as camlib recipes: `camlib edit --from-apple` on IMG_3582 (black and
+   white and depth) and IMG_4120 (crop, Light, Color, Noir), each render's SSIM against
+   Apple's own render of the same edit (IMG_3582_edited.heic, IMG_E4120.JPG), decoded to
+   display orientation, Apple's scaled to 1,024 pixels on its long side (IMG_4120's stays
+   500) and camlib's to exactly its size, beside the original's SSIM against Apple's
+   render, for context (goal: 0.9 or better on IMG_3582).
+
 Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory] [--only-adjust] [--only-depth]   (best of N runs for
 speed, default 3). Needs ./setup.sh's .venv, ffmpeg, heif-enc, heif-dec. Not a test.
 """
@@ -323,14 +330,48 @@ def depth_speed(camlib, tmp, runs, results):
                     "-vf", "geq=lum='255*Y/H'", "-frames:v", "1", depth], check=True)
     lib = os.path.join(work, "lib")
     subprocess.run([camlib, "import", "--library", lib, still], check=True, capture_output=True)
-    subprocess.run([camlib, "aux", "attach", "--library", lib, still, "--type", "depth", "--from", depth, "--z-near", "0.5", "--z-far", "10"],
+    subprocess.run([camlib, "aux", "attach", "--library", lib, "1", "--type", "depth", "--from", depth, "--z-near", "0.5", "--z-far", "10"],
                    check=True, capture_output=True)
-    seconds, peak, status = measure([camlib, "edit", "--library", lib, still, "--add-filter", "depth:aperture=1.4,x=0.5,y=0.9"], sample=False)
+    seconds, peak, status = measure([camlib, "edit", "--library", lib, "1", "--add-filter", "depth:aperture=1.4,x=0.5,y=0.9"], sample=False)
     print(f"200 megapixels (16330x12247 JPEG, attached depth): {seconds:.2f} s, peak {peak:.0f} MB (goal: under 1024 MB, "
           f"{'met' if peak < 1024 and status == 0 else 'NOT met'})" + ("" if status == 0 else f" (exit {status})"))
     results.add("peak memory, depth step on a 200-megapixel JPEG", peak, "MB", goal="under 1 GB", met=peak < 1024 and status == 0)
     subprocess.run(["chmod", "-R", "u+w", work])
     shutil.rmtree(work, ignore_errors=True)
+
+
+def apple_similarity(camlib, tmp, results):
+    print("\n2d. Apple's edits rendered by camlib (edit --from-apple), SSIM against Apple's own render")
+    # Apple's render scaled to `side` on its long side, and the others to exactly its size:
+    # camlib's crop has even sides, a pixel or two off Apple's, which would otherwise
+    # shift the whole picture against it.
+    shrink = ("import sys, pillow_heif\nfrom PIL import Image, ImageOps\npillow_heif.register_heif_opener()\n"
+              "image = ImageOps.exif_transpose(Image.open(sys.argv[1])).convert('RGB')\n"
+              "size = (int(sys.argv[3]), int(sys.argv[4]))\n"
+              "image.resize(size, Image.LANCZOS).save(sys.argv[2])\n")
+    cases = [("IMG_3582", "apple-live-photo", ["IMG_3582.HEIC", "IMG_3582.mov", "IMG_3582.AAE"], "IMG_3582_edited.heic", 1024, 0.9),
+             ("IMG_4120", "apple-misc", ["IMG_4120.JPG", "IMG_4120.AAE"], "IMG_E4120.JPG", 500, None)]
+    for name, folder, files, apple, side, goal in cases:
+        work = os.path.join(tmp, "apple-" + name)
+        lib = os.path.join(work, "lib")
+        still = os.path.join(MEDIA, folder, files[0])
+        run([camlib, "import", "--library", lib] + [os.path.join(MEDIA, folder, f) for f in files])
+        edited = json.loads(run([camlib, "edit", "--library", lib, still, "--from-apple", "--json"]).stdout)
+        width, height = (int(v) for v in run([PYTHON, "-c", DECODE.replace("image.save(sys.argv[2], compress_level=1)", "print(*image.size)"),
+                                              os.path.join(MEDIA, folder, apple), "-"]).stdout.split())
+        scale = side / max(width, height)
+        size = [str(round(width * scale)), str(round(height * scale))]
+        pictures = {}
+        for label, path in (("camlib", edited["renders"][0]), ("apple", os.path.join(MEDIA, folder, apple)), ("original", still)):
+            pictures[label] = os.path.join(work, label + ".png")
+            run([PYTHON, "-c", shrink, path, pictures[label], *size])
+        ours, original = ssim(pictures["apple"], pictures["camlib"]), ssim(pictures["apple"], pictures["original"])
+        steps = " ".join(f"{s['name']}:" + ",".join(f"{k}={v}" for k, v in sorted(s["parameters"].items())) for s in edited["recipe"]["steps"])
+        verdict = "" if goal is None else f" (goal: {goal} or better, {'met' if ours >= goal else 'NOT met'})"
+        print(f"{name}: {steps}\n    SSIM camlib {ours:.4f}, the original {original:.4f}{verdict}")
+        results.add(f"SSIM of {name}'s Apple edit rendered by camlib, against Apple's render", ours, "SSIM", original,
+                    "the original against Apple's render", None if goal is None else f"{goal} or better", None if goal is None else ours >= goal)
+        subprocess.run(["chmod", "-R", "u+w", work])
 
 
 def heic_grid(path, width, height, columns, rows, work):
@@ -381,7 +422,7 @@ def main():
     parser.add_argument("--skip-weight", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--only-adjust", action="store_true", help="section 2b alone (bench/results/edit-adjust.json)")
-    parser.add_argument("--only-depth", action="store_true", help="section 2c alone (bench/results/edit-depth.json)")
+    parser.add_argument("--only-depth", action="store_true", help="sections 2c and 2d alone (bench/results/edit-depth.json)")
     args = parser.parse_args()
     for tool in ("ffmpeg", "ffprobe", "heif-enc", "heif-dec"):
         if shutil.which(tool) is None:
@@ -400,14 +441,15 @@ def main():
             if not args.skip_memory:
                 memory(camlib, tmp, results)
             results.write()
-        # Sections 2b and 2c keep results of their own, so each can run alone.
+        # Sections 2b, and 2c with 2d, keep results of their own, so each can run alone.
         if not args.only_depth:
             adjusted = Results("edit-adjust", "Edits: light, colour and geometry")
             adjust_speed(camlib, tmp, args.runs, adjusted)
             adjusted.write()
         if not args.only_adjust:
-            depth = Results("edit-depth", "Edits: Portrait depth of field")
+            depth = Results("edit-depth", "Edits: Portrait depth of field, and Apple's edits")
             depth_speed(camlib, tmp, args.runs, depth)
+            apple_similarity(camlib, tmp, depth)
             depth.write()
     finally:
         subprocess.run(["chmod", "-R", "u+w", tmp])

@@ -28,6 +28,7 @@ struct EditCommand: ParsableCommand {
               camlib edit 12 --filter crop:aspect=4:3 --filter straighten:degrees=2
               camlib edit 12 --filter depth:aperture=1.4,x=0.5,y=0.4   (Portrait photos)
               camlib edit 12 --add-filter vignette      (extends the current edit)
+              camlib edit 12 --from-apple      (Apple's black and white and depth as camlib steps)
               camlib edit 12 --filter comic --queue     (a job for `camlib worker`)
               camlib edit 12 14 15 --filter sepia       (a batch)
               camlib edit --query --kind live --since 2025-05 --filter comic
@@ -48,7 +49,12 @@ struct EditCommand: ParsableCommand {
             rendered, streamed to disk, keeping its sound, timing, orientation and keys.
             Crop, rotate, flip and straighten reshape the still, its depth, disparity and
             mattes at their own sizes (so they still line up) and every frame of its
-            movie, in fractions of the photo as displayed.
+            movie, in fractions of the photo as displayed. The depth step blurs a photo
+            that carries depth by its depth map; a movie's frames keep their focus.
+
+            An Apple Photos edit (from an .AAE) is resumed by --add-filter or --from-apple
+            when camlib reproduces each of its adjustments (black and white, depth);
+            otherwise it stays Apple's render, and the error names what camlib cannot do.
             """))
 
     static func number(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
@@ -74,6 +80,11 @@ struct EditCommand: ParsableCommand {
         transform: FilterStep.init(parsing:))
     var addFilter: [FilterStep] = []
 
+    @Flag(
+        name: .customLong("from-apple"),
+        help: "Turn the current Apple Photos edit into camlib's steps that reproduce it (black and white, depth), rendered; --add-filter goes on from them too.")
+    var fromApple = false
+
     @Flag(help: "Record the edit as a render job and return at once; camlib worker or camlib serve renders it.")
     var queue = false
 
@@ -92,7 +103,10 @@ struct EditCommand: ParsableCommand {
         if assets.isEmpty && !query { throw ValidationError("name the assets to edit, or select them with --query") }
         if !assets.isEmpty && query { throw ValidationError("name assets or use --query, not both") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs \(jobs): give 1 or more") }
-        if filter.isEmpty && addFilter.isEmpty { throw ValidationError("give --filter NAME (or --add-filter NAME to extend the current edit)") }
+        if filter.isEmpty && addFilter.isEmpty && !fromApple {
+            throw ValidationError("give --filter NAME (or --add-filter NAME to extend the current edit, or --from-apple)")
+        }
+        if fromApple && !filter.isEmpty { throw ValidationError("--from-apple goes on from Apple's edit: use --add-filter, not --filter") }
         if !filter.isEmpty && !addFilter.isEmpty { throw ValidationError("use --filter (start from the original) or --add-filter (extend), not both") }
     }
 
@@ -125,7 +139,7 @@ struct EditCommand: ParsableCommand {
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(asset)
         if let trashed = try library.describe([id]).first?.trashedAt { throw LibraryError.inTrash(asset: id, trashedAt: trashed) }
-        let extending = !addFilter.isEmpty
+        let extending = !addFilter.isEmpty || fromApple
         let steps = extending ? addFilter : filter
         let (job, outcome) = try render(library, id, steps, extending)
         if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
@@ -191,7 +205,7 @@ struct EditCommand: ParsableCommand {
     func runQueued() throws {
         let library = try libraryOptions.open(.write)
         let id = try library.findAsset(assets[0])
-        let extending = !addFilter.isEmpty
+        let extending = !addFilter.isEmpty || fromApple
         let steps = extending ? addFilter : filter
         let job = try library.enqueue([
             NewJob(kind: .render, asset: id, arguments: RenderJobArguments(steps: steps, extending: extending).json, dedupeKey: "render:\(id)")

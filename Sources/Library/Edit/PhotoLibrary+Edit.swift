@@ -39,10 +39,21 @@ extension PhotoLibrary {
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
         }
-        let currentRecipe = current.flatMap(CamlibAdjustment.recipe)
+        var currentRecipe = current.flatMap(CamlibAdjustment.recipe)
         if extending {
             guard let current else {
                 throw MediaAnalyzer.Failure(reason: "asset \(asset) has no current edit to extend; use --filter")
+            }
+            if currentRecipe == nil, current.formatIdentifier == AppleRecipe.formatIdentifier {
+                // Apple's edit, resumed as the camlib steps that reproduce it, when they all do.
+                let apple = try AppleRecipe(json: current.data)
+                guard apple.unreproduced.isEmpty else {
+                    throw MediaAnalyzer.Failure(
+                        reason: "the current edit of asset \(asset) is Apple's, and camlib cannot reproduce its \(apple.unreproduced.joined(separator: ", ")), so it stays Apple's render; use --filter to start again from the original")
+                }
+                currentRecipe = CamlibRecipe(steps: apple.steps)
+            } else if steps.isEmpty {
+                throw MediaAnalyzer.Failure(reason: "the current edit of asset \(asset) is not Apple's: --from-apple has nothing to turn into camlib's steps")
             }
             guard currentRecipe != nil else {
                 throw MediaAnalyzer.Failure(
