@@ -94,6 +94,15 @@ struct GalleryAPITests {
                 #expect(exposure?["name"] as? String == "ev" && exposure?["defaultValue"] as? Double == 0)
                 #expect(exposure?["minimum"] as? Double == -4 && exposure?["maximum"] as? Double == 4)
             }
+            // The depth step's preview: drawn for a Portrait photo, refused with the reason for one without depth.
+            let portrait = try corpus.asset("apple-portrait-heic/pug.heic"), plain = try corpus.asset("orientation/Landscape_2.jpg")
+            try await client.execute(uri: "/api/assets/\(portrait.id)/edit-preview?filters=depth:aperture=1.4", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/jpeg", "\(response.text)")
+            }
+            try await client.execute(uri: "/api/assets/\(plain.id)/edit-preview?filters=depth", method: .get) { response in
+                #expect(response.status == .unprocessableContent, "\(response.status)")
+                #expect(response.text.contains("(Landscape_2.jpg)") && response.text.contains("depth or disparity map"), "\(response.text)")
+            }
         }
     }
 
