@@ -469,13 +469,7 @@ struct AppleEditTests {
         let live = try corpus.asset("apple-live-photo/IMG_3582.HEIC")
         #expect(live.adjustments.count == 2)
         #expect(live.adjustments.filter(\.current).count == 1)
-        // camlib cannot resume Apple's recipe.
-        do {
-            _ = try corpus.library.edit(asset: misc.id, steps: [try FilterStep(parsing: "mono")], extending: true)
-            Issue.record("Apple's edit was extended")
-        } catch {
-            #expect("\(error)".contains("com.apple.photo"))
-        }
+        // Resuming Apple's edit as camlib's steps, or refusing to: AppleRecipeTests.
         // Revert on a scratch library, so the shared one keeps Apple's edit current.
         let scratch = try ScratchDirectory()
         let library = try EditTests.library(["apple-misc"], in: scratch)

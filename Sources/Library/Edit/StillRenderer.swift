@@ -43,8 +43,10 @@ public enum StillRenderer {
     ) throws -> Render {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let format = MediaFormat.sniff(Array(bytes.prefix(64)))
-        let auxBytes = try auxiliarySource.map { try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) } ?? bytes
-        // The depth step reads the photo's depth (as attached, when a version attached it).
+        // A HEIF render carries the auxiliary images of the version that attached some; the
+        // depth step reads its depth from there too (a JPEG's are attached after the render).
+        let readsAuxiliarySource = format == .heif || format == .avif || recipe.needsDepth
+        let auxBytes = try auxiliarySource.map { readsAuxiliarySource ? try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) : bytes } ?? bytes
         var depth: DepthField?
         if recipe.needsDepth, format?.isStill == true {
             depth = try DepthField.carried(by: auxBytes)
