@@ -9,8 +9,9 @@ import Foundation
 ///   rectangle (fractions of the photo as displayed, from the top left). First, so its
 ///   focus is a point of the whole photo.
 /// - `Crop` → `crop`: its rectangle, in pixels of the photo as displayed (`masterWidth`
-///   and `masterHeight`), its origin at the bottom left as Core Image's is. A crop that
-///   also straightens or corrects perspective is not reproduced.
+///   and `masterHeight`), its origin taken at the bottom left as Core Image's is (the
+///   corpus's crops span the whole height: no sample confirms it). A crop that also
+///   straightens or corrects perspective is not reproduced (no sample gives the sign).
 /// - `SmartTone` → `shadows` (its Light, `inputLight`, which lifts the dark tones most),
 ///   `exposure` (`offsetExposure` and `offsetBrightness`, in stops), `contrast`,
 ///   `highlights` and `shadows` (their offsets); a black point or local light offset is
