@@ -201,8 +201,7 @@ extension PhotoLibrary {
         }
         return try EditError.naming(asset: asset, still) {
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: still.path), options: .alwaysMapped))
-            guard let field = try DepthField.carried(by: bytes) else { throw MediaAnalyzer.Failure(reason: StillRenderer.noDepth) }
-            return field
+            return try DepthField.required(by: bytes)
         }
     }
 

@@ -31,6 +31,16 @@ extension DepthField {
         return DepthField(nearness: nearness(samples, of: mapSamples), matte: matteSamples.map { unitPlane($0) })
     }
 
+    /// Why a recipe with a depth step cannot render a photo without depth.
+    static let missing =
+        "the depth step needs the photo's depth or disparity map, and this photo carries none (`camlib aux list` shows what a photo carries)"
+
+    /// ``carried(by:)``, or an error saying that the photo carries no depth.
+    static func required(by bytes: [UInt8]) throws -> DepthField {
+        guard let field = try carried(by: bytes) else { throw MediaAnalyzer.Failure(reason: missing) }
+        return field
+    }
+
     /// Whether the still at `path` carries a depth or disparity map (read from its
     /// headers, nothing decoded): an edit checks before it starts its movie's frames.
     static func isCarried(by path: String) throws -> Bool {

@@ -113,7 +113,7 @@ extension PhotoLibrary {
         if recipe.filters.needsDepth {
             // Said before a movie's frames are started, which would be waited for.
             try EditError.naming(asset: asset, still) {
-                guard try DepthField.isCarried(by: auxiliarySource ?? still.path) else { throw MediaAnalyzer.Failure(reason: StillRenderer.noDepth) }
+                guard try DepthField.isCarried(by: auxiliarySource ?? still.path) else { throw MediaAnalyzer.Failure(reason: DepthField.missing) }
             }
         }
         let frames: (Int, Int) -> Void = { progress(.movieFrames(done: $0, expected: $1)) }

@@ -19,8 +19,7 @@ public enum RenderReference {
         // The depth step reads the photo's depth, as the render does.
         var depth: DepthField?
         if recipe.needsDepth, MediaFormat.sniff(head)?.isStill == true {
-            depth = try DepthField.carried(by: [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)))
-            guard depth != nil else { throw MediaAnalyzer.Failure(reason: StillRenderer.noDepth) }
+            depth = try DepthField.required(by: [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)))
         }
         switch MediaFormat.sniff(head) {
         case .heif?, .avif?:

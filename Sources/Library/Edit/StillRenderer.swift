@@ -49,8 +49,7 @@ public enum StillRenderer {
         let auxBytes = try auxiliarySource.map { readsAuxiliarySource ? try [UInt8](Data(contentsOf: URL(fileURLWithPath: $0))) : bytes } ?? bytes
         var depth: DepthField?
         if recipe.needsDepth, format?.isStill == true {
-            depth = try DepthField.carried(by: auxBytes)
-            guard depth != nil else { throw MediaAnalyzer.Failure(reason: noDepth) }
+            depth = try DepthField.required(by: auxBytes)
         }
         switch format {
         case let format? where format == .heif || format == .avif:
@@ -74,10 +73,6 @@ public enum StillRenderer {
         case nil: throw MediaAnalyzer.Failure(reason: "\(path) is not a photo camlib reads")
         }
     }
-
-    /// Why a recipe with a depth step cannot render a photo without depth.
-    static let noDepth =
-        "the depth step needs the photo's depth or disparity map, and this photo carries none (`camlib aux list` shows what a photo carries)"
 
     /// HEIC grids above this many pixels render tile by tile (`RegionRendering`, two passes
     /// over the tiles), in bounded memory: held whole, a 200-megapixel picture is 600 MB a
