@@ -1,4 +1,5 @@
 import Foundation
+import Library
 
 /// A child camlib the gallery runs for work that decodes the library's files (an edit, a
 /// browser's copy): without Swift's backtracer, so a crash ends it at once; killed when it
@@ -22,9 +23,7 @@ final class ChildCamlib {
     init(executable: String, arguments: [String], timeLimit: TimeInterval, readErrors: Bool) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
+        process.environment = ChildProcess.environment()
         errors = readErrors ? Pipe() : nil
         process.standardOutput = output
         process.standardError = errors ?? FileHandle.nullDevice

@@ -29,10 +29,10 @@ enum Isolation {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         child.arguments = Array(CommandLine.arguments.dropFirst())
-        var environment = ProcessInfo.processInfo.environment
+        // Without Swift's backtracer: a crash report from the child would bury the one
+        // line that matters.
+        var environment = ChildProcess.environment()
         environment[variable] = "1"
-        // A crash report from the child would bury the one line that matters.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
         child.environment = environment
         try child.run()
         // Ctrl-C or SIGTERM: the child is told (SIGTERM) and ends as it sees fit (an edit

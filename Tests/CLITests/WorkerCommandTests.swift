@@ -204,6 +204,37 @@ struct WorkerCommandTests {
         try Self.expectEverythingDoneOnce(library, "run \(run)")
     }
 
+    /// A child that starts after its parent was killed (the parent's pid is in its
+    /// environment, no longer its parent's) ends at once: it claims nothing and leaves no
+    /// worker row. Then a worker that finds nothing to do still clears a killed worker's row.
+    @Test func aChildWhoseParentIsGoneDoesNothingAndAnIdleWorkerClearsTheDeadsRows() throws {
+        let scratch = try ScratchDirectory()
+        let library = try Self.library(in: scratch)
+        let pending = { try Self.catalog(library).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM job WHERE state = 'available'") ?? 0 } }
+        let before = try pending()
+        let orphan = try Camlib.run(["worker", "--child", "--library", library, "--kinds", "thumbnail", "--until-idle"], environment: ["CAMLIB_PARENT_PID": "999999999"])
+        #expect(orphan.status == 0, "\(orphan.stderr)")
+        #expect(try pending() == before, "the orphan claimed jobs")
+        #expect(try Self.catalog(library).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM worker") } == 0)
+
+        _ = try Camlib.run(["worker", "--library", library, "--until-idle", "--kinds", "thumbnail"])
+        // A worker killed as it starts, on an idle library: its row is all that is left.
+        let killed = try Self.start(["worker", "--library", library, "--kinds", "thumbnail"])
+        var registered = false
+        for _ in 0..<400 where !registered {
+            usleep(25_000)
+            registered = try Self.catalog(library).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM worker") ?? 0 } > 0
+        }
+        #expect(registered, "the worker never registered")
+        kill(killed.processIdentifier, SIGKILL)
+        killed.waitUntilExit()
+        for child in Self.children(of: library) { kill(child, SIGKILL) }
+        usleep(200_000)
+        let idle = try Camlib.run(["worker", "--library", library, "--until-idle", "--jobs", "1", "--kinds", "thumbnail"])
+        #expect(idle.status == 0, "\(idle.stderr)")
+        try Self.expectEverythingDoneOnce(library)
+    }
+
     @Test func aWorkerStoppedPastItsLeaseChangesNothingWhenItGoesOn() throws {
         let scratch = try ScratchDirectory()
         let library = try Self.library(in: scratch)

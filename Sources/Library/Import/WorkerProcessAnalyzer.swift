@@ -104,8 +104,7 @@ final class WorkerProcessAnalyzer: Analyzer, @unchecked Sendable {
         p.standardError = FileHandle.nullDevice
         // camlib reports a worker's crash itself, one line per file; Swift's backtracer
         // would spend 0.1 s symbolicating a report that nobody reads.
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
+        var environment = ChildProcess.environment()
         // Decoding allocates tens of MB per image. glibc gives each thread that
         // allocates (libheif's and FFmpeg's decoding threads) an arena of its own, and each
         // arena kept its largest image's worth. One arena, large buffers (4 MB and up)

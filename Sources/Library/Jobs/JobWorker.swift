@@ -106,6 +106,7 @@ public final class JobWorker: Sendable {
         defer { listener?.close() }
         let pollInterval = listener == nil ? options.pollInterval : max(options.pollInterval, Self.listeningPollInterval)
         var lastRescue = Date.distantPast
+        var idleRescued = false
         var failures = 0
         while !isStopping {
             do {
@@ -124,7 +125,16 @@ public final class JobWorker: Sendable {
                     run(lease, events: events, progress: progress)
                     continue
                 }
-                if options.untilIdle, try !library.hasJobs(kinds: options.kinds, batch: options.batch) { break }
+                if options.untilIdle, try !library.hasJobs(kinds: options.kinds, batch: options.batch) {
+                    // Idle: one more rescue before leaving, so that a worker killed just
+                    // before this one started, still ending then, leaves no row or job.
+                    if idleRescued { break }
+                    try library.rescueJobs(host: identity.host)
+                    lastRescue = Date()
+                    idleRescued = true
+                    continue
+                }
+                idleRescued = false
                 failures = 0
                 _ = wake.wait(timeout: .now() + min(pollInterval, max(0.01, wait ?? pollInterval)))
             } catch {

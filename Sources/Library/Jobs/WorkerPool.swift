@@ -95,9 +95,7 @@ public final class WorkerPool: Sendable {
             if let batch = options.batch { arguments += ["--batch", batch] }
             if options.untilIdle { arguments.append("--until-idle") }
             process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["SWIFT_BACKTRACE"] = "enable=no"  // a crash ends the child at once
-            process.environment = environment
+            process.environment = ChildProcess.environment()
             let output = Pipe()
             let errors = Pipe()
             process.standardOutput = output

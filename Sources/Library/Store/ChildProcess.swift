@@ -3,12 +3,27 @@ import Foundation
 /// What a camlib process started by another camlib to do risky work (analyse or render
 /// untrusted files) does first, so that nothing it meets outlives or outgrows it.
 public enum ChildProcess {
+    /// Names the variable that tells a child its parent's pid.
+    static let parentVariable = "CAMLIB_PARENT_PID"
+
+    /// The environment for a camlib child: this one's, with the parent's pid (a child
+    /// that starts after its parent was killed sees it gone at once) and without Swift's
+    /// backtracer (a crash ends the child at once; the parent says what it was doing).
+    public static func environment() -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment[parentVariable] = String(getpid())
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        return environment
+    }
+
     /// A child whose parent was killed (SIGKILL leaves no chance to stop it) would finish
     /// its work and leave files in tmp/ that no one commits. It checks every 50 ms whether
     /// it was re-parented and exits at once if so. (prctl's PR_SET_PDEATHSIG would do
     /// this, but prctl is variadic and Swift cannot call it.)
     public static func exitWithParent() {
-        let parent = getppid()
+        let parent = ProcessInfo.processInfo.environment[parentVariable].flatMap { Int32($0) } ?? getppid()
+        unsetenv(parentVariable)  // not for this child's own children, unless it says so
+        if getppid() != parent { _exit(0) }
         let watchdog = Thread {
             while getppid() == parent { usleep(50_000) }
             _exit(0)
