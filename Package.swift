@@ -92,7 +92,7 @@ let package = Package(
             ],
             resources: [
                 .embedInCode("Web/index.html"), .embedInCode("Web/gallery.js"), .embedInCode("Web/upload.js"), .embedInCode("Web/download.js"),
-                .embedInCode("Web/scrubber.js"), .embedInCode("Web/memories.js"), .embedInCode("Web/slideshow.js"), .embedInCode("Web/gallery.css"),
+                .embedInCode("Web/scrubber.js"), .embedInCode("Web/memories.js"), .embedInCode("Web/slideshow.js"), .embedInCode("Web/editor.js"), .embedInCode("Web/gallery.css"),
             ]),
         .executableTarget(
             name: "camlib",

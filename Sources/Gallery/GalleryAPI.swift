@@ -19,7 +19,6 @@ import NIOCore
 /// GET  /api/jobs/JOB                              how an edit is going
 /// GET  /api/work                                  the library's jobs waiting, running and failed
 /// GET  /api/thumbnails/pending?assets=ID,…        which of these assets' thumbnails a worker has still to make
-/// GET  /api/filters                               the filters an edit can use
 /// GET  /api/places                                every place assets were taken at: city, region, country, countryCode
 /// GET  /api/suggest?q=WORD                        the search box's suggestions: [{kind, text}] (place, camera, lens, keyword, album)
 /// GET  /media/ID/RESOURCE/{original,thumbnail,preview,movie,aux/TYPE}
@@ -27,12 +26,13 @@ import NIOCore
 ///
 /// Favourites, the trash, albums and keywords: ``addOrganiseRoutes(to:)``; edits of a
 /// selection: ``addBatchEditRoutes(to:)``; uploads: ``addUploadRoutes(to:)``; downloads:
-/// ``addDownloadRoutes(to:)``; the map: ``addMapRoutes(to:)``; the scrubber's months and
-/// "On this day": ``addCalendarRoutes(to:)``.
+/// ``addDownloadRoutes(to:)``; the editor: ``addEditorRoutes(to:)``; the map:
+/// ``addMapRoutes(to:)``; the scrubber's months and "On this day": ``addCalendarRoutes(to:)``.
 struct GalleryAPI: Sendable {
     let library: PhotoLibrary
     let jobs: EditJobs
     let workers: DisplayWorkers
+    let previews: EditPreviewer
     let uploads: Uploads
     let making = OnceAtATime<DisplayFile>()
     let known = DisplayFiles()
@@ -46,6 +46,7 @@ struct GalleryAPI: Sendable {
         addDownloadRoutes(to: router)
         addMapRoutes(to: router)
         addCalendarRoutes(to: router)
+        addEditorRoutes(to: router)
         router.get("/api/assets") { request, _ in
             return jsonResponse(bytes: try await page(try TimelineQuery.parse(request.uri.formParameters)))
         }
@@ -92,33 +93,6 @@ struct GalleryAPI: Sendable {
             guard let asset = try await describe([id]).first else { throw HTTPError(.notFound, message: "no asset with id \(id)") }
             return jsonResponse(bytes: Array("{\"reverted\":\(changed),\"asset\":".utf8) + asset.json + Array("}".utf8))
         }
-        router.get("/api/assets/:id/edit-preview") { request, context in
-            let id = try context.parameters.require("id", as: Int64.self)
-            let text = request.uri.queryParameters["filters"].map(String.init) ?? ""
-            let steps: [FilterStep]
-            do {
-                steps = try text.split(separator: ";").map { try FilterStep(parsing: String($0)) }
-            } catch {
-                throw HTTPError(.badRequest, message: "\(error)")
-            }
-            let library = self.library
-            let jpeg: [UInt8]
-            do {
-                // The preview it starts from is made as every preview is, in a child.
-                let source = try await Blocking.run { try library.editPreviewSource(asset: id) }
-                _ = try await displayFile(asset: id, resource: source, kind: .preview)
-                jpeg = try await Blocking.run { try library.editPreview(asset: id, steps: steps) }
-            } catch let error as DisplayError {
-                throw HTTPError(.notFound, message: error.description)
-            } catch let error as EditError {
-                // A recipe this photo cannot take (a depth step on a photo without depth).
-                throw HTTPError(.unprocessableContent, message: error.description)
-            }
-            var headers = HTTPFields()
-            headers[.contentType] = "image/jpeg"
-            headers[.cacheControl] = "no-store"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jpeg)))
-        }
         router.get("/api/jobs/:job") { _, context in
             let job = try context.parameters.require("job")
             let jobs = self.jobs
@@ -136,9 +110,6 @@ struct GalleryAPI: Sendable {
             let library = self.library
             let pending = try await Blocking.run { try library.media(of: ids).filter(\.value.thumbnailPending).keys.sorted() }
             return try jsonResponse(["pending": pending])
-        }
-        router.get("/api/filters") { _, _ in
-            try jsonResponse(FilterCatalog.all.map { FilterInfo($0) })
         }
         router.get("/api/places") { _, _ in
             let library = self.library
@@ -255,31 +226,6 @@ struct GalleryAPI: Sendable {
     }
 
     /// A filter or adjustment as `camlib edit --help` describes it.
-    struct FilterInfo: Encodable {
-        var name: String
-        var summary: String
-        /// A light or colour adjustment (a slider), not a look.
-        var adjustment: Bool
-        var parameters: [Parameter]
-
-        struct Parameter: Encodable {
-            var name: String
-            var defaultValue: Double
-            var minimum: Double
-            var maximum: Double
-            var help: String
-        }
-
-        init(_ filter: any ImageFilter.Type) {
-            name = filter.name
-            summary = filter.summary
-            adjustment = FilterCatalog.adjustments.contains(filter.name) || filter.name == AutoFilter.name
-            parameters = filter.parameters.map {
-                Parameter(name: $0.name, defaultValue: $0.defaultValue, minimum: $0.range.lowerBound, maximum: $0.range.upperBound, help: $0.help)
-            }
-        }
-    }
-
     /// An asset's history: the original, then every adjustment, oldest first.
     struct Versions: Encodable {
         var originalIsCurrent: Bool

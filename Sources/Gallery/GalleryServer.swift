@@ -105,7 +105,8 @@ public struct GalleryServer: Sendable {
         let jobs = EditJobs(library: library)
         let workers = DisplayWorkers(executable: options.camlibExecutable, libraryRoot: library.root.path)
         let map = MapSettings(tiles: options.mapTiles, attribution: options.mapAttribution)
-        GalleryAPI(library: library, jobs: jobs, workers: workers, uploads: uploads, mapPoints: MapPoints(library: library), map: map)
+        GalleryAPI(
+            library: library, jobs: jobs, workers: workers, previews: EditPreviewer(library: library), uploads: uploads, mapPoints: MapPoints(library: library), map: map)
             .addRoutes(to: router)
         WebPage.addRoutes(to: router, map: map)
         var logger = Logger(label: "camlib.serve")

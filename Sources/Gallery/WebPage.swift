@@ -13,6 +13,7 @@ enum WebPage {
         "scrubber.js": (PackageResources.scrubber_js, "text/javascript; charset=utf-8"),
         "memories.js": (PackageResources.memories_js, "text/javascript; charset=utf-8"),
         "slideshow.js": (PackageResources.slideshow_js, "text/javascript; charset=utf-8"),
+        "editor.js": (PackageResources.editor_js, "text/javascript; charset=utf-8"),
         "gallery.css": (PackageResources.gallery_css, "text/css; charset=utf-8"),
     ]
 

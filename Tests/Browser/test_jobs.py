@@ -93,8 +93,12 @@ def test_an_edit_goes_on_through_a_restart_of_the_gallery(browser):
     try:
         browser.get(f"{server.base}/?asset={live['id']}")
         wait_for(lambda: not browser.find_element(By.ID, "viewer").get_attribute("hidden"), what="the viewer")
-        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#filterChoices input[value="comic"]'), what="the filters")
+        wait_for(lambda: not browser.execute_script("return document.getElementById('editorControls').inert"), what="the editor")
+        looks = browser.find_element(By.CSS_SELECTOR, "#looksGroup summary")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", looks)
+        looks.click()
         browser.find_element(By.CSS_SELECTOR, '#filterChoices input[value="comic"]').click()
+        wait_for(lambda: browser.find_element(By.ID, "applyEdit").is_enabled(), what="something to apply")
         browser.find_element(By.ID, "applyEdit").click()
         catalog = str(lib / "catalog.sqlite")
 

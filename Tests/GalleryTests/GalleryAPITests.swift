@@ -106,6 +106,60 @@ struct GalleryAPITests {
         }
     }
 
+    /// The editor's controls come from the filters' groups; it starts from the current
+    /// version's steps (camlib's own; Apple's turned into camlib's); its Auto chooses what
+    /// an edit's `auto` stores.
+    @Test func theEditorStartsFromTheCurrentStepsAndAutoChoosesWhatAnEditStores() async throws {
+        let own = try GalleryLibrary(folders: ["orientation", "apple-live-photo"])
+        let plain = try own.asset("orientation/Landscape_2.jpg"), edited = try own.asset("orientation/Landscape_3.jpg")
+        let apple = try own.asset("apple-live-photo/IMG_3582.HEIC")
+        let steps = try ["exposure:ev=1", "crop:aspect=1:1", "mono"].map { try FilterStep(parsing: $0) }
+        _ = try own.library.edit(asset: edited.id, steps: steps, extending: false)
+        let automatic = try own.asset("orientation/Landscape_4.jpg")
+        let stored = try own.library.edit(asset: automatic.id, steps: [try FilterStep(parsing: "auto")], extending: false).recipe.steps.map(\.description)
+        let appleSteps: [String] = try {
+            let current = try #require(apple.adjustments.last { $0.current })
+            return try AppleRecipe(json: current.data).steps.map(\.description)
+        }()
+        try await own.test { client in
+            try await client.execute(uri: "/api/filters", method: .get) { response in
+                let groups = Dictionary(uniqueKeysWithValues: (try response.json() as? [[String: Any]] ?? []).map { ($0["name"] as? String ?? "", $0) })
+                for (name, group) in [
+                    ("exposure", "light"), ("shadows", "light"), ("warmth", "colour"), ("vibrance", "colour"), ("crop", "geometry"),
+                    ("straighten", "geometry"), ("depth", "depth"), ("auto", "auto"), ("comic", "look"), ("noir", "look"),
+                ] {
+                    #expect(groups[name]?["group"] as? String == group, "\(name)")
+                }
+                let direction = (groups["flip"]?["parameters"] as? [[String: Any]])?.first
+                #expect(direction?["choices"] as? [String] == ["horizontal", "vertical"])
+            }
+            func start(_ id: Int64) async throws -> [String: Any] {
+                try await client.execute(uri: "/api/assets/\(id)/editor", method: .get) { response in
+                    #expect(response.status == .ok, "\(response.text)")
+                    return try response.object()
+                }
+            }
+            let original = try await start(plain.id)
+            #expect(original["from"] as? String == "original" && (original["steps"] as? [String])?.isEmpty == true)
+            let camlib = try await start(edited.id)
+            #expect(camlib["from"] as? String == "camlib")
+            #expect(camlib["steps"] as? [String] == steps.map(\.description))
+            let fromApple = try await start(apple.id)
+            #expect(fromApple["from"] as? String == "apple" && fromApple["note"] is NSNull)
+            #expect(fromApple["steps"] as? [String] == appleSteps && !appleSteps.isEmpty)
+            try await client.execute(uri: "/api/assets/999999999/editor", method: .get) { #expect($0.status == .notFound) }
+
+            try await client.execute(uri: "/api/assets/\(automatic.id)/auto", method: .get) { response in
+                #expect(response.status == .ok, "\(response.text)")
+                let chosen = try response.object()["steps"] as? [String]
+                #expect(chosen == stored)
+            }
+            try await client.execute(uri: "/api/assets/\(automatic.id)/auto?filters=rotate:degrees=45", method: .get) { response in
+                #expect(response.status == .badRequest && response.text.contains("multiple of 90"), "\(response.text)")
+            }
+        }
+    }
+
     @Test(arguments: CatalogBackend.allCases) func filtersAreCheckedAndNamedAsInCamlibQuery(on backend: CatalogBackend) async throws {
         let corpus = try GalleryLibrary.shared(on: backend)
         try await corpus.test { client in

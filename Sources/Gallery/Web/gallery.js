@@ -32,7 +32,6 @@ const state = {
   selected: new Set(), // ids of the tiles chosen for a change to them all
   anchor: null,        // the tile a shift-click's range starts from
   returnFocus: null,   // what had the focus before the viewer opened
-  previewing: null,    // the filters of the edit preview on the stage
   albums: [],          // every album, from /api/albums
   pending: new Set(),  // ids of tiles whose thumbnail a worker has still to make
   warmed: false,       // whether a movie has been opened to ready the browser's player
@@ -574,6 +573,7 @@ function openViewer(index) {
   }
   if (changed || opening) resetEditor();
   showAsset(asset, true);
+  if (changed || opening) startEditor(asset);
   slideshowShown(asset);
   if (opening) $("close").focus();
   refreshAsset(asset.id);
@@ -602,6 +602,7 @@ function hideViewer() {
   $("organiseStatus").textContent = "";
   document.body.style.overflow = "";
   resetEditor();
+  startEditor(null);
   const back = (shown && document.querySelector(`.tile[data-id="${shown.id}"]`)) || state.returnFocus;
   const video = $("motion");
   video.pause();
@@ -634,9 +635,8 @@ async function refreshAsset(id) {
 }
 
 // What the edit panel and the statuses said of the asset shown before: not carried to
-// the next one (its ticked filters were never previewed on this one).
+// the next one (the editor starts again on it: startEditor).
 function resetEditor() {
-  for (const box of $("filterChoices").querySelectorAll("input:checked")) box.checked = false;
   for (const id of ["editStatus", "organiseStatus"]) $(id).textContent = "";
   $("stage").classList.remove("error");
   $("stageMessage").hidden = true;
@@ -651,7 +651,8 @@ function showAsset(asset, opening) {
   $("side").hidden = true;
   stage.classList.remove("sbs");
   $("sideBySide").checked = false;
-  if (still.getAttribute("src") !== asset.media.preview) {
+  // (A refresh leaves the editor's preview of this asset on the stage.)
+  if (still.getAttribute("src") !== asset.media.preview && !(!opening && editorOwnsStill(asset))) {
     $("stageMessage").hidden = true;
     stage.classList.add("loading");
     still.src = asset.media.preview || "";
@@ -818,24 +819,7 @@ function showHistory(asset) {
   $("revert").disabled = !current;
 }
 
-// ---- Edits ----
-
-function chosenFilters() {
-  return [...$("filterChoices").querySelectorAll("input:checked")].map((i) => i.value);
-}
-
-async function loadFilters() {
-  try {
-    // The looks, and auto: an adjustment at its default changes nothing on its own.
-    const filters = (await api("/api/filters")).filter((f) => !f.adjustment || f.name === "auto");
-    $("filterChoices").replaceChildren(...filters.map((f) =>
-      el("label", {}, el("input", { type: "checkbox", value: f.name }), ` ${f.name}`)));
-    $("selEdit").replaceChildren(el("option", { value: "", text: "Edit with…" }),
-      ...filters.map((f) => el("option", { value: f.name, text: f.name })));
-  } catch (error) {
-    $("editStatus").textContent = `Filters unavailable: ${error.message}`;
-  }
-}
+// ---- Edits (the editor is editor.js) ----
 
 async function post(path, body) {
   return api(path, {
@@ -843,73 +827,6 @@ async function post(path, body) {
     headers: { "Content-Type": "application/json", "X-Camlib-Request": "1" },
     body: body ? JSON.stringify(body) : undefined,
   });
-}
-
-function previewEdit() {
-  const asset = state.assets[state.current];
-  const filters = chosenFilters();
-  if (!asset || filters.length === 0) { $("editStatus").textContent = "Choose a filter first."; return; }
-  $("editStatus").textContent = "Making the preview…";
-  $("motion").hidden = true;
-  $("still").hidden = false;
-  $("stage").classList.add("loading");
-  state.previewing = filters.join(";");
-  $("still").src = `/api/assets/${asset.id}/edit-preview?filters=${encodeURIComponent(filters.join(";"))}`;
-}
-
-async function applyEdit() {
-  const asset = state.assets[state.current];
-  const filters = chosenFilters();
-  if (!asset || filters.length === 0) { $("editStatus").textContent = "Choose a filter first."; return; }
-  const progress = $("editProgress");
-  progress.hidden = false;
-  progress.removeAttribute("value");
-  $("applyEdit").disabled = true;
-  $("editStatus").textContent = "Rendering…";
-  try {
-    let job = await post(`/api/assets/${asset.id}/edit`, { filters });
-    let unanswered = 0;
-    while (job.state === "running" || job.state === "queued") {
-      await new Promise((r) => setTimeout(r, 300));
-      // The edit is a job in the library: a gallery restarted meanwhile goes on with it.
-      try {
-        job = await api(`/api/jobs/${job.job}`);
-        unanswered = 0;
-      } catch (error) {
-        if (++unanswered > 300) throw error;
-        $("editStatus").textContent = "The gallery does not answer; the edit is kept, asking again…";
-        continue;
-      }
-      if (job.state === "queued") $("editStatus").textContent = "Waiting for the edits before it…";
-      if (job.phase === "movie" && job.framesExpected) {
-        progress.max = job.framesExpected;
-        progress.value = job.framesDone;
-        $("editStatus").textContent = `Rendering the movie: frame ${job.framesDone} of ${job.framesExpected}`;
-      } else if (job.phase === "still") {
-        $("editStatus").textContent = "Rendering the still…";
-      }
-    }
-    if (job.state === "failed") throw new Error(job.error);
-    await refreshAsset(asset.id);
-    $("editStatus").textContent = job.warnings.length ? `Done, with warnings: ${job.warnings.join("; ")}` : "Done: the edit is the current version.";
-  } catch (error) {
-    $("editStatus").textContent = `The edit failed: ${error.message}`;
-  } finally {
-    progress.hidden = true;
-    $("applyEdit").disabled = false;
-  }
-}
-
-async function revert() {
-  const asset = state.assets[state.current];
-  if (!asset) return;
-  try {
-    const result = await post(`/api/assets/${asset.id}/revert`);
-    await refreshAsset(asset.id);
-    $("editStatus").textContent = result.reverted ? "Reverted: the original is current again." : "The original already was current.";
-  } catch (error) {
-    $("editStatus").textContent = `Revert failed: ${error.message}`;
-  }
 }
 
 // ---- The search box: words and dates, with suggestions as one types ----
@@ -1203,14 +1120,9 @@ function showOrganise(asset) {
   $("makeCover").hidden = !album || trashed;
   $("makeCover").disabled = Boolean(album && album.cover === asset.id);
   // What changes an asset waits until it is out of the trash, as the commands do.
-  for (const id of ["favorite", "previewEdit", "applyEdit", "revert"]) $(id).disabled = trashed || (id === "revert" && !asset.adjustments.some((a) => a.current));
-  // The depth of field is offered for photos that carry depth.
-  const depthChoice = $("filterChoices").querySelector('input[value="depth"]');
-  if (depthChoice) {
-    const hasDepth = (asset.aux || []).some((a) => a.type === "depth" || a.type === "disparity");
-    depthChoice.parentElement.hidden = !hasDepth;
-    if (!hasDepth) depthChoice.checked = false;
-  }
+  for (const id of ["favorite", "revert"]) $(id).disabled = trashed || (id === "revert" && !asset.adjustments.some((a) => a.current));
+  $("editorControls").inert = trashed || !editor.ready;
+  if (trashed) $("applyEdit").disabled = true;
   for (const form of [$("albumForm"), $("keywordForm")]) for (const control of form.elements) control.disabled = trashed;
   $("albumChips").replaceChildren(...chips(asset.albums, (name) => `?album=${encodeURIComponent(name)}`,
     trashed ? null : (name) => changeAlbum(albumNamed(name)?.id, { remove: [asset.id] }, `Taken out of “${name}”.`), "In no album."));
@@ -1675,9 +1587,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("replay").addEventListener("click", () => playMotionOnce(state.assets[state.current]));
   $("opacity").addEventListener("input", (e) => { $("overlay").style.opacity = e.target.value / 100; });
   $("sideBySide").addEventListener("change", applySideBySide);
-  $("previewEdit").addEventListener("click", previewEdit);
-  $("applyEdit").addEventListener("click", applyEdit);
-  $("revert").addEventListener("click", revert);
+  wireEditor();
   $("favorite").addEventListener("click", toggleFavorite);
   $("trashButton").addEventListener("click", trashOrRestore);
   $("makeCover").addEventListener("click", makeCover);
@@ -1718,8 +1628,8 @@ document.addEventListener("DOMContentLoaded", () => {
     }
     // The viewer is modal: Tab goes round its own controls.
     if (e.key === "Tab") {
-      const focusable = [...$("viewer").querySelectorAll("button, input, select, a[href], [tabindex]")]
-        .filter((n) => !n.disabled && !n.closest("[hidden]") && n.offsetParent !== null);
+      const focusable = [...$("viewer").querySelectorAll("button, input, select, summary, a[href], [tabindex]")]
+        .filter((n) => !n.disabled && !n.closest("[hidden], [inert]") && n.offsetParent !== null);
       const first = focusable[0], last = focusable[focusable.length - 1];
       if (!$("viewer").contains(document.activeElement)) { e.preventDefault(); first?.focus(); }
       else if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
@@ -1739,13 +1649,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (!id) hideViewer();
     else if ($("viewer").hidden && state.byId.has(id)) openViewerFromHistory(state.byId.get(id));
   });
-  $("still").addEventListener("load", () => {
-    $("stage").classList.remove("loading");
-    if (state.previewing !== null) {
-      $("editStatus").textContent = "Preview (not saved): Apply keeps it.";
-      state.previewing = null;
-    }
-  });
+  $("still").addEventListener("load", () => $("stage").classList.remove("loading"));
   // A still that cannot be shown says why, in words, instead of a broken image.
   $("still").addEventListener("error", async () => {
     const url = $("still").getAttribute("src");
@@ -1762,14 +1666,11 @@ document.addEventListener("DOMContentLoaded", () => {
     $("stage").classList.add("error");
     $("stageMessage").textContent = `This picture cannot be shown: ${reason}`;
     $("stageMessage").hidden = false;
-    if (state.previewing !== null) {
-      $("editStatus").textContent = `The preview failed: ${reason}`;
-      state.previewing = null;
-    }
   });
   // Swipe for next and previous on touch screens.
   let startX = null;
-  $("stage").addEventListener("pointerdown", (e) => { if (e.pointerType !== "mouse") startX = e.clientX; });
+  // (Not while the editor's crop or focus takes the photo's touches.)
+  $("stage").addEventListener("pointerdown", (e) => { if (e.pointerType !== "mouse" && !editorHoldsStage()) startX = e.clientX; });
   $("stage").addEventListener("pointerup", (e) => {
     if (startX === null) return;
     const dx = e.clientX - startX;

@@ -186,12 +186,11 @@ extension PhotoLibrary {
 
     /// A quick look at what an edit of `steps` would make of the asset's photo, before it
     /// is rendered: the recipe applied to its preview, `maxSide` pixels at most, as JPEG.
-    /// Edits start from the original, and so does this.
+    /// Edits start from the original, and so does this. (The gallery keeps an
+    /// ``EditPreviewer``, which keeps what it decoded for the next change.)
     /// A depth step reads the photo's depth; without one, the error names the asset and file.
     public func editPreview(asset: Int64, steps: [FilterStep], maxSide: Int = 1024) throws -> [UInt8] {
-        let recipe = FilterRecipe(steps: steps)
-        let depth = recipe.needsDepth ? try editDepth(asset: asset) : nil
-        return try JPEGCodec.encode(recipe.apply(to: try editPreviewPicture(asset: asset, maxSide: maxSide), depth: depth), quality: 85)
+        try EditPreviewer(library: self, maxSide: maxSide, capacity: 1).preview(asset: asset, steps: steps)
     }
 
     /// The depth of the asset's photo, as an edit reads it (``DepthField/carried(by:)``).

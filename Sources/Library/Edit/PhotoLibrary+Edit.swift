@@ -39,31 +39,31 @@ extension PhotoLibrary {
             try requireNotTrashed(asset, db)
             return try AdjustmentRecord.current(of: asset, db)
         }
-        var currentRecipe = current.flatMap(CamlibAdjustment.recipe)
+        let currentRecipe = current.flatMap(CamlibAdjustment.recipe)
+        var resumed: [FilterStep] = []
         if extending {
-            guard let current else {
+            switch EditStart(current) {
+            case .original:
                 throw MediaAnalyzer.Failure(reason: "asset \(asset) has no current edit to extend; use --filter")
-            }
-            if currentRecipe == nil, current.formatIdentifier == AppleRecipe.formatIdentifier {
-                // Apple's edit, resumed as the camlib steps that reproduce it, when they all do.
-                let apple = try AppleRecipe(json: current.data)
-                guard apple.unreproduced.isEmpty else {
-                    throw MediaAnalyzer.Failure(
-                        reason: "the current edit of asset \(asset) is Apple's, and camlib cannot reproduce its \(apple.unreproduced.joined(separator: ", ")), so it stays Apple's render; use --filter to start again from the original")
+            case .camlib(let current):
+                guard !steps.isEmpty else {
+                    throw MediaAnalyzer.Failure(reason: "the current edit of asset \(asset) is not Apple's: --from-apple has nothing to turn into camlib's steps")
                 }
-                currentRecipe = CamlibRecipe(steps: apple.steps)
-            } else if steps.isEmpty {
-                throw MediaAnalyzer.Failure(reason: "the current edit of asset \(asset) is not Apple's: --from-apple has nothing to turn into camlib's steps")
-            }
-            guard currentRecipe != nil else {
+                resumed = current
+            case .apple(let apple):
+                // Apple's edit, resumed as the camlib steps that reproduce it.
+                resumed = apple
+            case .appleUnreproduced(let unreproduced):
                 throw MediaAnalyzer.Failure(
-                    reason: "the current edit of asset \(asset) is \(current.formatIdentifier) \(current.formatVersion), which camlib cannot resume; use --filter to start again from the original")
+                    reason: "the current edit of asset \(asset) is Apple's, and camlib cannot reproduce its \(unreproduced.joined(separator: ", ")), so it stays Apple's render; use --filter to start again from the original")
+            case .foreign(let why):
+                throw MediaAnalyzer.Failure(reason: "the current edit of asset \(asset) \(why); use --filter to start again from the original")
             }
         }
         // Images attached with `camlib aux attach` stay with every later edit, until a
         // revert: the render carries them over from the current version's still.
         let attachments = currentRecipe?.attachments ?? []
-        var filters = FilterRecipe(steps: (extending ? currentRecipe?.steps ?? [] : []) + steps)
+        var filters = FilterRecipe(steps: resumed + steps)
         // `auto` is stored as the steps it chose for this photo, so every frame of its
         // movie gets the same ones and a later edit shows them.
         if filters.setsAuto { filters = filters.settingAuto(measuring: try editPreviewPicture(asset: asset)) }
