@@ -45,6 +45,14 @@ def editor_ready(driver):
     wait_for(lambda: not driver.execute_script("return document.getElementById('editorControls').inert"), what="the editor")
 
 
+def start_cropping(driver, server, asset):
+    """The asset open with its crop's frame on the photo."""
+    open_asset(driver, server, asset["id"])
+    editor_ready(driver)
+    open_group(driver, "geometryGroup")
+    wait_for(lambda: driver.find_element(By.ID, "cropBox").is_displayed(), what="the crop's frame")
+
+
 def drag_slider(driver, control_id, fraction):
     """Drags the slider's thumb from its middle to `fraction` (-0.5…0.5) of its width."""
     slider = driver.find_element(By.ID, control_id)
@@ -114,11 +122,8 @@ def test_sliders_preview_each_change_reset_and_hold_for_the_original(library, se
 
 def test_crop_with_an_aspect_turn_flip_and_straighten_then_apply(library, server, desktop):
     asset = asset_named(library, "Landscape_6.jpg")
-    open_asset(desktop, server, asset["id"])
-    editor_ready(desktop)
-    open_group(desktop, "geometryGroup")
     # Cropping shows the whole photo with the frame on it.
-    wait_for(lambda: desktop.find_element(By.ID, "cropBox").is_displayed(), what="the crop's frame")
+    start_cropping(desktop, server, asset)
     Select(desktop.find_element(By.ID, "cropAspect")).select_by_visible_text("Square")
     def frame():
         return desktop.find_element(By.ID, "cropBox").rect
@@ -240,10 +245,7 @@ def test_the_editor_starts_from_camlibs_steps_and_from_apples(library, server, d
 
 def test_on_a_phone_a_finger_crops_and_a_swipe_does_not_change_the_photo(library, server, phone):
     asset = asset_named(library, "Landscape_8.jpg")
-    open_asset(phone, server, asset["id"])
-    editor_ready(phone)
-    open_group(phone, "geometryGroup")
-    wait_for(lambda: phone.find_element(By.ID, "cropBox").is_displayed(), what="the crop's frame")
+    start_cropping(phone, server, asset)
     phone.execute_script("document.getElementById('viewer').scrollTop = 0")
     rect = phone.find_element(By.ID, "cropBox").rect
     finger = ActionBuilder(phone, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))

@@ -13,9 +13,7 @@ const editor = {
   filters: new Map(),  // name → /api/filters entry
   asset: null,         // the asset the state belongs to
   ready: false,        // its starting steps have come
-  from: "original",    // where the edit started: original, camlib, apple, other
   start: [],           // the steps it started from
-  note: "",
   // What the controls say.
   values: {},          // slider name → value; absent at its default
   order: [],           // the sliders set, in the order their steps run
@@ -33,7 +31,6 @@ const editor = {
   shown: null,         // the blob URL of the last preview
   stageURL: null,      // what the editor last put on the stage
   original: null,      // the original's preview (held to compare)
-  size: null,          // {width, height} of the last preview shown
 };
 
 // ---- Steps as text, as `camlib edit --filter` writes them ----
@@ -326,7 +323,6 @@ async function startEditor(asset) {
   try {
     const start = await api(`/api/assets/${asset.id}/editor`);
     if (seq !== editor.seq) return;
-    editor.from = start.from;
     const merged = takeSteps(start.steps);
     // What the controls hold of them (a ratio's crop as its rectangle) is the start.
     editor.start = editorSteps();
