@@ -124,7 +124,7 @@ extension GalleryAPI {
             let id = try context.parameters.require("id", as: Int64.self)
             let steps = try Self.steps(request)
             let previews = self.previews
-            let jpeg = try await withPreviewSource(id) { try previews.preview(asset: id, steps: steps) }
+            let jpeg = try await withPreviewSource(id) { try previews.preview(asset: id, source: $0, steps: steps) }
             var headers = HTTPFields()
             headers[.contentType] = "image/jpeg"
             headers[.cacheControl] = "no-store"
@@ -134,19 +134,20 @@ extension GalleryAPI {
             let id = try context.parameters.require("id", as: Int64.self)
             let before = try Self.steps(request)
             let previews = self.previews
-            let chosen = try await withPreviewSource(id) { try previews.autoSteps(asset: id, after: before) }
+            let chosen = try await withPreviewSource(id) { try previews.autoSteps(asset: id, source: $0, after: before) }
             return try jsonResponse(["steps": chosen.map(\.description)])
         }
     }
 
-    /// `work` once the preview it starts from is made (as every preview is, in a child);
-    /// a missing asset or photo is a 404, a recipe the photo cannot take a 422.
-    private func withPreviewSource<T: Sendable>(_ asset: Int64, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// `work`, given the resource the asset's preview is made from, once that preview is
+    /// made (as every preview is, in a child); a missing asset or photo is a 404, a recipe
+    /// the photo cannot take a 422.
+    private func withPreviewSource<T: Sendable>(_ asset: Int64, _ work: @escaping @Sendable (Int64) throws -> T) async throws -> T {
         let library = self.library
         do {
             let source = try await Blocking.run { try library.editPreviewSource(asset: asset) }
             _ = try await displayFile(asset: asset, resource: source, kind: .preview)
-            return try await Blocking.run(work)
+            return try await Blocking.run { try work(source) }
         } catch let error as DisplayError {
             throw HTTPError(.notFound, message: error.description)
         } catch let error as EditError {

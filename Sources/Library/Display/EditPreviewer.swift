@@ -33,10 +33,11 @@ public final class EditPreviewer: Sendable {
 
     /// `steps` applied to the asset's photo (its original, as edits start from it),
     /// `maxSide` pixels at most, as JPEG. A depth step on a photo without depth throws
-    /// ``EditError``, naming the asset and file.
-    public func preview(asset: Int64, steps: [FilterStep]) throws -> [UInt8] {
+    /// ``EditError``, naming the asset and file. `source`: the resource it starts from
+    /// (``PhotoLibrary/editPreviewSource(asset:)``), when the caller has read it already.
+    public func preview(asset: Int64, source: Int64? = nil, steps: [FilterStep]) throws -> [UInt8] {
         let recipe = FilterRecipe(steps: steps)
-        var inputs = try self.inputs(asset: asset)
+        var inputs = try self.inputs(asset: asset, source: source)
         if recipe.needsDepth, inputs.depth == nil {
             inputs.depth = try library.editDepth(asset: asset)
             keep(inputs)
@@ -46,15 +47,15 @@ public final class EditPreviewer: Sendable {
 
     /// The light and colour steps `auto` chooses for the asset's photo as `before` (the
     /// editor's crop and turns) leave it: what an edit's `auto` would store.
-    public func autoSteps(asset: Int64, after before: [FilterStep]) throws -> [FilterStep] {
+    public func autoSteps(asset: Int64, source: Int64? = nil, after before: [FilterStep]) throws -> [FilterStep] {
         // The depth of field is left out, as an edit's `auto` measures without depth.
         let kept = before.filter { $0.name != DepthFilter.name && $0.name != AutoFilter.name }
-        let set = FilterRecipe(steps: kept + [try FilterStep(name: AutoFilter.name)]).settingAuto(measuring: try inputs(asset: asset).picture)
+        let set = FilterRecipe(steps: kept + [try FilterStep(name: AutoFilter.name)]).settingAuto(measuring: try inputs(asset: asset, source: source).picture)
         return Array(set.steps.dropFirst(kept.count))
     }
 
-    private func inputs(asset: Int64) throws -> Inputs {
-        let source = try library.editPreviewSource(asset: asset)
+    private func inputs(asset: Int64, source given: Int64?) throws -> Inputs {
+        let source = try given ?? library.editPreviewSource(asset: asset)
         if let found = kept.withLock({ $0.first { $0.asset == asset && $0.source == source } }) {
             keep(found)
             return found
