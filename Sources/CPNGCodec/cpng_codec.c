@@ -115,7 +115,7 @@ static void cpng_read_data(png_structp png, png_bytep bytes, png_size_t length) 
 }
 
 
-int cpng_decode(const void *bytes, size_t size, size_t max_pixels, cpng_decoded *result, cpng_error *err) {
+int cpng_decode(const void *bytes, size_t size, size_t max_pixels, int keep_alpha, cpng_decoded *result, cpng_error *err) {
     cpng_source source = {(const unsigned char *)bytes, size, 0};
     memset(result, 0, sizeof(*result));
     if (size < 8 || png_sig_cmp((png_const_bytep)bytes, 0, 8) != 0) { strcpy(err->message, "not a PNG file"); return 0; }
@@ -145,7 +145,8 @@ int cpng_decode(const void *bytes, size_t size, size_t max_pixels, cpng_decoded 
     result->had_alpha = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
     if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-    if (color & PNG_COLOR_MASK_ALPHA) png_set_strip_alpha(png);
+    if (keep_alpha && png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
+    if (!keep_alpha && (color & PNG_COLOR_MASK_ALPHA)) png_set_strip_alpha(png);
     if (depth == 16) png_set_swap(png);
     png_set_interlace_handling(png);
     png_read_update_info(png, info);

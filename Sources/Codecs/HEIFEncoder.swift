@@ -80,14 +80,14 @@ public enum HEIFEncoder {
     /// default writes none (a workaround for old macOS), and a reader must then guess.
     static func encode(
         _ ctx: OpaquePointer, _ image: OpaquePointer, _ encoder: OpaquePointer, orientation: EXIFOrientation = .up,
-        describingColour: Bool = false
+        describingColour: Bool = false, as colour: HEIFColourDescription? = nil
     ) throws -> OpaquePointer? {
         // heif_encoding_options_alloc → heif_encoding_options_free.
         guard let options = heif_encoding_options_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no options", context: "encoding") }
         defer { heif_encoding_options_free(options) }
         options.pointee.image_orientation = heif_orientation(rawValue: UInt32(orientation.rawValue))
         // (libheif copies the profile.)
-        let nclx = describingColour ? try sRGBDescription() : nil
+        let nclx = describingColour ? try description(of: colour) : nil
         defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
         if let nclx {
             options.pointee.output_nclx_profile = nclx
@@ -102,11 +102,29 @@ public enum HEIFEncoder {
     /// converts RGB with, full range. heif_nclx_color_profile_alloc: the caller frees it
     /// with heif_nclx_color_profile_free.
     static func sRGBDescription() throws -> UnsafeMutablePointer<heif_color_profile_nclx> {
+        try description(of: nil)
+    }
+
+    /// `colour` as an nclx profile (sRGB when nil), freed by the caller as above.
+    static func description(of colour: HEIFColourDescription?) throws -> UnsafeMutablePointer<heif_color_profile_nclx> {
         guard let nclx = heif_nclx_color_profile_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no colour profile", context: "encoding") }
-        nclx.pointee.color_primaries = heif_color_primaries_ITU_R_BT_709_5
-        nclx.pointee.transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1
-        nclx.pointee.matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6
-        nclx.pointee.full_range_flag = 1
+        guard let colour else {
+            nclx.pointee.color_primaries = heif_color_primaries_ITU_R_BT_709_5
+            nclx.pointee.transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1
+            nclx.pointee.matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6
+            nclx.pointee.full_range_flag = 1
+            return nclx
+        }
+        // The setters refuse code points H.273 does not define.
+        for (what, error) in [
+            ("primaries", heif_nclx_color_profile_set_color_primaries(nclx, UInt16(clamping: colour.primaries))),
+            ("transfer", heif_nclx_color_profile_set_transfer_characteristics(nclx, UInt16(clamping: colour.transfer))),
+            ("matrix", heif_nclx_color_profile_set_matrix_coefficients(nclx, UInt16(clamping: colour.matrix))),
+        ] where error.code != heif_error_Ok {
+            heif_nclx_color_profile_free(nclx)
+            try check(error, "setting the colour description's \(what)")
+        }
+        nclx.pointee.full_range_flag = colour.fullRange ? 1 : 0
         return nclx
     }
 
@@ -131,7 +149,7 @@ public enum HEIFEncoder {
     /// One AV1 encode at a time in a process: Debian's SVT-AV1 (1.4.1, through libheif)
     /// crashed in its encoder with two AVIF edits running at once (a NULL dereference in
     /// libSvtAv1Enc); x265 encodes run side by side without trouble.
-    private static let av1Encodes = Mutex(())
+    static let av1Encodes = Mutex(())
 
     /// libheif's encoder for `compression`; the caller releases it with heif_encoder_release.
     static func encoder(_ ctx: OpaquePointer, for compression: Compression) throws -> OpaquePointer {
@@ -183,6 +201,9 @@ extension HEIFEncoder {
         public var orientation: EXIFOrientation = .up
         /// The source's ICC profile, so colours mean what they meant.
         public var iccProfile: [UInt8]?
+        /// The source's nclx colour description, written when there is no ICC profile;
+        /// sRGB when both are nil.
+        public var colour: HEIFColourDescription?
         /// A TIFF structure (Exif without its 4-byte offset prefix).
         public var exifTIFF: [UInt8]?
         public var xmp: [UInt8]?
@@ -264,9 +285,9 @@ extension HEIFEncoder {
 
     /// A quarter-by-quarter mosaic of the picture: 4x4 patches, each from the middle of
     /// its sixteenth, so the trial sees the sky, the subject and the ground alike.
-    static func samplePatches(_ p: PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+    static func samplePatches<T>(_ p: PixelBuffer<T>) -> PixelBuffer<T> {
         let pw = max(16, p.width / 16) & ~1, ph = max(16, p.height / 16) & ~1
-        var out = PixelBuffer<UInt8>(width: pw * 4, height: ph * 4, channels: 3)
+        var out = PixelBuffer<T>(width: pw * 4, height: ph * 4, channels: 3)
         for ty in 0..<4 {
             for tx in 0..<4 {
                 let sx = (2 * tx + 1) * p.width / 8 - pw / 2, sy = (2 * ty + 1) * p.height / 8 - ph / 2
@@ -313,8 +334,8 @@ extension HEIFEncoder {
         defer { heif_encoder_release(encoder) }
         try check(heif_encoder_set_lossy_quality(encoder, Int32(max(0, min(100, still.quality)))), "setting the quality")
         if still.compression == .hevc { try setSpeed(of: encoder, preset: still.preset) }
-        let sRGB = still.iccProfile?.isEmpty ?? true  // an ICC profile says it instead
-        guard let handle = try encode(ctx, image, encoder, orientation: still.orientation, describingColour: sRGB) else {
+        let described = still.iccProfile?.isEmpty ?? true  // an ICC profile says it instead
+        guard let handle = try encode(ctx, image, encoder, orientation: still.orientation, describingColour: described, as: still.colour) else {
             throw HEIFError(code: -1, subcode: 0, message: "no image handle", context: "encoding")
         }
         defer { heif_image_handle_release(handle) }

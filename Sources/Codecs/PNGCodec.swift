@@ -137,7 +137,7 @@ extension PNGCodec {
     /// Encodes 8- or 16-bit gray or RGB losslessly, with `texts` as text chunks. A 16-bit
     /// buffer with fewer significant bits (10- and 12-bit depth maps) is scaled to the full
     /// 16-bit range, as the PNG specification requires (left bit replication: 1023 becomes
-    /// 65535), with an sBIT chunk giving the true depth; ``decodeSamples(_:maxPixels:)``
+    /// 65535), with an sBIT chunk giving the true depth; ``decodeSamples(_:maxPixels:keepingAlpha:)``
     /// shifts it back exactly. `photographic` lets libpng choose a filter per row (photos);
     /// otherwise every row uses the Up filter with run-length matching (depth maps and mattes).
     public static func encode(
@@ -164,7 +164,7 @@ extension PNGCodec {
                         Int32(compressionLevel), photographic ? 1 : 0, &out, &error)
                 }
             case .sixteen(let p, let bits):
-                let full = bits < 16 ? p.components.map { Self.fullRange($0, bits: bits) } : p.components
+                let full = bits < 16 ? p.components.map { SampleScale.toSixteen($0, bits: bits) } : p.components
                 return full.withUnsafeBytes {
                     cpng_encode(
                         $0.baseAddress, UInt32(p.width), UInt32(p.height), Int32(p.channels), 16, Int32(bits), chunks.baseAddress,
@@ -177,20 +177,6 @@ extension PNGCodec {
         return Array(UnsafeBufferPointer(start: data, count: out.size))
     }
 
-    /// A `bits`-bit sample in 16 bits by left bit replication (the PNG specification's
-    /// recommended scaling): its top `bits` bits are the sample, so a right shift by
-    /// `16 - bits` gives it back exactly.
-    static func fullRange(_ v: UInt16, bits: Int) -> UInt16 {
-        guard bits > 0, bits < 16 else { return v }
-        var out = UInt32(v) << (16 - bits)
-        var shift = 16 - 2 * bits
-        while shift > -bits {
-            out |= shift >= 0 ? UInt32(v) << shift : UInt32(v) >> -shift
-            shift -= bits
-        }
-        return UInt16(truncatingIfNeeded: out)
-    }
-
     /// The texts as C strings for the duration of `body`.
     private static func withTextChunks<R>(_ texts: [Text], _ body: (UnsafeBufferPointer<cpng_text>) -> R) -> R {
         let strings = texts.map { (strdup($0.keyword)!, strdup($0.text)!) }
@@ -200,14 +186,17 @@ extension PNGCodec {
     }
 
     /// Decodes keeping sample values exactly (no gamma or colour conversion): gray or RGB,
-    /// 8- or 16-bit; a palette becomes RGB, alpha is dropped (`hadAlpha` says so). A 16-bit
+    /// 8- or 16-bit; a palette becomes RGB, alpha is dropped (`hadAlpha` says so) unless
+    /// `keepingAlpha` (then gray+alpha or RGBA, a tRNS chunk as alpha). A 16-bit
     /// PNG with an sBIT below 16 gives its samples at that depth: shifted back from the full
     /// range, or as they are when every sample already fits in those bits (files written
     /// unscaled, by tools that skip the scaling and by camlib before it scaled).
-    public static func decodeSamples(_ png: [UInt8], maxPixels: Int = DecodeLimits.maximumPixels) throws -> (samples: ImageSamples, hadAlpha: Bool) {
+    public static func decodeSamples(_ png: [UInt8], maxPixels: Int = DecodeLimits.maximumPixels, keepingAlpha: Bool = false) throws
+        -> (samples: ImageSamples, hadAlpha: Bool)
+    {
         var decoded = cpng_decoded()
         var error = cpng_error()
-        let ok = png.withUnsafeBytes { cpng_decode($0.baseAddress, $0.count, maxPixels, &decoded, &error) }
+        let ok = png.withUnsafeBytes { cpng_decode($0.baseAddress, $0.count, maxPixels, keepingAlpha ? 1 : 0, &decoded, &error) }
         guard ok != 0, let pixels = decoded.pixels else { throw PNGError(message: message(error)) }
         defer { free(pixels) }
         let w = Int(decoded.width), h = Int(decoded.height), ch = Int(decoded.channels)

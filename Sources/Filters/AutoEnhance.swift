@@ -6,7 +6,7 @@ import Imaging
 /// the steps before) and stores the steps it chose (``FilterRecipe/settingAuto(measuring:)``),
 /// so every frame of a movie gets the same ones, and a person sees and can change them.
 /// Applied as it is (an edit preview), it measures the picture it is given.
-public struct AutoFilter: ImageFilter {
+public struct AutoFilter: SixteenBitFilter {
     public static let treatsEveryDirectionAlike = true
     public static let name = "auto"
     public static let summary = "exposure, shadows, contrast and more, set from the histogram"
@@ -21,6 +21,13 @@ public struct AutoFilter: ImageFilter {
 
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         let steps = AutoEnhance.steps(measuring: image, strength: strength)
+        return FilterRecipe(steps: steps).apply(to: image)
+    }
+
+    /// Measured on the picture at 8 bits (the histogram has 256 bins); the steps it
+    /// chooses drawn at 16.
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
+        let steps = AutoEnhance.steps(measuring: image.eightBit(), strength: strength)
         return FilterRecipe(steps: steps).apply(to: image)
     }
 }

@@ -12,11 +12,11 @@ public struct WarmthFilter: ChannelCurveFilter {
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "1: red up, blue down 0.4 stop; -1: cooler")
     ]
-    let tables: [UInt8]
+    let curve: ToneCurve
 
     public init(parameters: [String: Double]) {
         let a = parameters["amount"] ?? 0
-        tables = WhiteBalance.tables(red: pow(2, 0.4 * a), green: 1, blue: pow(2, -0.4 * a))
+        curve = WhiteBalance.curve(red: pow(2, 0.4 * a), green: 1, blue: pow(2, -0.4 * a))
     }
 }
 
@@ -27,25 +27,24 @@ public struct TintFilter: ChannelCurveFilter {
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "1: green down by 0.4 stop; -1: green up")
     ]
-    let tables: [UInt8]
+    let curve: ToneCurve
 
     public init(parameters: [String: Double]) {
         let a = parameters["amount"] ?? 0
-        tables = WhiteBalance.tables(red: 1, green: pow(2, -0.4 * a), blue: 1)
+        curve = WhiteBalance.curve(red: 1, green: pow(2, -0.4 * a), blue: 1)
     }
 }
 
 enum WhiteBalance {
     /// Per-channel gains in linear light, clipped at white.
-    static func tables(red: Double, green: Double, blue: Double) -> [UInt8] {
-        [red, green, blue].flatMap { gain in
-            SRGB.linearTable.map { clampByte(SRGB.encoded(min(1, $0 * gain)) * 255) }
-        }
+    static func curve(red: Double, green: Double, blue: Double) -> ToneCurve {
+        func gained(_ gain: Double) -> @Sendable (Double) -> Double { { SRGB.encoded(min(1, SRGB.linear($0) * gain)) } }
+        return ToneCurve(red: gained(red), green: gained(green), blue: gained(blue))
     }
 }
 
 /// Saturation: every colour further from (or nearer to) its gray.
-public struct SaturationFilter: PixelFilter {
+public struct SaturationFilter: PixelFilter, SixteenBitFilter {
     public static let name = "saturation"
     public static let summary = "more or less colour; -1 is gray"
     public static let parameters = [
@@ -61,11 +60,18 @@ public struct SaturationFilter: PixelFilter {
     public func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
         Chroma.scaled(r, g, b, by: factor)
     }
+
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
+        var out = image
+        let factor = factor
+        mapPixels(&out) { r, g, b in Chroma.scaled(r, g, b, by: factor) }
+        return out
+    }
 }
 
 /// Vibrance: muted colours saturated more than vivid ones, so skies and foliage gain
 /// colour before anything garish does.
-public struct VibranceFilter: PixelFilter {
+public struct VibranceFilter: PixelFilter, SixteenBitFilter {
     public static let name = "vibrance"
     public static let summary = "saturation that spares colours already vivid"
     public static let parameters = [
@@ -85,6 +91,19 @@ public struct VibranceFilter: PixelFilter {
         let saturation = (high - low) * 256 / high
         return Chroma.scaled(r, g, b, by: 256 + amount * (256 - saturation) / 256)
     }
+
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
+        var out = image
+        let amount = amount
+        guard amount != 0 else { return out }
+        mapPixels(&out) { r, g, b in
+            let high = Int32(max(r, max(g, b))), low = Int32(min(r, min(g, b)))
+            guard high > 0 else { return (r, g, b) }
+            let saturation = Int32(Int64(high - low) * 256 / Int64(high))
+            return Chroma.scaled(r, g, b, by: 256 + amount * (256 - saturation) / 256)
+        }
+        return out
+    }
 }
 
 enum Chroma {
@@ -95,6 +114,17 @@ enum Chroma {
         let y = Int32(luma(r, g, b))
         func channel(_ c: UInt8) -> UInt8 {
             UInt8(clamping: y + ((Int32(c) - y) * factor + 128) >> 8)
+        }
+        return (channel(r), channel(g), channel(b))
+    }
+
+    /// The same for 16-bit samples.
+    @inline(__always)
+    static func scaled(_ r: UInt16, _ g: UInt16, _ b: UInt16, by factor: Int32) -> (UInt16, UInt16, UInt16) {
+        guard factor != 256 else { return (r, g, b) }
+        let y = Int64(luma(r, g, b))
+        func channel(_ c: UInt16) -> UInt16 {
+            UInt16(clamping: y + ((Int64(c) - y) * Int64(factor) + 128) >> 8)
         }
         return (channel(r), channel(g), channel(b))
     }

@@ -8,7 +8,7 @@ import Imaging
 /// The picture's pixels alone do not say how far things are: the step draws with a
 /// ``DepthField`` (``FilterRecipe/apply(to:depth:)``). Renderers refuse a photo without
 /// depth before they get here; a movie's frames have none, and are left as they are.
-public struct DepthFilter: ImageFilter {
+public struct DepthFilter: SixteenBitFilter {
     public static let name = "depth"
     public static let summary = "Portrait depth of field: a lens blur by the photo's depth map"
     public static let parameters = [
@@ -26,8 +26,18 @@ public struct DepthFilter: ImageFilter {
 
     /// Without the photo's depth, the picture as it is (see the type's comment).
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> { image }
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> { image }
 
     public func apply(to image: consuming PixelBuffer<UInt8>, depth: DepthField) -> PixelBuffer<UInt8> {
+        var pixels = image
+        guard pixels.width > 0, pixels.height > 0, let blur = LensBlur(width: pixels.width, height: pixels.height, depth: depth, aperture: aperture, focus: focus)
+        else { return pixels }
+        blur.draw(&pixels)
+        return pixels
+    }
+
+    /// ``apply(to:depth:)`` at 16 bits a sample.
+    public func apply(to image: consuming PixelBuffer<UInt16>, depth: DepthField) -> PixelBuffer<UInt16> {
         var pixels = image
         guard pixels.width > 0, pixels.height > 0, let blur = LensBlur(width: pixels.width, height: pixels.height, depth: depth, aperture: aperture, focus: focus)
         else { return pixels }

@@ -60,7 +60,7 @@ func clampByte(_ v: Double) -> UInt8 {
 }
 
 /// Gray by Rec. 709 luma.
-public struct MonoFilter: PixelFilter {
+public struct MonoFilter: PixelFilter, SixteenBitFilter {
     public static let name = "mono"
     public static let summary = "gray from Rec. 709 luma, like CIPhotoEffectMono"
     public static let parameters: [FilterParameter] = []
@@ -70,36 +70,61 @@ public struct MonoFilter: PixelFilter {
         let y = luma(r, g, b)
         return (y, y, y)
     }
+
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
+        var out = image
+        mapPixels(&out) { r, g, b in
+            let y = luma(r, g, b)
+            return (y, y, y)
+        }
+        return out
+    }
 }
 
 /// High-contrast black and white, like CIPhotoEffectNoir.
-public struct NoirFilter: PixelFilter {
+public struct NoirFilter: PixelFilter, SixteenBitFilter {
     public static let name = "noir"
     public static let summary = "high-contrast black and white, like CIPhotoEffectNoir"
     public static let parameters = [
         FilterParameter(name: "contrast", defaultValue: 1.5, range: 0.5...4, help: "slope of the tone curve at mid-gray")
     ]
+    let contrast: Double
     let curve: [UInt8]
 
     public init(parameters: [String: Double]) {
         let contrast = parameters["contrast"] ?? 1.5
-        // A smooth S-curve through mid-gray: steeper in the middle, rolled off at the ends.
-        curve = (0..<256).map { i in
-            let t = Double(i) / 255
-            let s = 0.5 + (t - 0.5) * contrast
-            let rolled = s < 0.5 ? 0.5 * pow(max(0, 2 * s), 1.25) : 1 - 0.5 * pow(max(0, 2 * (1 - s)), 1.25)
-            return clampByte(rolled * 255)
-        }
+        self.contrast = contrast
+        curve = (0..<256).map { clampByte(Self.tone(Double($0) / 255, contrast: contrast) * 255) }
+    }
+
+    /// A smooth S-curve through mid-gray: steeper in the middle, rolled off at the ends.
+    static func tone(_ t: Double, contrast: Double) -> Double {
+        let s = 0.5 + (t - 0.5) * contrast
+        return s < 0.5 ? 0.5 * pow(max(0, 2 * s), 1.25) : 1 - 0.5 * pow(max(0, 2 * (1 - s)), 1.25)
     }
 
     public func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
         let y = curve[Int(luma(r, g, b))]
         return (y, y, y)
     }
+
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
+        var out = image
+        let contrast = contrast
+        let table = (0..<65536).map { clampSixteen(Self.tone(Double($0) / 65535, contrast: contrast) * 65535) }
+        table.withUnsafeBufferPointer { lut in
+            nonisolated(unsafe) let lut = lut
+            mapPixels(&out) { r, g, b in
+                let y = lut[Int(luma(r, g, b))]
+                return (y, y, y)
+            }
+        }
+        return out
+    }
 }
 
 /// Brown-toned, like CISepiaTone.
-public struct SepiaFilter: PixelFilter {
+public struct SepiaFilter: PixelFilter, SixteenBitFilter {
     public static let name = "sepia"
     public static let summary = "brown-toned, like CISepiaTone"
     public static let parameters = [
@@ -125,6 +150,19 @@ public struct SepiaFilter: PixelFilter {
             UInt8(clamping: (m[row * 3] * r + m[row * 3 + 1] * g + m[row * 3 + 2] * b + 512) >> 10)
         }
         return (channel(0), channel(1), channel(2))
+    }
+
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
+        var out = image
+        let m = weights
+        mapPixels(&out) { r, g, b in
+            let (r, g, b) = (Int64(r), Int64(g), Int64(b))
+            func channel(_ row: Int) -> UInt16 {
+                UInt16(clamping: (Int64(m[row * 3]) * r + Int64(m[row * 3 + 1]) * g + Int64(m[row * 3 + 2]) * b + 512) >> 10)
+            }
+            return (channel(0), channel(1), channel(2))
+        }
+        return out
     }
 }
 
@@ -196,7 +234,7 @@ public struct PosterizeFilter: RegionFilter {
 }
 
 /// Darker towards the corners, like CIVignette.
-public struct VignetteFilter: RegionFilter {
+public struct VignetteFilter: RegionFilter, SixteenBitFilter {
     /// By the distance from the centre, over the half diagonal.
     public static let treatsEveryDirectionAlike = true
     public static let name = "vignette"
@@ -215,6 +253,27 @@ public struct VignetteFilter: RegionFilter {
 
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> { applyByPlan(image) }
 
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
+        var out = image
+        let plan = Plan(width: out.width, height: out.height, strength: strength, radius: radius)
+        let (w, h) = (out.width, out.height)
+        let (cx, cy, halfDiagonal) = plan.centre
+        out.components.withUnsafeMutableBufferPointer { pixels in
+            nonisolated(unsafe) let pixels = pixels
+            forEachBand(rows: h) { rows in
+                for y in rows {
+                    let dy2 = (Double(y) - cy) * (Double(y) - cy)
+                    for x in 0..<w {
+                        let factor = plan.factor(distance: ((Double(x) - cx) * (Double(x) - cx) + dy2).squareRoot() / halfDiagonal)
+                        let i = (y * w + x) * 3
+                        for c in i..<(i + 3) { pixels[c] = clampSixteen(Double(pixels[c]) * factor) }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     public func plan(width: Int, height: Int, summary: SmoothedImage?) -> any RegionPlan {
         Plan(width: width, height: height, strength: strength, radius: radius)
     }
@@ -223,13 +282,25 @@ public struct VignetteFilter: RegionFilter {
         let width: Int, height: Int
         let strength: Double, radius: Double
 
+        /// The whole picture's centre and half diagonal: distances are measured from there.
+        var centre: (x: Double, y: Double, halfDiagonal: Double) {
+            let cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
+            return (cx, cy, max(1, (cx * cx + cy * cy).squareRoot()))
+        }
+
+        /// What a pixel at `distance` (a fraction of the half diagonal) is multiplied by:
+        /// a smoothstep falloff from `radius` out.
+        @inline(__always)
+        func factor(distance d: Double) -> Double {
+            let t = max(0, min(1, (d - radius) / (1 - radius)))
+            return 1 - strength * t * t * (3 - 2 * t)
+        }
+
         func draw(_ pixels: inout PixelBuffer<UInt8>, x left: Int, y top: Int) {
             let (w, h) = (pixels.width, pixels.height)
             // By the distance from the whole picture's centre.
-            let cx = Double(width - 1) / 2, cy = Double(height - 1) / 2
-            let halfDiagonal = max(1, (cx * cx + cy * cy).squareRoot())
+            let (cx, cy, halfDiagonal) = centre
             let dx2 = (0..<w).map { x in (Double(left + x) - cx) * (Double(left + x) - cx) }
-            let (strength, radius) = (strength, radius)
             // In place: each pixel is read, then written darkened.
             pixels.components.withUnsafeMutableBufferPointer { pixels in
                 nonisolated(unsafe) let pixels = pixels
@@ -238,10 +309,8 @@ public struct VignetteFilter: RegionFilter {
                         for y in rows {
                             let dy2 = (Double(top + y) - cy) * (Double(top + y) - cy)
                             for x in 0..<w {
-                                let d = (dx2[x] + dy2).squareRoot() / halfDiagonal
-                                let t = max(0, min(1, (d - radius) / (1 - radius)))
-                                // Smoothstep falloff, in 1/256 steps.
-                                let factor = UInt32(((1 - strength * t * t * (3 - 2 * t)) * 256).rounded())
+                                // In 1/256 steps.
+                                let factor = UInt32((self.factor(distance: (dx2[x] + dy2).squareRoot() / halfDiagonal) * 256).rounded())
                                 let i = (y * w + x) * 3
                                 pixels[i] = UInt8((UInt32(pixels[i]) * factor + 128) >> 8)
                                 pixels[i + 1] = UInt8((UInt32(pixels[i + 1]) * factor + 128) >> 8)

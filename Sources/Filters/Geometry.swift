@@ -141,12 +141,15 @@ extension Float: Resampled {
 /// A step that changes the picture's shape (crop, rotate, flip, straighten), in display
 /// orientation. Its placement is computed for any size, so a depth map or a matte of
 /// another resolution is reshaped with the photo and still lines up with it.
-public protocol GeometryFilter: ImageFilter {
+public protocol GeometryFilter: SixteenBitFilter {
     func placement(width: Int, height: Int) -> GeometryPlacement
 }
 
 extension GeometryFilter {
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
+        placement(width: image.width, height: image.height).apply(to: image)
+    }
+    public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
         placement(width: image.width, height: image.height).apply(to: image)
     }
 }

@@ -131,11 +131,16 @@ struct LensBlur {
         return (index, weight)
     }
 
-    /// Draws the blur over `pixels` (RGB, `width`×`height`), in place.
-    func draw(_ pixels: inout PixelBuffer<UInt8>) {
+    /// Draws the blur over `pixels` (RGB, `width`×`height`, 8 or 16 bits a sample), in place.
+    func draw<Sample: FixedWidthInteger & UnsignedInteger & PixelComponent>(_ pixels: inout PixelBuffer<Sample>) {
         precondition(pixels.channels == 3 && pixels.width == width && pixels.height == height)
-        let toLinear = (0..<256).map { Float(SRGB.linear(Double($0) / 255)) }
-        let toEncoded = (0...4096).map { UInt8((SRGB.encoded(Double($0) / 4096) * 255).rounded()) }
+        // Samples to linear light, and linear light back in as many steps as there are
+        // levels (for 8 bits, 4,096: finer than the bytes near black).
+        let top = Double(Sample.max)
+        let toLinear = (0...Int(Sample.max)).map { Float(SRGB.linear(Double($0) / top)) }
+        let steps = max(4096, Int(Sample.max))
+        let toEncoded = (0...steps).map { Sample((SRGB.encoded(Double($0) / Double(steps)) * top).rounded()) }
+        let scale = Float(steps)
         // Every pixel's radius, row by row, from the radius and matte planes.
         let radiusColumns = Self.lookups(count: width, planeSize: radius.width), radiusRows = Self.lookups(count: height, planeSize: radius.height)
         let matteColumns = matte.map { Self.lookups(count: width, planeSize: $0.width) }
@@ -182,7 +187,7 @@ struct LensBlur {
                                 colour = a + (b - a) * (t - Float(lower))
                             }
                         }
-                        for c in 0..<3 { out[o + c] = toEncoded[Int(min(1, max(0, colour[c])) * 4096 + 0.5)] }
+                        for c in 0..<3 { out[o + c] = toEncoded[Int(min(1, max(0, colour[c])) * scale + 0.5)] }
                     }
                 }
             }
@@ -234,8 +239,8 @@ struct LensBlur {
 
     /// The picture averaged over scale×scale blocks in linear light, with each block's
     /// mean blur radius: RGB and radius interleaved.
-    static func baseCopy(
-        _ pixels: borrowing PixelBuffer<UInt8>, scale: Int, toLinear: [Float], radiusRow: (Int, UnsafeMutablePointer<Float>) -> Void
+    static func baseCopy<Sample: FixedWidthInteger & UnsignedInteger & PixelComponent>(
+        _ pixels: borrowing PixelBuffer<Sample>, scale: Int, toLinear: [Float], radiusRow: (Int, UnsafeMutablePointer<Float>) -> Void
     ) -> (width: Int, height: Int, samples: [Float]) {
         let (w, h) = (pixels.width, pixels.height)
         let (bw, bh) = ((w + scale - 1) / scale, (h + scale - 1) / scale)

@@ -2,8 +2,8 @@ import Foundation
 import Imaging
 
 // Light: exposure in linear light, and tone curves over the encoded values (as a person
-// sees tones) for contrast, highlights and shadows. Each is a table per channel; at 0 each
-// is the identity, byte for byte.
+// sees tones) for contrast, highlights and shadows. Each is a curve per channel; at 0 each
+// is the identity, sample for sample.
 
 /// Exposure in stops: linear light times 2^ev (+1 doubles it), clipped at white.
 public struct ExposureFilter: ChannelCurveFilter {
@@ -12,11 +12,11 @@ public struct ExposureFilter: ChannelCurveFilter {
     public static let parameters = [
         FilterParameter(name: "ev", defaultValue: 0, range: -4...4, help: "stops: +1 doubles the light, -1 halves it")
     ]
-    let tables: [UInt8]
+    let curve: ToneCurve
 
     public init(parameters: [String: Double]) {
         let gain = pow(2, parameters["ev"] ?? 0)
-        tables = ChannelCurves.tables { SRGB.encoded(min(1, SRGB.linear($0) * gain)) }
+        curve = ToneCurve { SRGB.encoded(min(1, SRGB.linear($0) * gain)) }
     }
 }
 
@@ -27,12 +27,12 @@ public struct ContrastFilter: ChannelCurveFilter {
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "1: mid-tones 1.5 times as steep; -1: flatter")
     ]
-    let tables: [UInt8]
+    let curve: ToneCurve
 
     public init(parameters: [String: Double]) {
         let a = parameters["amount"] ?? 0
         // t + a·t(1-t)(2t-1): slope 1 + a/2 at mid-gray, 1 - a at the ends; monotone for |a| ≤ 1.
-        tables = ChannelCurves.tables { t in t + a * t * (1 - t) * (2 * t - 1) }
+        curve = ToneCurve { t in t + a * t * (1 - t) * (2 * t - 1) }
     }
 }
 
@@ -43,14 +43,14 @@ public struct ShadowsFilter: ChannelCurveFilter {
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "1 lifts the dark tones; -1 deepens them")
     ]
-    let tables: [UInt8]
+    let curve: ToneCurve
 
     public init(parameters: [String: Double]) {
         let a = parameters["amount"] ?? 0
         // t + k·a·t(1-t)²: strongest at a third of the way up, nothing at black or white;
         // k keeps the curve rising (2 when lifting, 1 when deepening).
         let k = a > 0 ? 2.0 : 1.0
-        tables = ChannelCurves.tables { t in t + k * a * t * (1 - t) * (1 - t) }
+        curve = ToneCurve { t in t + k * a * t * (1 - t) * (1 - t) }
     }
 }
 
@@ -62,12 +62,12 @@ public struct HighlightsFilter: ChannelCurveFilter {
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "-1 pulls the light tones down; 1 brightens them")
     ]
-    let tables: [UInt8]
+    let curve: ToneCurve
 
     public init(parameters: [String: Double]) {
         let a = parameters["amount"] ?? 0
         // t + k·a·t²(1-t): the mirror of shadows (2 when pulling down, 1 when brightening).
         let k = a < 0 ? 2.0 : 1.0
-        tables = ChannelCurves.tables { t in t + k * a * t * t * (1 - t) }
+        curve = ToneCurve { t in t + k * a * t * t * (1 - t) }
     }
 }

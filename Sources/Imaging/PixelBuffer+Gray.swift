@@ -17,3 +17,14 @@ extension PixelBuffer where Component == UInt8 {
         return neutral ? gray : nil
     }
 }
+
+extension PixelBuffer {
+    /// Whether the picture is RGB with every pixel's three channels equal.
+    public var isNeutral: Bool {
+        guard channels == 3 else { return false }
+        return components.withUnsafeBufferPointer { rgb in
+            for i in 0..<(width * height) where rgb[i * 3] != rgb[i * 3 + 1] || rgb[i * 3 + 1] != rgb[i * 3 + 2] { return false }
+            return true
+        }
+    }
+}

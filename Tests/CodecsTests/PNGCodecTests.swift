@@ -11,7 +11,7 @@ import TestSupport
 func rawSixteenBitSamples(_ png: [UInt8]) throws -> [UInt16] {
     var decoded = cpng_decoded()
     var error = cpng_error()
-    #expect(png.withUnsafeBytes { cpng_decode($0.baseAddress, $0.count, 1 << 28, &decoded, &error) } == 1)
+    #expect(png.withUnsafeBytes { cpng_decode($0.baseAddress, $0.count, 1 << 28, 0, &decoded, &error) } == 1)
     defer { free(decoded.pixels) }
     let count = Int(decoded.width * decoded.height) * Int(decoded.channels)
     return decoded.pixels.withMemoryRebound(to: UInt16.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
@@ -32,8 +32,8 @@ struct PNGCodecTests {
             let (back, _) = try PNGCodec.decodeSamples(png)
             #expect(back == .sixteen(PixelBuffer(width: values.count, height: 1, channels: 1, components: values), significantBits: bits))
         }
-        #expect(PNGCodec.fullRange(1023, bits: 10) == 65535 && PNGCodec.fullRange(512, bits: 10) == 32800)
-        #expect(PNGCodec.fullRange(15, bits: 4) == 65535 && PNGCodec.fullRange(0b1010, bits: 4) == 0xAAAA)
+        #expect(SampleScale.toSixteen(1023, bits: 10) == 65535 && SampleScale.toSixteen(512, bits: 10) == 32800)
+        #expect(SampleScale.toSixteen(15, bits: 4) == 65535 && SampleScale.toSixteen(0b1010, bits: 4) == 0xAAAA)
     }
 
     @Test func anUnscaledPNGWithSBITIsReadAsItIs() throws {

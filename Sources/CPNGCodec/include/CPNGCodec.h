@@ -41,7 +41,7 @@ int cpng_encode(const void *pixels, unsigned width, unsigned height, int channel
 
 typedef struct {
     unsigned width, height;
-    int channels;          // 1 gray or 3 RGB (alpha is dropped, palettes expanded)
+    int channels;          // 1 gray or 3 RGB, 2 and 4 with alpha when kept (palettes expanded)
     int bit_depth;         // 8 or 16 (1/2/4-bit gray is expanded to 8)
     int significant_bits;  // from sBIT, else bit_depth
     int had_alpha;
@@ -49,8 +49,9 @@ typedef struct {
 } cpng_decoded;
 
 /// Decodes a PNG keeping its sample values exactly: no gamma or colour conversion.
+/// `keep_alpha`: an alpha channel (or a tRNS chunk, as alpha) is kept; otherwise dropped.
 /// Returns 1 on success; 0 with err->message set otherwise. `max_pixels` bounds memory.
-int cpng_decode(const void *bytes, size_t size, size_t max_pixels, cpng_decoded *result, cpng_error *err);
+int cpng_decode(const void *bytes, size_t size, size_t max_pixels, int keep_alpha, cpng_decoded *result, cpng_error *err);
 
 /// libpng's simplified-API constants, which are macros Swift cannot import.
 unsigned int cpng_format_rgb(void);

@@ -96,6 +96,8 @@ public enum StillRenderer {
         // libheif 1.19 gives no profile for some grids with a gain map (IMG_8606): then
         // the primary item's colr box is read directly.
         still.iccProfile = primary.iccProfile ?? (try? HEIFMetaBox(file: bytes)).flatMap { $0.iccProfile(of: $0.primaryItemID) }
+        // Without a profile, the nclx description it has (an HDR photo's BT.2020 and PQ or HLG).
+        if still.iccProfile == nil { still.colour = primary.colourDescription }
         still.exifTIFF = primary.exifTIFF().map(Array.init)
         still.xmp = primary.metadataBlocks(type: "mime").first { String(decoding: $0.prefix(512), as: UTF8.self).contains("xmpmeta") }
         if let (old, new) = identifier {
@@ -115,8 +117,18 @@ public enum StillRenderer {
         // A thumbnail as the original has one, at its size; none where it has none (the
         // render would weigh more than its original for a preview nobody asked for).
         still.thumbnailSide = primary.thumbnail().map { max($0.width, $0.height) }
+        // A 10- or 12-bit picture is filtered and coded at its depth, up to the size held
+        // whole (16 bits a sample, 6 bytes a pixel); beyond it, tile by tile at 8 bits.
+        let bits = primary.lumaBitDepth
+        var warnings: [String] = []
         let encoded: [UInt8]
-        if compression == .hevc, primary.width * primary.height > tiledAbove, let tiling = primary.storedTiling, !primary.isCropped,
+        if bits > 8, primary.width * primary.height <= tiledAbove {
+            let pixels = try filteredAsStored(sixteenBit: primary, recipe: recipe, depth: depth)
+            if recipe.changesGeometry, still.exifTIFF != nil {
+                ExifDimensions.replacing(in: &still.exifTIFF!, width: pixels.width, height: pixels.height)
+            }
+            encoded = try HEIFEncoder.encodeRGB(still, sixteenBit: pixels, bits: min(12, bits))
+        } else if compression == .hevc, primary.width * primary.height > tiledAbove, let tiling = primary.storedTiling, !primary.isCropped,
             recipe.treatsEveryDirectionAlike, let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height)
         {
             encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still)
@@ -131,14 +143,18 @@ public enum StillRenderer {
             }
             encoded = try HEIFEncoder.encodeRGB(still)
         }
+        if bits > 8, primary.width * primary.height > tiledAbove {
+            warnings.append(
+                "the \(bits)-bit photo was rendered with 8 bits per sample (camlib keeps 10 and 12 bits up to \(Double(tiledAbove) / 1e6) megapixels)")
+        }
         if recipe.changesGeometry {
-            let (withAux, warnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
-            return Render(bytes: withAux, format: compression == .av1 ? .avif : .heif, warnings: warnings)
+            let (withAux, reshapeWarnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
+            return Render(bytes: withAux, format: compression == .av1 ? .avif : .heif, warnings: warnings + reshapeWarnings)
         }
         let (withAux, _, left) = try HEIFAuxiliaryWriter.carryOverAuxiliaryImages(from: auxiliaryBytes, into: encoded)
         return Render(
             bytes: withAux, format: compression == .av1 ? .avif : .heif,
-            warnings: left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+            warnings: warnings + left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
     }
 
     /// The auxiliary images of `source`'s primary image (depth, disparity, mattes, Apple's
@@ -206,6 +222,13 @@ public enum StillRenderer {
         return recipe.apply(to: consume displayed, depth: depth).applying(primary.orientation.inverse)
     }
 
+    /// ``filteredAsStored(_:recipe:depth:)`` at 16 bits a sample, for a 10- or 12-bit picture.
+    static func filteredAsStored(sixteenBit primary: HEIFImage, recipe: FilterRecipe, depth: DepthField? = nil) throws -> PixelBuffer<UInt16> {
+        if recipe.treatsEveryDirectionAlike && !primary.isCropped { return recipe.apply(to: try primary.decodeRGB16(asStored: true)) }
+        let displayed = try primary.decodeRGB16()
+        return recipe.apply(to: consume displayed, depth: depth).applying(primary.orientation.inverse)
+    }
+
     /// A JPEG's picture through the recipe, as stored, and the Exif orientation it is
     /// shown in. The decoded picture is handed over, so the filter works in its storage
     /// (a 200-megapixel still is 600 MB a copy).
@@ -233,6 +256,42 @@ public enum StillRenderer {
         let plane = PixelBuffer(width: chunks.width, height: chunks.height, channels: 1, components: alpha).applying(orientation)
         let reshaped = recipe.geometry(width: plane.width, height: plane.height).apply(to: plane).applying(orientation.inverse)
         return (filtered, reshaped.components, orientation)
+    }
+
+    /// A 16-bit PNG's picture through the recipe at 16 bits, as stored: its samples to
+    /// write (at the original's significant bits; gray when the original was gray and
+    /// stayed so; its alpha, reshaped with the picture) and the render at 8 bits.
+    static func filteredSixteenBitPNG(_ bytes: [UInt8], chunks: PNGChunks, recipe: FilterRecipe) throws
+        -> (samples: ImageSamples, eightBit: PixelBuffer<UInt8>)
+    {
+        let orientation = EXIFOrientation(exifValue: chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }?.orientation ?? 1)
+        try checkSize(width: chunks.width, height: chunks.height)
+        guard case .sixteen(let decoded, let bits) = try PNGCodec.decodeSamples(bytes, keepingAlpha: true).samples else {
+            throw MediaAnalyzer.Failure(reason: "the PNG declares 16 bits per sample but did not decode as 16-bit")
+        }
+        let (w, h, ch) = (decoded.width, decoded.height, decoded.channels)
+        let hasAlpha = ch == 2 || ch == 4, gray = ch <= 2
+        // The colour as RGB and the alpha apart, at the full 16-bit range.
+        var rgb = PixelBuffer<UInt16>(width: w, height: h, channels: 3)
+        var alpha = hasAlpha ? PixelBuffer<UInt16>(width: w, height: h, channels: 1) : nil
+        for i in 0..<(w * h) {
+            for c in 0..<3 { rgb.components[i * 3 + c] = SampleScale.toSixteen(decoded.components[i * ch + (gray ? 0 : c)], bits: bits) }
+            if hasAlpha { alpha!.components[i] = SampleScale.toSixteen(decoded.components[i * ch + ch - 1], bits: bits) }
+        }
+        let filtered = recipe.apply(toStored: rgb, shownIn: orientation)
+        if recipe.changesGeometry, let plane = alpha?.applying(orientation) {
+            // The transparency cropped and turned with the picture.
+            alpha = recipe.geometry(width: plane.width, height: plane.height).apply(to: plane).applying(orientation.inverse)
+        }
+        let pixels = filtered.width * filtered.height
+        let staysGray = gray && filtered.isNeutral
+        let colours = staysGray ? 1 : 3, outChannels = colours + (hasAlpha ? 1 : 0)
+        var out = PixelBuffer<UInt16>(width: filtered.width, height: filtered.height, channels: outChannels)
+        for i in 0..<pixels {
+            for c in 0..<colours { out.components[i * outChannels + c] = SampleScale.fromSixteen(filtered.components[i * 3 + c], bits: bits) }
+            if let alpha { out.components[i * outChannels + colours] = SampleScale.fromSixteen(alpha.components[i], bits: bits) }
+        }
+        return (.sixteen(out, significantBits: bits), filtered.eightBit())
     }
 
     /// A HEIC grid rendered a tile at a time, as stored (the recipe treats every direction
@@ -325,25 +384,37 @@ public enum StillRenderer {
     /// libpng's decoder already turned the samples into sRGB by them.
     static let carriedPNGChunks: Set<String> = ["iCCP", "sRGB", "eXIf", "tEXt", "zTXt", "iTXt", "pHYs", "tIME"]
 
-    /// A PNG stays a PNG: 8-bit RGB (16-bit originals are reduced, as filters work in 8
-    /// bits), its transparency kept as it was, its Exif orientation and metadata chunks.
+    /// A PNG stays a PNG: 8-bit RGB, or 16-bit when the original is (its significant bits
+    /// kept), gray when the original is and the render stayed gray, its transparency kept
+    /// as it was, its Exif orientation and metadata chunks.
     static func renderPNG(bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
         let chunks = try PNGChunks(parsing: bytes)
-        let (filtered, alpha, _) = try filteredPNG(bytes, chunks: chunks, recipe: recipe)
         var warnings: [String] = []
-        if chunks.bitDepth == 16 { warnings.append("the 16-bit PNG was rendered with 8 bits per sample") }
+        var carried = carriedPNGChunks
         let encoded: [UInt8]
-        if let alpha {
-            var rgba = PixelBuffer<UInt8>(width: filtered.width, height: filtered.height, channels: 4)
-            for i in 0..<(filtered.width * filtered.height) {
-                rgba.components[i * 4] = filtered.components[i * 3]
-                rgba.components[i * 4 + 1] = filtered.components[i * 3 + 1]
-                rgba.components[i * 4 + 2] = filtered.components[i * 3 + 2]
-                rgba.components[i * 4 + 3] = alpha[i]
-            }
-            encoded = try PNGCodec.encode(.eight(rgba), photographic: true)
+        // The render at 8 bits, as stored: its size and its Exif thumbnail.
+        let filtered: PixelBuffer<UInt8>
+        if chunks.bitDepth == 16 {
+            let (samples, eight) = try filteredSixteenBitPNG(bytes, chunks: chunks, recipe: recipe)
+            encoded = try PNGCodec.encode(samples, photographic: true)
+            filtered = eight
+            // Its samples are as the file stored them, so what says how to read them stays.
+            carried.formUnion(["gAMA", "cHRM"])
         } else {
-            encoded = try PNGCodec.encode(.eight(filtered), photographic: true)
+            let (rgb, alpha, _) = try filteredPNG(bytes, chunks: chunks, recipe: recipe)
+            filtered = rgb
+            if let alpha {
+                var rgba = PixelBuffer<UInt8>(width: rgb.width, height: rgb.height, channels: 4)
+                for i in 0..<(rgb.width * rgb.height) {
+                    rgba.components[i * 4] = rgb.components[i * 3]
+                    rgba.components[i * 4 + 1] = rgb.components[i * 3 + 1]
+                    rgba.components[i * 4 + 2] = rgb.components[i * 3 + 2]
+                    rgba.components[i * 4 + 3] = alpha[i]
+                }
+                encoded = try PNGCodec.encode(.eight(rgba), photographic: true)
+            } else {
+                encoded = try PNGCodec.encode(.eight(rgb), photographic: true)
+            }
         }
         // Signature and the new IHDR, the original's metadata chunks, then the new image.
         let written = try PNGChunks(parsing: encoded)
@@ -351,7 +422,7 @@ public enum StillRenderer {
             throw MediaAnalyzer.Failure(reason: "internal error: the encoded PNG does not start with its header")
         }
         var output = Array(encoded[..<header.range.upperBound])
-        for chunk in chunks.chunks where carriedPNGChunks.contains(chunk.type) {
+        for chunk in chunks.chunks where carried.contains(chunk.type) {
             // An Exif thumbnail shows the render, not the original: the Exif (in an eXIf
             // chunk, or ImageMagick's older raw profile, which becomes one) is written
             // again with a thumbnail of the render.

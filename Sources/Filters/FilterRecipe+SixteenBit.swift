@@ -1,0 +1,46 @@
+import Imaging
+
+extension FilterRecipe {
+    /// Whether every step works on 16-bit samples (``SixteenBitFilter``).
+    public var worksInSixteenBits: Bool {
+        steps.allSatisfy { FilterCatalog.filter(named: $0.name) is any SixteenBitFilter.Type }
+    }
+
+    /// 16-bit RGB pixels (displayed orientation) through every step, as
+    /// ``apply(to:depth:)-(PixelBuffer<UInt8>,_)`` draws 8-bit ones: each ``SixteenBitFilter``
+    /// at 16 bits; a run of other steps (comic, posterize) on the picture rounded to 8 bits,
+    /// its result widened again.
+    public func apply(to image: consuming PixelBuffer<UInt16>, depth: DepthField? = nil) -> PixelBuffer<UInt16> {
+        var pixels = image
+        var field = needsDepth ? depth : nil
+        var i = 0
+        while i < steps.count {
+            let filter = FilterCatalog.filter(named: steps[i].name)!.init(parameters: steps[i].parameters)
+            if let depthStep = filter as? DepthFilter {
+                if let field { pixels = depthStep.apply(to: consume pixels, depth: field) }
+            } else if let sixteen = filter as? any SixteenBitFilter {
+                pixels = sixteen.apply(to: consume pixels)
+                if let geometry = filter as? any GeometryFilter, field != nil { field = field!.reshaped(by: geometry) }
+            } else {
+                // These steps have no geometry, so the depth field stays as it is.
+                var end = i + 1
+                while end < steps.count, !(FilterCatalog.filter(named: steps[end].name) is any SixteenBitFilter.Type) { end += 1 }
+                pixels = FilterRecipe(steps: Array(steps[i..<end])).apply(to: pixels.eightBit()).sixteenBit()
+                i = end
+                continue
+            }
+            i += 1
+        }
+        return pixels
+    }
+
+    /// ``apply(to:depth:)-(PixelBuffer<UInt16>,_)`` over a picture as stored, shown in
+    /// `orientation`: the filtered picture, still as stored.
+    public func apply(toStored image: consuming PixelBuffer<UInt16>, shownIn orientation: EXIFOrientation, depth: DepthField? = nil)
+        -> PixelBuffer<UInt16>
+    {
+        if orientation == .up || treatsEveryDirectionAlike { return apply(to: image, depth: depth) }
+        let upright = (consume image).applying(orientation)
+        return apply(to: upright, depth: depth).applying(orientation.inverse)
+    }
+}

@@ -1,0 +1,63 @@
+extension PixelBuffer where Component == UInt16 {
+    /// The picture at 8 bits per sample, each rounded to the nearest of 256 levels
+    /// (v·255/65535).
+    public func eightBit() -> PixelBuffer<UInt8> {
+        var out = PixelBuffer<UInt8>(width: width, height: height, channels: channels)
+        components.withUnsafeBufferPointer { src in
+            out.components.withUnsafeMutableBufferPointer { dst in
+                for i in src.indices { dst[i] = UInt8(truncatingIfNeeded: (UInt32(src[i]) &* 255 &+ 32767) / 65535) }
+            }
+        }
+        return out
+    }
+
+    /// A picture of `bits`-bit samples (0 ..< 2^bits, as a 10-bit HEVC plane holds them)
+    /// at the full 16-bit range, by bit replication (1023 becomes 65535).
+    public static func fullRange(fromBits bits: Int, width: Int, height: Int, channels: Int, samples: UnsafeBufferPointer<UInt16>)
+        -> PixelBuffer<UInt16>
+    {
+        var out = PixelBuffer<UInt16>(width: width, height: height, channels: channels)
+        out.components.withUnsafeMutableBufferPointer { dst in
+            for i in 0..<min(dst.count, samples.count) { dst[i] = SampleScale.toSixteen(samples[i], bits: bits) }
+        }
+        return out
+    }
+}
+
+extension PixelBuffer where Component == UInt8 {
+    /// The picture at 16 bits per sample, each byte repeated (255 becomes 65535).
+    public func sixteenBit() -> PixelBuffer<UInt16> {
+        var out = PixelBuffer<UInt16>(width: width, height: height, channels: channels)
+        components.withUnsafeBufferPointer { src in
+            out.components.withUnsafeMutableBufferPointer { dst in
+                for i in src.indices { dst[i] = UInt16(src[i]) &* 257 }
+            }
+        }
+        return out
+    }
+}
+
+/// Samples between a bit depth and the full 16-bit range.
+public enum SampleScale {
+    /// A `bits`-bit sample (1...16) at 16 bits by left bit replication (the PNG
+    /// specification's scaling): the top `bits` bits are the sample.
+    @inlinable
+    public static func toSixteen(_ v: UInt16, bits: Int) -> UInt16 {
+        guard bits > 0, bits < 16 else { return v }
+        var out = UInt32(v) << (16 - bits)
+        var shift = 16 - 2 * bits
+        while shift > -bits {
+            out |= shift >= 0 ? UInt32(v) << shift : UInt32(v) >> -shift
+            shift -= bits
+        }
+        return UInt16(truncatingIfNeeded: out)
+    }
+
+    /// A 16-bit sample rounded to the nearest `bits`-bit level (v·(2^bits − 1)/65535).
+    @inlinable
+    public static func fromSixteen(_ v: UInt16, bits: Int) -> UInt16 {
+        guard bits > 0, bits < 16 else { return v }
+        let top = UInt32(1) << bits - 1
+        return UInt16(truncatingIfNeeded: (UInt32(v) * top + 32767) / 65535)
+    }
+}

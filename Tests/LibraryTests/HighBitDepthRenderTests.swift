@@ -1,0 +1,153 @@
+import Codecs
+import Containers
+import Foundation
+import Imaging
+import Testing
+import TestSupport
+
+@testable import Filters
+@testable import Library
+
+/// A 10-bit HEIC and a 16-bit PNG are edited at their depth: the render keeps its bits,
+/// its colour description, and the levels between 8-bit ones.
+struct HighBitDepthRenderTests {
+    /// A smooth picture: red rising along x, green falling, blue along y.
+    static func gradient(width: Int, height: Int) -> PixelBuffer<UInt16> {
+        var p = PixelBuffer<UInt16>(width: width, height: height, channels: 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let t = Double(x) / Double(width - 1)
+                p[x: x, y: y, channel: 0] = UInt16((t * 65535).rounded())
+                p[x: x, y: y, channel: 1] = UInt16(((1 - t) * 60000 + 2000).rounded())
+                p[x: x, y: y, channel: 2] = UInt16((Double(y) / Double(height - 1) * 30000 + 15000).rounded())
+            }
+        }
+        return p
+    }
+
+    static func recipe(_ text: String) throws -> FilterRecipe {
+        try FilterRecipe(steps: text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
+    }
+
+    /// The distinct values of one channel along a row.
+    static func levels(_ p: PixelBuffer<UInt16>, row: Int, channel: Int) -> Int {
+        Set((0..<p.width).map { p[x: $0, y: row, channel: channel] }).count
+    }
+
+    @Test func aTenBitHEICIsRenderedAtTenBitsWithItsColourDescription() throws {
+        let scratch = try ScratchDirectory()
+        let source = Self.gradient(width: 1024, height: 256)
+        var still = HEIFEncoder.Still(pixels: PixelBuffer(width: 0, height: 0, channels: 3))
+        (still.quality, still.thumbnailSide) = (90, nil)
+        // BT.2020 primaries and matrix, PQ: an HDR photo as Android phones write them.
+        still.colour = HEIFColourDescription(primaries: 9, transfer: 16, matrix: 9, fullRange: true)
+        let original = try HEIFEncoder.encodeRGB(still, sixteenBit: source, bits: 10)
+        let path = scratch.url.appendingPathComponent("ten.heic").path
+        try Data(original).write(to: URL(fileURLWithPath: path))
+        #expect(try run("heif-info", [path]).stdout.contains("bit depth: 10"))
+
+        for text in ["exposure:ev=0.5 crop:x=0.1,y=0.1,width=0.8,height=0.8 warmth:amount=0.2", "comic"] {
+            let render = try StillRenderer.render(path: path, recipe: Self.recipe(text))
+            #expect(render.warnings.isEmpty, "\(text): \(render.warnings)")
+            let out = scratch.url.appendingPathComponent("render.heic").path
+            try Data(render.bytes).write(to: URL(fileURLWithPath: out))
+            // Another reader agrees it is 10-bit.
+            #expect(try run("heif-info", [out]).stdout.contains("bit depth: 10"), "\(text)")
+            let primary = try HEIFFile(bytes: render.bytes).primaryImage()
+            #expect(primary.lumaBitDepth == 10 && primary.colourDescription == still.colour, "\(text)")
+        }
+
+        // Above the size held whole at 16 bits, 8 bits, and the render says so.
+        let large = try StillRenderer.renderHEIF(
+            path: path, bytes: original, auxiliaryBytes: original, recipe: Self.recipe("mono"), embeddedMovie: nil, tiledAbove: 100_000)
+        #expect(large.warnings == ["the 10-bit photo was rendered with 8 bits per sample (camlib keeps 10 and 12 bits up to 0.1 megapixels)"])
+        #expect(try HEIFFile(bytes: large.bytes).primaryImage().lumaBitDepth == 8)
+
+        let render = try StillRenderer.render(path: path, recipe: Self.recipe("exposure:ev=0.5 crop:x=0.1,y=0.1,width=0.8,height=0.8"))
+        let decoded = try HEIFFile(bytes: render.bytes).primaryImage().decodeRGB16()
+        #expect(decoded.width == 820 && decoded.height == 204)
+        // Levels between the 8-bit ones survive: 8 bits would leave at most 256 of them.
+        #expect(Self.levels(decoded, row: 100, channel: 0) > 400, "\(Self.levels(decoded, row: 100, channel: 0)) levels of red")
+        // And the picture is the recipe over the original, within what lossy coding moves.
+        let expected = try Self.recipe("exposure:ev=0.5 crop:x=0.1,y=0.1,width=0.8,height=0.8")
+            .apply(to: try HEIFFile(path: path).primaryImage().decodeRGB16())
+        let difference = zip(decoded.components, expected.components).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) }
+        #expect(difference / Double(decoded.components.count) < 65535 * 0.01, "mean difference \(difference / Double(decoded.components.count))")
+    }
+
+    /// A 10-bit AVIF stays a 10-bit AVIF.
+    @Test func aTenBitAVIFStaysTenBit() throws {
+        let scratch = try ScratchDirectory()
+        var still = HEIFEncoder.Still(pixels: PixelBuffer(width: 0, height: 0, channels: 3))
+        (still.compression, still.quality, still.thumbnailSide) = (.av1, 80, nil)
+        let path = scratch.url.appendingPathComponent("ten.avif").path
+        try Data(try HEIFEncoder.encodeRGB(still, sixteenBit: Self.gradient(width: 512, height: 128), bits: 10)).write(to: URL(fileURLWithPath: path))
+        let render = try StillRenderer.render(path: path, recipe: Self.recipe("shadows:amount=0.4 flip:direction=horizontal"))
+        #expect(render.format == .avif && render.warnings.isEmpty, "\(render.warnings)")
+        let primary = try HEIFFile(bytes: render.bytes).primaryImage()
+        #expect(primary.lumaBitDepth == 10)
+        #expect(Self.levels(try primary.decodeRGB16(), row: 64, channel: 0) > 300)
+    }
+
+    /// A 16-bit RGBA PNG stays 16-bit RGBA: the exposure exact at 16 bits, the alpha
+    /// turned with the picture sample for sample, its gAMA kept (the samples are as stored).
+    @Test func aSixteenBitPNGIsRenderedAtSixteenBitsWithItsAlpha() throws {
+        let scratch = try ScratchDirectory()
+        let (w, h) = (600, 40)
+        let colour = Self.gradient(width: w, height: h)
+        var rgba = PixelBuffer<UInt16>(width: w, height: h, channels: 4)
+        for i in 0..<(w * h) {
+            for c in 0..<3 { rgba.components[i * 4 + c] = colour.components[i * 3 + c] }
+            rgba.components[i * 4 + 3] = UInt16(i * 65535 / (w * h - 1))
+        }
+        var png = try PNGCodec.encode(.sixteen(rgba, significantBits: 16), photographic: true)
+        let header = try #require(try PNGChunks(parsing: png).chunks.first)
+        png.insert(contentsOf: PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F]), at: header.range.upperBound)
+        let path = scratch.url.appendingPathComponent("deep.png").path
+        try Data(png).write(to: URL(fileURLWithPath: path))
+
+        let render = try StillRenderer.render(path: path, recipe: Self.recipe("exposure:ev=1 rotate:degrees=90"))
+        #expect(render.warnings.isEmpty, "\(render.warnings)")
+        #expect(try PNGChunks(parsing: render.bytes).chunks.contains { $0.type == "gAMA" })
+        guard case .sixteen(let out, 16) = try PNGCodec.decodeSamples(render.bytes, keepingAlpha: true).samples else {
+            Issue.record("the render is not a 16-bit PNG")
+            return
+        }
+        #expect(out.width == h && out.height == w && out.channels == 4)
+        // Turned a quarter clockwise: the output's (x, y) is the input's (y, h - 1 - x).
+        var worst = 0.0
+        for y in stride(from: 0, to: w, by: 3) {
+            for x in 0..<h {
+                let (sx, sy) = (y, h - 1 - x)
+                #expect(out[x: x, y: y, channel: 3] == rgba[x: sx, y: sy, channel: 3])
+                for c in 0..<3 {
+                    let light = SRGB.linear(Double(rgba[x: sx, y: sy, channel: c]) / 65535)
+                    worst = max(worst, abs(Double(out[x: x, y: y, channel: c]) - SRGB.encoded(min(1, 2 * light)) * 65535))
+                }
+            }
+        }
+        #expect(worst <= 1, "worst difference from twice the light: \(worst) of 65535")
+        var column = PixelBuffer<UInt16>(width: w, height: 1, channels: 4)
+        for y in 0..<w { for c in 0..<4 { column[x: y, y: 0, channel: c] = out[x: 5, y: y, channel: c] } }
+        #expect(Self.levels(column, row: 0, channel: 1) > 400)
+    }
+
+    /// A gray 16-bit PNG of 12 significant bits stays gray at 12 bits through a gray
+    /// recipe, and becomes RGB through one that colours it.
+    @Test func aGraySixteenBitPNGKeepsItsSignificantBits() throws {
+        let scratch = try ScratchDirectory()
+        var gray = PixelBuffer<UInt16>(width: 300, height: 20, channels: 1)
+        for i in gray.components.indices { gray.components[i] = UInt16(i % 300 * 4095 / 299) }
+        let path = scratch.url.appendingPathComponent("gray.png").path
+        try Data(try PNGCodec.encode(.sixteen(gray, significantBits: 12))).write(to: URL(fileURLWithPath: path))
+        let mono = try StillRenderer.render(path: path, recipe: Self.recipe("contrast:amount=0.4 mono"))
+        guard case .sixteen(let out, let bits) = try PNGCodec.decodeSamples(mono.bytes).samples else {
+            Issue.record("the render is not a 16-bit PNG")
+            return
+        }
+        #expect(bits == 12 && out.channels == 1)
+        #expect(Self.levels(out, row: 10, channel: 0) > 256)
+        let sepia = try StillRenderer.render(path: path, recipe: Self.recipe("sepia"))
+        #expect(try PNGCodec.decodeSamples(sepia.bytes).samples.channels == 3)
+    }
+}
