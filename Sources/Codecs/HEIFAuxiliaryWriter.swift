@@ -209,6 +209,80 @@ public enum HEIFAuxiliaryWriter {
         return (try assemble(rendered, meta: target, appending: appended), carried, left)
     }
 
+    /// Puts `original`'s ISO 21496-1 gain map back over `rendered`, a render whose shape
+    /// changed (a crop, a turn) and whose auxiliary images were reshaped and attached
+    /// again: a new `tmap` item with the original's metadata (the gain curves do not
+    /// depend on the shape) and properties, its size now the render's, deriving from the
+    /// render's primary image and the reshaped gain-map image (the render's auxiliary image
+    /// of the same URN), and the `altr` group that offers it in place of the primary image.
+    /// The original unchanged when it has no gain map; an error saying why when its gain
+    /// map cannot follow (its gain-map image is not one of the photo's auxiliary images,
+    /// as Apple's is, or the render lacks it).
+    public static func carryOverToneMap(from original: [UInt8], into rendered: [UInt8]) throws -> [UInt8] {
+        let source = try HEIFMetaBox(file: original)
+        guard let tmap = source.itemInfos.first(where: { $0.type == "tmap" }),
+            let derivation = source.references.first(where: { $0.type == "dimg" && $0.from == tmap.id })
+        else { return rendered }
+        guard derivation.to.count == 2, derivation.to[0] == source.primaryItemID else {
+            throw HEIFError(code: -1, subcode: 0, message: "its tmap item does not derive from the primary image and one gain map", context: "carrying the gain map")
+        }
+        let gainMap = derivation.to[1]
+        func urn(_ meta: HEIFMetaBox, _ item: UInt32) -> String? {
+            meta.properties(of: item).first { $0.type == "auxC" }.map { auxType($0.box) }
+        }
+        guard let gainURN = urn(source, gainMap), source.references.contains(where: { $0.type == "auxl" && $0.from == gainMap }) else {
+            throw HEIFError(code: -1, subcode: 0, message: "its gain-map image is not an auxiliary image of the photo, which camlib reshapes", context: "carrying the gain map")
+        }
+        var target = try HEIFMetaBox(file: rendered)
+        let primary = target.primaryItemID
+        guard let reshaped = target.references.first(where: { $0.type == "auxl" && $0.to.contains(primary) && urn(target, $0.from) == gainURN })?.from else {
+            throw HEIFError(code: -1, subcode: 0, message: "the render has no \(gainURN) to derive it from", context: "carrying the gain map")
+        }
+        guard HEIFMetaBox.alternativeGroups(in: rendered).isEmpty else {
+            throw HEIFError(code: -1, subcode: 0, message: "the render already has alternative groups", context: "carrying the gain map")
+        }
+        // The tmap's size is its output's: the original's was its primary's as stored, or
+        // as displayed (Apple's); the new one is the render's, the same way.
+        func size(_ meta: HEIFMetaBox, _ item: UInt32) -> (Int, Int)? {
+            guard let box = meta.properties(of: item).first(where: { $0.type == "ispe" })?.box, box.count >= 20 else { return nil }
+            let r = ByteReader(box, context: "ispe")
+            guard let w = try? r.u32(at: 12), let h = try? r.u32(at: 16) else { return nil }
+            return (Int(w), Int(h))
+        }
+        guard let sourceSize = size(source, tmap.id), let stored = size(source, source.primaryItemID), let renderStored = size(target, primary) else {
+            throw HEIFError(code: -1, subcode: 0, message: "an image has no size (ispe)", context: "carrying the gain map")
+        }
+        let asStored = sourceSize == stored
+        let turned = !asStored && sourceSize == (stored.1, stored.0)
+        guard asStored || turned else {
+            throw HEIFError(
+                code: -1, subcode: 0, message: "its tmap is \(sourceSize.0)x\(sourceSize.1), neither the photo's size nor its turn", context: "carrying the gain map")
+        }
+        let newSize = asStored ? renderStored : (renderStored.1, renderStored.0)
+        var ispe = ISOBoxWriter()
+        ispe.box("ispe", version: 0) {
+            $0.u32(UInt32(newSize.0))
+            $0.u32(UInt32(newSize.1))
+        }
+        let data = try source.data(of: tmap.id, in: original)
+        let item = try target.addItem(copying: tmap.box)
+        for property in source.properties(of: tmap.id) {
+            target.associate(item, property: target.addProperty(property.type == "ispe" ? ispe.bytes : property.box), essential: property.association.essential)
+        }
+        target.references.append(.init(type: "dimg", from: item, to: [primary, reshaped]))
+        var grpl = ISOBoxWriter()
+        grpl.box("grpl") { list in
+            list.box("altr", version: 0) { altr in
+                altr.u32((target.itemInfos.map(\.id).max() ?? item) + 1)
+                altr.u32(2)
+                altr.u32(item)
+                altr.u32(primary)
+            }
+        }
+        target.appendChild(grpl.bytes)
+        return try assemble(rendered, meta: target, appending: [(item, data)])
+    }
+
     /// The URN in an `auxC` box.
     static func auxType(_ box: [UInt8]) -> String {
         guard box.count > 12 else { return "" }

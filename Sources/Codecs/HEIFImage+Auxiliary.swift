@@ -27,7 +27,7 @@ public final class HEIFAuxiliaryImage {
     /// XMP attached to the item (Apple's `apdi` pixel data info, depth calibration, …).
     public var xmp: [UInt8]? { image.metadataBlocks(type: "mime").first }
 
-    /// The image this item belongs to (kept alive for libheif's depth calls).
+    /// The image this item belongs to (kept alive while the item is).
     let parent: HEIFImage
 
     init(image: HEIFImage, urn: String, parent: HEIFImage) {
@@ -37,11 +37,15 @@ public final class HEIFAuxiliaryImage {
     }
 
     /// The ISO 23008-2 depth representation of a depth item (`urn:mpeg:hevc:2015:auxid:2`),
-    /// when the file carries one.
+    /// when the file carries one; nil for any other auxiliary image.
     public var depthRepresentation: DepthRepresentation? {
+        // libheif 1.19 reads the depth channel of the handle it is given (the depth item's
+        // own, or its parent's), and dereferences null when that handle has none: a matte
+        // of a photo without depth crashed it. So only a depth item asks, with its own handle.
+        guard AuxiliaryImageType.depthURNs.contains(urn) else { return nil }
         var info: UnsafePointer<heif_depth_representation_info>?
         // heif_depth_representation_info_free releases what this call returns.
-        guard heif_image_handle_get_depth_image_representation_info(parent.handle, itemID, &info) != 0, let info else { return nil }
+        guard heif_image_handle_get_depth_image_representation_info(image.handle, itemID, &info) != 0, let info else { return nil }
         defer { heif_depth_representation_info_free(info) }
         let i = info.pointee
         let kind: DepthRepresentation.Kind =

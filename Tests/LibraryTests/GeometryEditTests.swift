@@ -1,4 +1,4 @@
-import Codecs
+@testable import Codecs
 import Containers
 import Filters
 import Foundation
@@ -52,6 +52,40 @@ struct GeometryEditTests {
         // Depth and the gain map: reshaped at their own sizes (coded again, at quality 60).
         try Self.expectAuxiliaryImagesFollow(Media.path(file), render, FilterRecipe(steps: steps), tolerance: 1.5)
         #expect(try run("heif-info", [render]).status == 0)
+    }
+
+    /// IMG_8606's ISO 21496-1 gain map follows a crop and a turn: a `tmap` of the
+    /// render's size (Apple sizes it as displayed) derives from the render and its
+    /// reshaped gain-map image, offered in place of the render by an `altr` group, its
+    /// metadata as it was.
+    @Test func anISOGainMapFollowsACropAndATurn() throws {
+        let path = Media.path("apple-portrait-heic/IMG_8606_rotate_90_cw_contains_text.HEIC")
+        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let recipe = FilterRecipe(steps: try Self.recipe("crop:x=0.1,y=0.3,width=0.5,height=0.4 rotate:degrees=90"))
+        let render = try StillRenderer.render(path: path, recipe: recipe)
+        #expect(!render.warnings.contains { $0.contains("gain map") }, "\(render.warnings)")
+        let meta = try HEIFMetaBox(file: render.bytes), source = try HEIFMetaBox(file: original)
+        let tmap = try #require(meta.itemInfos.first { $0.type == "tmap" }?.id)
+        let derivation = try #require(meta.references.first { $0.type == "dimg" && $0.from == tmap })
+        #expect(derivation.to.count == 2 && derivation.to[0] == meta.primaryItemID)
+        let gainMap = derivation.to[1]
+        #expect(meta.properties(of: gainMap).contains { $0.type == "auxC" && HEIFAuxiliaryWriter.auxType($0.box) == "urn:com:apple:photo:2020:aux:hdrgainmap" })
+        #expect(HEIFMetaBox.alternativeGroups(in: render.bytes) == [[tmap, meta.primaryItemID]])
+        let sourceTmap = try #require(source.itemInfos.first { $0.type == "tmap" }?.id)
+        #expect(try meta.data(of: tmap, in: render.bytes) == source.data(of: sourceTmap, in: original))
+        // Its size is the render's as displayed, as the original's is the original's.
+        let rendered = try HEIFFile(bytes: render.bytes).primaryImage()
+        let ispe = try #require(meta.properties(of: tmap).first { $0.type == "ispe" }?.box)
+        let size = (Int(ispe[12]) << 24 | Int(ispe[13]) << 16 | Int(ispe[14]) << 8 | Int(ispe[15]), Int(ispe[16]) << 24 | Int(ispe[17]) << 16 | Int(ispe[18]) << 8 | Int(ispe[19]))
+        #expect(size == (rendered.width, rendered.height), "tmap \(size), render \(rendered.width)x\(rendered.height)")
+        // The gain map lines up with the render: the same shape, at its own resolution.
+        let gain = try #require(rendered.auxiliaryImages().images.first { $0.urn == "urn:com:apple:photo:2020:aux:hdrgainmap" })
+        let samples = try gain.decodeSamples()
+        #expect(abs(Double(samples.width) / Double(samples.height) - Double(rendered.width) / Double(rendered.height)) < 0.02)
+        let scratch = try ScratchDirectory()
+        let file = scratch.url.appendingPathComponent("render.heic").path
+        try Data(render.bytes).write(to: URL(fileURLWithPath: file))
+        #expect(try run("heif-info", [file]).status == 0)
     }
 
     @Test func aPortraitJPEGsMPFImagesAreCroppedAndMirroredWithIt() throws {

@@ -185,8 +185,10 @@ public enum StillRenderer {
                 warnings.append("auxiliary image \(aux.urn) could not be reshaped with the photo, so the render does not carry it: \(error)")
             }
         }
-        if let meta = try? HEIFMetaBox(file: source), meta.itemInfos.contains(where: { $0.type == "tmap" }) {
-            warnings.append("the ISO 21496-1 gain map is not reshaped by a crop or turn yet, so the render is shown in standard range only")
+        do {
+            out = try HEIFAuxiliaryWriter.carryOverToneMap(from: source, into: out)
+        } catch {
+            warnings.append("the ISO 21496-1 gain map could not follow the crop or turn, so the render is shown in standard range only: \(error)")
         }
         return (out, warnings)
     }
