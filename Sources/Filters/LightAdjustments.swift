@@ -2,8 +2,8 @@ import Foundation
 import Imaging
 
 // Light: exposure in linear light, and tone curves over the encoded values (as a person
-// sees tones) for contrast, highlights and shadows. Each is a curve per channel; at 0 each
-// is the identity, sample for sample.
+// sees tones): for contrast a curve per channel, for highlights and shadows a local one
+// (`LocalTone`). At 0 each is the identity, sample for sample.
 
 /// Exposure in stops: linear light times 2^ev (+1 doubles it), clipped at white.
 public struct ExposureFilter: ChannelCurveFilter {
@@ -36,38 +36,45 @@ public struct ContrastFilter: ChannelCurveFilter {
     }
 }
 
-/// Shadows: the dark tones lifted (or deepened), the light ones barely touched.
-public struct ShadowsFilter: ChannelCurveFilter {
+/// Shadows: the dark parts of the photo lifted (or deepened), the light ones barely
+/// touched; local (``LocalToneFilter``).
+public struct ShadowsFilter: LocalToneFilter {
     public static let name = "shadows"
-    public static let summary = "lifts (or deepens) the dark tones, leaving the light ones"
+    public static let summary = "lifts (or deepens) the dark parts of the photo, by their surroundings"
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "1 lifts the dark tones; -1 deepens them")
     ]
-    let curve: ToneCurve
+    let amount: Double
 
     public init(parameters: [String: Double]) {
-        let a = parameters["amount"] ?? 0
-        // t + k·a·t(1-t)²: strongest at a third of the way up, nothing at black or white;
-        // k keeps the curve rising (2 when lifting, 1 when deepening).
-        let k = a > 0 ? 2.0 : 1.0
-        curve = ToneCurve { t in t + k * a * t * (1 - t) * (1 - t) }
+        amount = parameters["amount"] ?? 0
+    }
+
+    /// t + k·a·t(1-t)²: strongest at a third of the way up, nothing at black or white;
+    /// k keeps the curve rising (2 when lifting, 1 when deepening).
+    func curve(_ t: Double) -> Double {
+        let k = amount > 0 ? 2.0 : 1.0
+        return t + k * amount * t * (1 - t) * (1 - t)
     }
 }
 
-/// Highlights: the light tones pulled down (recovered) or pushed up, the dark ones barely
-/// touched.
-public struct HighlightsFilter: ChannelCurveFilter {
+/// Highlights: the light parts of the photo pulled down (recovered) or pushed up, the
+/// dark ones barely touched; local (``LocalToneFilter``).
+public struct HighlightsFilter: LocalToneFilter {
     public static let name = "highlights"
-    public static let summary = "pulls down (or brightens) the light tones, leaving the dark ones"
+    public static let summary = "pulls down (or brightens) the light parts of the photo, by their surroundings"
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "-1 pulls the light tones down; 1 brightens them")
     ]
-    let curve: ToneCurve
+    let amount: Double
 
     public init(parameters: [String: Double]) {
-        let a = parameters["amount"] ?? 0
-        // t + k·a·t²(1-t): the mirror of shadows (2 when pulling down, 1 when brightening).
-        let k = a < 0 ? 2.0 : 1.0
-        curve = ToneCurve { t in t + k * a * t * t * (1 - t) }
+        amount = parameters["amount"] ?? 0
+    }
+
+    /// t + k·a·t²(1-t): the mirror of shadows (2 when pulling down, 1 when brightening).
+    func curve(_ t: Double) -> Double {
+        let k = amount < 0 ? 2.0 : 1.0
+        return t + k * amount * t * t * (1 - t)
     }
 }

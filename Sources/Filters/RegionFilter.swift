@@ -71,46 +71,36 @@ extension PixelFilter {
 }
 
 /// A recipe drawn over a picture read region by region, for pictures too large to hold
-/// whole. A step that decides by the whole picture (comic, posterize) needs a first pass
-/// over every region (`summarize`) before anything is drawn; at most one step may, and
-/// the steps before it are drawn over the regions it summarises.
+/// whole. A step that decides by the whole picture (comic, posterize, highlights,
+/// shadows) needs a pass over every region (`summarize`) before anything is drawn, with
+/// the steps before it drawn over the regions it summarises: one pass for each such step.
 public final class RegionRendering {
     public let width: Int, height: Int
+    private let filters: [any RegionFilter]
     private var plans: [(any RegionPlan)?]
-    private let summaryStep: Int?
-    /// The first pass's sums, made when its first region comes.
+    /// The steps that summarise the picture, in order.
+    private let summarySteps: [Int]
+    /// The current pass's sums, made when its first region comes.
     private var accumulator: AreaAccumulator?
-    /// The working size and scale of the summary, when a step summarises.
-    private let summaryShape: (width: Int, height: Int, scale: Double)?
-    private let summaryFilter: (any RegionFilter)?
     /// The size of the summary when it is all the recipe needs of the picture.
     public let summaryAloneSize: (width: Int, height: Int)?
     /// Whether the recipe, drawn from its summary alone, can be drawn straight into
     /// Y'CbCr 4:2:0 planes (`draw(into:)`): one step, whose plans can.
     public let drawsYCbCr: Bool
 
-    /// nil when the recipe cannot be drawn region by region (two steps that each look at
-    /// the whole picture).
+    /// nil when a step cannot be drawn region by region.
     public init?(recipe: FilterRecipe, width: Int, height: Int) {
         let filters: [any RegionFilter] = recipe.steps.compactMap {
             FilterCatalog.filter(named: $0.name)?.init(parameters: $0.parameters) as? any RegionFilter
         }
         guard filters.count == recipe.steps.count else { return nil }
-        let summarising = filters.indices.filter { filters[$0].summarySize != nil }
-        guard summarising.count <= 1 else { return nil }
-        (self.width, self.height) = (width, height)
-        summaryStep = summarising.first
+        (self.width, self.height, self.filters) = (width, height, filters)
+        summarySteps = filters.indices.filter { filters[$0].summarySize != nil }
         plans = filters.map { $0.summarySize == nil ? $0.plan(width: width, height: height, summary: nil) : nil }
-        if let step = summaryStep, let size = filters[step].summarySize {
-            summaryShape = SmoothedImage.workingSize(width: width, height: height, shortSide: size.shortSide)
-            summaryFilter = filters[step]
-        } else {
-            summaryShape = nil
-            summaryFilter = nil
-        }
         // Summarising first and drawing from the summary alone (comic), the recipe needs
         // nothing of the picture but its average at the working size.
-        if summaryStep == 0, let filter = summaryFilter, type(of: filter).drawsFromSummaryAlone, let shape = summaryShape {
+        if summarySteps == [0], type(of: filters[0]).drawsFromSummaryAlone, let size = filters[0].summarySize {
+            let shape = SmoothedImage.workingSize(width: width, height: height, shortSide: size.shortSide)
             summaryAloneSize = (shape.width, shape.height)
         } else {
             summaryAloneSize = nil
@@ -118,37 +108,45 @@ public final class RegionRendering {
         drawsYCbCr = summaryAloneSize != nil && filters.count == 1 && type(of: filters[0]).drawsYCbCr
     }
 
+    /// The working size and scale of the first step's summary.
+    private var firstShape: (width: Int, height: Int, scale: Double, blurRadius: Int) {
+        let size = filters[0].summarySize!
+        let shape = SmoothedImage.workingSize(width: width, height: height, shortSide: size.shortSide)
+        return (shape.width, shape.height, shape.scale, size.blurRadius)
+    }
+
     /// The first pass at once, when the summary is all the recipe needs of the picture
     /// (`summaryAloneSize`): from the picture already averaged down to that size (as a
     /// movie decoder's scaler does, from the frame as decoded). Then `draw` may be given
     /// any region of the right size: it reads nothing of it.
     public func summarize(averaged picture: borrowing PixelBuffer<UInt8>) {
-        guard let size = summaryAloneSize, let filter = summaryFilter, let shape = summaryShape, let blur = filter.summarySize?.blurRadius else {
-            preconditionFailure("the recipe needs more of the picture than its average")
-        }
+        guard let size = summaryAloneSize else { preconditionFailure("the recipe needs more of the picture than its average") }
         precondition(picture.channels == 3 && picture.width == size.width && picture.height == size.height, "the picture at the summary's size")
-        plans[0] = filter.plan(width: width, height: height, summary: SmoothedImage(averagedPicture: picture, scale: shape.scale, blurRadius: blur))
+        let shape = firstShape
+        plans[0] = filters[0].plan(width: width, height: height, summary: SmoothedImage(averagedPicture: picture, scale: shape.scale, blurRadius: shape.blurRadius))
     }
 
     /// As `summarize(averaged:)`, from the picture reduced to any size from the working
     /// size up (a still's Y'CbCr planes halved as stored): averaged down the rest of the way
     /// here, in floating point.
     public func summarize(reduced picture: PixelBuffer<UInt8>) {
-        guard let size = summaryAloneSize, let filter = summaryFilter, let shape = summaryShape, let blur = filter.summarySize?.blurRadius else {
-            preconditionFailure("the recipe needs more of the picture than its average")
-        }
+        guard let size = summaryAloneSize else { preconditionFailure("the recipe needs more of the picture than its average") }
         precondition(picture.channels == 3 && picture.width >= size.width && picture.height >= size.height, "the picture at least at the summary's size")
         let planes = SmoothedImage.areaAverage(picture, width: size.width, height: size.height)
-        plans[0] = filter.plan(width: width, height: height, summary: SmoothedImage(averaged: planes, scale: shape.scale, blurRadius: blur))
+        let shape = firstShape
+        plans[0] = filters[0].plan(width: width, height: height, summary: SmoothedImage(averaged: planes, scale: shape.scale, blurRadius: shape.blurRadius))
     }
 
-    /// Whether every region must be passed to `summarize` (and then `finishSummary`
-    /// called) before `draw`.
-    public var needsSummary: Bool { summaryStep != nil && plans[summaryStep!] == nil }
+    /// The step the next pass summarises: the first whose plan waits for its summary.
+    private var pendingStep: Int? { summarySteps.first { plans[$0] == nil } }
 
-    /// First pass: a region (RGB, as read) whose top-left pixel is (x, y).
+    /// Whether every region must be passed to `summarize` (and then `finishSummary`
+    /// called) before `draw`; true again after a pass while another step waits for its own.
+    public var needsSummary: Bool { pendingStep != nil }
+
+    /// A pass: a region (RGB, as read) whose top-left pixel is (x, y).
     public func summarize(_ region: consuming PixelBuffer<UInt8>, x: Int, y: Int) {
-        guard let step = summaryStep, let filter = summaryFilter, let size = filter.summarySize else { return }
+        guard let step = pendingStep, let size = filters[step].summarySize else { return }
         let accumulator = self.accumulator ?? AreaAccumulator(width: width, height: height, shortSide: size.shortSide)
         self.accumulator = accumulator
         var pixels = region
@@ -156,11 +154,11 @@ public final class RegionRendering {
         accumulator.add(pixels, x: x, y: y)
     }
 
-    /// Ends the first pass: the summarising step's plan is made.
+    /// Ends a pass: the step it summarised has its plan.
     public func finishSummary() {
-        guard let step = summaryStep, let filter = summaryFilter, let size = filter.summarySize else { return }
+        guard let step = pendingStep, let size = filters[step].summarySize else { return }
         let sums = accumulator ?? AreaAccumulator(width: width, height: height, shortSide: size.shortSide)
-        plans[step] = filter.plan(width: width, height: height, summary: sums.smoothed(blurRadius: size.blurRadius))
+        plans[step] = filters[step].plan(width: width, height: height, summary: sums.smoothed(blurRadius: size.blurRadius))
         accumulator = nil
     }
 

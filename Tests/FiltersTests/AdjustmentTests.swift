@@ -61,7 +61,65 @@ struct AdjustmentTests {
         let pull = { (v: Int) in v - Int(pulled[x: v, y: 0, channel: 0]) }
         #expect(lift(60) > 20 && lift(60) > 4 * max(1, lift(220)))
         #expect(pull(200) > 20 && pull(200) > 4 * max(1, pull(40)))
-        #expect(lifted[x: 0, y: 0, channel: 0] == 0 && pulled[x: 255, y: 0, channel: 0] == 255)
+        #expect(lifted[x: 0, y: 0, channel: 0] == 0)
+        // Black and white areas stay black and white.
+        let flat = { (v: UInt8) in PixelBuffer<UInt8>(width: 64, height: 64, channels: 3, components: Array(repeating: v, count: 64 * 64 * 3)) }
+        #expect(try Self.apply("shadows:amount=1", flat(0)).components.allSatisfy { $0 == 0 })
+        #expect(try Self.apply("highlights:amount=-1", flat(255)).components.allSatisfy { $0 == 255 })
+    }
+
+    /// A gray picture: `left` on the left half, `right` on the right, a small square of
+    /// `patch` (6 pixels) in the middle of each half when given, and a fine checker of
+    /// ±`texture` over all.
+    static func halves(left: Int, right: Int, patch: Int? = nil, texture: Int = 0) -> PixelBuffer<UInt8> {
+        let (w, h) = (600, 300)
+        var p = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+        for y in 0..<h {
+            for x in 0..<w {
+                var v = x < w / 2 ? left : right
+                if let patch, abs(y - h / 2) < 3, abs(x % (w / 2) - w / 4) < 3 { v = patch }
+                v += (x / 3 + y / 3) % 2 == 0 ? texture : -texture
+                for c in 0..<3 { p[x: x, y: y, channel: c] = UInt8(max(0, min(255, v))) }
+            }
+        }
+        return p
+    }
+
+    /// Highlights and shadows are local: a small gray detail is lifted more among dark than
+    /// among light (a global curve lifts both alike); it is judged by its surroundings.
+    @Test func theSameGrayIsLiftedMoreAmongDarkThanAmongLight() throws {
+        let out = try Self.apply("shadows:amount=0.8", Self.halves(left: 25, right: 200, patch: 90))
+        let inDark = Int(out[x: 150, y: 150, channel: 0]), inLight = Int(out[x: 450, y: 150, channel: 0])
+        #expect(inDark > 90 + 20 && inDark > inLight + 15, "the patch among dark became \(inDark), among light \(inLight)")
+    }
+
+    /// A lifted dark area keeps its texture's contrast (its spread over its mean), and a
+    /// pulled-down light one nearly: the global curves these steps once were changed it
+    /// by their slope, by 22% (shadows) and 97% (highlights) here. Texture of 16 levels is
+    /// at the edge of what the base follows (see `LocalTone.epsilon`).
+    @Test func aLiftedAreaKeepsItsTexturesContrast() throws {
+        for (text, base, limit) in [("shadows:amount=0.8", 45, 0.08), ("highlights:amount=-0.8", 200, 0.25)] {
+            let input = Self.halves(left: base, right: base, texture: 8)
+            let out = try Self.apply(text, input)
+            func contrast(_ p: PixelBuffer<UInt8>) -> Double {
+                let values = (100..<200).flatMap { y in (200..<400).map { x in Double(p[x: x, y: y, channel: 1]) } }
+                let mean = values.reduce(0, +) / Double(values.count)
+                return (values.max()! - values.min()!) / mean
+            }
+            let (before, after) = (contrast(input), contrast(out))
+            #expect(abs(after / before - 1) < limit, "\(text): texture contrast \(before) became \(after)")
+            #expect(abs(Double(out[x: 300, y: 150, channel: 1]) - Double(base)) > 15, "\(text) moved the area")
+        }
+    }
+
+    /// No halo at a strong edge: a flat dark half is lifted evenly right up to a light
+    /// half, which stays even too (the curve lifts 220 to 228 by itself).
+    @Test func aStrongEdgeMakesNoHalo() throws {
+        let out = try Self.apply("shadows:amount=1", Self.halves(left: 20, right: 220))
+        let dark = (0..<300).map { Int(out[x: $0, y: 150, channel: 0]) }, light = (300..<600).map { Int(out[x: $0, y: 150, channel: 0]) }
+        #expect(dark.min()! > 35, "lifted: \(dark.min()!)")
+        #expect(dark.max()! - dark.min()! <= 3, "the dark half runs from \(dark.min()!) to \(dark.max()!)")
+        #expect(light.max()! - light.min()! <= 3 && light.min()! >= 220, "the light half runs from \(light.min()!) to \(light.max()!)")
     }
 
     /// A mid-gray patch and a coloured one.

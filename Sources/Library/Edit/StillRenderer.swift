@@ -74,8 +74,8 @@ public enum StillRenderer {
         }
     }
 
-    /// HEIC grids above this many pixels render tile by tile (`RegionRendering`, two passes
-    /// over the tiles), in bounded memory: held whole, a 200-megapixel picture is 600 MB a
+    /// HEIC grids above this many pixels render tile by tile (`RegionRendering`, a pass
+    /// over the tiles for each step that decides by the whole picture, and one to draw), in bounded memory: held whole, a 200-megapixel picture is 600 MB a
     /// copy, and libheif refuses to decode it (its limit on one allocation is 512 MB).
     /// (A 64-megapixel grid rendered whole peaked at 1.2 GB.)
     public static let tiledAbovePixels = 40_000_000
@@ -297,8 +297,8 @@ public enum StillRenderer {
     }
 
     /// A HEIC grid rendered a tile at a time, as stored (the recipe treats every direction
-    /// alike): a first pass reads every tile for the recipe's summary of the picture, a
-    /// second draws each (reading it again only if the drawing needs it) and hands it to
+    /// alike): a pass reads every tile for each summary of the picture the recipe needs, a
+    /// last draws each (reading it again only if the drawing needs it) and hands it to
     /// the encoder, which makes a grid of the same tiles. A tile, the summary and a
     /// thumbnail are all that is held.
     static func encodeByTiles(
@@ -318,7 +318,8 @@ public enum StillRenderer {
             }
             return part
         }
-        if rendering.needsSummary {
+        // A pass over the tiles for each step that decides by the whole picture.
+        while rendering.needsSummary {
             for row in 0..<t.rows {
                 for column in 0..<t.columns { rendering.summarize(try visible(column, row), x: column * t.tileWidth, y: row * t.tileHeight) }
             }
