@@ -430,6 +430,9 @@ def editor_changes(has_depth):
     changes = [f"exposure:ev={v / 20:.2f}" for v in range(1, 31)]
     changes += [f"exposure:ev=1.5;contrast:amount={v / 50:.2f}" for v in range(1, 21)]
     changes += [f"exposure:ev=1.5;contrast:amount=0.4;warmth:amount={-v / 50:.2f}" for v in range(1, 21)]
+    # Highlights and shadows are local: each change makes the picture's base layer again.
+    changes += [f"exposure:ev=1.5;shadows:amount={v / 25:.2f}" for v in range(1, 21)]
+    changes += [f"exposure:ev=1.5;highlights:amount={-v / 25:.2f};shadows:amount=0.8" for v in range(1, 21)]
     changes += [f"straighten:degrees={v / 5:.1f};crop:height=0.8,width=0.8,x=0.1,y=0.1;exposure:ev=1.5" for v in range(1, 21)]
     if has_depth:
         changes += [f"depth:aperture={16 - v * 0.5:.1f},x=0.5,y=0.5" for v in range(1, 26)]

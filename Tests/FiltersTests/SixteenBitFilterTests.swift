@@ -58,7 +58,7 @@ struct SixteenBitFilterTests {
     /// levels stays thousands of levels after exposure, contrast and saturation, where
     /// 8 bits would leave at most 256.
     @Test func aSmoothRampKeepsItsLevels() throws {
-        let out = try Self.recipe("exposure:ev=0.5 contrast:amount=0.3 saturation:amount=0.2 warmth:amount=0.2 vignette:strength=0.3").apply(to: Self.gradient())
+        let out = try Self.recipe("exposure:ev=0.5 contrast:amount=0.3 shadows:amount=0.4 highlights:amount=-0.3 saturation:amount=0.2 warmth:amount=0.2 vignette:strength=0.3").apply(to: Self.gradient())
         let row = Set((0..<out.width).map { out[x: $0, y: 20, channel: 1] })
         #expect(row.count > 2000, "\(row.count) levels of green along a row")
     }

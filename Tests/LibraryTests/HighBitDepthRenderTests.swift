@@ -75,7 +75,7 @@ struct HighBitDepthRenderTests {
         #expect(difference / Double(decoded.components.count) < 65535 * 0.01, "mean difference \(difference / Double(decoded.components.count))")
     }
 
-    /// A 10-bit AVIF stays a 10-bit AVIF.
+    /// A 10-bit AVIF stays a 10-bit AVIF, the recipe drawn at 16 bits.
     @Test func aTenBitAVIFStaysTenBit() throws {
         let scratch = try ScratchDirectory()
         var still = HEIFEncoder.Still(pixels: PixelBuffer(width: 0, height: 0, channels: 3))
@@ -86,7 +86,13 @@ struct HighBitDepthRenderTests {
         #expect(render.format == .avif && render.warnings.isEmpty, "\(render.warnings)")
         let primary = try HEIFFile(bytes: render.bytes).primaryImage()
         #expect(primary.lumaBitDepth == 10)
-        #expect(Self.levels(try primary.decodeRGB16(), row: 64, channel: 0) > 300)
+        // The recipe over the original, within what lossy coding moves (SVT-AV1 at the
+        // quality that fits the original's bytes smooths a ramp's levels: the HEIC and PNG
+        // tests count them).
+        let expected = try Self.recipe("shadows:amount=0.4 flip:direction=horizontal").apply(to: try HEIFFile(path: path).primaryImage().decodeRGB16())
+        let decoded = try primary.decodeRGB16()
+        let difference = zip(decoded.components, expected.components).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(decoded.components.count)
+        #expect(difference < 65535 * 0.015, "mean difference \(difference)")
     }
 
     /// A 16-bit RGBA PNG stays 16-bit RGBA: the exposure exact at 16 bits, the alpha

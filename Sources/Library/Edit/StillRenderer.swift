@@ -397,7 +397,11 @@ public enum StillRenderer {
         let encoded: [UInt8]
         // The render at 8 bits, as stored: its size and its Exif thumbnail.
         let filtered: PixelBuffer<UInt8>
-        if chunks.bitDepth == 16 {
+        // Held whole at 16 bits (6 bytes a pixel, several copies) up to the size a HEIC is.
+        if chunks.bitDepth == 16, chunks.width * chunks.height > tiledAbovePixels {
+            warnings.append("the 16-bit PNG was rendered with 8 bits per sample (camlib keeps 16 bits up to \(tiledAbovePixels / 1_000_000) megapixels)")
+        }
+        if chunks.bitDepth == 16, chunks.width * chunks.height <= tiledAbovePixels {
             let (samples, eight) = try filteredSixteenBitPNG(bytes, chunks: chunks, recipe: recipe)
             encoded = try PNGCodec.encode(samples, photographic: true)
             filtered = eight
