@@ -13,6 +13,8 @@ public enum HEIFAuxiliaryWriter {
         /// Keep every sample exactly (x265 lossless); otherwise lossy at `quality`.
         public var lossless = true
         public var quality = 90
+        /// x265's speed preset; libheif's own when nil (see `HEIFEncoder.encodeMonochrome`).
+        public var preset: String?
         public init() {}
     }
 
@@ -43,7 +45,7 @@ public enum HEIFAuxiliaryWriter {
                 context: "attaching")
         }
         let stored = samples.applying(primary.orientation.inverse)
-        let encodedFile = try HEIFEncoder.encodeMonochrome(stored, lossless: options.lossless, quality: options.quality)
+        let encodedFile = try HEIFEncoder.encodeMonochrome(stored, lossless: options.lossless, quality: options.quality, preset: options.preset)
         let encoded = try HEIFMetaBox(file: encodedFile)
         let codedData = try encoded.data(of: encoded.primaryItemID, in: encodedFile)
 

@@ -8,8 +8,9 @@ import Imaging
 public enum HEIFEncoder {
     /// Encodes one-channel samples (8-bit, or up to 12 significant bits) as a monochrome
     /// HEVC image and returns a whole HEIF file holding it. `lossless` keeps every sample
-    /// exactly; otherwise `quality` (0–100) applies.
-    public static func encodeMonochrome(_ samples: ImageSamples, lossless: Bool, quality: Int = 90) throws -> [UInt8] {
+    /// exactly; otherwise `quality` (0–100) applies. `preset`: x265's speed preset, as a
+    /// render's picture is coded; libheif's own (slower, smaller) when nil.
+    public static func encodeMonochrome(_ samples: ImageSamples, lossless: Bool, quality: Int = 90, preset: String? = nil) throws -> [UInt8] {
         HEIFLibrary.ensureInitialized()
         guard samples.channels == 1 else {
             throw HEIFError(code: -1, subcode: 0, message: "an auxiliary image must have one channel, this one has \(samples.channels)", context: "encoding")
@@ -41,6 +42,7 @@ public enum HEIFEncoder {
             }
             let encoder = try hevcEncoder(ctx)
             defer { heif_encoder_release(encoder) }
+            if let preset { try setSpeed(of: encoder, preset: preset) }
             if lossless {
                 try check(heif_encoder_set_lossless(encoder, 1), "asking for lossless coding")
             } else {

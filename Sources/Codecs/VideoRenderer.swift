@@ -29,10 +29,11 @@ public enum VideoRenderer {
 
     /// How each frame of the new video is made.
     public enum FrameDrawing {
-        /// From the whole frame as RGB, in display orientation (`upright`) or as stored
-        /// when the transform treats every direction alike (`upright: false` saves two
-        /// turns of every frame); returns the same size.
-        case whole(upright: Bool, (PixelBuffer<UInt8>) -> PixelBuffer<UInt8>)
+        /// From the whole frame as RGB, as stored, with the orientation it is shown in:
+        /// the transform turns it upright only if it must (a filter that treats every
+        /// direction alike, or geometry folded into the orientation, needs no turn), and
+        /// returns it as stored, every frame the same size.
+        case whole((PixelBuffer<UInt8>, EXIFOrientation) -> PixelBuffer<UInt8>)
         /// From the frame averaged down to `size(width, height)` alone (RGB, as stored):
         /// `draw` fills the full-size frame (RGB, as stored, its old content not to be
         /// read) from it. The decoded frame is converted at the small size only.
@@ -78,10 +79,9 @@ public enum VideoRenderer {
             return made!
         }
         switch drawing {
-        case .whole(let upright, let transform):
-            let orientation = upright ? reader.orientation : .up
+        case .whole(let transform):
             while let frame = try reader.next() {
-                let filtered = orientation == .up ? transform(frame.pixels) : transform(frame.pixels.applying(orientation)).applying(orientation.inverse)
+                let filtered = transform(frame.pixels, reader.orientation)
                 let writer = try writer(width: filtered.width, height: filtered.height)
                 guard filtered.width == settings.width, filtered.height == settings.height else {
                     throw FFmpegError(message: "the filter made frames of \(filtered.width)x\(filtered.height) after \(settings.width)x\(settings.height)", call: "render")

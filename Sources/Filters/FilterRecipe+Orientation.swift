@@ -5,10 +5,44 @@ extension FilterRecipe {
     /// still as stored. Filters look at a picture upright; when every step treats every
     /// direction alike (``treatsEveryDirectionAlike``), the stored picture is filtered as
     /// it is, without turning it upright and back (two copies of a 24-megapixel still, two
-    /// of every movie frame).
+    /// of every movie frame). When only the geometry steps do not, they are folded into
+    /// the orientation: each run of them is one resampling of the stored picture, from
+    /// stored to stored, turning it nowhere else.
     public func apply(toStored image: consuming PixelBuffer<UInt8>, shownIn orientation: EXIFOrientation) -> PixelBuffer<UInt8> {
         if orientation == .up || treatsEveryDirectionAlike { return apply(to: image) }
-        let upright = (consume image).applying(orientation)
-        return apply(to: upright).applying(orientation.inverse)
+        let filters = steps.map { FilterCatalog.filter(named: $0.name)!.init(parameters: $0.parameters) }
+        guard filters.allSatisfy({ $0 is any GeometryFilter || type(of: $0).treatsEveryDirectionAlike }) else {
+            let upright = (consume image).applying(orientation)
+            return apply(to: upright).applying(orientation.inverse)
+        }
+        var pixels = image
+        var i = 0
+        while i < filters.count {
+            guard filters[i] is any GeometryFilter else {
+                pixels = filters[i].apply(to: consume pixels)
+                i += 1
+                continue
+            }
+            // The run of geometry steps, between the orientation and its inverse.
+            var placement = GeometryPlacement.orienting(orientation, width: pixels.width, height: pixels.height)
+            while i < filters.count, let geometry = filters[i] as? any GeometryFilter {
+                placement = geometry.placement(width: placement.width, height: placement.height).after(placement)
+                i += 1
+            }
+            placement = GeometryPlacement.orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
+            pixels = placement.apply(to: pixels)
+        }
+        return pixels
+    }
+}
+
+extension GeometryPlacement {
+    /// What `applying(orientation)` does to a width×height picture: its mirror, then its
+    /// quarter turns.
+    static func orienting(_ orientation: EXIFOrientation, width: Int, height: Int) -> GeometryPlacement {
+        var placement = GeometryPlacement.identity(width: width, height: height)
+        if orientation.isMirrored { placement = FlipFilter(parameters: ["direction": 0]).placement(width: width, height: height) }
+        let turn = RotateFilter(parameters: ["degrees": Double(90 * orientation.quarterTurnsCW)])
+        return turn.placement(width: placement.width, height: placement.height).after(placement)
     }
 }

@@ -113,6 +113,31 @@ struct GeometryTests {
         #expect(abs(a.0 - b.0) < 0.005 && abs(a.1 - b.1) < 0.005, "photo \(a), map \(b)")
     }
 
+    /// The placement of an orientation moves every sample as `applying` does.
+    @Test(arguments: EXIFOrientation.allCases)
+    func anOrientationsPlacementIsItsTurn(_ orientation: EXIFOrientation) {
+        let picture = testPicture(width: 90, height: 64)
+        #expect(GeometryPlacement.orienting(orientation, width: 90, height: 64).apply(to: picture) == picture.applying(orientation))
+    }
+
+    /// Geometry on a picture as stored is folded into its orientation, one resampling from
+    /// stored to stored: the same samples as turning it upright, filtering and turning it
+    /// back (exactly for crops, turns and flips; a straighten within a level, its
+    /// interpolation weights stepped along the stored rows).
+    @Test(arguments: EXIFOrientation.allCases)
+    func geometryOnAStoredPictureIsFoldedIntoItsOrientation(_ orientation: EXIFOrientation) throws {
+        let stored = testPicture(width: 90, height: 64)
+        for text in ["exposure:ev=0.4 crop:x=0.1,y=0.2,width=0.6,height=0.7 rotate:degrees=90 saturation:amount=0.3 flip", "crop:aspect=1:1 straighten:degrees=3 mono"] {
+            let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try Self.step(String($0)) })
+            let folded = recipe.apply(toStored: stored, shownIn: orientation)
+            let turned = recipe.apply(to: stored.applying(orientation)).applying(orientation.inverse)
+            #expect(folded.width == turned.width && folded.height == turned.height, "\(text) in \(orientation)")
+            guard folded.width == turned.width, folded.height == turned.height else { continue }
+            let worst = zip(folded.components, turned.components).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= (text.contains("straighten") ? 1 : 0), "\(text) in \(orientation): \(worst)")
+        }
+    }
+
     @Test func geometryIsWrittenAndStoredAsItWasTyped() throws {
         #expect(try Self.step("crop:aspect=4:3").description == "crop:aspect=4:3,height=1,width=1,x=0,y=0")
         #expect(try Self.step("crop:aspect=1.5").parameters["aspect"] == 1.5)

@@ -125,7 +125,7 @@ enum MovieRenderer {
         guard !recipe.steps.isEmpty, recipe.treatsEveryDirectionAlike,
             let needs = RegionRendering(recipe: recipe, width: 16, height: 16), needs.summaryAloneSize != nil
         else {
-            return .whole(upright: !recipe.treatsEveryDirectionAlike) { recipe.steps.isEmpty ? $0 : recipe.apply(to: $0) }
+            return .whole { frame, orientation in recipe.steps.isEmpty ? frame : recipe.apply(toStored: frame, shownIn: orientation) }
         }
         let size = { (width: Int, height: Int) in RegionRendering(recipe: recipe, width: width, height: height)!.summaryAloneSize! }
         if needs.drawsYCbCr {
