@@ -40,7 +40,7 @@ public struct ContrastFilter: ChannelCurveFilter {
 /// touched; local (``LocalToneFilter``).
 public struct ShadowsFilter: LocalToneFilter {
     public static let name = "shadows"
-    public static let summary = "lifts (or deepens) the dark parts of the photo, by their surroundings"
+    public static let summary = "lifts (or deepens) the dark areas, by their surroundings"
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "1 lifts the dark tones; -1 deepens them")
     ]
@@ -62,7 +62,7 @@ public struct ShadowsFilter: LocalToneFilter {
 /// dark ones barely touched; local (``LocalToneFilter``).
 public struct HighlightsFilter: LocalToneFilter {
     public static let name = "highlights"
-    public static let summary = "pulls down (or brightens) the light parts of the photo, by their surroundings"
+    public static let summary = "pulls down (or brightens) the light areas, by their surroundings"
     public static let parameters = [
         FilterParameter(name: "amount", defaultValue: 0, range: -1...1, help: "-1 pulls the light tones down; 1 brightens them")
     ]
