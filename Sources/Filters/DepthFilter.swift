@@ -28,16 +28,14 @@ public struct DepthFilter: SixteenBitFilter {
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> { image }
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> { image }
 
-    public func apply(to image: consuming PixelBuffer<UInt8>, depth: DepthField) -> PixelBuffer<UInt8> {
-        var pixels = image
-        guard pixels.width > 0, pixels.height > 0, let blur = LensBlur(width: pixels.width, height: pixels.height, depth: depth, aperture: aperture, focus: focus)
-        else { return pixels }
-        blur.draw(&pixels)
-        return pixels
-    }
+    public func apply(to image: consuming PixelBuffer<UInt8>, depth: DepthField) -> PixelBuffer<UInt8> { blurred(image, depth: depth) }
 
     /// ``apply(to:depth:)`` at 16 bits a sample.
-    public func apply(to image: consuming PixelBuffer<UInt16>, depth: DepthField) -> PixelBuffer<UInt16> {
+    public func apply(to image: consuming PixelBuffer<UInt16>, depth: DepthField) -> PixelBuffer<UInt16> { blurred(image, depth: depth) }
+
+    func blurred<Sample: FixedWidthInteger & UnsignedInteger & PixelComponent>(_ image: consuming PixelBuffer<Sample>, depth: DepthField)
+        -> PixelBuffer<Sample>
+    {
         var pixels = image
         guard pixels.width > 0, pixels.height > 0, let blur = LensBlur(width: pixels.width, height: pixels.height, depth: depth, aperture: aperture, focus: focus)
         else { return pixels }

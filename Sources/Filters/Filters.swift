@@ -30,9 +30,9 @@ enum Cores {
     }()
 }
 
-/// Applies a per-pixel function to every pixel, in parallel, in place.
+/// Applies a per-pixel function to every RGB pixel (8 or 16 bits), in parallel, in place.
 @inlinable
-func mapPixels(_ image: inout PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UInt8) -> (UInt8, UInt8, UInt8)) {
+func mapPixels<T: PixelComponent>(_ image: inout PixelBuffer<T>, _ transform: (T, T, T) -> (T, T, T)) {
     precondition(image.channels == 3, "filters take RGB")
     let (w, h) = (image.width, image.height)
     image.components.withUnsafeMutableBufferPointer { pixels in
@@ -48,11 +48,11 @@ func mapPixels(_ image: inout PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UI
     }
 }
 
-/// Rec. 709 luma in 8-bit fixed point (weights 54, 183, 19 of 256).
+/// Rec. 709 luma in 8-bit fixed point (weights 54, 183, 19 of 256), of 8- or 16-bit samples.
 @inlinable
-func luma(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+func luma<T: FixedWidthInteger & UnsignedInteger>(_ r: T, _ g: T, _ b: T) -> T {
     let sum: UInt32 = 54 &* UInt32(r) &+ 183 &* UInt32(g) &+ 19 &* UInt32(b) &+ 128
-    return UInt8(truncatingIfNeeded: sum >> 8)
+    return T(truncatingIfNeeded: sum >> 8)
 }
 
 func clampByte(_ v: Double) -> UInt8 {

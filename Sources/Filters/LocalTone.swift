@@ -57,17 +57,25 @@ enum LocalTone {
             let w = pixels.width
             gains.withUnsafeBufferPointer { gains in
                 nonisolated(unsafe) let gains = gains
-                rows.forEachRow(of: &pixels, x: x, y: y, extraRows: 0) { _, planes, _, o in
-                    for x in 0..<w {
-                        let (r, g, b) = (Float(o[x * 3]), Float(o[x * 3 + 1]), Float(o[x * 3 + 2]))
-                        let luma = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
-                        let base = min(1, max(0, planes[0][x] * luma + planes[1][x]))
-                        let k = gains[Int(base * Float(LocalTone.steps) + 0.5)]
-                        o[x * 3] = UInt8(min(255, r * k + 0.5))
-                        o[x * 3 + 1] = UInt8(min(255, g * k + 0.5))
-                        o[x * 3 + 2] = UInt8(min(255, b * k + 0.5))
-                    }
-                }
+                rows.forEachRow(of: &pixels, x: x, y: y, extraRows: 0) { _, planes, _, o in Self.draw(row: o, width: w, planes, gains) }
+            }
+        }
+
+        /// One row of RGB samples (8 or 16 bits): each pixel's base from the coefficients'
+        /// row (`planes`) and its luma, and the pixel multiplied by its base's gain.
+        @inline(__always)
+        static func draw<T: FixedWidthInteger & UnsignedInteger>(
+            row o: UnsafeMutablePointer<T>, width w: Int, _ planes: [UnsafeMutablePointer<Float>], _ gains: UnsafeBufferPointer<Float>
+        ) {
+            let top = Float(T.max)
+            for x in 0..<w {
+                let (r, g, b) = (Float(o[x * 3]), Float(o[x * 3 + 1]), Float(o[x * 3 + 2]))
+                let luma = (0.2126 * r + 0.7152 * g + 0.0722 * b) / top
+                let base = min(1, max(0, planes[0][x] * luma + planes[1][x]))
+                let k = gains[Int(base * Float(LocalTone.steps) + 0.5)]
+                o[x * 3] = T(min(top, r * k + 0.5))
+                o[x * 3 + 1] = T(min(top, g * k + 0.5))
+                o[x * 3 + 2] = T(min(top, b * k + 0.5))
             }
         }
 
@@ -79,16 +87,7 @@ enum LocalTone {
                 pixels.components.withUnsafeMutableBufferPointer { all in
                     nonisolated(unsafe) let (gains, all) = (gains, all)
                     rows.forEachRow(x: 0, y: 0, width: w, height: h, extraRows: 0) { row, planes, _ in
-                        let o = all.baseAddress! + row * w * 3
-                        for x in 0..<w {
-                            let (r, g, b) = (Float(o[x * 3]), Float(o[x * 3 + 1]), Float(o[x * 3 + 2]))
-                            let luma = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 65535
-                            let base = min(1, max(0, planes[0][x] * luma + planes[1][x]))
-                            let k = gains[Int(base * Float(LocalTone.steps) + 0.5)]
-                            o[x * 3] = UInt16(min(65535, r * k + 0.5))
-                            o[x * 3 + 1] = UInt16(min(65535, g * k + 0.5))
-                            o[x * 3 + 2] = UInt16(min(65535, b * k + 0.5))
-                        }
+                        Self.draw(row: all.baseAddress! + row * w * 3, width: w, planes, gains)
                     }
                 }
             }
