@@ -74,9 +74,10 @@ public enum StillRenderer {
         }
     }
 
-    /// HEIC grids above this many pixels render tile by tile (`RegionRendering`, a pass
-    /// over the tiles for each step that decides by the whole picture, and one to draw), in bounded memory: held whole, a 200-megapixel picture is 600 MB a
-    /// copy, and libheif refuses to decode it (its limit on one allocation is 512 MB).
+    /// HEIC grids above this many pixels render tile by tile (`RegionRendering`: a pass
+    /// over the tiles for each step that decides by the whole picture, and one to draw),
+    /// in bounded memory: held whole, a 200-megapixel picture is 600 MB a copy, and
+    /// libheif refuses to decode it (its limit on one allocation is 512 MB).
     /// (A 64-megapixel grid rendered whole peaked at 1.2 GB.)
     public static let tiledAbovePixels = 40_000_000
 
@@ -218,8 +219,8 @@ public enum StillRenderer {
     /// The recipe over a HEIF picture, as stored: decoded as stored and filtered so when
     /// nothing crops the picture and no step reads depth (as the tiled render, movie frames
     /// and JPEGs are), else decoded as displayed (libheif applies irot/imir/clap), filtered
-    /// and turned back. The decoded picture is handed over, so
-    /// the filter works in its storage. `depth`: the photo's, as displayed.
+    /// and turned back. The decoded picture is handed over, so the filter works in its
+    /// storage. `depth`: the photo's, as displayed.
     static func filteredAsStored(_ primary: HEIFImage, recipe: FilterRecipe, depth: DepthField? = nil) throws -> PixelBuffer<UInt8> {
         // Geometry is folded into the orientation (`apply(toStored:shownIn:)`); the depth
         // step reads its field upright.
