@@ -42,12 +42,18 @@ extension HEIFImage {
         guard w > 0, h > 0, (8...16).contains(bits), let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
             throw HEIFError(code: -1, subcode: 0, message: "decoded image has no 16-bit RGB plane", context: context)
         }
+        // Each of the 2^bits levels at 16 bits, looked up (masked: a sample never exceeds
+        // its bits, and a damaged one must not read past the table).
+        let full = (0..<(1 << bits)).map { SampleScale.toSixteen(UInt16($0), bits: bits) }
+        let mask = UInt16((1 << bits) - 1)
         var out = PixelBuffer<UInt16>(width: w, height: h, channels: 3)
         out.components.withUnsafeMutableBufferPointer { dst in
-            for y in 0..<h {
-                let row = UnsafeRawPointer(plane + y * Int(stride))
-                for i in 0..<(w * 3) {
-                    dst[y * w * 3 + i] = SampleScale.toSixteen(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)), bits: bits)
+            full.withUnsafeBufferPointer { full in
+                for y in 0..<h {
+                    let row = UnsafeRawPointer(plane + y * Int(stride))
+                    for i in 0..<(w * 3) {
+                        dst[y * w * 3 + i] = full[Int(UInt16(littleEndian: row.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)) & mask)]
+                    }
                 }
             }
         }
@@ -83,12 +89,14 @@ extension HEIFEncoder {
             width: p.width, height: p.height, colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RRGGBB_LE,
             channel: heif_channel_interleaved, bits: bits
         ) { ctx, image, plane, stride in
-            // libheif holds >8-bit samples as little-endian 16-bit words, at their depth.
+            // libheif holds >8-bit samples as little-endian 16-bit words, at their depth:
+            // each 16-bit value's level looked up.
+            let level = (0...65535).map { SampleScale.fromSixteen(UInt16($0), bits: bits).littleEndian }
             p.components.withUnsafeBufferPointer { src in
-                for y in 0..<p.height {
-                    let row = UnsafeMutableRawPointer(plane + y * stride)
-                    for i in 0..<(p.width * 3) {
-                        row.storeBytes(of: SampleScale.fromSixteen(src[y * p.width * 3 + i], bits: bits).littleEndian, toByteOffset: i * 2, as: UInt16.self)
+                level.withUnsafeBufferPointer { level in
+                    for y in 0..<p.height {
+                        let row = UnsafeMutableRawPointer(plane + y * stride)
+                        for i in 0..<(p.width * 3) { row.storeBytes(of: level[Int(src[y * p.width * 3 + i])], toByteOffset: i * 2, as: UInt16.self) }
                     }
                 }
             }

@@ -84,47 +84,34 @@ public struct VibranceFilter: PixelFilter, SixteenBitFilter {
         amount = Int32(((parameters["amount"] ?? 0) * 256).rounded())
     }
 
-    public func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
-        let high = Int32(max(r, max(g, b))), low = Int32(min(r, min(g, b)))
-        guard high > 0, amount != 0 else { return (r, g, b) }
-        // The colour's own saturation (0 gray, 256 pure), and what is left of it.
-        let saturation = (high - low) * 256 / high
-        return Chroma.scaled(r, g, b, by: 256 + amount * (256 - saturation) / 256)
-    }
+    public func transform(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) { vibrant(r, g, b) }
 
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
         var out = image
-        let amount = amount
         guard amount != 0 else { return out }
-        mapPixels(&out) { r, g, b in
-            let high = Int32(max(r, max(g, b))), low = Int32(min(r, min(g, b)))
-            guard high > 0 else { return (r, g, b) }
-            let saturation = Int32(Int64(high - low) * 256 / Int64(high))
-            return Chroma.scaled(r, g, b, by: 256 + amount * (256 - saturation) / 256)
-        }
+        mapPixels(&out) { r, g, b in vibrant(r, g, b) }
         return out
+    }
+
+    @inline(__always)
+    func vibrant<T: FixedWidthInteger & UnsignedInteger>(_ r: T, _ g: T, _ b: T) -> (T, T, T) {
+        let high = Int64(max(r, max(g, b))), low = Int64(min(r, min(g, b)))
+        guard high > 0, amount != 0 else { return (r, g, b) }
+        // The colour's own saturation (0 gray, 256 pure), and what is left of it.
+        let saturation = Int32((high - low) * 256 / high)
+        return Chroma.scaled(r, g, b, by: 256 + amount * (256 - saturation) / 256)
     }
 }
 
 enum Chroma {
-    /// Each channel's distance from the pixel's Rec. 709 luma times `factor`/256.
+    /// Each channel's distance from the pixel's Rec. 709 luma times `factor`/256 (8- or
+    /// 16-bit samples).
     @inline(__always)
-    static func scaled(_ r: UInt8, _ g: UInt8, _ b: UInt8, by factor: Int32) -> (UInt8, UInt8, UInt8) {
-        guard factor != 256 else { return (r, g, b) }
-        let y = Int32(luma(r, g, b))
-        func channel(_ c: UInt8) -> UInt8 {
-            UInt8(clamping: y + ((Int32(c) - y) * factor + 128) >> 8)
-        }
-        return (channel(r), channel(g), channel(b))
-    }
-
-    /// The same for 16-bit samples.
-    @inline(__always)
-    static func scaled(_ r: UInt16, _ g: UInt16, _ b: UInt16, by factor: Int32) -> (UInt16, UInt16, UInt16) {
+    static func scaled<T: FixedWidthInteger & UnsignedInteger>(_ r: T, _ g: T, _ b: T, by factor: Int32) -> (T, T, T) {
         guard factor != 256 else { return (r, g, b) }
         let y = Int64(luma(r, g, b))
-        func channel(_ c: UInt16) -> UInt16 {
-            UInt16(clamping: y + ((Int64(c) - y) * Int64(factor) + 128) >> 8)
+        func channel(_ c: T) -> T {
+            T(clamping: y + ((Int64(c) - y) * Int64(factor) + 128) >> 8)
         }
         return (channel(r), channel(g), channel(b))
     }

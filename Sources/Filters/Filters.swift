@@ -30,7 +30,28 @@ enum Cores {
     }()
 }
 
-/// Applies a per-pixel function to every RGB pixel (8 or 16 bits), in parallel, in place.
+/// Applies a per-pixel function to every 8-bit RGB pixel, in parallel, in place. Not
+/// generic: a generic one, though specialised, called the transform through a
+/// reabstraction thunk for every pixel, and a saturation step on a Live Photo's movie
+/// took 15% of its profile instead of 9%. (16-bit pictures, rarer, take the generic one.)
+@inlinable
+func mapPixels(_ image: inout PixelBuffer<UInt8>, _ transform: (UInt8, UInt8, UInt8) -> (UInt8, UInt8, UInt8)) {
+    precondition(image.channels == 3, "filters take RGB")
+    let (w, h) = (image.width, image.height)
+    image.components.withUnsafeMutableBufferPointer { pixels in
+        nonisolated(unsafe) let pixels = pixels
+        forEachBand(rows: h) { rows in
+            for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                let (r, g, b) = transform(pixels[i * 3], pixels[i * 3 + 1], pixels[i * 3 + 2])
+                pixels[i * 3] = r
+                pixels[i * 3 + 1] = g
+                pixels[i * 3 + 2] = b
+            }
+        }
+    }
+}
+
+/// ``mapPixels(_:_:)`` for pictures of any sample type.
 @inlinable
 func mapPixels<T: PixelComponent>(_ image: inout PixelBuffer<T>, _ transform: (T, T, T) -> (T, T, T)) {
     precondition(image.channels == 3, "filters take RGB")

@@ -10,18 +10,6 @@ extension PixelBuffer where Component == UInt16 {
         }
         return out
     }
-
-    /// A picture of `bits`-bit samples (0 ..< 2^bits, as a 10-bit HEVC plane holds them)
-    /// at the full 16-bit range, by bit replication (1023 becomes 65535).
-    public static func fullRange(fromBits bits: Int, width: Int, height: Int, channels: Int, samples: UnsafeBufferPointer<UInt16>)
-        -> PixelBuffer<UInt16>
-    {
-        var out = PixelBuffer<UInt16>(width: width, height: height, channels: channels)
-        out.components.withUnsafeMutableBufferPointer { dst in
-            for i in 0..<min(dst.count, samples.count) { dst[i] = SampleScale.toSixteen(samples[i], bits: bits) }
-        }
-        return out
-    }
 }
 
 extension PixelBuffer where Component == UInt8 {
