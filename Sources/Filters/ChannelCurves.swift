@@ -1,3 +1,4 @@
+import CRowLoops
 import Foundation
 import Imaging
 
@@ -82,11 +83,7 @@ enum ChannelCurves {
             pixels.components.withUnsafeMutableBufferPointer { p in
                 nonisolated(unsafe) let (p, lut) = (p, lut)
                 forEachBand(rows: h) { rows in
-                    for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
-                        p[i * 3] = lut[Int(p[i * 3])]
-                        p[i * 3 + 1] = lut[256 + Int(p[i * 3 + 1])]
-                        p[i * 3 + 2] = lut[512 + Int(p[i * 3 + 2])]
-                    }
+                    camlib_rgb_tables(p.baseAddress! + rows.lowerBound * w * 3, rows.count * w, lut.baseAddress)
                 }
             }
         }

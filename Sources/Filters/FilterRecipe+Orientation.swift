@@ -9,18 +9,36 @@ extension FilterRecipe {
     /// the orientation: each run of them is one resampling of the stored picture, from
     /// stored to stored, turning it nowhere else.
     public func apply(toStored image: consuming PixelBuffer<UInt8>, shownIn orientation: EXIFOrientation) -> PixelBuffer<UInt8> {
-        if orientation == .up || treatsEveryDirectionAlike { return apply(to: image) }
-        let filters = steps.map { FilterCatalog.filter(named: $0.name)!.init(parameters: $0.parameters) }
-        guard filters.allSatisfy({ $0 is any GeometryFilter || type(of: $0).treatsEveryDirectionAlike }) else {
+        let filters = self.filters
+        guard orientation == .up || filters.allSatisfy({ $0 is any GeometryFilter || type(of: $0).treatsEveryDirectionAlike }) else {
             let upright = (consume image).applying(orientation)
-            return apply(to: upright).applying(orientation.inverse)
+            return Self.draw(filters, on: upright, shownIn: .up).applying(orientation.inverse)
         }
+        return Self.draw(filters, on: image, shownIn: orientation)
+    }
+
+    /// The steps' filters, in order.
+    var filters: [any ImageFilter] {
+        steps.map { FilterCatalog.filter(named: $0.name)!.init(parameters: $0.parameters) }
+    }
+
+    /// `filters` over a picture as stored, shown in `orientation` (every step but the
+    /// geometry treats every direction alike, or the picture is upright). Each run of
+    /// colour steps is one ``ColourPass``; each run of geometry steps one resampling, the
+    /// orientation folded in; a colour run just before geometry is drawn over the pixels
+    /// the geometry reads alone (a crop's colours are not worked on and thrown away).
+    static func draw(_ filters: [any ImageFilter], on image: consuming PixelBuffer<UInt8>, shownIn orientation: EXIFOrientation) -> PixelBuffer<UInt8> {
         var pixels = image
         var i = 0
         while i < filters.count {
-            guard filters[i] is any GeometryFilter else {
-                pixels = filters[i].apply(to: consume pixels)
-                i += 1
+            var colours = ColourPass()
+            while i < filters.count, colours.append(filters[i]) { i += 1 }
+            guard i < filters.count, filters[i] is any GeometryFilter else {
+                if !colours.isEmpty { pixels = colours.apply(to: consume pixels) }
+                if i < filters.count {
+                    pixels = filters[i].apply(to: consume pixels)
+                    i += 1
+                }
                 continue
             }
             // The run of geometry steps, between the orientation and its inverse.
@@ -30,6 +48,15 @@ extension FilterRecipe {
                 i += 1
             }
             placement = GeometryPlacement.orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
+            if !colours.isEmpty {
+                let region = placement.sourceRegion(width: pixels.width, height: pixels.height)
+                if region.width * region.height * 10 < pixels.width * pixels.height * 9 {
+                    pixels = colours.apply(to: pixels, region: region)
+                    placement = placement.within(region)
+                } else {
+                    pixels = colours.apply(to: consume pixels)
+                }
+            }
             pixels = placement.apply(to: pixels)
         }
         return pixels

@@ -145,11 +145,10 @@ public struct FilterRecipe: Codable, Sendable, Equatable {
     }
 
     /// RGB pixels (3 channels) through every step, each working in place on the one
-    /// before's output.
+    /// before's output where it can (colour steps in one pass, geometry in one
+    /// resampling: see `draw(_:on:shownIn:)`).
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        var pixels = image
-        for step in steps { pixels = step.apply(to: consume pixels) }
-        return pixels
+        Self.draw(filters, on: image, shownIn: .up)
     }
 }
 

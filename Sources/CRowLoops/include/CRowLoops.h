@@ -69,3 +69,29 @@ void camlib_comic_bytes(
 void camlib_rows_halved_rgb(
     const uint8_t *restrict above, const uint8_t *restrict below, const uint8_t *restrict cb, const uint8_t *restrict cr,
     long count, float lumaScale, float lumaOffset, float crToR, float cbToG, float crToG, float cbToB, uint8_t *restrict rgb);
+
+// Geometry (resample.c).
+
+/// Rows `firstRow` ..< `firstRow + rowCount` of a picture resampled from `src` (width ×
+/// height, `channels` bytes a pixel) by bilinear interpolation, into `dst` (those rows
+/// alone, `outWidth` pixels each). `placement` holds a ... f: output pixel centre (x, y)
+/// reads the input at (a·x + b·y + c, d·x + e·y + f), clamped to its edges; positions in
+/// 16.16 fixed point, weights in 1/256, rounded to nearest. Width and height in
+/// 2 ... 16384, |a| and |d| at most 64.
+void camlib_bilinear_rows(
+    const uint8_t *restrict src, long width, long height, long channels, long outWidth, long firstRow, long rowCount,
+    const double *placement, uint8_t *restrict dst);
+
+/// The same without vector instructions (what a processor without AVX2 runs).
+void camlib_bilinear_rows_scalar(
+    const uint8_t *restrict src, long width, long height, long channels, long outWidth, long firstRow, long rowCount,
+    const double *placement, uint8_t *restrict dst);
+
+// Per-pixel colour steps (pointwise.c), in place on interleaved RGB bytes.
+
+/// Each sample through its channel's table: `tables` holds red's 256 entries, green's, blue's.
+void camlib_rgb_tables(uint8_t *restrict rgb, long count, const uint8_t *restrict tables);
+
+/// Each channel's distance from the pixel's Rec. 709 luma ((54·R + 183·G + 19·B + 128) >> 8)
+/// times factor / 256, rounded (an arithmetic shift), clamped to 0 ... 255.
+void camlib_rgb_chroma_scaled(uint8_t *restrict rgb, long count, int32_t factor);
