@@ -204,9 +204,8 @@ public final class MovieFrameReader {
                 (toAveragedRGB, averagedSize) = (context, (ow, oh))
             }
         }
-        var rgb = PixelBuffer<UInt8>(width: ow, height: oh, channels: 3)
         let planes = FramePlanes(frame)
-        rgb.components.withUnsafeMutableBufferPointer { dst in
+        let rgb = PixelBuffer<UInt8>(width: ow, height: oh, channels: 3) { dst in
             var out: [UnsafeMutablePointer<UInt8>?] = [dst.baseAddress, nil, nil, nil]
             var strides: [Int32] = [Int32(ow * 3), 0, 0, 0]
             _ = ff.sws_scale(full ? toRGB : toAveragedRGB, planes.sources, planes.strides, 0, Int32(fh), &out, &strides)

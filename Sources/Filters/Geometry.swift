@@ -73,14 +73,13 @@ public struct GeometryPlacement: Sendable, Equatable {
     /// Photo movie's edit. Inputs within 16384 pixels (`fitsFixedPoint`).
     func bilinearBytes(_ picture: borrowing PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
-        var out = PixelBuffer<UInt8>(width: width, height: height, channels: ch)
-        guard w > 0, h > 0, width > 0, height > 0 else { return out }
-        let (outW, coefficients) = (width, [a, b, c, d, e, f])
-        picture.components.withUnsafeBufferPointer { src in
-            out.components.withUnsafeMutableBufferPointer { dst in
+        let (outW, outH, coefficients) = (width, height, [a, b, c, d, e, f])
+        return picture.components.withUnsafeBufferPointer { src in
+            PixelBuffer<UInt8>(width: outW, height: outH, channels: ch) { dst in
                 coefficients.withUnsafeBufferPointer { placement in
                     nonisolated(unsafe) let (src, dst, placement) = (src, dst, placement)
-                    forEachBand(rows: height) { rows in
+                    forEachBand(rows: outH) { rows in
+                        guard !rows.isEmpty, outW > 0 else { return }
                         camlib_bilinear_rows(
                             src.baseAddress, w, h, ch, outW, rows.lowerBound, rows.count, placement.baseAddress,
                             dst.baseAddress! + rows.lowerBound * outW * ch)
@@ -88,7 +87,6 @@ public struct GeometryPlacement: Sendable, Equatable {
                 }
             }
         }
-        return out
     }
 
     /// The pixels of a width×height input this placement reads (each point's neighbours

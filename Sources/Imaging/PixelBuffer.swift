@@ -29,6 +29,20 @@ public struct PixelBuffer<Component: PixelComponent>: Sendable, Equatable {
         self.components = Array(repeating: .zero, count: width * height * channels)
     }
 
+    /// A buffer whose every component `initialize` writes (it is handed the memory
+    /// unfilled: a movie frame's copies skip zeroing megabytes they overwrite at once).
+    public init(width: Int, height: Int, channels: Int, writingEvery initialize: (UnsafeMutableBufferPointer<Component>) -> Void) {
+        precondition(width >= 0 && height >= 0 && (1...4).contains(channels), "invalid pixel buffer shape")
+        self.width = width
+        self.height = height
+        self.channels = channels
+        let count = width * height * channels
+        self.components = Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialize(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
+            initialized = count
+        }
+    }
+
     /// Wraps existing components; their count must be `width * height * channels`.
     public init(width: Int, height: Int, channels: Int, components: [Component]) {
         precondition(components.count == width * height * channels, "component count does not match the shape")
