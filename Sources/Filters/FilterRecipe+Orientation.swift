@@ -50,7 +50,7 @@ extension FilterRecipe {
             placement = GeometryPlacement.orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
             if !colours.isEmpty {
                 let region = placement.sourceRegion(width: pixels.width, height: pixels.height)
-                if region.width * region.height * 10 < pixels.width * pixels.height * 9 {
+                if region.width >= 2, region.height >= 2, region.width * region.height * 10 < pixels.width * pixels.height * 9 {
                     pixels = colours.apply(to: pixels, region: region)
                     placement = placement.within(region)
                 } else {
