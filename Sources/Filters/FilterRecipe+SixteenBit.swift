@@ -35,12 +35,38 @@ extension FilterRecipe {
     }
 
     /// ``apply(to:depth:)-(PixelBuffer<UInt16>,_)`` over a picture as stored, shown in
-    /// `orientation`: the filtered picture, still as stored.
+    /// `orientation`: the filtered picture, still as stored. As for 8 bits, when only the
+    /// geometry steps have a direction (and none reads depth), each run of them is one
+    /// resampling from stored to stored, the orientation folded in: no turning upright and
+    /// back (two copies of the picture at 6 bytes a pixel).
     public func apply(toStored image: consuming PixelBuffer<UInt16>, shownIn orientation: EXIFOrientation, depth: DepthField? = nil)
         -> PixelBuffer<UInt16>
     {
         if orientation == .up || treatsEveryDirectionAlike { return apply(to: image, depth: depth) }
-        let upright = (consume image).applying(orientation)
-        return apply(to: upright, depth: depth).applying(orientation.inverse)
+        let filters = self.filters
+        guard !needsDepth, filters.allSatisfy({ $0 is any GeometryFilter || type(of: $0).treatsEveryDirectionAlike }) else {
+            let upright = (consume image).applying(orientation)
+            return apply(to: upright, depth: depth).applying(orientation.inverse)
+        }
+        var pixels = image
+        var i = 0
+        while i < filters.count {
+            guard filters[i] is any GeometryFilter else {
+                // A run of steps that treat every direction alike, drawn as stored.
+                var end = i + 1
+                while end < filters.count, !(filters[end] is any GeometryFilter) { end += 1 }
+                pixels = FilterRecipe(steps: Array(steps[i..<end])).apply(to: consume pixels)
+                i = end
+                continue
+            }
+            var placement = GeometryPlacement.orienting(orientation, width: pixels.width, height: pixels.height)
+            while i < filters.count, let geometry = filters[i] as? any GeometryFilter {
+                placement = geometry.placement(width: placement.width, height: placement.height).after(placement)
+                i += 1
+            }
+            placement = GeometryPlacement.orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
+            pixels = placement.apply(to: pixels)
+        }
+        return pixels
     }
 }

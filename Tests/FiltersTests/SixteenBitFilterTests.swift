@@ -54,6 +54,25 @@ struct SixteenBitFilterTests {
         #expect(mean < (limit == 255 ? 2 : 0.6), "\(text): mean difference \(mean)")
     }
 
+    /// Geometry on a 16-bit picture as stored is folded into its orientation, as at 8
+    /// bits: the same samples as turning it upright, filtering and turning it back
+    /// (exactly for crops, turns and flips; a straighten within a few 16-bit units, its
+    /// crop and turn resampled once instead of one after the other). A recipe with a step
+    /// that has a direction (comic's halftone) still turns the picture upright.
+    @Test(arguments: EXIFOrientation.allCases)
+    func geometryOnAStoredPictureIsFoldedIntoItsOrientation(_ orientation: EXIFOrientation) throws {
+        let stored = Self.gradient(width: 90, height: 64)
+        for text in ["exposure:ev=0.4 crop:x=0.1,y=0.2,width=0.6,height=0.7 rotate:degrees=90 saturation:amount=0.3 flip", "crop:aspect=1:1 straighten:degrees=3 mono"] {
+            let recipe = try Self.recipe(text)
+            let folded = recipe.apply(toStored: stored, shownIn: orientation)
+            let turned = recipe.apply(to: stored.applying(orientation)).applying(orientation.inverse)
+            #expect(folded.width == turned.width && folded.height == turned.height, "\(text) in \(orientation)")
+            guard folded.width == turned.width, folded.height == turned.height else { continue }
+            let worst = zip(folded.components, turned.components).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= (text.contains("straighten") ? 8 : 0), "\(text) in \(orientation): \(worst)")
+        }
+    }
+
     /// At 16 bits a step keeps the levels between the 8-bit ones: a smooth ramp of 4,096
     /// levels stays thousands of levels after exposure, contrast and saturation, where
     /// 8 bits would leave at most 256.

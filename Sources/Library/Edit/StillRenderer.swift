@@ -233,7 +233,9 @@ public enum StillRenderer {
 
     /// ``filteredAsStored(_:recipe:depth:)`` at 16 bits a sample, for a 10- or 12-bit picture.
     static func filteredAsStored(sixteenBit primary: HEIFImage, recipe: FilterRecipe, depth: DepthField? = nil) throws -> PixelBuffer<UInt16> {
-        if recipe.treatsEveryDirectionAlike && !primary.isCropped { return recipe.apply(to: try primary.decodeRGB16(asStored: true)) }
+        if !primary.isCropped, depth == nil || !recipe.needsDepth {
+            return recipe.apply(toStored: try primary.decodeRGB16(asStored: true), shownIn: primary.orientation)
+        }
         let displayed = try primary.decodeRGB16()
         return recipe.apply(to: consume displayed, depth: depth).applying(primary.orientation.inverse)
     }
