@@ -41,13 +41,7 @@ extension FilterRecipe {
                 }
                 continue
             }
-            // The run of geometry steps, between the orientation and its inverse.
-            var placement = GeometryPlacement.orienting(orientation, width: pixels.width, height: pixels.height)
-            while i < filters.count, let geometry = filters[i] as? any GeometryFilter {
-                placement = geometry.placement(width: placement.width, height: placement.height).after(placement)
-                i += 1
-            }
-            placement = GeometryPlacement.orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
+            var placement = GeometryPlacement.run(of: filters, from: &i, width: pixels.width, height: pixels.height, shownIn: orientation)
             if !colours.isEmpty {
                 let region = placement.sourceRegion(width: pixels.width, height: pixels.height)
                 if region.width >= 2, region.height >= 2, region.width * region.height * 10 < pixels.width * pixels.height * 9 {
@@ -64,6 +58,20 @@ extension FilterRecipe {
 }
 
 extension GeometryPlacement {
+    /// The run of geometry steps of `filters` from `index` on, over a width×height
+    /// picture as stored, shown in `orientation`: one placement from stored to stored,
+    /// between the orientation and its inverse. `index` is left after the run.
+    static func run(of filters: [any ImageFilter], from index: inout Int, width: Int, height: Int, shownIn orientation: EXIFOrientation)
+        -> GeometryPlacement
+    {
+        var placement = orienting(orientation, width: width, height: height)
+        while index < filters.count, let geometry = filters[index] as? any GeometryFilter {
+            placement = geometry.placement(width: placement.width, height: placement.height).after(placement)
+            index += 1
+        }
+        return orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
+    }
+
     /// What `applying(orientation)` does to a width×height picture: its mirror, then its
     /// quarter turns.
     static func orienting(_ orientation: EXIFOrientation, width: Int, height: Int) -> GeometryPlacement {

@@ -59,12 +59,7 @@ extension FilterRecipe {
                 i = end
                 continue
             }
-            var placement = GeometryPlacement.orienting(orientation, width: pixels.width, height: pixels.height)
-            while i < filters.count, let geometry = filters[i] as? any GeometryFilter {
-                placement = geometry.placement(width: placement.width, height: placement.height).after(placement)
-                i += 1
-            }
-            placement = GeometryPlacement.orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
+            let placement = GeometryPlacement.run(of: filters, from: &i, width: pixels.width, height: pixels.height, shownIn: orientation)
             pixels = placement.apply(to: pixels)
         }
         return pixels
