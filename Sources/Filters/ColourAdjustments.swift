@@ -63,17 +63,9 @@ public struct SaturationFilter: PixelFilter, SixteenBitFilter {
 
     // 8-bit pictures in C (`camlib_rgb_chroma_scaled`, the same arithmetic, in vector
     // registers): a Live Photo movie's saturation took 12% of its edit through `transform`.
-    public func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int) {
-        var pass = ColourPass()
-        _ = pass.append(self)
-        pixels = pass.apply(to: pixels)
-    }
+    public func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int) { pixels = ColourPass(self).apply(to: pixels) }
 
-    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        var pass = ColourPass()
-        _ = pass.append(self)
-        return pass.apply(to: image)
-    }
+    public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> { ColourPass(self).apply(to: image) }
 
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
         var out = image

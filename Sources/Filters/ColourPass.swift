@@ -14,8 +14,16 @@ struct ColourPass {
         case chroma(Int32)
     }
     private(set) var steps: [Step] = []
-    /// Whether any step was taken in, identities included.
-    private(set) var isEmpty = true
+    /// Whether the pass changes nothing (no step, or identities alone).
+    var isEmpty: Bool { steps.isEmpty }
+
+    init() {}
+
+    /// A pass of `filter` alone (which must be one the pass draws).
+    init(_ filter: any ImageFilter) {
+        let taken = append(filter)
+        precondition(taken, "\(type(of: filter).name) is not a colour step")
+    }
 
     /// Takes `filter` in if it is a step the pass draws; false (and nothing taken) if not.
     mutating func append(_ filter: any ImageFilter) -> Bool {
@@ -31,7 +39,6 @@ struct ColourPass {
         } else {
             return false
         }
-        isEmpty = false
         return true
     }
 
