@@ -1,3 +1,4 @@
+import CRowLoops
 import Imaging
 
 /// Highlights and shadows as Photos and Lightroom do them: local. Each pixel's tone is
@@ -62,20 +63,22 @@ enum LocalTone {
         }
 
         /// One row of RGB samples (8 or 16 bits): each pixel's base from the coefficients'
-        /// row (`planes`) and its luma, and the pixel multiplied by its base's gain.
+        /// row (`planes`) and its luma, and the pixel multiplied by its base's gain (CRowLoops).
         @inline(__always)
         static func draw<T: FixedWidthInteger & UnsignedInteger>(
             row o: UnsafeMutablePointer<T>, width w: Int, _ planes: [UnsafeMutablePointer<Float>], _ gains: UnsafeBufferPointer<Float>
         ) {
-            let top = Float(T.max)
-            for x in 0..<w {
-                let (r, g, b) = (Float(o[x * 3]), Float(o[x * 3 + 1]), Float(o[x * 3 + 2]))
-                let luma = (0.2126 * r + 0.7152 * g + 0.0722 * b) / top
-                let base = min(1, max(0, planes[0][x] * luma + planes[1][x]))
-                let k = gains[Int(base * Float(LocalTone.steps) + 0.5)]
-                o[x * 3] = T(min(top, r * k + 0.5))
-                o[x * 3 + 1] = T(min(top, g * k + 0.5))
-                o[x * 3 + 2] = T(min(top, b * k + 0.5))
+            switch T.bitWidth {
+            case 8:
+                o.withMemoryRebound(to: UInt8.self, capacity: w * 3) {
+                    camlib_local_tone8($0, w, planes[0], planes[1], gains.baseAddress!, LocalTone.steps)
+                }
+            case 16:
+                o.withMemoryRebound(to: UInt16.self, capacity: w * 3) {
+                    camlib_local_tone16($0, w, planes[0], planes[1], gains.baseAddress!, LocalTone.steps)
+                }
+            default:
+                preconditionFailure("local tone draws 8 or 16 bits a sample")
             }
         }
 

@@ -95,3 +95,13 @@ void camlib_rgb_tables(uint8_t *restrict rgb, long count, const uint8_t *restric
 /// Each channel's distance from the pixel's Rec. 709 luma ((54·R + 183·G + 19·B + 128) >> 8)
 /// times factor / 256, rounded (an arithmetic shift), clamped to 0 ... 255.
 void camlib_rgb_chroma_scaled(uint8_t *restrict rgb, long count, int32_t factor);
+
+/// Local tone, in place on `count` RGB pixels: each pixel's base, slope·luma + offset
+/// (luma Rec. 709 over the sample's top value, the base clamped to 0 ... 1), and each
+/// sample times gains[base·steps rounded], rounded and clamped to the top value.
+void camlib_local_tone8(
+    uint8_t *restrict rgb, long count, const float *restrict slope, const float *restrict offset, const float *restrict gains, long steps);
+
+/// The same at 16 bits a sample.
+void camlib_local_tone16(
+    uint16_t *restrict rgb, long count, const float *restrict slope, const float *restrict offset, const float *restrict gains, long steps);
