@@ -5,20 +5,29 @@ import Imaging
 // The filters. Each works on 8-bit RGB in display orientation, row bands in parallel on
 // every core, per-channel work through lookup tables where the maths allows.
 
-/// Runs `body` over bands of rows, one band per core (more when there are many rows).
+/// Runs `body` over bands of rows (``bands(rows:startingAtMultiplesOf:)``), concurrently.
 @inlinable
 func forEachBand(rows: Int, startingAtMultiplesOf unit: Int = 1, _ body: (Range<Int>) -> Void) {
-    let bands = min(rows / unit, max(1, Cores.online * 4))
-    guard bands > 1 else {
+    let ranges = bands(rows: rows, startingAtMultiplesOf: unit)
+    guard ranges.count > 1 else {
         body(0..<rows)
         return
     }
     // Bands write disjoint rows; the callers' buffers outlive this call.
     nonisolated(unsafe) let body = body
-    DispatchQueue.concurrentPerform(iterations: bands) { band in
-        let start = rows * band / bands / unit * unit
-        let end = band == bands - 1 ? rows : rows * (band + 1) / bands / unit * unit
-        body(start..<end)
+    DispatchQueue.concurrentPerform(iterations: ranges.count) { body(ranges[$0]) }
+}
+
+/// Rows split into bands, one per core (more when there are many rows), each starting
+/// at a multiple of `unit`.
+@inlinable
+func bands(rows: Int, startingAtMultiplesOf unit: Int = 1) -> [Range<Int>] {
+    let count = min(rows / unit, max(1, Cores.online * 4))
+    guard count > 1 else { return [0..<rows] }
+    return (0..<count).map { band in
+        let start = rows * band / count / unit * unit
+        let end = band == count - 1 ? rows : rows * (band + 1) / count / unit * unit
+        return start..<end
     }
 }
 

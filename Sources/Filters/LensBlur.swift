@@ -1,5 +1,8 @@
+import CRowLoops
+import Dispatch
 import Foundation
 import Imaging
+import Synchronization
 
 /// The blur a depth step draws over one picture.
 ///
@@ -10,30 +13,45 @@ import Imaging
 ///   preview and the full-size render look alike. When the focus point is on the Portrait
 ///   matte, the matte holds the person's radius at 0.
 /// - The picture is blurred in linear light (a bright light spreads as a lens spreads it)
-///   at a few radii, each a factor of two apart, on a pyramid of reduced copies (the first
-///   with at most 3.5 megapixels, so memory stays bounded for any photo); each pixel mixes
-///   the two copies around its own radius, or its own value and the finest copy.
+///   by discs, as a lens's aperture draws an out-of-focus point, at a few radii a factor of
+///   two apart, the largest the picture's largest radius (so the far background, where
+///   most pixels share it, is drawn with its own disc). Each disc is drawn on a reduced
+///   copy coarse enough that it spans 6 to 12 samples, the first with at most 3.5
+///   megapixels, so memory stays bounded for any photo; each pixel mixes the two copies
+///   around its own radius, or its own value and the finest copy.
 /// - A copy gathers only pixels at least half as blurred as it is (the finest, every
 ///   pixel blurred at all: a normalised blur, each pixel weighted by how blurred it is), so
 ///   a sharp subject's colour does not bleed into the blurred background around it: no
 ///   halo.
+/// - Pixels in front of the plane in focus also spread over what is behind them, as a
+///   lens draws a near object's blurred edge over the subject: each is scattered over its
+///   own disc into a layer with its coverage, laid over the gathered picture.
 struct LensBlur {
     let width: Int, height: Int
-    /// Each pixel's blur radius in picture pixels, at the depth map's resolution, before the matte.
+    /// Each pixel's blur radius in picture pixels, at the depth map's resolution, before
+    /// the matte: negative in front of the plane in focus.
     let radius: PixelBuffer<Float>
+    /// The radius the picture is gathered by: `radius`'s size, but where the depth map
+    /// passes from in front of the focus to behind it, the largest behind it near there.
+    let gatherRadius: PixelBuffer<Float>
     /// The Portrait matte, when the focus point is on it.
     let matte: PixelBuffer<Float>?
     let levels: [Level]
+    /// Whether anything in front of the plane in focus is blurred.
+    let hasFront: Bool
 
     /// A reduced, blurred copy: RGB in linear light premultiplied by the weight, and the
     /// weight, interleaved.
     struct Level {
         /// Picture pixels per sample.
         let scale: Int
-        /// The blur radius the copy stands for, in picture pixels (twice its Gaussian's σ).
+        /// The radius of the disc the copy is blurred by, in picture pixels.
         let reach: Float
         let width: Int, height: Int
         var samples: [Float]
+
+        /// The disc's radius in samples.
+        var discRadius: Float { reach / Float(scale) }
     }
 
     /// The largest first copy of the pyramid, in pixels.
@@ -42,6 +60,8 @@ struct LensBlur {
     static let inFocus: Float = 0.03
     /// Blur radius, as a fraction of the short side, at f/2.8 for the whole nearness span.
     static let reachAtF28 = 0.02
+    /// A pixel blurred by less than this many pixels keeps its own value.
+    static let sharp: Float = 0.3
 
     /// nil when nothing would be blurred (a flat depth map, or an aperture that blurs less
     /// than a pixel).
@@ -69,14 +89,18 @@ struct LensBlur {
         let focusNearness = around[around.count / 2]
         let k = Float(Double(min(width, height)) * Self.reachAtF28 * 2.8 / aperture)
         var radius = PixelBuffer<Float>(width: near.width, height: near.height, channels: 1)
-        var largest: Float = 0
+        var largest: Float = 0, front = false
         for i in 0..<near.components.count {
-            let r = k * max(0, abs(normalised(near.components[i]) - focusNearness) - Self.inFocus)
-            radius.components[i] = r
+            let difference = focusNearness - normalised(near.components[i])
+            let r = k * max(0, abs(difference) - Self.inFocus)
+            radius.components[i] = difference < 0 ? -r : r
             largest = max(largest, r)
+            front = front || (difference < 0 && r >= Self.sharp)
         }
         guard largest >= 0.5 else { return nil }
         self.radius = radius
+        hasFront = front
+        gatherRadius = front ? Self.acrossEdges(radius) : PixelBuffer(width: radius.width, height: radius.height, channels: 1, components: radius.components.map(abs))
         if let m = depth.matte, m.width > 0, m.height > 0,
             Self.bilinear(m, x: focus.x * Double(m.width) - 0.5, y: focus.y * Double(m.height) - 0.5) >= 0.5
         {
@@ -86,6 +110,51 @@ struct LensBlur {
         }
         levels = Self.pyramid(width: width, height: height, largest: largest)
         // (The levels' samples are filled by `draw`, which has the pixels.)
+    }
+
+    /// Each radius's size, but where the depth map passes from in front of the focus to
+    /// behind it within two samples (a near object's edge against the background), the
+    /// largest radius behind it there: the depth map's samples in between (its own
+    /// smoothing, and the reading between samples) are not in focus, they are that
+    /// edge, which would otherwise stay sharp as a thin outline around the near object.
+    static func acrossEdges(_ radius: PixelBuffer<Float>) -> PixelBuffer<Float> {
+        let (w, h) = (radius.width, radius.height)
+        // The nearest (most negative) and farthest radius within two samples: along rows,
+        // then down columns (each row from the five around it, so the loops run along
+        // memory), in bands of rows.
+        var along = [Float](repeating: 0, count: w * h * 2), out = [Float](repeating: 0, count: w * h)
+        radius.components.withUnsafeBufferPointer { r in
+            along.withUnsafeMutableBufferPointer { along in
+                out.withUnsafeMutableBufferPointer { out in
+                    nonisolated(unsafe) let (r, along, out) = (r, along, out)
+                    let far = w * h
+                    forEachBand(rows: h) { rows in
+                        for y in rows {
+                            for x in 0..<w {
+                                var (l, u) = (r[y * w + x], r[y * w + x])
+                                for j in max(0, x - 2)...min(w - 1, x + 2) { (l, u) = (min(l, r[y * w + j]), max(u, r[y * w + j])) }
+                                (along[y * w + x], along[far + y * w + x]) = (l, u)
+                            }
+                        }
+                    }
+                    forEachBand(rows: h) { rows in
+                        let (l, u) = (UnsafeMutablePointer<Float>.allocate(capacity: w), UnsafeMutablePointer<Float>.allocate(capacity: w))
+                        defer { (l.deallocate(), u.deallocate()) }
+                        for y in rows {
+                            for x in 0..<w { (l[x], u[x]) = (along[y * w + x], along[far + y * w + x]) }
+                            for j in max(0, y - 2)...min(h - 1, y + 2) {
+                                for x in 0..<w { (l[x], u[x]) = (min(l[x], along[j * w + x]), max(u[x], along[far + j * w + x])) }
+                            }
+                            for x in 0..<w {
+                                let own = abs(r[y * w + x])
+                                out[y * w + x] = l[x] <= -1 && u[x] >= 1 ? max(own, u[x]) : own
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: w, height: h, channels: 1, components: out)
     }
 
     static func bilinear(_ plane: PixelBuffer<Float>, x: Double, y: Double) -> Float {
@@ -98,22 +167,21 @@ struct LensBlur {
         return top * (1 - ty) + bottom * ty
     }
 
-    /// The copies' shapes: the first at the smallest power-of-two reduction (at least 2)
-    /// within ``baseLimit``, then halving until one reaches the largest radius.
+    /// The copies' shapes: discs a factor of two apart in radius, the largest `largest`,
+    /// the smallest at least 2.24 samples of the first copy (the smallest power-of-two
+    /// reduction, at least 2, within ``baseLimit``); each copy reduced by a power of two
+    /// more as long as its disc still spans 6 samples.
     static func pyramid(width: Int, height: Int, largest: Float) -> [Level] {
         var base = 2
         while ((width + base - 1) / base) * ((height + base - 1) / base) > baseLimit { base *= 2 }
-        var levels: [Level] = []
-        var scale = base
-        while true {
-            let (w, h) = ((width + scale - 1) / scale, (height + scale - 1) / scale)
-            // An area average over scale² pixels, a [1 4 6 4 1] blur of σ = 1 sample, and the
-            // bilinear reading back: σ ≈ 1.12 · scale.
-            levels.append(Level(scale: scale, reach: 2.24 * Float(scale), width: w, height: h, samples: []))
-            if 2.24 * Float(scale) >= largest || w <= 2 || h <= 2 { break }
-            scale *= 2
+        var count = 1
+        while largest / Float(1 << count) >= 2.24 * Float(base), count < 16 { count += 1 }
+        return (0..<count).map { i in
+            let reach = largest / Float(1 << (count - 1 - i))
+            var scale = base
+            while reach / Float(scale * 2) >= 6 { scale *= 2 }
+            return Level(scale: scale, reach: reach, width: (width + scale - 1) / scale, height: (height + scale - 1) / scale, samples: [])
         }
-        return levels
     }
 
     /// Column or row lookups for reading a plane of `planeSize` samples bilinearly at each
@@ -141,57 +209,162 @@ struct LensBlur {
         let steps = max(4096, Int(Sample.max))
         let toEncoded = (0...steps).map { Sample((SRGB.encoded(Double($0) / Double(steps)) * top).rounded()) }
         let scale = Float(steps)
-        // Every pixel's radius, row by row, from the radius and matte planes.
+        // Every pixel's radius, row by row, from a radius plane and the matte.
         let radiusColumns = Self.lookups(count: width, planeSize: radius.width), radiusRows = Self.lookups(count: height, planeSize: radius.height)
         let matteColumns = matte.map { Self.lookups(count: width, planeSize: $0.width) }
         let matteRows = matte.map { Self.lookups(count: height, planeSize: $0.height) }
-        let radiusRow = { (y: Int, out: UnsafeMutablePointer<Float>) in
-            Self.bilinearRow(self.radius, y: y, rows: radiusRows, columns: radiusColumns, count: self.width, into: out)
-            if let matte = self.matte, let mc = matteColumns, let mr = matteRows {
-                let m = UnsafeMutablePointer<Float>.allocate(capacity: self.width)
-                defer { m.deallocate() }
-                Self.bilinearRow(matte, y: y, rows: mr, columns: mc, count: self.width, into: m)
-                for x in 0..<self.width { out[x] *= 1 - min(1, max(0, m[x])) }
+        func rows(of plane: PixelBuffer<Float>) -> (Int, UnsafeMutablePointer<Float>) -> Void {
+            { (y: Int, out: UnsafeMutablePointer<Float>) in
+                Self.bilinearRow(plane, y: y, rows: radiusRows, columns: radiusColumns, count: self.width, into: out)
+                if let matte = self.matte, let mc = matteColumns, let mr = matteRows {
+                    let m = UnsafeMutablePointer<Float>.allocate(capacity: self.width)
+                    defer { m.deallocate() }
+                    Self.bilinearRow(matte, y: y, rows: mr, columns: mc, count: self.width, into: m)
+                    for x in 0..<self.width { out[x] *= 1 - min(1, max(0, m[x])) }
+                }
             }
         }
+        let radiusRow = rows(of: gatherRadius)
+        var base = Self.baseCopy(
+            pixels, scale: levels[0].scale, toLinear: toLinear, radiusRow: radiusRow, signedRadiusRow: hasFront ? rows(of: radius) : nil)
+        // What lies in front, scattered: premultiplied colour and coverage at the first
+        // copy's scale (a Level read as the copies are; its reach is not used).
+        let front = base.front == nil ? nil : Level(
+            scale: base.scale, reach: 0, width: base.width, height: base.height, samples: Self.frontLayer(base, levels: levels))
+        // Each working plane is let go as soon as it is used (a 200-megapixel photo's
+        // planes are 50 MB each).
+        base.front = nil
         var filled = levels
-        let base = Self.baseCopy(pixels, scale: levels[0].scale, toLinear: toLinear, radiusRow: radiusRow)
-        for i in filled.indices { filled[i].samples = Self.blurredCopy(base, level: filled[i], baseScale: levels[0].scale) }
+        for i in filled.indices { filled[i].samples = Self.blurredCopy(base, level: filled[i], finest: i == 0) }
+        base.samples = []
+        // Each of the front layer's rows: the columns it covers anything in.
+        let frontSpans: [Range<Int>] =
+            front.map { f in
+                (0..<f.height).map { row in
+                    let covers = { (column: Int) in f.samples[(row * f.width + column) * 4 + 3] > 1e-3 }
+                    guard let first = (0..<f.width).first(where: covers), let last = (0..<f.width).last(where: covers) else { return 0..<0 }
+                    return first..<(last + 1)
+                }
+            } ?? []
         // Each pixel: its own value (under a third of a pixel of blur), or the mix of the
-        // two copies around its radius.
+        // two copies around its radius; then what lies in front over it.
         let (w, h) = (width, height)
-        let reach0 = filled[0].reach
-        let lookups = filled.map { (Self.lookups(count: w, planeSize: $0.width, scale: Double($0.scale)), Self.lookups(count: h, planeSize: $0.height, scale: Double($0.scale))) }
-        pixels.components.withUnsafeMutableBufferPointer { out in
-            nonisolated(unsafe) let out = out
-            forEachBand(rows: h) { rows in
-                let r = UnsafeMutablePointer<Float>.allocate(capacity: w)
-                defer { r.deallocate() }
-                for y in rows {
-                    radiusRow(y, r)
-                    for x in 0..<w where r[x] >= 0.3 {
-                        let o = (y * w + x) * 3
-                        let own = SIMD4<Float>(toLinear[Int(out[o])], toLinear[Int(out[o + 1])], toLinear[Int(out[o + 2])], 1)
-                        var colour: SIMD4<Float>
-                        if r[x] < reach0 {
-                            let blurred = Self.sample(filled[0], lookups[0], x: x, y: y) ?? own
-                            colour = own + (blurred - own) * (r[x] / reach0)
-                        } else {
-                            let t = log2(r[x] / reach0)
-                            let lower = min(filled.count - 1, Int(t))
-                            let a = Self.sample(filled[lower], lookups[lower], x: x, y: y) ?? own
-                            if lower == filled.count - 1 {
-                                colour = a
-                            } else {
-                                let b = Self.sample(filled[lower + 1], lookups[lower + 1], x: x, y: y) ?? a
-                                colour = a + (b - a) * (t - Float(lower))
+        let reach0 = filled[0].reach, last = filled.count - 1
+        let frontLevel = front == nil ? nil : filled.count
+        Self.withReader(filled + (front.map { [$0] } ?? []), width: w, height: h) { reader in
+            nonisolated(unsafe) let reader = reader
+            pixels.components.withUnsafeMutableBufferPointer { out in
+                nonisolated(unsafe) let out = out
+                forEachBand(rows: h) { rows in
+                    let r = UnsafeMutablePointer<Float>.allocate(capacity: w)
+                    defer { r.deallocate() }
+                    for y in rows {
+                        radiusRow(y, r)
+                        // The layer's columns this row may read anything from.
+                        var frontColumns = 0..<0
+                        if let frontLevel {
+                            let y0 = reader.row(frontLevel, y)
+                            let spans = [frontSpans[y0], frontSpans[min(frontSpans.count - 1, y0 + 1)]].filter { !$0.isEmpty }
+                            if let first = spans.map(\.lowerBound).min(), let end = spans.map(\.upperBound).max() {
+                                frontColumns = (first - 1)..<end
                             }
                         }
-                        for c in 0..<3 { out[o + c] = toEncoded[Int(min(1, max(0, colour[c])) * scale + 0.5)] }
+                        for x in 0..<w {
+                            let blur = r[x]
+                            var over = SIMD4<Float>()
+                            if let frontLevel, frontColumns.contains(reader.column(frontLevel, x)) { over = reader.read(frontLevel, x: x, y: y) }
+                            let covered = over[3] > 1e-3
+                            guard blur >= Self.sharp || covered else { continue }
+                            let o = (y * w + x) * 3
+                            let own = SIMD4<Float>(toLinear[Int(out[o])], toLinear[Int(out[o + 1])], toLinear[Int(out[o + 2])], 1)
+                            var colour = own
+                            if blur < Self.sharp {
+                                // Sharp, under what lies in front.
+                            } else if blur < reach0 {
+                                let blurred = reader.colour(0, x: x, y: y) ?? own
+                                colour = own + (blurred - own) * (blur / reach0)
+                            } else {
+                                let t = log2(blur / reach0)
+                                let lower = min(last, Int(t))
+                                let a = reader.colour(lower, x: x, y: y) ?? own
+                                if lower == last {
+                                    colour = a
+                                } else {
+                                    let b = reader.colour(lower + 1, x: x, y: y) ?? a
+                                    colour = a + (b - a) * (t - Float(lower))
+                                }
+                            }
+                            if covered {
+                                // Coverage over 1 (discs of different sizes overlapping) is scaled to 1.
+                                let coverage = min(1, over[3])
+                                colour = over * (coverage / over[3]) + colour * (1 - coverage)
+                            }
+                            for c in 0..<3 { out[o + c] = toEncoded[Int(min(1, max(0, colour[c])) * scale + 0.5)] }
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// The copies as the per-pixel loop reads them: each one's samples, and its lookups
+    /// (the lower sample and the upper one's weight along every picture column and row)
+    /// flat, so reading a pixel copies no array.
+    struct Reader {
+        let samples: [UnsafeBufferPointer<Float>]
+        let widths: [Int], heights: [Int]
+        let columnIndex: [Int32], columnWeight: [Float], rowIndex: [Int32], rowWeight: [Float]
+        let pictureWidth: Int, pictureHeight: Int
+
+        /// The copy's column and row that picture column `x` and row `y` read first.
+        @inline(__always) func column(_ level: Int, _ x: Int) -> Int { Int(columnIndex[level * pictureWidth + x]) }
+        @inline(__always) func row(_ level: Int, _ y: Int) -> Int { Int(rowIndex[level * pictureHeight + y]) }
+
+        /// The copy's premultiplied samples at picture pixel (x, y), read bilinearly.
+        @inline(__always)
+        func read(_ level: Int, x: Int, y: Int) -> SIMD4<Float> {
+            let (w, s) = (widths[level], samples[level])
+            let c = level * pictureWidth + x, r = level * pictureHeight + y
+            let x0 = Int(columnIndex[c]), tx = columnWeight[c], y0 = Int(rowIndex[r]), ty = rowWeight[r]
+            let x1 = min(w - 1, x0 + 1), y1 = min(heights[level] - 1, y0 + 1)
+            @inline(__always) func at(_ i: Int, _ j: Int) -> SIMD4<Float> {
+                let o = (j * w + i) * 4
+                return SIMD4(s[o], s[o + 1], s[o + 2], s[o + 3])
+            }
+            let top = at(x0, y0) + (at(x1, y0) - at(x0, y0)) * tx
+            let bottom = at(x0, y1) + (at(x1, y1) - at(x0, y1)) * tx
+            return top + (bottom - top) * ty
+        }
+
+        /// The copy's colour at picture pixel (x, y): its samples divided by their weight;
+        /// nil where nothing blurred enough is near.
+        @inline(__always)
+        func colour(_ level: Int, x: Int, y: Int) -> SIMD4<Float>? {
+            let v = read(level, x: x, y: y)
+            guard v[3] > 1e-4 else { return nil }
+            return SIMD4(v[0] / v[3], v[1] / v[3], v[2] / v[3], 1)
+        }
+    }
+
+    /// Runs `body` with a ``Reader`` over `levels` for a `width`×`height` picture.
+    static func withReader<R>(_ levels: [Level], width: Int, height: Int, _ body: (Reader) -> R) -> R {
+        var (columnIndex, columnWeight, rowIndex, rowWeight) = ([Int32](), [Float](), [Int32](), [Float]())
+        for level in levels {
+            let columns = lookups(count: width, planeSize: level.width, scale: Double(level.scale))
+            let rows = lookups(count: height, planeSize: level.height, scale: Double(level.scale))
+            (columnIndex, columnWeight) = (columnIndex + columns.index, columnWeight + columns.weight)
+            (rowIndex, rowWeight) = (rowIndex + rows.index, rowWeight + rows.weight)
+        }
+        func nested(_ i: Int, _ pointers: [UnsafeBufferPointer<Float>]) -> R {
+            guard i < levels.count else {
+                return body(
+                    Reader(
+                        samples: pointers, widths: levels.map(\.width), heights: levels.map(\.height), columnIndex: columnIndex,
+                        columnWeight: columnWeight, rowIndex: rowIndex, rowWeight: rowWeight, pictureWidth: width, pictureHeight: height))
+            }
+            return levels[i].samples.withUnsafeBufferPointer { nested(i + 1, pointers + [$0]) }
+        }
+        return nested(0, [])
     }
 
     /// A plane read bilinearly along picture row `y` into `out` (`count` values).
@@ -215,80 +388,80 @@ struct LensBlur {
         }
     }
 
-    /// A copy's colour at picture pixel (x, y): its premultiplied samples read bilinearly
-    /// and divided by their weight; nil where nothing blurred enough is near.
-    @inline(__always)
-    static func sample(_ level: Level, _ lookups: ((index: [Int32], weight: [Float]), (index: [Int32], weight: [Float])), x: Int, y: Int)
-        -> SIMD4<Float>?
-    {
-        let (columns, rows) = lookups
-        let x0 = Int(columns.index[x]), tx = columns.weight[x], y0 = Int(rows.index[y]), ty = rows.weight[y]
-        let x1 = min(level.width - 1, x0 + 1), y1 = min(level.height - 1, y0 + 1)
-        return level.samples.withUnsafeBufferPointer { s -> SIMD4<Float>? in
-            func at(_ i: Int, _ j: Int) -> SIMD4<Float> {
-                let o = (j * level.width + i) * 4
-                return SIMD4(s[o], s[o + 1], s[o + 2], s[o + 3])
-            }
-            let top = at(x0, y0) + (at(x1, y0) - at(x0, y0)) * tx
-            let bottom = at(x0, y1) + (at(x1, y1) - at(x0, y1)) * tx
-            let v = top + (bottom - top) * ty
-            guard v[3] > 1e-4 else { return nil }
-            return SIMD4(v[0] / v[3], v[1] / v[3], v[2] / v[3], 1)
-        }
+    /// The picture averaged over scale×scale blocks: RGB in linear light and the mean blur
+    /// radius, interleaved; and, when something in front of the focus is blurred, the
+    /// share of each block in front and their mean radius.
+    struct Base {
+        let scale: Int, width: Int, height: Int
+        var samples: [Float]
+        var front: [Float]?
     }
 
-    /// The picture averaged over scale×scale blocks in linear light, with each block's
-    /// mean blur radius: RGB and radius interleaved.
     static func baseCopy<Sample: FixedWidthInteger & UnsignedInteger & PixelComponent>(
-        _ pixels: borrowing PixelBuffer<Sample>, scale: Int, toLinear: [Float], radiusRow: (Int, UnsafeMutablePointer<Float>) -> Void
-    ) -> (width: Int, height: Int, samples: [Float]) {
+        _ pixels: borrowing PixelBuffer<Sample>, scale: Int, toLinear: [Float], radiusRow: (Int, UnsafeMutablePointer<Float>) -> Void,
+        signedRadiusRow: ((Int, UnsafeMutablePointer<Float>) -> Void)?
+    ) -> Base {
+        let front = signedRadiusRow != nil
         let (w, h) = (pixels.width, pixels.height)
         let (bw, bh) = ((w + scale - 1) / scale, (h + scale - 1) / scale)
         var samples = [Float](repeating: 0, count: bw * bh * 4)
-        nonisolated(unsafe) let radiusRow = radiusRow
+        var fronts = [Float](repeating: 0, count: front ? bw * bh * 2 : 0)
+        nonisolated(unsafe) let (radiusRow, signedRadiusRow) = (radiusRow, signedRadiusRow)
         pixels.components.withUnsafeBufferPointer { src in
             samples.withUnsafeMutableBufferPointer { dst in
-                toLinear.withUnsafeBufferPointer { lin in
-                    nonisolated(unsafe) let (src, dst, lin) = (src, dst, lin)
-                    forEachBand(rows: bh) { blockRows in
-                        let r = UnsafeMutablePointer<Float>.allocate(capacity: w)
-                        defer { r.deallocate() }
-                        for by in blockRows {
-                            let rowEnd = min(h, (by + 1) * scale)
-                            for y in (by * scale)..<rowEnd {
-                                radiusRow(y, r)
-                                for x in 0..<w {
-                                    let o = (by * bw + x / scale) * 4, p = (y * w + x) * 3
-                                    dst[o] += lin[Int(src[p])]
-                                    dst[o + 1] += lin[Int(src[p + 1])]
-                                    dst[o + 2] += lin[Int(src[p + 2])]
-                                    dst[o + 3] += r[x]
+                fronts.withUnsafeMutableBufferPointer { near in
+                    toLinear.withUnsafeBufferPointer { lin in
+                        nonisolated(unsafe) let (src, dst, near, lin) = (src, dst, near, lin)
+                        forEachBand(rows: bh) { blockRows in
+                            let r = UnsafeMutablePointer<Float>.allocate(capacity: w), signed = UnsafeMutablePointer<Float>.allocate(capacity: w)
+                            defer { (r.deallocate(), signed.deallocate()) }
+                            for by in blockRows {
+                                let rowEnd = min(h, (by + 1) * scale)
+                                for y in (by * scale)..<rowEnd {
+                                    radiusRow(y, r)
+                                    signedRadiusRow?(y, signed)
+                                    for x in 0..<w {
+                                        let o = (by * bw + x / scale) * 4, p = (y * w + x) * 3
+                                        dst[o] += lin[Int(src[p])]
+                                        dst[o + 1] += lin[Int(src[p + 1])]
+                                        dst[o + 2] += lin[Int(src[p + 2])]
+                                        dst[o + 3] += r[x]
+                                        if front && signed[x] <= -sharp {
+                                            near[o / 2] += 1
+                                            near[o / 2 + 1] -= signed[x]
+                                        }
+                                    }
                                 }
-                            }
-                            let rowsIn = Float(rowEnd - by * scale)
-                            for bx in 0..<bw {
-                                let n = rowsIn * Float(min(w, (bx + 1) * scale) - bx * scale)
-                                for c in 0..<4 { dst[(by * bw + bx) * 4 + c] /= n }
+                                let rowsIn = Float(rowEnd - by * scale)
+                                for bx in 0..<bw {
+                                    let n = rowsIn * Float(min(w, (bx + 1) * scale) - bx * scale)
+                                    for c in 0..<4 { dst[(by * bw + bx) * 4 + c] /= n }
+                                    if front {
+                                        let f = (by * bw + bx) * 2
+                                        if near[f] > 0 { near[f + 1] /= near[f] }
+                                        near[f] /= n
+                                    }
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        return (bw, bh, samples)
+        return Base(scale: scale, width: bw, height: bh, samples: samples, front: front ? fronts : nil)
     }
 
     /// A copy at `level`'s scale: the base's samples weighted by how blurred they are
     /// (0 at half the copy's reach or less, 1 at its reach or more; for the finest, 0
-    /// under a quarter of a pixel and 1 from a pixel), averaged over the
-    /// level's blocks, then blurred by [1 4 6 4 1] along rows and columns.
-    static func blurredCopy(_ base: (width: Int, height: Int, samples: [Float]), level: Level, baseScale: Int) -> [Float] {
-        let factor = level.scale / baseScale
+    /// under a quarter of a pixel and 1 from a pixel), averaged over the level's blocks,
+    /// then averaged over its disc.
+    static func blurredCopy(_ base: Base, level: Level, finest: Bool) -> [Float] {
+        let factor = level.scale / base.scale
         let (w, h) = (level.width, level.height)
         var out = [Float](repeating: 0, count: w * h * 4)
         // The finest copy takes every pixel blurred at all (from a quarter of a pixel to
         // one), so small radii (a narrow aperture, a small picture) are drawn too.
-        let (low, span) = factor == 1 ? (Float(0.25), Float(0.75)) : (level.reach / 2, level.reach / 2)
+        let (low, span) = finest ? (Float(0.25), Float(0.75)) : (level.reach / 2, level.reach / 2)
         base.samples.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 nonisolated(unsafe) let (src, dst) = (src, dst)
@@ -311,29 +484,125 @@ struct LensBlur {
                 }
             }
         }
-        // [1 4 6 4 1] / 16 along rows, then columns, edges clamped.
-        let taps: [Float] = [1, 4, 6, 4, 1].map { $0 / 16 }
-        var along = [Float](repeating: 0, count: out.count)
-        for y in 0..<h {
-            for x in 0..<w {
-                var v = SIMD4<Float>()
-                for (t, weight) in taps.enumerated() {
-                    let o = (y * w + min(w - 1, max(0, x + t - 2))) * 4
-                    v += SIMD4(out[o], out[o + 1], out[o + 2], out[o + 3]) * weight
-                }
-                for c in 0..<4 { along[(y * w + x) * 4 + c] = v[c] }
-            }
-        }
-        for y in 0..<h {
-            for x in 0..<w {
-                var v = SIMD4<Float>()
-                for (t, weight) in taps.enumerated() {
-                    let o = (min(h - 1, max(0, y + t - 2)) * w + x) * 4
-                    v += SIMD4(along[o], along[o + 1], along[o + 2], along[o + 3]) * weight
-                }
-                for c in 0..<4 { out[(y * w + x) * 4 + c] = v[c] }
-            }
-        }
+        discMean(&out, width: w, height: h, radius: level.discRadius)
         return out
+    }
+
+    /// What lies in front of the plane in focus, scattered: each base sample's share in
+    /// front, its colour premultiplied by that share, split between the two discs around
+    /// its radius (under the smallest, that disc's share in proportion to its radius), each
+    /// disc's copy averaged over its disc and read back at the base's scale, summed.
+    /// Premultiplied RGB and coverage, interleaved, at the base's scale.
+    static func frontLayer(_ base: Base, levels: [Level]) -> [Float] {
+        guard let fronts = base.front else { return [] }
+        var layer = [Float](repeating: 0, count: base.width * base.height * 4)
+        let reach0 = levels[0].reach, last = levels.count - 1
+        func share(_ r: Float, of level: Int) -> Float {
+            guard r >= reach0 else { return level == 0 ? r / reach0 : 0 }
+            let t = log2(r / reach0), lower = min(last, Int(t))
+            if lower == last { return level == last ? 1 : 0 }
+            let upper = t - Float(lower)
+            return level == lower ? 1 - upper : level == lower + 1 ? upper : 0
+        }
+        for (i, level) in levels.enumerated() {
+            let factor = level.scale / base.scale
+            let (w, h) = (level.width, level.height)
+            var ink = [Float](repeating: 0, count: w * h * 4)
+            let any = fronts.withUnsafeBufferPointer { fronts in
+                base.samples.withUnsafeBufferPointer { src in
+                    ink.withUnsafeMutableBufferPointer { dst in
+                        nonisolated(unsafe) let (fronts, src, dst) = (fronts, src, dst)
+                        let found = Mutex(false)
+                        forEachBand(rows: h) { rows in
+                            var any = false
+                            for ly in rows {
+                                for by in (ly * factor)..<min(base.height, (ly + 1) * factor) {
+                                    for bx in 0..<base.width {
+                                        let f = (by * base.width + bx) * 2
+                                        guard fronts[f] > 0 else { continue }
+                                        let weight = fronts[f] * share(fronts[f + 1], of: i)
+                                        guard weight > 0 else { continue }
+                                        any = true
+                                        let s = (by * base.width + bx) * 4, o = (ly * w + bx / factor) * 4
+                                        for c in 0..<3 { dst[o + c] += src[s + c] * weight }
+                                        dst[o + 3] += weight
+                                    }
+                                }
+                                let n = Float(factor * factor)
+                                for j in (ly * w * 4)..<((ly + 1) * w * 4) { dst[j] /= n }
+                            }
+                            if any { found.withLock { $0 = true } }
+                        }
+                        return found.withLock { $0 }
+                    }
+                }
+            }
+            guard any else { continue }
+            discMean(&ink, width: w, height: h, radius: level.discRadius)
+            // Read back at the base's scale, bilinearly, and added.
+            let columns = lookups(count: base.width, planeSize: w, scale: Double(factor))
+            let rows = lookups(count: base.height, planeSize: h, scale: Double(factor))
+            ink.withUnsafeBufferPointer { src in
+                layer.withUnsafeMutableBufferPointer { dst in
+                    nonisolated(unsafe) let (src, dst) = (src, dst)
+                    forEachBand(rows: base.height) { bandRows in
+                        for by in bandRows {
+                            let y0 = Int(rows.index[by]), y1 = min(h - 1, y0 + 1), ty = rows.weight[by]
+                            for bx in 0..<base.width {
+                                let x0 = Int(columns.index[bx]), x1 = min(w - 1, x0 + 1), tx = columns.weight[bx]
+                                func at(_ x: Int, _ y: Int) -> SIMD4<Float> {
+                                    let o = (y * w + x) * 4
+                                    return SIMD4(src[o], src[o + 1], src[o + 2], src[o + 3])
+                                }
+                                let top = at(x0, y0) + (at(x1, y0) - at(x0, y0)) * tx
+                                let bottom = at(x0, y1) + (at(x1, y1) - at(x0, y1)) * tx
+                                let v = top + (bottom - top) * ty
+                                let o = (by * base.width + bx) * 4
+                                for c in 0..<4 { dst[o + c] += v[c] }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return layer
+    }
+
+    /// A plane of 4 interleaved floats a sample averaged, in place, over a disc of
+    /// `radius` samples around each sample (samples outside the plane count as zero, so a
+    /// weight channel divides the picture's edge out), by running sums along rows
+    /// (CRowLoops), in bands: each band first keeps a copy of the rows around it that its
+    /// neighbours will write over, so no second plane is needed.
+    static func discMean(_ plane: inout [Float], width: Int, height: Int, radius: Float) {
+        let reach = Int(radius), pad = Int(radius) + 2
+        let half = (-reach...reach).map { dy in max(0, radius * radius - Float(dy * dy)).squareRoot() }
+        let area = max(1e-6, half.reduce(0, +) * 2)
+        let row = width * 4, stride = (width + 1 + 2 * pad) * 4
+        let ranges = bands(rows: height)
+        // Each band's `reach` rows above and below, copied before any band is written.
+        var halos = [Float](repeating: 0, count: ranges.count * 2 * max(1, reach) * row)
+        for (b, band) in ranges.enumerated() where reach > 0 {
+            for i in 0..<reach {
+                let (up, down) = (band.lowerBound - reach + i, band.upperBound + i)
+                for (y, slot) in [(up, 2 * b * reach + i), (down, (2 * b + 1) * reach + i)] where (0..<height).contains(y) {
+                    halos.replaceSubrange((slot * row)..<((slot + 1) * row), with: plane[(y * row)..<((y + 1) * row)])
+                }
+            }
+        }
+        half.withUnsafeBufferPointer { half in
+            halos.withUnsafeBufferPointer { halos in
+                plane.withUnsafeMutableBufferPointer { plane in
+                    nonisolated(unsafe) let (half, halos, plane) = (half, halos, plane)
+                    DispatchQueue.concurrentPerform(iterations: ranges.count) { b in
+                        let ring = UnsafeMutablePointer<Float>.allocate(capacity: (2 * reach + 1) * stride)
+                        defer { ring.deallocate() }
+                        let above = halos.baseAddress! + 2 * b * max(1, reach) * row, below = above + max(1, reach) * row
+                        camlib_disc_band4(
+                            plane.baseAddress!, width, height, pad, half.baseAddress!, reach, area, ranges[b].lowerBound, ranges[b].count,
+                            above, below, ring)
+                    }
+                }
+            }
+        }
     }
 }

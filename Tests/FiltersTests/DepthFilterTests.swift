@@ -159,6 +159,116 @@ struct DepthFilterTests {
         #expect(Self.contrast(rendered, { moved($0, $1) > 130 }) < Self.contrast(cropped, { moved($0, $1) > 130 }) / 2)
     }
 
+    /// A picture of `width`×`height` pixels and a depth field at a quarter of its size,
+    /// each from a function of the pixel: its colour, and its nearness.
+    static func picture(_ colour: (Int, Int) -> (UInt8, UInt8, UInt8), nearness: (Int, Int) -> Float) -> (PixelBuffer<UInt8>, DepthField) {
+        var p = PixelBuffer<UInt8>(width: width, height: height, channels: 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let o = (y * width + x) * 3
+                (p.components[o], p.components[o + 1], p.components[o + 2]) = colour(x, y)
+            }
+        }
+        var near = PixelBuffer<Float>(width: width / 4, height: height / 4, channels: 1)
+        for y in 0..<near.height {
+            for x in 0..<near.width { near.components[y * near.width + x] = nearness(x * 4 + 2, y * 4 + 2) }
+        }
+        return (p, DepthField(nearness: near))
+    }
+
+    /// A small bright light far behind the subject is drawn as a lens draws it: a disc,
+    /// evenly bright to near its rim and dark past it (a Gaussian blur of the same spread
+    /// is a cone: a third as bright three quarters of the way out).
+    @Test func aLightFarBehindTheFocusBecomesADisc() throws {
+        let light = (x: 100, y: 100)
+        let onSubject = { (x: Int, y: Int) in (x - 360) * (x - 360) + (y - 240) * (y - 240) < 60 * 60 }
+        let (original, field) = Self.picture(
+            { x, y in
+                if onSubject(x, y) { return (200, 80, 60) }
+                return abs(x - light.x) <= 2 && abs(y - light.y) <= 2 ? (255, 255, 255) : (0, 0, 0)
+            }, nearness: { x, y in onSubject(x, y) ? 1 : 0 })
+        let rendered = try Self.depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
+        // The background's radius: k · (1 − 0.03), k = 4% of the short side at f/1.4.
+        let radius = 0.04 * Double(Self.height) * 0.97
+        func linear(_ v: UInt8) -> Double { SRGB.linear(Double(v) / 255) }
+        // Mean linear green at distance d from the light, along the four directions.
+        func level(_ d: Double) -> Double {
+            let offsets = [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
+            return offsets.map { dx, dy in
+                linear(rendered[x: light.x + Int((dx * d).rounded()), y: light.y + Int((dy * d).rounded()), channel: 1])
+            }.reduce(0, +) / 4
+        }
+        let centre = level(0)
+        #expect(centre > 0.01, "the light's disc at its centre: \(centre)")
+        for fraction in [0.3, 0.5, 0.75] {
+            #expect(level(radius * fraction) >= centre * 0.75, "at \(fraction) of the radius: \(level(radius * fraction)) against \(centre)")
+        }
+        #expect(level(radius * 1.5) <= centre * 0.05, "past the rim: \(level(radius * 1.5)) against \(centre)")
+        // The light's energy is kept, spread over the disc.
+        var total = 0.0
+        for y in (light.y - 30)...(light.y + 30) {
+            for x in (light.x - 30)...(light.x + 30) { total += linear(rendered[x: x, y: y, channel: 1]) }
+        }
+        #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
+    }
+
+    /// A bar in front of the subject in focus is blurred, and its blurred edge spreads over
+    /// the subject beside it, as a lens draws it; the subject farther off stays sharp.
+    @Test func aBlurredForegroundSpreadsOverTheSubjectBehindIt() throws {
+        let onBar = { (x: Int, y: Int) in (180..<230).contains(x) && (20..<340).contains(y) }
+        let onSubject = { (x: Int, y: Int) in (120..<400).contains(x) && (60..<300).contains(y) }
+        let (original, field) = Self.picture(
+            { x, y in
+                if onBar(x, y) { return (40, 60, 200) }
+                if onSubject(x, y) { return (x / 3) % 2 == 0 ? (210, 70, 60) : (120, 30, 30) }
+                return ((x / 6) + (y / 6)) % 2 == 0 ? (70, 70, 70) : (190, 190, 190)
+            }, nearness: { x, y in onBar(x, y) ? 1 : onSubject(x, y) ? 0.5 : 0 })
+        let rendered = try Self.depth("aperture=1.4,x=0.625,y=0.5").apply(to: original, depth: field)
+        // Just beside the bar, on the subject: the bar's blue over it.
+        var bluer = 0.0, n = 0
+        for y in 80..<280 {
+            for x in 230..<233 {
+                bluer += Double(rendered[x: x, y: y, channel: 2]) - Double(original[x: x, y: y, channel: 2])
+                n += 1
+            }
+        }
+        #expect(bluer / Double(n) > 25, "the bar's blur over the subject beside it: \(bluer / Double(n)) levels bluer")
+        // Three radii off (the bar's radius is 4% of the short side · 0.47): as it was.
+        #expect(Self.meanDifference(original, rendered, { x, y in (255..<380).contains(x) && (80..<280).contains(y) }) < 1)
+        // The bar itself is blurred: its stripes of the subject behind are not there, its edge is soft.
+        #expect(Self.contrast(rendered, { x, y in (170..<240).contains(x) && (80..<280).contains(y) })
+            < Self.contrast(original, { x, y in (170..<240).contains(x) && (80..<280).contains(y) }))
+    }
+
+    /// Where a near bar meets the far background, the depth map passes through the focus
+    /// (a phone's depth map is soft at edges: here a ramp over 4 of its samples); the
+    /// background there is blurred as the rest is, with no sharp outline left along the
+    /// bar's edge.
+    @Test func aNearObjectsEdgeAgainstTheBackgroundLeavesNoSharpOutline() throws {
+        let onBar = { (x: Int, _: Int) in (180..<230).contains(x) }
+        let onSubject = { (x: Int, y: Int) in (320..<440).contains(x) && (60..<300).contains(y) }
+        let (original, field) = Self.picture(
+            { x, y in
+                if onBar(x, y) { return (40, 60, 200) }
+                if onSubject(x, y) { return (200, 80, 60) }
+                return ((x / 2) + (y / 2)) % 2 == 0 ? (70, 70, 70) : (190, 190, 190)
+            },
+            nearness: { x, y in
+                if onSubject(x, y) { return 0.5 }
+                let fromBar = x < 180 ? 180 - x : x < 230 ? 0 : x - 229
+                return Float(min(1, max(0, 1 - Double(fromBar) / 16 + 0.5)))
+            })
+        let rendered = try Self.depth("aperture=1.4,x=0.792,y=0.5").apply(to: original, depth: field)
+        // Each column's contrast down the background beside the bar, against the checker's.
+        func contrast(_ p: PixelBuffer<UInt8>, column x: Int) -> Double {
+            (40..<319).map { y in abs(Double(p[x: x, y: y + 1, channel: 1]) - Double(p[x: x, y: y, channel: 1])) }.reduce(0, +) / 279
+        }
+        let checker = contrast(original, column: 100)
+        for x in Array(164..<180) + Array(230..<246) {
+            #expect(contrast(rendered, column: x) < checker * 0.25, "column \(x): \(contrast(rendered, column: x)) against \(checker)")
+        }
+    }
+
     @Test func theStepIsWrittenAndCheckedAsTheOthersAre() throws {
         let step = try FilterStep(parsing: "depth:aperture=2.8,x=0.42,y=0.36")
         #expect(step.description == "depth:aperture=2.8,x=0.42,y=0.36")

@@ -105,3 +105,17 @@ void camlib_local_tone8(
 /// The same at 16 bits a sample.
 void camlib_local_tone16(
     uint16_t *restrict rgb, long count, const float *restrict slope, const float *restrict offset, const float *restrict gains, long steps);
+
+// Disc means (disc.c), on planes of 4 interleaved floats a sample.
+
+/// Rows `first` ..< `first + count` of `plane` (`width` × `height` samples) replaced, in
+/// place, by their mean over a disc around each sample (samples outside the plane count
+/// as zero): rows dy = −reach ... reach, each a span of `half[dy + reach]` samples either
+/// side of the sample's centre (at most `pad` − 1), its ends read between two running
+/// sums by linear interpolation; the total divided by `area`. `above` holds copies of the
+/// `reach` rows before `first` and `below` of the `reach` rows from `first + count` (those
+/// inside the plane), taken before any band is written; `ring` has room for 2·reach + 1
+/// rows of `width + 1 + 2·pad` samples.
+void camlib_disc_band4(
+    float *plane, long width, long height, long pad, const float *restrict half, long reach, float area, long first, long count,
+    const float *restrict above, const float *restrict below, float *restrict ring);
