@@ -323,17 +323,10 @@ struct LensBlur {
         /// The copy's premultiplied samples at picture pixel (x, y), read bilinearly.
         @inline(__always)
         func read(_ level: Int, x: Int, y: Int) -> SIMD4<Float> {
-            let (w, s) = (widths[level], samples[level])
             let c = level * pictureWidth + x, r = level * pictureHeight + y
-            let x0 = Int(columnIndex[c]), tx = columnWeight[c], y0 = Int(rowIndex[r]), ty = rowWeight[r]
-            let x1 = min(w - 1, x0 + 1), y1 = min(heights[level] - 1, y0 + 1)
-            @inline(__always) func at(_ i: Int, _ j: Int) -> SIMD4<Float> {
-                let o = (j * w + i) * 4
-                return SIMD4(s[o], s[o + 1], s[o + 2], s[o + 3])
-            }
-            let top = at(x0, y0) + (at(x1, y0) - at(x0, y0)) * tx
-            let bottom = at(x0, y1) + (at(x1, y1) - at(x0, y1)) * tx
-            return top + (bottom - top) * ty
+            return LensBlur.bilinear4(
+                samples[level], width: widths[level], height: heights[level], x0: Int(columnIndex[c]), tx: columnWeight[c],
+                y0: Int(rowIndex[r]), ty: rowWeight[r])
         }
 
         /// The copy's colour at picture pixel (x, y): its samples divided by their weight;
@@ -344,6 +337,23 @@ struct LensBlur {
             guard v[3] > 1e-4 else { return nil }
             return SIMD4(v[0] / v[3], v[1] / v[3], v[2] / v[3], 1)
         }
+    }
+
+    /// A plane of 4 interleaved floats a sample, `width`×`height`, read bilinearly between
+    /// column `x0` and the next (its weight `tx`) and row `y0` and the next (`ty`), the
+    /// last column and row standing in for the ones past them.
+    @inline(__always)
+    static func bilinear4(
+        _ s: UnsafeBufferPointer<Float>, width w: Int, height h: Int, x0: Int, tx: Float, y0: Int, ty: Float
+    ) -> SIMD4<Float> {
+        let x1 = min(w - 1, x0 + 1), y1 = min(h - 1, y0 + 1)
+        @inline(__always) func at(_ i: Int, _ j: Int) -> SIMD4<Float> {
+            let o = (j * w + i) * 4
+            return SIMD4(s[o], s[o + 1], s[o + 2], s[o + 3])
+        }
+        let top = at(x0, y0) + (at(x1, y0) - at(x0, y0)) * tx
+        let bottom = at(x0, y1) + (at(x1, y1) - at(x0, y1)) * tx
+        return top + (bottom - top) * ty
     }
 
     /// Runs `body` with a ``Reader`` over `levels` for a `width`×`height` picture.
@@ -547,16 +557,10 @@ struct LensBlur {
                     nonisolated(unsafe) let (src, dst) = (src, dst)
                     forEachBand(rows: base.height) { bandRows in
                         for by in bandRows {
-                            let y0 = Int(rows.index[by]), y1 = min(h - 1, y0 + 1), ty = rows.weight[by]
+                            let y0 = Int(rows.index[by]), ty = rows.weight[by]
                             for bx in 0..<base.width {
-                                let x0 = Int(columns.index[bx]), x1 = min(w - 1, x0 + 1), tx = columns.weight[bx]
-                                func at(_ x: Int, _ y: Int) -> SIMD4<Float> {
-                                    let o = (y * w + x) * 4
-                                    return SIMD4(src[o], src[o + 1], src[o + 2], src[o + 3])
-                                }
-                                let top = at(x0, y0) + (at(x1, y0) - at(x0, y0)) * tx
-                                let bottom = at(x0, y1) + (at(x1, y1) - at(x0, y1)) * tx
-                                let v = top + (bottom - top) * ty
+                                let v = bilinear4(
+                                    src, width: w, height: h, x0: Int(columns.index[bx]), tx: columns.weight[bx], y0: y0, ty: ty)
                                 let o = (by * base.width + bx) * 4
                                 for c in 0..<4 { dst[o + c] += v[c] }
                             }
