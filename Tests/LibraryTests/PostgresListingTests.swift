@@ -113,6 +113,27 @@ struct PostgresListingTests {
         #expect(try twins.postgres.read { try AssetListing.captureYears($0) } == sqlite)
     }
 
+    /// The scrubber's months and a day's assets, by local dates read through the UTC
+    /// capture index, on both backends.
+    @Test func captureMonthsAndDaysAreTheSame() throws {
+        let twins = try Twins()
+        let months = try twins.sqlite.sqliteRead { try AssetListing.captureMonths($0) }
+        #expect(months.count > 3)
+        #expect(try twins.postgres.read { try AssetListing.captureMonths($0) } == months)
+        for month in months.prefix(4) {
+            for day in (1...31).map({ String(format: "%@-%02d", month, $0) }) {
+                let sqlite = try twins.sqlite.sqliteRead { try AssetListing.capturedOn(day, $0) }
+                #expect(try twins.postgres.read { try AssetListing.capturedOn(day, $0) } == sqlite, "\(day)")
+            }
+        }
+        let someDay = try months.prefix(4).flatMap { month in
+            try (1...31).map { String(format: "%@-%02d", month, $0) }.filter { day in
+                try !twins.sqlite.sqliteRead { try AssetListing.capturedOn(day, $0) }.isEmpty
+            }
+        }
+        #expect(!someDay.isEmpty, "the corpus has assets on some day of its newest months")
+    }
+
     /// SQLite's GLOB and the PostgreSQL schema's `glob` agree, classes and signs included.
     @Test func globMatchesAsSQLitesDoes() throws {
         let twins = try Twins()

@@ -188,8 +188,7 @@ struct AssetListing {
         /// The capture index's range of `month` in `year` (Julian days, UTC): a day either
         /// side of its local dates.
         static func range(_ month: Int, _ year: Int) -> (low: Double, high: Double) {
-            let days = SearchTerms.month(month, of: year)
-            return (julianDay(days.first) - 1, julianDay(days.last) + 2)
+            SearchTerms.month(month, of: year).captureIndexBounds
         }
 
         /// Whether a scan of the capture order from `cursor` comes to `month` (in the
@@ -227,15 +226,6 @@ struct AssetListing {
             let index = db.dialect.indexedBy("asset_summary_by_captured_name")
             let passed = try db.fetchOne(Int.self, "SELECT count(*) FROM (SELECT 1 FROM asset_summary \(index) WHERE \(between) LIMIT \(limit + 1)) AS passed") ?? 0
             return passed <= limit
-        }
-
-        /// The Julian day of `date` ("2025-05-01") at 00:00 UTC, as SQLite's `julianday`.
-        static func julianDay(_ date: String) -> Double {
-            let parts = date.split(separator: "-").compactMap { Int($0) }
-            let (y, m, d) = (parts[0], parts[1], parts[2])
-            let a = (14 - m) / 12, yy = y + 4800 - a, mm = m + 12 * a - 3
-            let day = d + (153 * mm + 2) / 5 + 365 * yy + yy / 4 - yy / 100 + yy / 400 - 32045
-            return Double(day) - 0.5
         }
 
         /// The statement for the dated segment; its caller appends the page's LIMIT.
@@ -397,13 +387,12 @@ struct AssetListing {
             }
             let search = query.searchTerms
             // The search's dates are local dates, as the timeline's days and the scrubber's
-            // months are: the capture index (UTC) read a day either side, each asset's
-            // local date then checked.
+            // months are (``SearchTerms/Days``' capture index range, each asset's local
+            // date then checked).
             var localDays: [CatalogSQL] = []
             for days in search?.days ?? [] {
-                range.append("captured_julian >= julianday(\(days.first)) - 1")
-                range.append("captured_julian < julianday(\(days.last)) + 2")
-                localDays.append("substr(s.captured_at, 1, 10) BETWEEN \(days.first) AND \(days.last)")
+                range += days.captureIndexRange()
+                localDays.append(days.localDateCheck("s."))
             }
             if !range.isEmpty {
                 conditions += range.map { "s.\($0)" }
@@ -728,13 +717,9 @@ extension AssetListing {
         for year in try captureYears(db) {
             let probes: [CatalogSQL] = (1...12).map { month in
                 let days = SearchTerms.month(month, of: year)
-                let key = String(format: "%04d-%02d", year, month)
+                let tests = (days.captureIndexRange() + [days.localDateCheck()]).joined(separator: " AND ")
                 return CatalogSQL(sql: "SELECT CAST(\(year * 100 + month) AS BIGINT) AS month WHERE EXISTS (")
-                    + """
-                    SELECT 1 FROM asset_summary \(db.dialect.indexedBy("asset_summary_by_captured"))
-                    WHERE captured_julian >= julianday(\(days.first)) - 1 AND captured_julian < julianday(\(days.last)) + 2
-                    AND substr(captured_at, 1, 7) = \(key))
-                    """
+                    + "SELECT 1 FROM asset_summary \(db.dialect.indexedBy("asset_summary_by_captured")) WHERE \(tests))"
             }
             months += try db.fetchAll(Int.self, probes.joined(separator: " UNION ALL "))
         }
@@ -745,12 +730,13 @@ extension AssetListing {
     /// dates, as the timeline's days are, in capture order: the capture index read a day
     /// either side (it is UTC), each row's local date then checked.
     static func capturedOn(_ day: String, _ db: any CatalogConnection) throws -> [Int64] {
-        try db.fetchAll(
+        let days = SearchTerms.Days(day: day)
+        let tests = (days.captureIndexRange() + [days.localDateCheck()]).joined(separator: " AND ")
+        return try db.fetchAll(
             Int64.self,
             """
             SELECT asset_id FROM asset_summary \(db.dialect.indexedBy("asset_summary_by_captured"))
-            WHERE captured_julian >= julianday(\(day)) - 1 AND captured_julian < julianday(\(day)) + 2
-            AND substr(captured_at, 1, 10) = \(day) ORDER BY captured_julian, asset_id
+            WHERE \(tests) ORDER BY captured_julian, asset_id
             """)
     }
 }
