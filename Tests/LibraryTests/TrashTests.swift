@@ -88,6 +88,10 @@ struct TrashTests {
             try f.library.edit(asset: f.landscape, steps: [try FilterStep(parsing: "sepia")], extending: false)
         }
         #expect(throws: LibraryError.self) { try f.library.revert(asset: f.landscape) }
+        // Which of many ids are in the trash: more than one statement's list of them.
+        let many = Set(all + (1...1_100).map { Int64(100_000 + $0) })
+        #expect(try f.library.trashed(among: many) == [f.landscape, f.live, f.apple].sorted())
+        #expect(try f.library.trashed(among: [f.portrait, f.live]) == [f.live])
         #expect(try f.library.trash([f.live]).map(\.outcome) == [.alreadyInTrash])
         #expect(throws: LibraryError.assetNotFound("with id 999")) { try f.library.trash([f.portrait, 999]) }
         #expect(try f.listed().contains(f.portrait), "a batch with a missing asset changes nothing")

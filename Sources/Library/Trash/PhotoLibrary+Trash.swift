@@ -69,7 +69,9 @@ extension PhotoLibrary {
     /// Which of `ids` are in the trash, in order.
     public func trashed(among ids: Set<Int64>) throws -> [Int64] {
         guard !ids.isEmpty else { return [] }
-        return try catalog.read { db in try ids.sorted().filter { try TrashedAssetRecord.trashedAt($0, db) != nil } }
+        return try catalog.read { db in
+            try IDList.lists(of: Array(ids)).flatMap { try TrashedAssetRecord.trashedAt(assets: $0, db).keys }.sorted()
+        }
     }
 
     /// Throws ``LibraryError/inTrash(asset:trashedAt:)`` for an asset in the trash: what

@@ -20,6 +20,12 @@ struct IDList {
         placeholders = "(" + String(repeating: "?,", count: length - 1) + "?)"  // databaseQuestionMarks joins an array: slower
     }
 
+    /// `ids` in lists of at most 512, in order: for a set of any size.
+    static func lists(of ids: [Int64]) -> [IDList] {
+        let most = lengths.last!
+        return stride(from: 0, to: ids.count, by: most).map { IDList(Array(ids[$0..<min(ids.count, $0 + most)])) }
+    }
+
     /// The statement `sql(placeholders)` with these ids bound, once for each place the
     /// list stands in it.
     func statement(_ sql: (String) -> String) -> CatalogSQL {
