@@ -132,14 +132,15 @@ setup_test_runner() {
 
 # `man camlib` and shell completions, made from camlib's own help by swift-argument-parser
 # (its generate-manual tool, and `camlib --generate-completion-script`): into
-# /usr/local/share as root, else ~/.local/share. Redone when camlib's commands change.
+# /usr/local/share as root, else ~/.local/share. Redone when any source changes: the help
+# also lists what other modules hold (the filters and their parameters, the formats).
 install_manual_and_completions() {
   local root share man completions
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   if [ "$(id -u)" -eq 0 ]; then share=/usr/local/share; else share="${XDG_DATA_HOME:-$HOME/.local/share}"; fi
   man="$share/man/man1"
   completions="$share/bash-completion/completions"
-  if [ -f "$man/camlib.1" ] && [ -f "$completions/camlib" ] && [ -z "$(find "$root/Sources/camlib" -newer "$man/camlib.1" -print -quit)" ]; then
+  if [ -f "$man/camlib.1" ] && [ -f "$completions/camlib" ] && [ -z "$(find "$root/Sources" "$root/Package.swift" -newer "$man/camlib.1" -print -quit)" ]; then
     return 0
   fi
   say "building camlib to write its manual and completions"
