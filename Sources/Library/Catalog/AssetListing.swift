@@ -387,8 +387,7 @@ struct AssetListing {
             }
             let search = query.searchTerms
             // The search's dates are local dates, as the timeline's days and the scrubber's
-            // months are (``SearchTerms/Days``' capture index range, each asset's local
-            // date then checked).
+            // months are: read as SearchTerms+LocalDates says.
             var localDays: [CatalogSQL] = []
             for days in search?.days ?? [] {
                 range += days.captureIndexRange()
