@@ -466,22 +466,39 @@ struct LensBlur {
     /// under a quarter of a pixel and 1 from a pixel), averaged over the level's blocks,
     /// then averaged over its disc.
     static func blurredCopy(_ base: Base, level: Level, finest: Bool) -> [Float] {
-        let factor = level.scale / base.scale
-        let (w, h) = (level.width, level.height)
-        var out = [Float](repeating: 0, count: w * h * 4)
         // The finest copy takes every pixel blurred at all (from a quarter of a pixel to
         // one), so small radii (a narrow aperture, a small picture) are drawn too.
         let (low, span) = finest ? (Float(0.25), Float(0.75)) : (level.reach / 2, level.reach / 2)
+        var (out, _) = base.samples.withUnsafeBufferPointer { src in
+            nonisolated(unsafe) let src = src
+            return reduced(base, to: level) { s in min(1, max(0, (src[s * 4 + 3] - low) / span)) }
+        }
+        discMean(&out, width: level.width, height: level.height, radius: level.discRadius)
+        return out
+    }
+
+    /// The base's samples, each weighted by `weight` (of the sample's index; 0 leaves it
+    /// out), summed over `level`'s blocks and divided by the block's size: premultiplied
+    /// RGB and the weights, interleaved at the level's scale. And whether any weight was
+    /// above 0.
+    static func reduced(_ base: Base, to level: Level, weight: @Sendable (Int) -> Float) -> (samples: [Float], any: Bool) {
+        let factor = level.scale / base.scale
+        let (w, h) = (level.width, level.height)
+        var out = [Float](repeating: 0, count: w * h * 4)
+        let found = Mutex(false)
         base.samples.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
                 nonisolated(unsafe) let (src, dst) = (src, dst)
                 forEachBand(rows: h) { rows in
+                    var any = false
                     for ly in rows {
                         for by in (ly * factor)..<min(base.height, (ly + 1) * factor) {
                             for bx in 0..<base.width {
-                                let s = (by * base.width + bx) * 4
-                                let g = min(1, max(0, (src[s + 3] - low) / span))
-                                let o = (ly * w + bx / factor) * 4
+                                let i = by * base.width + bx
+                                let g = weight(i)
+                                guard g > 0 else { continue }
+                                any = true
+                                let (s, o) = (i * 4, (ly * w + bx / factor) * 4)
                                 dst[o] += src[s] * g
                                 dst[o + 1] += src[s + 1] * g
                                 dst[o + 2] += src[s + 2] * g
@@ -491,11 +508,11 @@ struct LensBlur {
                         let n = Float(factor * factor)
                         for i in (ly * w * 4)..<((ly + 1) * w * 4) { dst[i] /= n }
                     }
+                    if any { found.withLock { $0 = true } }
                 }
             }
         }
-        discMean(&out, width: w, height: h, radius: level.discRadius)
-        return out
+        return (out, found.withLock { $0 })
     }
 
     /// What lies in front of the plane in focus, scattered: each base sample's share in
@@ -507,7 +524,7 @@ struct LensBlur {
         guard let fronts = base.front else { return [] }
         var layer = [Float](repeating: 0, count: base.width * base.height * 4)
         let reach0 = levels[0].reach, last = levels.count - 1
-        func share(_ r: Float, of level: Int) -> Float {
+        @Sendable func share(_ r: Float, of level: Int) -> Float {
             guard r >= reach0 else { return level == 0 ? r / reach0 : 0 }
             let t = log2(r / reach0), lower = min(last, Int(t))
             if lower == last { return level == last ? 1 : 0 }
@@ -517,35 +534,9 @@ struct LensBlur {
         for (i, level) in levels.enumerated() {
             let factor = level.scale / base.scale
             let (w, h) = (level.width, level.height)
-            var ink = [Float](repeating: 0, count: w * h * 4)
-            let any = fronts.withUnsafeBufferPointer { fronts in
-                base.samples.withUnsafeBufferPointer { src in
-                    ink.withUnsafeMutableBufferPointer { dst in
-                        nonisolated(unsafe) let (fronts, src, dst) = (fronts, src, dst)
-                        let found = Mutex(false)
-                        forEachBand(rows: h) { rows in
-                            var any = false
-                            for ly in rows {
-                                for by in (ly * factor)..<min(base.height, (ly + 1) * factor) {
-                                    for bx in 0..<base.width {
-                                        let f = (by * base.width + bx) * 2
-                                        guard fronts[f] > 0 else { continue }
-                                        let weight = fronts[f] * share(fronts[f + 1], of: i)
-                                        guard weight > 0 else { continue }
-                                        any = true
-                                        let s = (by * base.width + bx) * 4, o = (ly * w + bx / factor) * 4
-                                        for c in 0..<3 { dst[o + c] += src[s + c] * weight }
-                                        dst[o + 3] += weight
-                                    }
-                                }
-                                let n = Float(factor * factor)
-                                for j in (ly * w * 4)..<((ly + 1) * w * 4) { dst[j] /= n }
-                            }
-                            if any { found.withLock { $0 = true } }
-                        }
-                        return found.withLock { $0 }
-                    }
-                }
+            var (ink, any) = fronts.withUnsafeBufferPointer { fronts in
+                nonisolated(unsafe) let fronts = fronts
+                return reduced(base, to: level) { s in fronts[s * 2] > 0 ? fronts[s * 2] * share(fronts[s * 2 + 1], of: i) : 0 }
             }
             guard any else { continue }
             discMean(&ink, width: w, height: h, radius: level.discRadius)
