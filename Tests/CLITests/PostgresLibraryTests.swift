@@ -193,6 +193,7 @@ struct PostgresLibraryTests {
         #expect(try listings(library) == pooled, "the same through PgBouncer as directly")
         #expect(try server.psql(database, "SHOW max_parallel_workers_per_gather").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(try server.psql(database, "SHOW jit").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "off")
+        #expect(try server.psql(database, "SHOW cursor_tuple_fraction").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
 
         // A database the library's user does not own: its setting stays the server's,
         // and each command's session sets it for itself.

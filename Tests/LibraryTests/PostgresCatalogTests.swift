@@ -188,6 +188,64 @@ import TestSupport
         #expect(next == given + 1)
     }
 
+    /// A long read goes through a cursor a page at a time inside a transaction: every row
+    /// in order, its arguments bound, a nested read on a cursor of its own, each cursor
+    /// closed when its read ends or stops early; outside a transaction, it reads as
+    /// `forEachRow` does. Its statements are planned as without a cursor.
+    @Test func longReadsAreFetchedAPageAtATimeThroughACursor() throws {
+        let server = try PostgresServer.shared()
+        let catalog = try PostgresCatalog(location: PostgresLocation(url: server.url(database: server.createDatabase("paged"))))
+        defer { catalog.close() }
+        let rows = 2 * PostgresSession.rowsPerPage + 500
+        let series = CatalogSQL(sql: "SELECT g FROM generate_series(1, ?::int) g WHERE g > ? ORDER BY g", arguments: [rows.databaseValue, 0.databaseValue])
+        func cursors(_ session: PostgresSession) throws -> [String] {
+            try session.query("SELECT name FROM pg_cursors WHERE name LIKE 'camlib_rows_%' ORDER BY name").map { try $0.decode(String.self) }
+        }
+        try catalog.read { session in
+            #expect(try session.query("SHOW cursor_tuple_fraction")[0].decode(String.self) == "1")
+            var seen: [Int] = [], open: Set<[String]> = [], nested: [String] = []
+            try session.forEachOfManyRows(series) { row in
+                seen.append(row[0] as Int? ?? 0)
+                if seen.count % 1_000 == 1 { open.insert(try cursors(session)) }
+                if seen.count == 3 {
+                    try session.forEachOfManyRows(CatalogSQL(sql: "SELECT 1 UNION ALL SELECT 2")) { _ in
+                        nested = try cursors(session)
+                        return true
+                    }
+                }
+                return true
+            }
+            #expect(seen == Array(1...rows))
+            #expect(open == [["camlib_rows_0"]], "one cursor held throughout")
+            #expect(nested == ["camlib_rows_0", "camlib_rows_1"])
+            #expect(try cursors(session).isEmpty, "closed at the end")
+
+            var stoppedAt = 0
+            try session.forEachOfManyRows(series) { row in
+                stoppedAt = row[0] as Int? ?? 0
+                return stoppedAt < PostgresSession.rowsPerPage + 10
+            }
+            #expect(stoppedAt == PostgresSession.rowsPerPage + 10)
+            #expect(try cursors(session).isEmpty, "closed when the read stops early")
+
+            let none = CatalogSQL(sql: "SELECT g FROM generate_series(1, 10) g WHERE g > ?", arguments: [10.databaseValue])
+            var any = false
+            try session.forEachOfManyRows(none) { _ in any = true; return true }
+            #expect(!any)
+        }
+        // Outside a transaction there is no cursor: the rows come whole.
+        try catalog.withSession { session in
+            var count = 0, open: [String] = ["?"]
+            try session.forEachOfManyRows(series) { _ in
+                count += 1
+                if count == 1 { open = try cursors(session) }
+                return true
+            }
+            #expect(count == rows)
+            #expect(open.isEmpty)
+        }
+    }
+
     /// camlib's sessions may sit idle inside a transaction for a minute, unless the
     /// database sets its own limit; other clients keep the server's. A session the server
     /// ends (that limit, a restart) fails its statement, and all it sends after, at once,

@@ -47,6 +47,10 @@ struct AssetListing {
     /// characters comes from a sample of a hundred names, and is often a few times off.
     static let plannedRowsFactor = 4
 
+    /// The most rows a statement is read with ``CatalogConnection/forEachRow(_:_:)``, which
+    /// on PostgreSQL receives them all first; more, or no limit, are read a page at a time.
+    static let rowsHeldWhole = 2_000
+
     init(query: AssetQuery, threshold: Int? = nil, rowsPerAsset: Int = 3) {
         (self.query, self.threshold, self.rowsPerAsset) = (query, threshold, max(1, rowsPerAsset))
     }
@@ -147,7 +151,7 @@ struct AssetListing {
                 if let rowLimit { statement += " LIMIT \(rowLimit)" }
                 // Cached (on SQLite): a long-lived process lists with the same few statements again and again.
                 var row = 0, done = false
-                try db.forEachRow(statement) { next in
+                let take: (CatalogRow) throws -> Bool = { next in
                     row += 1
                     guard row > rowsRead else { return true }
                     rowsRead = row
@@ -162,6 +166,12 @@ struct AssetListing {
                     remaining -= 1
                     done = try !body(Entry(id: id, cursor: AssetCursor(sort: order.sort, descending: order.descending, key: key, id: id))) || remaining == 0
                     return !done
+                }
+                // A page at a time when the rows may be many (on PostgreSQL, through a cursor).
+                if let rowLimit, rowLimit <= Self.rowsHeldWhole {
+                    try db.forEachRow(statement, take)
+                } else {
+                    try db.forEachOfManyRows(statement, take)
                 }
                 if done { return }
                 // The statement ran out before its limit: the segment is read whole.

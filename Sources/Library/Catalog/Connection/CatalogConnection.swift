@@ -10,12 +10,24 @@ protocol CatalogConnection {
     /// valid only during its call (GRDB reuses it): `copy()` one to keep it.
     func forEachRow(_ sql: CatalogSQL, _ body: (CatalogRow) throws -> Bool) throws
 
+    /// ``forEachRow(_:_:)`` for a `SELECT` whose rows may be too many to hold at once
+    /// (a listing without a limit, a whole table): PostgreSQL's are read a page at a
+    /// time through a cursor when a transaction is open, where ``forEachRow(_:_:)``
+    /// receives the whole result first. Only a `SELECT` or `VALUES` may be given, and on
+    /// PostgreSQL it costs two more round trips: a cursor's `DECLARE` and `CLOSE`.
+    func forEachOfManyRows(_ sql: CatalogSQL, _ body: (CatalogRow) throws -> Bool) throws
+
     /// Runs `sql` and returns how many rows it changed.
     @discardableResult
     func execute(_ sql: CatalogSQL) throws -> Int
 }
 
 extension CatalogConnection {
+    /// SQLite steps through a statement's rows as they are asked for already.
+    func forEachOfManyRows(_ sql: CatalogSQL, _ body: (CatalogRow) throws -> Bool) throws {
+        try forEachRow(sql, body)
+    }
+
     /// Every row of `sql`, kept.
     func rows(_ sql: CatalogSQL) throws -> [CatalogRow] {
         var rows: [CatalogRow] = []

@@ -336,7 +336,7 @@ extension CatalogCopy {
                 let insert = try db.makeStatement(
                     sql: "INSERT INTO \(table) (\(columns.map(\.quoted).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
                 var rows = 0
-                try session.forEachRow(CatalogSQL(sql: "SELECT \(columns.map(\.readBack).joined(separator: ", ")) FROM \(table) ORDER BY \(order)")) { row in
+                try session.forEachOfManyRows(CatalogSQL(sql: "SELECT \(columns.map(\.readBack).joined(separator: ", ")) FROM \(table) ORDER BY \(order)")) { row in
                     try insert.execute(arguments: StatementArguments(columns.indices.map { row[$0] as DatabaseValue? ?? .null }))
                     rows += 1
                     return true

@@ -103,14 +103,14 @@ public final class PostgresCatalog: @unchecked Sendable {
     /// lease is as long: its jobs go to another machine then too.
     static let idleInTransactionTimeout = "60s"
 
-    /// The migrations applied, and whether the session runs without parallel workers
-    /// and without JIT compilation (``makeSerial(_:)``), in one statement: the first of
-    /// every command. The same statement limits how long the session may stay idle in a
+    /// The migrations applied, and whether the session runs without parallel workers and
+    /// JIT compilation and plans cursors as other statements (``makeSerial(_:)``), in one
+    /// statement: the first of every command. The same statement limits how long the session may stay idle in a
     /// transaction (``idleInTransactionTimeout``), unless the database or its role sets a
     /// limit already.
     private static func opening(_ session: PostgresSession) throws -> (applied: Set<String>, serial: Bool) {
         let sql = """
-            SELECT identifier, current_setting('max_parallel_workers_per_gather') = '0' AND current_setting('jit') = 'off' FROM camlib_migrations, (SELECT \(limitingIdleTransactions)) AS limited
+            SELECT identifier, current_setting('max_parallel_workers_per_gather') = '0' AND current_setting('jit') = 'off' AND current_setting('cursor_tuple_fraction')::float8 = 1 FROM camlib_migrations, (SELECT \(limitingIdleTransactions)) AS limited
             """
         guard let rows = try session.queryIfTablesExist(sql) else { return ([], false) }
         let decoded = try rows.map { try $0.decode((String, Bool).self) }
@@ -132,8 +132,10 @@ public final class PostgresCatalog: @unchecked Sendable {
     /// which starting two worker processes costs ten times the work (20 ms for a 2 ms
     /// page). Nor JIT compilation: a statement whose estimate passes `jit_above_cost` (a
     /// count of the assets of a lens) first loads LLVM into the session, 20 to 30 ms for
-    /// a statement of 2. The settings are made the database's own, so that they cost no
-    /// statement after the first command and hold for `psql` and through a connection
+    /// a statement of 2. And a cursor's statement planned as any other
+    /// (`cursor_tuple_fraction` 1, where PostgreSQL's default plans for the first tenth of
+    /// its rows): the cursors of long listings read every row. The settings are made the
+    /// database's own, so that they cost no statement after the first command and hold for `psql` and through a connection
     /// pooler (which refuses them as startup parameters). Only the database's owner (or a
     /// superuser) may do that, and not on a standby: a session of any other database
     /// sets them for itself, in the same statement, and goes on whatever ALTER answers.
@@ -144,10 +146,12 @@ public final class PostgresCatalog: @unchecked Sendable {
             DO $$ BEGIN
               PERFORM set_config('max_parallel_workers_per_gather', '0', false);
               PERFORM set_config('jit', 'off', false);
+              PERFORM set_config('cursor_tuple_fraction', '1', false);
               PERFORM \(limitingIdleTransactions);
               BEGIN
                 EXECUTE format('ALTER DATABASE %I SET max_parallel_workers_per_gather = 0', current_database());
                 EXECUTE format('ALTER DATABASE %I SET jit = off', current_database());
+                EXECUTE format('ALTER DATABASE %I SET cursor_tuple_fraction = 1', current_database());
               EXCEPTION WHEN OTHERS THEN NULL;
               END;
             END $$

@@ -12,7 +12,37 @@ extension PostgresSession: CatalogConnection {
     var dialect: CatalogDialect { .postgres }
 
     func forEachRow(_ sql: CatalogSQL, _ body: (CatalogRow) throws -> Bool) throws {
-        let rows = try query(Self.numbered(sql.text), sql.arguments.map(Self.untyped))
+        try forEach(of: try query(Self.numbered(sql.text), sql.arguments.map(Self.untyped)), body)
+    }
+
+    /// Through a cursor, ``rowsPerPage`` rows a fetch, when a transaction is open (a
+    /// cursor lives in one); else as ``forEachRow(_:_:)``. Cursors opened inside the body
+    /// (a nested call) take the next name.
+    func forEachOfManyRows(_ sql: CatalogSQL, _ body: (CatalogRow) throws -> Bool) throws {
+        guard inTransaction else { return try forEachRow(sql, body) }
+        let cursor = "camlib_rows_\(openCursors)"
+        try command("DECLARE \(cursor) NO SCROLL CURSOR FOR " + Self.numbered(sql.text), sql.arguments.map(Self.untyped))
+        openCursors += 1
+        defer {
+            openCursors -= 1
+            // Fails, harmlessly, in a transaction that failed: it ends with it.
+            _ = try? command("CLOSE \(cursor)")
+        }
+        while true {
+            let page = try query("FETCH \(Self.rowsPerPage) FROM \(cursor)")
+            var stopped = false
+            try forEach(of: page) { row in
+                stopped = try !body(row)
+                return !stopped
+            }
+            if stopped || page.count < Self.rowsPerPage { return }
+        }
+    }
+
+    /// The rows ``forEachOfManyRows(_:_:)`` holds at a time.
+    static let rowsPerPage = 2_000
+
+    private func forEach(of rows: [PostgresRow], _ body: (CatalogRow) throws -> Bool) throws {
         guard let first = rows.first else { return }
         let columns = first.map(\.columnName)
         for row in rows {

@@ -12,7 +12,8 @@ import PostgresNIO
 /// Errors are ``PostgresCatalogError``s naming the masked URL.
 final class PostgresSession: @unchecked Sendable {
     // @unchecked: `connection` is a Sendable postgres-nio connection; `closed` is guarded
-    // by `closeLock`; the rest is immutable.
+    // by `closeLock`; `inTransaction` and `openCursors` are used by the session's owner
+    // only, one call at a time; the rest is immutable.
     let location: PostgresLocation
     private let connection: PostgresConnection
     private let logger = Logger(label: "camlib.catalog.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -161,6 +162,9 @@ final class PostgresSession: @unchecked Sendable {
     /// nothing and so `commitMayFail`.
     func transaction<T>(begin: String = "BEGIN", commitMayFail: Bool = false, _ body: () throws -> T) throws -> T {
         try query(begin)
+        let outer = inTransaction
+        inTransaction = true
+        defer { inTransaction = outer }
         do {
             let result = try body()
             do {
@@ -172,6 +176,11 @@ final class PostgresSession: @unchecked Sendable {
             throw error
         }
     }
+
+    /// Whether ``transaction(begin:commitMayFail:_:)`` has begun one that has not ended.
+    private(set) var inTransaction = false
+    /// How many cursors of ``forEachOfManyRows(_:_:)`` are open, the one at hand's included.
+    var openCursors = 0
 
     /// Runs a script of several statements (a migration), one at a time.
     func run(script: String) throws {

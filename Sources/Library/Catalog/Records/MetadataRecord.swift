@@ -105,10 +105,10 @@ extension MetadataRecord {
 
 extension MetadataRecord {
     /// Each asset outside the trash that has a location, with it (its still's, else its
-    /// movie's, as `asset_overview` gives it), in asset order: read row by row.
+    /// movie's, as `asset_overview` gives it), in asset order: read a page at a time.
     static func forEachLocatedAsset(_ db: any CatalogConnection, _ body: (Int64, Double, Double) -> Void) throws {
         var previous: Int64?
-        try db.forEachRow(
+        try db.forEachOfManyRows(
             """
             SELECT r.asset_id, m.latitude, m.longitude FROM metadata m JOIN resource r ON r.id = m.resource_id
             WHERE m.latitude IS NOT NULL AND m.longitude IS NOT NULL AND r.role IN ('photo', 'pairedVideo', 'video')
