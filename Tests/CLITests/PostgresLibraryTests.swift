@@ -82,6 +82,37 @@ struct PostgresLibraryTests {
         #expect(try camlib(["query", "--library", library, "--json", "--trashed"]).stdout.contains("\"id\" : 2"))
     }
 
+    /// A catalog made by its owner and copied into by another role, which may write its
+    /// rows but not hold its tables' triggers: the copy goes row by row, the triggers
+    /// making the summary as it goes, and the library lists as it did.
+    @Test func aCopyByARoleThatDoesNotOwnTheTablesLetsTheTriggersWork() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("lib")
+        _ = try camlib(["import", "--library", library, "--no-wait", Media.path("apple-live-photo"), Media.path("android-depth-motion")])
+        _ = try camlib(["favorite", "--library", library, "1"])
+        let before = try listings(library)
+
+        let server = try PostgresServer.shared()
+        let database = try server.createDatabase("not_owned")
+        _ = try camlib(["init", "--library", scratch.file("owner"), "--catalog", server.url(database: database)])
+        _ = try server.psql("postgres", "DO $$ BEGIN CREATE ROLE camlib_copier LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+        _ = try server.psql(database, """
+            GRANT USAGE ON SCHEMA public TO camlib_copier;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO camlib_copier;
+            GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO camlib_copier
+            """)
+        let trace = scratch.file("trace.sql")
+        _ = try camlib(["catalog", "copy", "--library", library, "--to", server.url(database: database, user: "camlib_copier")], ["CAMLIB_SQL_TRACE": trace])
+        let statements = try String(contentsOfFile: trace, encoding: .utf8)
+        #expect(statements.contains("ROLLBACK TO SAVEPOINT hold_triggers"), "the triggers could not be held")
+        #expect(!statements.contains("INSERT INTO asset_summary SELECT"), "so the summary was not rebuilt in one go")
+        #expect(try server.psql(database, "SELECT count(*) > 0 FROM asset_summary").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "t")
+        let after = try listings(library)
+        for (index, (old, new)) in zip(before, after).enumerated() {
+            #expect(new == old, "listing \(index) differs after a copy made row by row")
+        }
+    }
+
     /// What a command prints with what differs between two libraries taken out: the
     /// library's folder, the times the catalog wrote (UTC, ending in Z), how long it took,
     /// processes' ids, a batch's random name.
