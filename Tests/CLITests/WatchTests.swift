@@ -5,7 +5,8 @@ import TestSupport
 /// `camlib import --watch`: a folder filled as a phone's sync fills it. A file written
 /// slowly, with pauses, is taken once whole; a Live Photo's movie that comes after its still joins it;
 /// partial files wait for their real names and a rename after the import is left alone;
-/// the folder removed and made again is watched again; SIGTERM stops it cleanly.
+/// the folder removed and made again is watched again; a disk unmounted from the folder is
+/// waited for until it is mounted again; SIGTERM stops it cleanly.
 @Suite(.enabled(if: Media.shouldRun, Media.skipMessage), .serialized)
 struct WatchTests {
     /// A running `camlib import --watch FOLDER --json`, and the lines it has printed.
@@ -120,5 +121,49 @@ struct WatchTests {
         #expect(assets.count == 6, "Landscape 1-4 and 6, the Live Photo: \(assets.count)")
         let verify = try Camlib.run(["verify", "--library", library])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    /// Whether this process may mount a file system (root, with CAP_SYS_ADMIN): a tmpfs
+    /// mounted and unmounted on a folder of its own.
+    static let canMount: Bool = {
+        guard let scratch = try? ScratchDirectory(), let point = try? scratch.subdirectory("probe").path,
+            (try? run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", point]))?.status == 0
+        else { return false }
+        return (try? run("/bin/umount", [point]))?.status == 0
+    }()
+
+    /// A card mounted on the watched folder itself (as /media/USER/CARD is): unmounted, the
+    /// bare folder left at its path is not the card back; mounted again, it is, and what is
+    /// new on it is imported.
+    @Test(.enabled(if: canMount, "mounting a file system needs root")) func aCardUnmountedFromTheWatchedFolderIsWaitedForUntilItIsBack() throws {
+        let scratch = try ScratchDirectory()
+        let library = scratch.file("library")
+        let card = try scratch.subdirectory("CARD").path
+        func mount() throws { #expect(try run("/bin/mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", card]).status == 0) }
+        var mounted = false
+        defer { if mounted { _ = try? run("/bin/umount", ["-l", card]) } }
+        try mount()
+        mounted = true
+        _ = try Self.copy("orientation/Landscape_1.jpg", to: card)
+
+        let watch = try Watch(library: library, folder: card, scratch: scratch)
+        defer { _ = watch.stop() }
+        watch.waitFor("the photo on the card") { _ in watch.about("Landscape_1.jpg").contains { $0["event"] as? String == "imported" } }
+
+        #expect(try run("/bin/umount", [card]).status == 0)
+        mounted = false
+        watch.waitFor("the card gone") { $0.contains { $0["event"] as? String == "folderGone" } }
+        sleep(3)
+        #expect(!watch.lines.contains { $0["event"] as? String == "folderBack" }, "the bare mount point is not the card")
+
+        try mount()
+        mounted = true
+        _ = try Self.copy("orientation/Landscape_2.jpg", to: card)
+        watch.waitFor("the new photo on the card mounted again") { _ in watch.about("Landscape_2.jpg").contains { $0["event"] as? String == "imported" } }
+        #expect(watch.lines.contains { $0["event"] as? String == "folderBack" })
+        #expect(watch.stop() == 0)
+        let listed = try Camlib.run(["query", "--library", library, "--json"])
+        let assets = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(assets.count == 2)
     }
 }

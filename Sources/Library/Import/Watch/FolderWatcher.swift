@@ -14,8 +14,9 @@ final class FolderWatcher {
         case movedIn(String, from: String?)
         /// A folder made in the tree (its files, if any, come as it is scanned).
         case folderMade(String)
-        /// The root is gone (deleted, moved away or unmounted): nothing more comes from it.
-        case rootGone(String)
+        /// The root is gone (deleted, moved away, or `unmounted`: its disk, mounted there
+        /// or above it): nothing more comes from it.
+        case rootGone(String, unmounted: Bool)
         /// The kernel's queue overflowed: changes were lost, and the tree should be scanned.
         case overflow
     }
@@ -91,11 +92,11 @@ final class FolderWatcher {
                 let path = nameBytes.isEmpty ? folder : folder + "/" + String(decoding: nameBytes, as: UTF8.self)
                 if mask & UInt32(IN_IGNORED) != 0 {
                     folders[wd] = nil
-                    if roots.contains(folder) { out.append(.rootGone(folder)) }
+                    if roots.contains(folder) { out.append(.rootGone(folder, unmounted: false)) }
                     continue
                 }
                 if mask & (UInt32(IN_DELETE_SELF) | UInt32(IN_MOVE_SELF) | UInt32(IN_UNMOUNT)) != 0 {
-                    if roots.contains(folder) { out.append(.rootGone(folder)) }
+                    if roots.contains(folder) { out.append(.rootGone(folder, unmounted: mask & UInt32(IN_UNMOUNT) != 0)) }
                     inotify_rm_watch(fd, wd)
                     folders[wd] = nil
                     continue

@@ -16,7 +16,9 @@ import Synchronization
 ///   photos come, for an hour.
 /// - A watched folder that goes (deleted, or its disk unmounted) is waited for, and
 ///   scanned when it is back: what arrived meanwhile, and is not known by name and size
-///   among the files imported from there, is imported.
+///   among the files imported from there, is imported. A disk mounted on the folder
+///   itself (`/media/USER/CARD`) is back when a disk is mounted there again, not when the
+///   bare folder it leaves is seen.
 ///
 /// `events` hears every outcome (``Event``); ``stop()`` (SIGTERM) ends ``run(events:)`` after
 /// the import under way.
@@ -80,7 +82,9 @@ public final class WatchedImport: Sendable {
     public func run(events: (Event) -> Void) throws {
         let watcher = try FolderWatcher()
         var pending: [String: Pending] = [:]
-        var gone = Set<String>()
+        // Folders gone, each with the folder left at its path when its disk was unmounted
+        // (the bare mount point): that one is not the folder back.
+        var gone: [String: FolderIdentity?] = [:]
         var orphanSidecars: [String: Date] = [:]
         var reported = Set<String>()  // skipped or failed files, said once while unchanged
 
@@ -148,22 +152,21 @@ public final class WatchedImport: Sendable {
                     }
                 case .folderMade(let path):
                     scan(path)
-                case .rootGone(let root):
+                case .rootGone(let root, let unmounted):
                     watcher.forget(root: root)
                     pending = pending.filter { !$0.key.hasPrefix(root + "/") }
-                    gone.insert(root)
+                    gone.updateValue(unmounted ? FolderIdentity(of: root) : nil, forKey: root)
                     events(.folderGone(root))
                 case .overflow:
-                    for folder in folders where !gone.contains(folder) { scan(folder) }
+                    for folder in folders where gone.index(forKey: folder) == nil { scan(folder) }
                 }
             }
             // Folders that went: looked for every second; scanned when back.
             if !gone.isEmpty, Date().timeIntervalSince(lastLook) >= 1 {
                 lastLook = Date()
-                for root in gone {
-                    var info = stat()
-                    guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, (try? watcher.watch(root: root)) != nil else { continue }
-                    gone.remove(root)
+                for (root, mountPoint) in gone {
+                    guard let here = FolderIdentity(of: root), here != mountPoint, (try? watcher.watch(root: root)) != nil else { continue }
+                    gone[root] = nil
                     events(.folderBack(root))
                     scan(root)
                 }
@@ -217,5 +220,17 @@ public final class WatchedImport: Sendable {
             report.fileOutcomes = paths.map { ImportedFile(path: $0, outcome: .failed, message: "\(error)") }
             return report
         }
+    }
+}
+
+/// A folder as the file system knows it: its device and inode.
+struct FolderIdentity: Equatable {
+    var device: UInt64, inode: UInt64
+
+    /// The folder at `path`; nil when there is none (or it is not a folder).
+    init?(of path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 }
