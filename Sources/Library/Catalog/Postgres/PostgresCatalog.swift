@@ -105,9 +105,9 @@ public final class PostgresCatalog: @unchecked Sendable {
 
     /// The migrations applied, and whether the session runs without parallel workers and
     /// JIT compilation and plans cursors as other statements (``makeSerial(_:)``), in one
-    /// statement: the first of every command. The same statement limits how long the session may stay idle in a
-    /// transaction (``idleInTransactionTimeout``), unless the database or its role sets a
-    /// limit already.
+    /// statement: the first of every command. The same statement limits how long the
+    /// session may stay idle in a transaction (``idleInTransactionTimeout``), unless the
+    /// database or its role sets a limit already.
     private static func opening(_ session: PostgresSession) throws -> (applied: Set<String>, serial: Bool) {
         let sql = """
             SELECT identifier, current_setting('max_parallel_workers_per_gather') = '0' AND current_setting('jit') = 'off' AND current_setting('cursor_tuple_fraction')::float8 = 1 FROM camlib_migrations, (SELECT \(limitingIdleTransactions)) AS limited
@@ -135,12 +135,13 @@ public final class PostgresCatalog: @unchecked Sendable {
     /// a statement of 2. And a cursor's statement planned as any other
     /// (`cursor_tuple_fraction` 1, where PostgreSQL's default plans for the first tenth of
     /// its rows): the cursors of long listings read every row. The settings are made the
-    /// database's own, so that they cost no statement after the first command and hold for `psql` and through a connection
-    /// pooler (which refuses them as startup parameters). Only the database's owner (or a
-    /// superuser) may do that, and not on a standby: a session of any other database
-    /// sets them for itself, in the same statement, and goes on whatever ALTER answers.
-    /// The statement also limits the session's idle transactions, as ``opening(_:)`` does
-    /// (which could not when the catalog had no tables yet).
+    /// database's own, so that they cost no statement after the first command and hold
+    /// for `psql` and through a connection pooler (which refuses them as startup
+    /// parameters). Only the database's owner (or a superuser) may do that, and not on a
+    /// standby: a session of any other database sets them for itself, in the same
+    /// statement, and goes on whatever ALTER answers. The statement also limits the
+    /// session's idle transactions, as ``opening(_:)`` does (which could not when the
+    /// catalog had no tables yet).
     private static func makeSerial(_ session: PostgresSession) throws {
         try session.query("""
             DO $$ BEGIN
