@@ -7,9 +7,18 @@ import Imaging
 /// `nearness` grows toward the camera, in any units whose differences are proportional to
 /// a lens's blur: disparity as it is stored, or one over depth. `matte` is the Portrait
 /// matte (1 on the person, 0 elsewhere), when the photo has one.
+///
+/// A geometry step before the depth step reshapes the planes, and the field keeps what the
+/// depth of field is measured by on the whole photo (``wholeSpan``, ``wholeShortSide``): a
+/// crop or straighten frames the photo anew but leaves its blur as it was.
 public struct DepthField: Sendable {
     public var nearness: PixelBuffer<Float>
     public var matte: PixelBuffer<Float>?
+    /// The whole photo's nearness span, once a geometry step has reshaped the planes;
+    /// nil before (the planes are the whole photo's).
+    private(set) var wholeSpan: NearnessSpan?
+    /// The whole photo's short side over the picture's: 1 until a geometry step reshapes it.
+    private(set) var wholeShortSide = 1.0
 
     public init(nearness: PixelBuffer<Float>, matte: PixelBuffer<Float>? = nil) {
         precondition(nearness.channels == 1 && (matte?.channels ?? 1) == 1, "a depth field's planes have one channel")
@@ -17,14 +26,40 @@ public struct DepthField: Sendable {
         self.matte = matte
     }
 
-    /// The field after a geometry step: each plane reshaped by the placement made for its
-    /// own size, so it still lines up with the reshaped picture.
-    func reshaped(by filter: any GeometryFilter) -> DepthField {
+    /// The span the depth step scales nearness over: the whole photo's.
+    var span: NearnessSpan? { wholeSpan ?? NearnessSpan(of: nearness) }
+
+    /// The field after a geometry step that made a picture of `before`'s size one of
+    /// `after`'s: each plane reshaped by the placement made for its own size, so it still
+    /// lines up with the reshaped picture.
+    func reshaped(by filter: any GeometryFilter, from before: (width: Int, height: Int), to after: (width: Int, height: Int)) -> DepthField {
         var out = self
+        out.wholeSpan = span
+        out.wholeShortSide = wholeShortSide * Double(min(before.width, before.height)) / Double(max(1, min(after.width, after.height)))
         out.nearness = filter.placement(width: nearness.width, height: nearness.height).apply(to: nearness)
         if let matte { out.matte = filter.placement(width: matte.width, height: matte.height).apply(to: matte) }
         return out
     }
+}
+
+/// The nearness a depth step scales to 0 and 1: a depth map's 2nd and 98th percentiles,
+/// from a sample of at most 65,536 of its values (its nearest and farthest few, often
+/// noise or sky, left out).
+struct NearnessSpan: Sendable, Equatable {
+    var low: Float, high: Float
+
+    /// nil when the map is flat (or has fewer than two finite values).
+    init?(of nearness: PixelBuffer<Float>) {
+        let step = max(1, nearness.components.count / 65_536)
+        var sample = stride(from: 0, to: nearness.components.count, by: step).map { nearness.components[$0] }.filter(\.isFinite)
+        sample.sort()
+        guard sample.count > 1 else { return nil }
+        (low, high) = (sample[sample.count * 2 / 100], sample[sample.count * 98 / 100])
+        guard high - low > 1e-6 else { return nil }
+    }
+
+    /// `v` scaled so the span is 0 to 1, clamped; a value that is not finite is 0 (far).
+    func normalised(_ v: Float) -> Float { v.isFinite ? min(1, max(0, (v - low) / (high - low))) : 0 }
 }
 
 extension FilterRecipe {
@@ -46,12 +81,13 @@ extension FilterRecipe {
         var pixels = image
         for step in steps {
             let filter = FilterCatalog.filter(named: step.name)!.init(parameters: step.parameters)
+            let before = (width: pixels.width, height: pixels.height)
             if let depthStep = filter as? DepthFilter {
                 pixels = depthStep.apply(to: consume pixels, depth: field)
             } else {
                 pixels = filter.apply(to: consume pixels)
             }
-            if let geometry = filter as? any GeometryFilter { field = field.reshaped(by: geometry) }
+            if let geometry = filter as? any GeometryFilter { field = field.reshaped(by: geometry, from: before, to: (pixels.width, pixels.height)) }
         }
         return pixels
     }

@@ -8,9 +8,10 @@ import Synchronization
 ///
 /// - Each pixel's blur radius comes from its nearness, normalised over the photo (its 2nd
 ///   to 98th percentile span 0 to 1): `k · (|n − n_focus| − 0.03)`, with k = 2% of the
-///   picture's short side at f/2.8, in proportion to 1/f-number (a lens's circle of
+///   photo's short side at f/2.8, in proportion to 1/f-number (a lens's circle of
 ///   confusion grows with the difference in disparity, and with the aperture). So a
-///   preview and the full-size render look alike. When the focus point is on the Portrait
+///   preview and the full-size render look alike. Both are the whole photo's, before a
+///   crop or straighten (``DepthField/wholeSpan``): a crop leaves the blur as it was. When the focus point is on the Portrait
 ///   matte, the matte holds the person's radius at 0.
 /// - The picture is blurred in linear light (a bright light spreads as a lens spreads it)
 ///   by discs, as a lens's aperture draws an out-of-focus point, at a few radii a factor of
@@ -67,17 +68,9 @@ struct LensBlur {
     /// than a pixel).
     init?(width: Int, height: Int, depth: DepthField, aperture: Double, focus: (x: Double, y: Double)) {
         let near = depth.nearness
-        guard near.width > 0, near.height > 0 else { return nil }
+        guard near.width > 0, near.height > 0, let span = depth.span else { return nil }
         (self.width, self.height) = (width, height)
-        // The nearness's span, from a sample of at most 65,536 values.
-        let step = max(1, near.components.count / 65_536)
-        var sample = stride(from: 0, to: near.components.count, by: step).map { near.components[$0] }.filter(\.isFinite)
-        sample.sort()
-        guard sample.count > 1 else { return nil }
-        let lo = sample[sample.count * 2 / 100], hi = sample[sample.count * 98 / 100]
-        guard hi - lo > 1e-6 else { return nil }
-        let span = hi - lo
-        func normalised(_ v: Float) -> Float { v.isFinite ? min(1, max(0, (v - lo) / span)) : 0 }
+        let normalised = span.normalised
         // The plane in focus: the median nearness around the focus point.
         let cx = min(near.width - 1, Int(focus.x * Double(near.width))), cy = min(near.height - 1, Int(focus.y * Double(near.height)))
         let half = max(1, min(near.width, near.height) / 50)
@@ -87,7 +80,7 @@ struct LensBlur {
         }
         around.sort()
         let focusNearness = around[around.count / 2]
-        let k = Float(Double(min(width, height)) * Self.reachAtF28 * 2.8 / aperture)
+        let k = Float(Double(min(width, height)) * depth.wholeShortSide * Self.reachAtF28 * 2.8 / aperture)
         var radius = PixelBuffer<Float>(width: near.width, height: near.height, channels: 1)
         var largest: Float = 0, front = false
         for i in 0..<near.components.count {

@@ -159,6 +159,27 @@ struct DepthFilterTests {
         #expect(Self.contrast(rendered, { moved($0, $1) > 130 }) < Self.contrast(cropped, { moved($0, $1) > 130 }) / 2)
     }
 
+    /// A crop before the step frames the photo anew but leaves its blur as it was: the
+    /// step then draws as it does before the crop, away from the crop's edges (where the
+    /// step before it gathers from outside), at 8 and at 16 bits.
+    @Test func aCropBeforeTheStepLeavesTheBlurAsItWas() throws {
+        let original = Self.scene()
+        // 240×180 from (120, 90): the disc's centre, (240, 200), is at (120, 110) in it.
+        let crop = try FilterStep(parsing: "crop:x=0.25,y=0.25,width=0.5,height=0.5")
+        let depthThenCrop = FilterRecipe(steps: [try FilterStep(parsing: "depth:aperture=1.4,x=0.5,y=\(200.0 / 360)"), crop])
+        let cropThenDepth = FilterRecipe(steps: [crop, try FilterStep(parsing: "depth:aperture=1.4,x=0.5,y=\(110.0 / 180)")])
+        let expected = depthThenCrop.apply(to: original, depth: Self.field())
+        let rendered = cropThenDepth.apply(to: original, depth: Self.field())
+        #expect(rendered.width == 240 && rendered.height == 180)
+        // The background, 20 pixels from the crop's edges (its blur reaches 14).
+        let background = { (x: Int, y: Int) in (20..<220).contains(x) && (20..<160).contains(y) && Self.distance(x + 120, y + 90) > 100 }
+        let cropped = FilterRecipe(steps: [crop]).apply(to: original)
+        #expect(Self.contrast(expected, background) < Self.contrast(cropped, background) / 2, "the background is blurred")
+        #expect(Self.meanDifference(expected, rendered, background) < 1.5, "as much as before the crop")
+        let sixteen = cropThenDepth.apply(to: original.sixteenBit(), depth: Self.field()).eightBit()
+        #expect(Self.meanDifference(expected, sixteen, background) < 1.5, "at 16 bits too")
+    }
+
     /// A picture of `width`×`height` pixels and a depth field at a quarter of its size,
     /// each from a function of the pixel: its colour, and its nearness.
     static func picture(_ colour: (Int, Int) -> (UInt8, UInt8, UInt8), nearness: (Int, Int) -> Float) -> (PixelBuffer<UInt8>, DepthField) {
