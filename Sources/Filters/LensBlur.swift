@@ -11,8 +11,9 @@ import Synchronization
 ///   photo's short side at f/2.8, in proportion to 1/f-number (a lens's circle of
 ///   confusion grows with the difference in disparity, and with the aperture). So a
 ///   preview and the full-size render look alike. Both are the whole photo's, before a
-///   crop or straighten (``DepthField/wholeSpan``): a crop leaves the blur as it was. When the focus point is on the Portrait
-///   matte, the matte holds the person's radius at 0.
+///   crop or straighten (``DepthField/wholeSpan``): a crop leaves the blur as it was.
+///   When the focus point is on the Portrait matte, the matte holds the person's radius
+///   at 0.
 /// - The picture is blurred in linear light (a bright light spreads as a lens spreads it)
 ///   by discs, as a lens's aperture draws an out-of-focus point, at a few radii a factor of
 ///   two apart, the largest the picture's largest radius (so the far background, where
