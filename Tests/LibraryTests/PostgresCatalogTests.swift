@@ -107,14 +107,12 @@ import TestSupport
         }
     }
 
-    @Test func theCorpusCatalogCopiesWithItsIdsAndItsSummaryIsSQLites() throws {
-        // A copy of the corpus's catalog, with albums, keywords, a favourite, an edit's
-        // rows and an asset in the trash added, so every table has rows.
-        let scratch = try ScratchDirectory()
+    /// A copy of the corpus's catalog, with albums, keywords, a favourite, an edit's rows
+    /// and an asset in the trash added, so every table has rows.
+    static func corpusCatalog(in scratch: ScratchDirectory) throws -> Catalog {
         let path = scratch.file("catalog.sqlite")
         try CorpusLibrary.shared().library.catalog.backup(to: path)
         let sqlite = try Catalog(path: path, access: .readWrite(concurrent: false))
-        defer { try? sqlite.close() }
         try sqlite.sqliteWrite { db in
             try db.execute(
                 sql: """
@@ -133,6 +131,13 @@ import TestSupport
                     DELETE FROM asset WHERE id = (SELECT id FROM asset ORDER BY id DESC LIMIT 1 OFFSET 1);
                     """)
         }
+        return sqlite
+    }
+
+    @Test func theCorpusCatalogCopiesWithItsIdsAndItsSummaryIsSQLites() throws {
+        let scratch = try ScratchDirectory()
+        let sqlite = try Self.corpusCatalog(in: scratch)
+        defer { try? sqlite.close() }
         let server = try PostgresServer.shared()
         let database = try server.createDatabase("copy")
         let postgres = try PostgresCatalog(location: PostgresLocation(url: server.url(database: database)))
@@ -186,6 +191,87 @@ import TestSupport
         }
         let given = try sqlite.sqliteRead { db in try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'asset'")! }
         #expect(next == given + 1)
+    }
+
+    /// Copied back into SQLite with its triggers held, the catalog is the one the triggers
+    /// make row by row, table for table, its name search included; and the one it was
+    /// copied from. The triggers are there again after the copy, and work.
+    @Test func aCatalogCopiedBackWithTheTriggersHeldIsTheOneTheyMakeRowByRow() throws {
+        let scratch = try ScratchDirectory()
+        let original = try Self.corpusCatalog(in: scratch)
+        defer { try? original.close() }
+        let server = try PostgresServer.shared()
+        let postgres = try PostgresCatalog(location: PostgresLocation(url: server.url(database: server.createDatabase("back"))))
+        defer { postgres.close() }
+        _ = try CatalogCopy(source: original, target: postgres).run()
+
+        var copies: [Catalog] = []
+        defer { for copy in copies { try? copy.close() } }
+        for holding in [true, false] {
+            let copy = try Catalog(path: scratch.file("back-\(holding).sqlite"), access: .readWrite(concurrent: false))
+            copies.append(copy)
+            var heard: [String] = []
+            _ = try copy.sqliteWrite { db in try CatalogCopy.back(from: postgres, into: db, holdingTriggers: holding) { table, _ in heard.append(table) } }
+            #expect(heard == CatalogCopy.copied + (holding ? CatalogCopy.derived : []))
+        }
+        // Every table but the full-text index's own (its pages differ with how it was
+        // written), each row as text, in order.
+        func tables(_ catalog: Catalog) throws -> [String: [String]] {
+            try catalog.sqliteRead { db in
+                let names = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'asset_summary_names%' ORDER BY name")
+                return try Dictionary(uniqueKeysWithValues: names.map { name in
+                    (name, try Row.fetchAll(db, sql: "SELECT * FROM \"\(name)\"").map(\.description).sorted())
+                })
+            }
+        }
+        func searched(_ catalog: Catalog) throws -> [[Int64]] {
+            try catalog.sqliteRead { db in
+                // Trigrams of the lower-case names, as the search asks for them.
+                try ["img", "jpg", "hei", "mov", "pug", "_00"].map {
+                    try Int64.fetchAll(db, sql: "SELECT rowid FROM asset_summary_names WHERE asset_summary_names MATCH ? ORDER BY rowid", arguments: ["\"\($0)\""])
+                }
+            }
+        }
+        let (held, rowByRow) = (try tables(copies[0]), try tables(copies[1]))
+        #expect(held.keys.sorted() == rowByRow.keys.sorted())
+        for (name, rows) in rowByRow {
+            #expect(held[name] == rows, "table \(name)")
+        }
+        #expect(try held["asset_summary"]?.count ?? 0 > 10 && held["asset_file_name"]?.isEmpty == false)
+        let fromOriginal = try tables(original)
+        for name in CatalogCopy.copied + CatalogCopy.derived {
+            #expect(held[name] == fromOriginal[name], "table \(name) against the catalog it came from")
+        }
+        let search = try searched(copies[1])
+        #expect(search.contains { !$0.isEmpty })
+        #expect(try searched(copies[0]) == search)
+        #expect(try searched(original) == search)
+
+        // The triggers are back: a file's new name reaches the summary and the search.
+        let triggers = { (catalog: Catalog) in
+            try catalog.sqliteRead { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name") }
+        }
+        #expect(try triggers(copies[0]) == triggers(copies[1]))
+        #expect(try triggers(copies[0]).count > 20)
+        try copies[0].sqliteWrite { db in
+            try db.execute(sql: "UPDATE resource SET original_name = 'Zebra_Renamed.HEIC' WHERE id = (SELECT min(id) FROM resource WHERE original_name IS NOT NULL)")
+        }
+        let found = try copies[0].sqliteRead { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_summary_names WHERE asset_summary_names MATCH '\"zeb\" AND \"ren\"'")
+        }
+        #expect(found == 1)
+
+        // A summary on the server that is not what SQLite makes of the rows is refused.
+        _ = try server.psql(postgres.location.database, "UPDATE asset_summary SET sort_name = 'someone else' WHERE asset_id = (SELECT min(asset_id) FROM asset_summary)")
+        let tampered = try Catalog(path: scratch.file("tampered.sqlite"), access: .readWrite(concurrent: false))
+        defer { try? tampered.close() }
+        #expect {
+            try tampered.sqliteWrite { db in try CatalogCopy.back(from: postgres, into: db) }
+        } throws: { error in
+            guard case PostgresCatalogError.copyDiffers(_, let table, let detail) = error else { return false }
+            return table == "asset_summary" && detail.contains("(1 missing, 1 not made)")
+        }
     }
 
     /// A long read goes through a cursor a page at a time inside a transaction: every row
