@@ -364,14 +364,15 @@ def every_codec(still, movie, still_render, movie_render, quality, x265, work):
     conversion) then heif-enc coding camlib's rendered still (from its own planes) at its
     quality and x265 coding each auxiliary image the render carries (the HDR gain map and
     the disparity map, cropped with the photo: monochrome, at the quality camlib gives
-    them, 60, which is x265's CRF 20); beside it, FFmpeg decoding the original movie and
-    coding it as stored (camlib, too, leaves it turned by its matrix), cut to camlib's size
-    by a crop (which moves plane pointers: no pixel work), with camlib's x265 settings. The planes it codes are made beforehand, untimed."""
+    them, 60, which libheif's x265 plugin gives x265 as CRF 20); beside it, FFmpeg
+    decoding the original movie and coding it as stored (camlib, too, leaves it turned by
+    its matrix), cut to camlib's size by a crop (which moves plane pointers: no pixel
+    work), with camlib's x265 settings. The planes it codes are made beforehand, untimed."""
     planes = os.path.join(work, "planes")
     os.makedirs(planes, exist_ok=True)
     subprocess.run(["heif-dec", "--quiet", "--with-aux", "--no-colons", still_render, os.path.join(planes, "still.y4m")],
                    check=True, capture_output=True)
-    aux = sorted(f for f in glob.glob(os.path.join(planes, "still-*.y4m")))
+    aux = sorted(glob.glob(os.path.join(planes, "still-*.y4m")))
     width, height = video_size(movie_render)
     still_side = [["heif-dec", "--quiet", still, os.path.join(planes, "original.y4m")],
                   ["heif-enc", "-q", str(quality), *STILL_X265, "-o", os.path.join(planes, "still.heic"), os.path.join(planes, "still.y4m")]]
