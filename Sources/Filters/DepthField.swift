@@ -29,13 +29,14 @@ public struct DepthField: Sendable {
     /// The span the depth step scales nearness over: the whole photo's.
     var span: NearnessSpan? { wholeSpan ?? NearnessSpan(of: nearness) }
 
-    /// The field after a geometry step that made a picture of `before`'s size one of
-    /// `after`'s: each plane reshaped by the placement made for its own size, so it still
-    /// lines up with the reshaped picture.
-    func reshaped(by filter: any GeometryFilter, from before: (width: Int, height: Int), to after: (width: Int, height: Int)) -> DepthField {
+    /// The field after a geometry step over a `width`×`height` picture: each plane
+    /// reshaped by the placement made for its own size, so it still lines up with the
+    /// reshaped picture.
+    func reshaped(by filter: any GeometryFilter, pictureWidth width: Int, height: Int) -> DepthField {
         var out = self
+        let after = filter.placement(width: width, height: height)
         out.wholeSpan = span
-        out.wholeShortSide = wholeShortSide * Double(min(before.width, before.height)) / Double(max(1, min(after.width, after.height)))
+        out.wholeShortSide = wholeShortSide * Double(min(width, height)) / Double(max(1, min(after.width, after.height)))
         out.nearness = filter.placement(width: nearness.width, height: nearness.height).apply(to: nearness)
         if let matte { out.matte = filter.placement(width: matte.width, height: matte.height).apply(to: matte) }
         return out
@@ -81,13 +82,12 @@ extension FilterRecipe {
         var pixels = image
         for step in steps {
             let filter = FilterCatalog.filter(named: step.name)!.init(parameters: step.parameters)
-            let before = (width: pixels.width, height: pixels.height)
+            if let geometry = filter as? any GeometryFilter { field = field.reshaped(by: geometry, pictureWidth: pixels.width, height: pixels.height) }
             if let depthStep = filter as? DepthFilter {
                 pixels = depthStep.apply(to: consume pixels, depth: field)
             } else {
                 pixels = filter.apply(to: consume pixels)
             }
-            if let geometry = filter as? any GeometryFilter { field = field.reshaped(by: geometry, from: before, to: (pixels.width, pixels.height)) }
         }
         return pixels
     }

@@ -19,11 +19,10 @@ extension FilterRecipe {
             if let depthStep = filter as? DepthFilter {
                 if let field { pixels = depthStep.apply(to: consume pixels, depth: field) }
             } else if let sixteen = filter as? any SixteenBitFilter {
-                let before = (width: pixels.width, height: pixels.height)
-                pixels = sixteen.apply(to: consume pixels)
                 if let geometry = filter as? any GeometryFilter, field != nil {
-                    field = field!.reshaped(by: geometry, from: before, to: (pixels.width, pixels.height))
+                    field = field!.reshaped(by: geometry, pictureWidth: pixels.width, height: pixels.height)
                 }
+                pixels = sixteen.apply(to: consume pixels)
             } else {
                 // These steps have no geometry, so the depth field stays as it is.
                 var end = i + 1

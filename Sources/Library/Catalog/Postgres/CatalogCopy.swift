@@ -18,7 +18,7 @@ public struct CatalogCopy {
         "worker",
     ]
     /// The tables PostgreSQL's triggers make from the copied ones.
-    static let derived = ["asset_summary", "asset_file_name", "asset_place"]
+    static let derived = derivedRows(lower: "lower").map(\.table)
 
     /// What a copy did, table by table.
     public struct Report: Sendable, Equatable {
@@ -193,24 +193,31 @@ public struct CatalogCopy {
         }
     }
 
+    /// Each derived table (``derived``) as the triggers make it from the copied rows, in
+    /// the order they are made (the file names read the summary): the rows a copy to
+    /// PostgreSQL inserts at its end, and those a copy back checks SQLite's against.
+    /// `lower`: the dialect's ASCII-only lower case (SQLite's `lower`; `ascii_lower` on
+    /// PostgreSQL, whose `lower` follows the collation).
+    static func derivedRows(lower: String) -> [(table: String, rows: String)] {
+        [
+            ("asset_summary", "SELECT * FROM asset_summary_source"),
+            ("asset_file_name", """
+                SELECT \(lower)(r.original_name), r.id, r.asset_id,
+                       s.kind, s.captured_julian, s.imported_at, s.camera_id, s.sort_name, s.paired_by, s.aux_types, s.edited
+                FROM resource r LEFT JOIN asset_summary s ON s.asset_id = r.asset_id
+                WHERE r.original_name IS NOT NULL
+                """),
+            ("asset_place", """
+                SELECT DISTINCT r.asset_id, m.place_id FROM metadata m JOIN resource r ON r.id = m.resource_id
+                WHERE m.place_id IS NOT NULL AND r.role IN ('photo', 'pairedVideo', 'video')
+                """),
+        ]
+    }
+
     /// Makes the summary and the file names from the copied rows, as the triggers would
     /// have row by row, and lets the triggers work again.
     private static func rebuildDerivedTables(_ session: PostgresSession) throws {
-        try session.query("INSERT INTO asset_summary SELECT * FROM asset_summary_source")
-        try session.query(
-            """
-            INSERT INTO asset_file_name
-            SELECT ascii_lower(r.original_name), r.id, r.asset_id,
-                   s.kind, s.captured_julian, s.imported_at, s.camera_id, s.sort_name, s.paired_by, s.aux_types, s.edited
-            FROM resource r LEFT JOIN asset_summary s ON s.asset_id = r.asset_id
-            WHERE r.original_name IS NOT NULL
-            """)
-        try session.query(
-            """
-            INSERT INTO asset_place
-            SELECT DISTINCT r.asset_id, m.place_id FROM metadata m JOIN resource r ON r.id = m.resource_id
-            WHERE m.place_id IS NOT NULL AND r.role IN ('photo', 'pairedVideo', 'video')
-            """)
+        for (table, rows) in derivedRows(lower: "ascii_lower") { try session.query("INSERT INTO \(table) \(rows)") }
         for table in summarised { try session.query("ALTER TABLE \(table) ENABLE TRIGGER USER") }
     }
 
@@ -386,26 +393,11 @@ extension CatalogCopy {
         return triggers.map { $0["sql"] }
     }
 
-    /// What SQLite's triggers make of the copied rows, each summary table's by its own
-    /// definition: the summaries copied from the server must hold exactly that, or the
-    /// copy fails naming the table (the check after it compares them with the server's,
-    /// which they come from).
-    static let summaryDefinitions: [(table: String, rows: String)] = [
-        ("asset_summary", "SELECT * FROM asset_summary_source"),
-        ("asset_file_name", """
-            SELECT lower(r.original_name), r.id, r.asset_id,
-                   s.kind, s.captured_julian, s.imported_at, s.camera_id, s.sort_name, s.paired_by, s.aux_types, s.edited
-            FROM resource r LEFT JOIN asset_summary s ON s.asset_id = r.asset_id
-            WHERE r.original_name IS NOT NULL
-            """),
-        ("asset_place", """
-            SELECT DISTINCT r.asset_id, m.place_id FROM metadata m JOIN resource r ON r.id = m.resource_id
-            WHERE m.place_id IS NOT NULL AND r.role IN ('photo', 'pairedVideo', 'video')
-            """),
-    ]
-
+    /// The summary tables copied from the server must hold exactly what SQLite's
+    /// triggers would have made of the copied rows, or the copy fails naming the table
+    /// (the check after it compares them with the server's, which they come from).
     private static func checkSummaries(_ db: Database, url: String) throws {
-        for (table, rows) in summaryDefinitions {
+        for (table, rows) in derivedRows(lower: "lower") {
             let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(rows) EXCEPT SELECT * FROM \(table))") ?? 0
             let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM \(table) EXCEPT \(rows))") ?? 0
             guard missing == 0, extra == 0 else {
