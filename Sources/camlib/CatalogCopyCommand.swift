@@ -44,7 +44,16 @@ struct CatalogCopyCommand: ParsableCommand {
         let library = try libraryOptions.open(.write)
         let destination = location?.description ?? library.layout.catalog.path
         Terminal.error("camlib: copying the catalog of \(library.root.path) to \(destination)")
-        let progress = { (table: String, rows: Int) in Terminal.error("  \(table): \(rows) row\(rows == 1 ? "" : "s")") }
+        let summaries = CatalogCopy.derived.joined(separator: ", ")
+        let progress = { (step: CatalogCopy.Progress) in
+            switch step {
+            case .copied(let table, let rows): Terminal.error("  copied \(table): \(rows) row\(rows == 1 ? "" : "s")")
+            case .summarised where location == nil:
+                Terminal.error("  checked the summaries (\(summaries)) against what SQLite makes of the copied rows")
+            case .summarised: Terminal.error("  made the summaries (\(summaries)) from the copied rows")
+            case .checked(let table, let rows): Terminal.error("  checked \(table): \(rows) row\(rows == 1 ? "" : "s") alike on both sides")
+            }
+        }
         let tables = try location.map { try library.moveCatalog(to: $0, progress: progress) } ?? library.moveCatalogIntoFolder(progress: progress)
         if output.json {
             print(try Terminal.json(Result(library: library.root.path, catalog: destination, tables: tables)))

@@ -51,6 +51,11 @@ struct PostgresLibraryTests {
         let report = try #require(try JSONSerialization.jsonObject(with: Data(moved.stdout.utf8)) as? [String: Any])
         let tables = try #require(report["tables"] as? [[String: Any]])
         #expect(tables.contains { $0["name"] as? String == "asset" && ($0["rows"] as? Int ?? 0) > 20 }, "\(moved.stdout)")
+        // Each stage is told as it ends, the check's included.
+        let told = moved.stderr.split(separator: "\n").map(String.init)
+        let assets = try #require(tables.first { $0["name"] as? String == "asset" }?["rows"] as? Int)
+        #expect(told.firstIndex(of: "  copied asset: \(assets) rows")! < told.firstIndex { $0.hasPrefix("  made the summaries (asset_summary") }!, "\(moved.stderr)")
+        #expect(told.filter { $0.hasPrefix("  checked ") }.count == tables.count, "\(moved.stderr)")
         let fm = FileManager.default
         #expect(!fm.fileExists(atPath: library + "/catalog.sqlite"))
         #expect(fm.fileExists(atPath: library + "/catalog-moved-to-postgresql.sqlite"))
@@ -72,6 +77,8 @@ struct PostgresLibraryTests {
         // And back into the folder: the same listings again, and everything works.
         let back = try camlib(["catalog", "copy", "--library", library, "--to", "sqlite", "--json"])
         #expect(back.stdout.contains("\"asset_summary\""), "\(back.stdout)")
+        #expect(back.stderr.contains("  checked the summaries (asset_summary"), "\(back.stderr)")
+        #expect(back.stderr.contains("  checked asset: \(assets) rows alike on both sides"), "\(back.stderr)")
         #expect(fm.fileExists(atPath: library + "/catalog.sqlite") && !fm.fileExists(atPath: library + "/catalog.url"))
         #expect(try fm.contentsOfDirectory(atPath: library + "/tmp").isEmpty)
         let home = try listings(library)

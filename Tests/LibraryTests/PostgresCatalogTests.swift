@@ -142,14 +142,17 @@ import TestSupport
         let database = try server.createDatabase("copy")
         let postgres = try PostgresCatalog(location: PostgresLocation(url: server.url(database: database)))
         defer { postgres.close() }
-        var heard: [String] = []
-        let report = try CatalogCopy(source: sqlite, target: postgres, batch: 7).run { table, _ in heard.append(table) }
-        #expect(heard == CatalogCopy.copied)
+        var heard: [CatalogCopy.Progress] = []
+        let report = try CatalogCopy(source: sqlite, target: postgres, batch: 7).run { heard.append($0) }
         let rows = Dictionary(uniqueKeysWithValues: report.tables.map { ($0.name, $0.rows) })
         let counts = try sqlite.sqliteRead { db in
             try Dictionary(uniqueKeysWithValues: (CatalogCopy.copied + CatalogCopy.derived).map { ($0, try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)")!) })
         }
         #expect(rows == counts)
+        // Each stage is heard as it ends: the copy, the summaries made, the check.
+        #expect(
+            heard == CatalogCopy.copied.map { .copied(table: $0, rows: counts[$0]!) } + [.summarised]
+                + (CatalogCopy.copied + CatalogCopy.derived).map { .checked(table: $0, rows: counts[$0]!) })
         for table in ["asset", "resource", "metadata", "pairing", "aux_image", "asset_summary", "asset_file_name", "camera", "album_asset", "job"] {
             #expect((rows[table] ?? 0) > 0, "\(table) has rows to compare")
         }
@@ -210,9 +213,13 @@ import TestSupport
         for holding in [true, false] {
             let copy = try Catalog(path: scratch.file("back-\(holding).sqlite"), access: .readWrite(concurrent: false))
             copies.append(copy)
-            var heard: [String] = []
-            _ = try copy.sqliteWrite { db in try CatalogCopy.back(from: postgres, into: db, holdingTriggers: holding) { table, _ in heard.append(table) } }
-            #expect(heard == CatalogCopy.copied + (holding ? CatalogCopy.derived : []))
+            var heard: [CatalogCopy.Progress] = []
+            let report = try copy.sqliteWrite { db in try CatalogCopy.back(from: postgres, into: db, holdingTriggers: holding) { heard.append($0) } }
+            let rows = Dictionary(uniqueKeysWithValues: report.tables.map { ($0.name, $0.rows) })
+            let copied = CatalogCopy.copied + (holding ? CatalogCopy.derived : [])
+            #expect(
+                heard == copied.map { .copied(table: $0, rows: rows[$0]!) } + (holding ? [.summarised] : [])
+                    + (CatalogCopy.copied + CatalogCopy.derived).map { .checked(table: $0, rows: rows[$0]!) })
         }
         // Every table but the full-text index's own (its pages differ with how it was
         // written), each row as text, in order.

@@ -12,9 +12,9 @@ extension PhotoLibrary {
     /// copy is of one state); a process that has the library open meanwhile goes on with
     /// the SQLite catalog, so other camlib processes on the library (serve, worker,
     /// import) are to be stopped first.
-    /// `progress` hears each table's name and rows as it is copied. The library is closed
+    /// `progress` hears each stage of the copy and its check as it ends. The library is closed
     /// afterwards; open it again to use the new catalog.
-    public func moveCatalog(to location: PostgresLocation, progress: (String, Int) -> Void = { _, _ in }) throws -> [CatalogCopyTable] {
+    public func moveCatalog(to location: PostgresLocation, progress: (CatalogCopy.Progress) -> Void = { _ in }) throws -> [CatalogCopyTable] {
         guard !catalog.isPostgres else { throw LibraryError.catalogOnPostgresAlready(url: catalog.path) }
         guard rehearsal == nil, !isReadOnly else { throw LibraryError.readOnly(path: root.path) }
         let target = try PostgresCatalog(location: location)

@@ -6,7 +6,7 @@ extension PhotoLibrary {
     /// (`catalog.url` is removed). The PostgreSQL database is left as it was, for its
     /// owner to drop. What other processes write to it meanwhile is not copied: stop
     /// other camlib processes on the library first. The library is closed afterwards.
-    public func moveCatalogIntoFolder(progress: (String, Int) -> Void = { _, _ in }) throws -> [CatalogCopyTable] {
+    public func moveCatalogIntoFolder(progress: (CatalogCopy.Progress) -> Void = { _ in }) throws -> [CatalogCopyTable] {
         guard case .postgres(let postgres) = catalog.store else { throw LibraryError.catalogInFolderAlready(path: catalog.path) }
         guard !isReadOnly else { throw LibraryError.readOnly(path: root.path) }
         // Made in tmp/ (emptied of what a crash leaves), then renamed into place whole.

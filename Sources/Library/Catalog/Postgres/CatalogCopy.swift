@@ -17,8 +17,21 @@ public struct CatalogCopy {
         "preference", "aux_image", "trashed_asset", "file_removal", "favorite", "album", "album_asset", "keyword", "asset_keyword", "job",
         "worker",
     ]
-    /// The tables PostgreSQL's triggers make from the copied ones.
-    static let derived = derivedRows(lower: "lower").map(\.table)
+    /// The summary tables, which triggers make from the copied ones.
+    public static let derived = derivedRows(lower: "lower").map(\.table)
+
+    /// What a copy is doing, said as each stage ends: long at a million assets, the
+    /// check as long as the copy.
+    public enum Progress: Sendable, Equatable {
+        /// A table's rows are in the new catalog.
+        case copied(table: String, rows: Int)
+        /// The summary tables are made (PostgreSQL's bulk rebuild) or checked against
+        /// what SQLite's triggers make of the copied rows (a copy back), and its name
+        /// index made.
+        case summarised
+        /// A table is read again on both sides and its rows and checksum are equal.
+        case checked(table: String, rows: Int)
+    }
 
     /// What a copy did, table by table.
     public struct Report: Sendable, Equatable {
@@ -51,14 +64,14 @@ public struct CatalogCopy {
     /// Rows per INSERT statement (PostgreSQL takes at most 65,535 parameters).
     var batch = 500
 
-    /// Copies and checks; `progress` hears each table's name and rows as it is done.
-    func run(progress: (String, Int) -> Void = { _, _ in }) throws -> Report {
+    /// Copies and checks; `progress` hears each stage as it ends.
+    func run(progress: (Progress) -> Void = { _ in }) throws -> Report {
         try source.sqliteRead { db in try run(db, progress: progress) }
     }
 
     /// ``run(progress:)`` reading the source through `db`: inside a write transaction, so
     /// that nothing changes the SQLite catalog after it is copied.
-    func run(_ db: Database, progress: (String, Int) -> Void = { _, _ in }) throws -> Report {
+    func run(_ db: Database, progress: (Progress) -> Void = { _ in }) throws -> Report {
         try target.write { session in
             let assets = try session.query("SELECT count(*) FROM asset").first?.decode(Int64.self) ?? 0
             guard assets == 0 else {
@@ -67,12 +80,15 @@ public struct CatalogCopy {
             let bulk = try Self.holdTriggers(session)
             for table in Self.copied {
                 let columns = try Self.columns(of: table, session)
-                progress(table, try copy(table, columns, db, session))
+                progress(.copied(table: table, rows: try copy(table, columns, db, session)))
             }
-            if bulk { try Self.rebuildDerivedTables(session) }
+            if bulk {
+                try Self.rebuildDerivedTables(session)
+                progress(.summarised)
+            }
             try Self.setSequences(db, session)
             // Checked before it is committed: a copy that differs is rolled back.
-            let report = try Self.check(db, session, url: target.location.description)
+            let report = try Self.check(db, session, url: target.location.description, progress: progress)
             // Statistics for the planner at once, as after a restore: autovacuum would
             // gather them only later, and listings choose plans by its estimates.
             try session.query("ANALYZE")
@@ -87,12 +103,14 @@ public struct CatalogCopy {
         try source.sqliteRead { db in try target.write { session in try Self.check(db, session, url: target.location.description) } }
     }
 
-    private static func check(_ db: Database, _ session: PostgresSession, url: String) throws -> Report {
+    private static func check(_ db: Database, _ session: PostgresSession, url: String, progress: (Progress) -> Void = { _ in }) throws -> Report {
         var report = Report()
         for table in Self.copied + Self.derived {
             let columns = try Self.columns(of: table, session)
             let key = try Self.primaryKey(of: table, session)
-            report.tables.append(try compare(table, columns, key: key, db, session, url: url))
+            let checked = try compare(table, columns, key: key, db, session, url: url)
+            report.tables.append(checked)
+            progress(.checked(table: table, rows: checked.rows))
         }
         return report
     }
@@ -332,8 +350,8 @@ public struct CatalogCopy {
 extension CatalogCopy {
     /// Copies the PostgreSQL catalog, as one state of it, into `db`: a new SQLite catalog,
     /// migrated and empty, row for row with the same ids, and checks every table as a copy
-    /// the other way is checked, before the caller commits. `progress` hears each table's
-    /// name and rows as it is copied.
+    /// the other way is checked, before the caller commits. `progress` hears each stage as
+    /// it ends.
     ///
     /// SQLite's triggers are held for the copy (`holdingTriggers`), as the copy the other
     /// way holds PostgreSQL's: fired for every row, they rewrite an asset's summary for
@@ -348,7 +366,7 @@ extension CatalogCopy {
     /// the default, the indexes' pages went in and out of it for every few rows, and the
     /// resource table alone took 69 of the copy's 99 s (16 s with it).
     static func back(
-        from postgres: PostgresCatalog, into db: Database, holdingTriggers: Bool = true, progress: (String, Int) -> Void = { _, _ in }
+        from postgres: PostgresCatalog, into db: Database, holdingTriggers: Bool = true, progress: (Progress) -> Void = { _ in }
     ) throws -> Report {
         let url = postgres.location.description
         let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
@@ -367,18 +385,19 @@ extension CatalogCopy {
                     rows += 1
                     return true
                 }
-                progress(table, rows)
+                progress(.copied(table: table, rows: rows))
             }
             if holdingTriggers {
                 try checkSummaries(db, url: url)
                 try restoreTriggers(held, db)
+                progress(.summarised)
             }
             // Ids go on after the highest PostgreSQL gave out, deleted rows' included.
             for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_sequence") {
                 let given = try session.fetchOne(Int64.self, "SELECT pg_sequence_last_value(pg_get_serial_sequence(\(table), 'id'))") ?? 0
                 try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?", arguments: [given, table])
             }
-            return try check(db, session, url: url)
+            return try check(db, session, url: url, progress: progress)
         }
     }
 
