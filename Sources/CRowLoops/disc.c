@@ -9,6 +9,8 @@
 // after, so a span past the plane's edge needs no test: samples outside count as zero.
 // A band keeps the sums of only the 2·reach + 1 rows its current row reads, in a ring,
 // so it can write its means over its own rows as it goes.
+//
+// camlib_disc_band4_varying does the same with a disc of its own radius for each sample.
 
 static inline void row_sums(const float *restrict in, long width, long pad, float *restrict out) {
     for (long i = 0; i < (pad + 1) * 4; i++) out[i] = 0;
@@ -69,6 +71,56 @@ CLONES void camlib_disc_band4(
             }
         }
         for (long i = 0; i < width * 4; i++) row[i] *= scale;
+    }
+    #undef INPUT
+    #undef SUMS
+}
+
+CLONES void camlib_disc_band4_varying(
+    float *plane, long width, long height, long pad, const float *restrict radii, long reach, long first, long count,
+    const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas) {
+    long stride = (width + 1 + 2 * pad) * 4, rows = 2 * reach + 1, end = first + count;
+    #define INPUT(y) ((y) < first ? above + ((y) - (first - reach)) * width * 4 \
+                      : (y) >= end ? below + ((y) - end) * width * 4 : plane + (y) * width * 4)
+    #define SUMS(y) (ring + ((y) % rows) * stride)
+    for (long y = first - reach; y < first + reach && y < height; y++) {
+        if (y >= 0) row_sums(INPUT(y), width, pad, SUMS(y));
+    }
+    for (long y = first; y < end; y++) {
+        long next = y + reach;
+        if (next < height) row_sums(INPUT(next), width, pad, SUMS(next));
+        float *row = plane + y * width * 4;
+        const float *radius = radii + y * width;
+        for (long i = 0; i < width * 4; i++) row[i] = 0;
+        for (long x = 0; x < width; x++) areas[x] = 0;
+        for (long dy = -reach; dy <= reach; dy++) {
+            long sy = y + dy;
+            int inside = sy >= 0 && sy < height;
+            // Outside the plane the spans count as zero, but their area still divides.
+            const float *s = inside ? SUMS(sy) + pad * 4 : 0;
+            float dy2 = (float)(dy * dy);
+            for (long x = 0; x < width; x++) {
+                float h2 = radius[x] * radius[x] - dy2;
+                if (h2 <= 0) continue;
+                float h = __builtin_sqrtf(h2);
+                areas[x] += 2 * h;
+                if (!inside) continue;
+                // The running sum at column t (the sum of samples before it) is at t + pad.
+                float left = (float)x + 0.5f - h, right = (float)x + 0.5f + h;
+                long li = (long)(left + pad + 1) - pad - 1, ri = (long)(right + pad + 1) - pad - 1;  // floors
+                float lf = left - (float)li, rf = right - (float)ri;
+                const float *l0 = s + li * 4, *r0 = s + ri * 4;
+                for (int c = 0; c < 4; c++) {
+                    float hi = r0[c] + (r0[c + 4] - r0[c]) * rf;
+                    float lo = l0[c] + (l0[c + 4] - l0[c]) * lf;
+                    row[4 * x + c] += hi - lo;
+                }
+            }
+        }
+        for (long x = 0; x < width; x++) {
+            float scale = areas[x] > 0 ? 1 / areas[x] : 0;
+            for (int c = 0; c < 4; c++) row[4 * x + c] *= scale;
+        }
     }
     #undef INPUT
     #undef SUMS

@@ -229,7 +229,14 @@ struct LensBlur {
         // planes are 50 MB each).
         base.front = nil
         var filled = levels
-        for i in filled.indices { filled[i].samples = Self.blurredCopy(base, level: filled[i], finest: i == 0) }
+        // Each copy's discs have the radius of the pixels they are drawn for, the pixels
+        // that read it (from its lower neighbour's reach to its upper's): a light between
+        // two copies' reaches is the same disc in both.
+        for i in filled.indices {
+            let reach = filled[i].reach
+            let radii = (i == 0 ? reach : reach / 2)...(i == filled.count - 1 ? reach : reach * 2)
+            filled[i].samples = Self.blurredCopy(base, level: filled[i], finest: i == 0, radii: radii)
+        }
         base.samples = []
         // Each of the front layer's rows: the columns it covers anything in.
         let frontSpans: [Range<Int>] =
@@ -459,7 +466,7 @@ struct LensBlur {
     /// (0 at half the copy's reach or less, 1 at its reach or more; for the finest, 0
     /// under a quarter of a pixel and 1 from a pixel), averaged over the level's blocks,
     /// then averaged over its disc.
-    static func blurredCopy(_ base: Base, level: Level, finest: Bool) -> [Float] {
+    static func blurredCopy(_ base: Base, level: Level, finest: Bool, radii: ClosedRange<Float>) -> [Float] {
         // The finest copy takes every pixel blurred at all (from a quarter of a pixel to
         // one), so small radii (a narrow aperture, a small picture) are drawn too.
         let (low, span) = finest ? (Float(0.25), Float(0.75)) : (level.reach / 2, level.reach / 2)
@@ -467,8 +474,30 @@ struct LensBlur {
             nonisolated(unsafe) let src = src
             return reduced(base, to: level) { s in min(1, max(0, (src[s * 4 + 3] - low) / span)) }
         }
-        discMean(&out, width: level.width, height: level.height, radius: level.discRadius)
+        discMean(&out, width: level.width, height: level.height, radii: discRadii(base, level: level, within: radii))
         return out
+    }
+
+    /// Each of `level`'s samples' disc radius, in samples: the mean blur radius of the
+    /// base's samples in its block, brought within `radii` (picture pixels).
+    static func discRadii(_ base: Base, level: Level, within radii: ClosedRange<Float>) -> [Float] {
+        let factor = level.scale / base.scale
+        var sums = [Float](repeating: 0, count: level.width * level.height), counts = sums
+        base.samples.withUnsafeBufferPointer { src in
+            sums.withUnsafeMutableBufferPointer { sums in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    for by in 0..<base.height {
+                        let row = (by / factor) * level.width
+                        for bx in 0..<base.width {
+                            sums[row + bx / factor] += src[(by * base.width + bx) * 4 + 3]
+                            counts[row + bx / factor] += 1
+                        }
+                    }
+                }
+            }
+        }
+        let scale = Float(level.scale)
+        return zip(sums, counts).map { sum, count in min(radii.upperBound, max(radii.lowerBound, sum / count)) / scale }
     }
 
     /// The base's samples, each weighted by `weight` (of the sample's index; 0 leaves it
@@ -563,33 +592,65 @@ struct LensBlur {
     /// (CRowLoops), in bands: each band first keeps a copy of the rows around it that its
     /// neighbours will write over, so no second plane is needed.
     static func discMean(_ plane: inout [Float], width: Int, height: Int, radius: Float) {
-        let reach = Int(radius), pad = Int(radius) + 2
+        let reach = Int(radius)
         let half = (-reach...reach).map { dy in max(0, radius * radius - Float(dy * dy)).squareRoot() }
         let area = max(1e-6, half.reduce(0, +) * 2)
+        half.withUnsafeBufferPointer { half in
+            nonisolated(unsafe) let half = half
+            inDiscBands(&plane, width: width, height: height, reach: reach) { plane, pad, band, above, below, ring in
+                camlib_disc_band4(plane, width, height, pad, half.baseAddress!, reach, area, band.lowerBound, band.count, above, below, ring)
+            }
+        }
+    }
+
+    /// As ``discMean(_:width:height:radius:)``, each sample over a disc of its own radius,
+    /// `radii` (one a sample, in samples; 0 leaves the sample 0).
+    static func discMean(_ plane: inout [Float], width: Int, height: Int, radii: [Float]) {
+        precondition(radii.count == width * height)
+        let reach = Int(radii.max() ?? 0)
+        radii.withUnsafeBufferPointer { radii in
+            nonisolated(unsafe) let radii = radii
+            inDiscBands(&plane, width: width, height: height, reach: reach) { plane, pad, band, above, below, ring in
+                let areas = UnsafeMutablePointer<Float>.allocate(capacity: width)
+                defer { areas.deallocate() }
+                camlib_disc_band4_varying(
+                    plane, width, height, pad, radii.baseAddress!, reach, band.lowerBound, band.count, above, below, ring, areas)
+            }
+        }
+    }
+
+    /// Runs `draw` on each band of the plane's rows at once, with the plane, the running
+    /// sums' padding, the band, copies of the `reach` rows above and below it (taken
+    /// before any band is written) and a ring of 2·reach + 1 rows of running sums.
+    private static func inDiscBands(
+        _ plane: inout [Float], width: Int, height: Int, reach: Int,
+        _ draw: (UnsafeMutablePointer<Float>, Int, Range<Int>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void
+    ) {
+        let pad = reach + 2
         let row = width * 4, stride = (width + 1 + 2 * pad) * 4
         let ranges = bands(rows: height)
         // Each band's `reach` rows above and below, copied before any band is written.
         var halos = [Float](repeating: 0, count: ranges.count * 2 * max(1, reach) * row)
-        for (b, band) in ranges.enumerated() where reach > 0 {
-            for i in 0..<reach {
-                let (up, down) = (band.lowerBound - reach + i, band.upperBound + i)
-                for (y, slot) in [(up, 2 * b * reach + i), (down, (2 * b + 1) * reach + i)] where (0..<height).contains(y) {
-                    halos.replaceSubrange((slot * row)..<((slot + 1) * row), with: plane[(y * row)..<((y + 1) * row)])
+        plane.withUnsafeBufferPointer { plane in
+            halos.withUnsafeMutableBufferPointer { halos in
+                for (b, band) in ranges.enumerated() where reach > 0 {
+                    for i in 0..<reach {
+                        let (up, down) = (band.lowerBound - reach + i, band.upperBound + i)
+                        for (y, slot) in [(up, 2 * b * reach + i), (down, (2 * b + 1) * reach + i)] where (0..<height).contains(y) {
+                            halos.baseAddress!.advanced(by: slot * row).update(from: plane.baseAddress!.advanced(by: y * row), count: row)
+                        }
+                    }
                 }
             }
         }
-        half.withUnsafeBufferPointer { half in
-            halos.withUnsafeBufferPointer { halos in
-                plane.withUnsafeMutableBufferPointer { plane in
-                    nonisolated(unsafe) let (half, halos, plane) = (half, halos, plane)
-                    DispatchQueue.concurrentPerform(iterations: ranges.count) { b in
-                        let ring = UnsafeMutablePointer<Float>.allocate(capacity: (2 * reach + 1) * stride)
-                        defer { ring.deallocate() }
-                        let above = halos.baseAddress! + 2 * b * max(1, reach) * row, below = above + max(1, reach) * row
-                        camlib_disc_band4(
-                            plane.baseAddress!, width, height, pad, half.baseAddress!, reach, area, ranges[b].lowerBound, ranges[b].count,
-                            above, below, ring)
-                    }
+        halos.withUnsafeBufferPointer { halos in
+            plane.withUnsafeMutableBufferPointer { plane in
+                nonisolated(unsafe) let (halos, plane, draw) = (halos, plane, draw)
+                DispatchQueue.concurrentPerform(iterations: ranges.count) { b in
+                    let ring = UnsafeMutablePointer<Float>.allocate(capacity: (2 * reach + 1) * stride)
+                    defer { ring.deallocate() }
+                    let above = halos.baseAddress! + 2 * b * max(1, reach) * row, below = above + max(1, reach) * row
+                    draw(plane.baseAddress!, pad, ranges[b], above, below, ring)
                 }
             }
         }

@@ -233,6 +233,42 @@ struct DepthFilterTests {
         #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
     }
 
+    /// A light whose blur falls between two of the copies' radii is one evenly bright disc
+    /// of its own radius, not a bright core (the smaller copy's disc) inside a faint rim
+    /// (the larger's).
+    @Test func aLightBetweenTwoCopiesRadiiIsOneEvenDisc() throws {
+        let light = (x: 100, y: 100)
+        let onSubject = { (x: Int, y: Int) in (x - 360) * (x - 360) + (y - 240) * (y - 240) < 60 * 60 }
+        let nearLight = { (x: Int, y: Int) in (x - light.x) * (x - light.x) + (y - light.y) * (y - light.y) < 40 * 40 }
+        // The background's radius is k · 0.97 (the largest copy's); the light's, three
+        // quarters of it, between the two copies' (half and all of it).
+        let (original, field) = Self.picture(
+            { x, y in
+                if onSubject(x, y) { return (200, 80, 60) }
+                return abs(x - light.x) <= 2 && abs(y - light.y) <= 2 ? (255, 255, 255) : (0, 0, 0)
+            }, nearness: { x, y in onSubject(x, y) ? 1 : nearLight(x, y) ? 1 - (0.75 * 0.97 + 0.03) : 0 })
+        let rendered = try Self.depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
+        let radius = 0.75 * 0.04 * Double(Self.height) * 0.97
+        func linear(_ v: UInt8) -> Double { SRGB.linear(Double(v) / 255) }
+        func level(_ d: Double) -> Double {
+            [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)].map { dx, dy in
+                linear(rendered[x: light.x + Int((dx * d).rounded()), y: light.y + Int((dy * d).rounded()), channel: 1])
+            }.reduce(0, +) / 4
+        }
+        let centre = level(0)
+        #expect(centre > 0.01, "the light's disc at its centre: \(centre)")
+        // Even out to its rim (the light is 5 pixels wide: its disc's edge is that soft).
+        for fraction in [0.3, 0.55, 0.8] {
+            #expect(level(radius * fraction) >= centre * 0.75, "at \(fraction) of the radius: \(level(radius * fraction)) against \(centre)")
+        }
+        #expect(level(radius * 1.3) <= centre * 0.1, "past the rim: \(level(radius * 1.3)) against \(centre)")
+        var total = 0.0
+        for y in (light.y - 30)...(light.y + 30) {
+            for x in (light.x - 30)...(light.x + 30) { total += linear(rendered[x: x, y: y, channel: 1]) }
+        }
+        #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
+    }
+
     /// A bar in front of the subject in focus is blurred, and its blurred edge spreads over
     /// the subject beside it, as a lens draws it; the subject farther off stays sharp.
     @Test func aBlurredForegroundSpreadsOverTheSubjectBehindIt() throws {
