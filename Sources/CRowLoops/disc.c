@@ -78,7 +78,7 @@ CLONES void camlib_disc_band4(
 
 CLONES void camlib_disc_band4_varying(
     float *plane, long width, long height, long pad, const float *restrict radii, long reach, long first, long count,
-    const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas) {
+    const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas, long *restrict runs) {
     long stride = (width + 1 + 2 * pad) * 4, rows = 2 * reach + 1, end = first + count;
     #define INPUT(y) ((y) < first ? above + ((y) - (first - reach)) * width * 4 \
                       : (y) >= end ? below + ((y) - end) * width * 4 : plane + (y) * width * 4)
@@ -91,6 +91,16 @@ CLONES void camlib_disc_band4_varying(
         if (next < height) row_sums(INPUT(next), width, pad, SUMS(next));
         float *row = plane + y * width * 4;
         const float *radius = radii + y * width;
+        // The row in runs of samples of one radius (most of a copy is one: the far
+        // background's, or the least it draws), each drawn as the fixed disc's rows are.
+        long nruns = 0;
+        for (long x = 0; x < width;) {
+            runs[nruns++] = x;
+            long e = x + 1;
+            while (e < width && radius[e] == radius[x]) e++;
+            x = e;
+        }
+        runs[nruns] = width;
         for (long i = 0; i < width * 4; i++) row[i] = 0;
         for (long x = 0; x < width; x++) areas[x] = 0;
         for (long dy = -reach; dy <= reach; dy++) {
@@ -99,21 +109,22 @@ CLONES void camlib_disc_band4_varying(
             // Outside the plane the spans count as zero, but their area still divides.
             const float *s = inside ? SUMS(sy) + pad * 4 : 0;
             float dy2 = (float)(dy * dy);
-            for (long x = 0; x < width; x++) {
-                float h2 = radius[x] * radius[x] - dy2;
+            for (long r = 0; r < nruns; r++) {
+                long x0 = runs[r], x1 = runs[r + 1];
+                float h2 = radius[x0] * radius[x0] - dy2;
                 if (h2 <= 0) continue;
                 float h = __builtin_sqrtf(h2);
-                areas[x] += 2 * h;
+                for (long x = x0; x < x1; x++) areas[x] += 2 * h;
                 if (!inside) continue;
-                // The running sum at column t (the sum of samples before it) is at t + pad.
-                float left = (float)x + 0.5f - h, right = (float)x + 0.5f + h;
+                // As in camlib_disc_band4: the running sum at column t is at t + pad.
+                float left = 0.5f - h, right = 0.5f + h;
                 long li = (long)(left + pad + 1) - pad - 1, ri = (long)(right + pad + 1) - pad - 1;  // floors
                 float lf = left - (float)li, rf = right - (float)ri;
                 const float *l0 = s + li * 4, *r0 = s + ri * 4;
-                for (int c = 0; c < 4; c++) {
-                    float hi = r0[c] + (r0[c + 4] - r0[c]) * rf;
-                    float lo = l0[c] + (l0[c + 4] - l0[c]) * lf;
-                    row[4 * x + c] += hi - lo;
+                for (long i = x0 * 4; i < x1 * 4; i++) {
+                    float hi = r0[i] + (r0[i + 4] - r0[i]) * rf;
+                    float lo = l0[i] + (l0[i + 4] - l0[i]) * lf;
+                    row[i] += hi - lo;
                 }
             }
         }

@@ -611,10 +611,13 @@ struct LensBlur {
         radii.withUnsafeBufferPointer { radii in
             nonisolated(unsafe) let radii = radii
             inDiscBands(&plane, width: width, height: height, reach: reach) { plane, pad, band, above, below, ring in
-                let areas = UnsafeMutablePointer<Float>.allocate(capacity: width)
-                defer { areas.deallocate() }
+                let (areas, runs) = (UnsafeMutablePointer<Float>.allocate(capacity: width), UnsafeMutablePointer<Int>.allocate(capacity: width + 1))
+                defer {
+                    areas.deallocate()
+                    runs.deallocate()
+                }
                 camlib_disc_band4_varying(
-                    plane, width, height, pad, radii.baseAddress!, reach, band.lowerBound, band.count, above, below, ring, areas)
+                    plane, width, height, pad, radii.baseAddress!, reach, band.lowerBound, band.count, above, below, ring, areas, runs)
             }
         }
     }

@@ -124,7 +124,7 @@ void camlib_disc_band4(
 /// `radii[y · width + x]` samples (at most `reach` + 1, and `pad` ≥ `reach` + 2): rows
 /// |dy| < radius, each a span of √(radius² − dy²) either side, the total divided by the
 /// disc's area (rows outside the plane included, as zero). `areas` has room for `width`
-/// floats. A sample of radius 0 becomes 0.
+/// floats and `runs` for `width` + 1. A sample of radius 0 becomes 0.
 void camlib_disc_band4_varying(
     float *plane, long width, long height, long pad, const float *restrict radii, long reach, long first, long count,
-    const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas);
+    const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas, long *restrict runs);
