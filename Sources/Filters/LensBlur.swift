@@ -482,22 +482,26 @@ struct LensBlur {
     /// base's samples in its block, brought within `radii` (picture pixels).
     static func discRadii(_ base: Base, level: Level, within radii: ClosedRange<Float>) -> [Float] {
         let factor = level.scale / base.scale
-        var sums = [Float](repeating: 0, count: level.width * level.height), counts = sums
+        var out = [Float](repeating: 0, count: level.width * level.height)
         base.samples.withUnsafeBufferPointer { src in
-            sums.withUnsafeMutableBufferPointer { sums in
-                counts.withUnsafeMutableBufferPointer { counts in
-                    for by in 0..<base.height {
-                        let row = (by / factor) * level.width
-                        for bx in 0..<base.width {
-                            sums[row + bx / factor] += src[(by * base.width + bx) * 4 + 3]
-                            counts[row + bx / factor] += 1
-                        }
+            out.withUnsafeMutableBufferPointer { out in
+                for by in 0..<base.height {
+                    let row = (by / factor) * level.width
+                    for bx in 0..<base.width { out[row + bx / factor] += src[(by * base.width + bx) * 4 + 3] }
+                }
+                // Each block's mean: its sum over the base's samples in it (fewer at the edges).
+                let scale = Float(level.scale)
+                for ly in 0..<level.height {
+                    let rows = Float(min(base.height, (ly + 1) * factor) - ly * factor)
+                    for lx in 0..<level.width {
+                        let count = rows * Float(min(base.width, (lx + 1) * factor) - lx * factor)
+                        let mean = out[ly * level.width + lx] / count
+                        out[ly * level.width + lx] = min(radii.upperBound, max(radii.lowerBound, mean)) / scale
                     }
                 }
             }
         }
-        let scale = Float(level.scale)
-        return zip(sums, counts).map { sum, count in min(radii.upperBound, max(radii.lowerBound, sum / count)) / scale }
+        return out
     }
 
     /// The base's samples, each weighted by `weight` (of the sample's index; 0 leaves it
