@@ -20,7 +20,9 @@ import Synchronization
 ///   most pixels share it, is drawn with its own disc). Each disc is drawn on a reduced
 ///   copy coarse enough that it spans 6 to 12 samples, the first with at most 3.5
 ///   megapixels, so memory stays bounded for any photo; each pixel mixes the two copies
-///   around its own radius, or its own value and the finest copy.
+///   around its own radius, or its own value and the finest copy. A copy's sample is
+///   the mean over a disc of its own pixels' radius (within the radii of the pixels that
+///   read that copy), so both copies around a light draw it as the same disc.
 /// - A copy gathers only pixels at least half as blurred as it is (the finest, every
 ///   pixel blurred at all: a normalised blur, each pixel weighted by how blurred it is), so
 ///   a sharp subject's colour does not bleed into the blurred background around it: no
