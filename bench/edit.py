@@ -28,7 +28,10 @@ not depend on how the comic looks.
    same to the movie alone (goal: camlib's whole edit under 1.0x FFmpeg's). Beside them,
    the codecs alone: x265 re-encoding camlib's renders, and every decode and encode the
    edit must do (both originals decoded; the still, its auxiliary images and the movie
-   encoded), all at once as camlib runs them.
+   encoded), all at once as camlib runs them; and camlib editing the movie alone (imported
+   as a video). CPU seconds (user and system, every process of the command) beside the
+   times of camlib, FFmpeg, the movie alone and every codec: on a machine whose cores are
+   all busy, what decides the time.
 
 2c. The depth step, on pug.heic (an iPhone 13 Pro Portrait photo, 4032x3024, 12
    megapixels, with its disparity map and matte): the step's own time, as the difference
@@ -296,15 +299,15 @@ def adjust_speed(camlib, tmp, runs, results):
     steps = [arg for step in ADJUST_STEPS for arg in ("--filter", step)]
     timed = {"camlib edit (still + movie)": [], "ffmpeg eq/crop/rotate (movie)": [],
              "floor: heif-enc of camlib's still": [], "floor: x265 of camlib's movie": [],
-             "floor: both at once": [], "floor: every codec of the edit, at once": []}
+             "floor: both at once": [], "floor: every codec of the edit, at once": [], "camlib edit of the movie alone": []}
     for n in range(runs):
         work = os.path.join(tmp, f"adjust-{n}")
         lib = os.path.join(work, "lib")
         subprocess.run([camlib, "import", "--library", lib, still, movie], check=True, capture_output=True)
-        timed["camlib edit (still + movie)"].append(measure([camlib, "edit", "--library", lib, still, *steps], sample=False))
+        timed["camlib edit (still + movie)"].append(measure([camlib, "edit", "--library", lib, still, *steps], sample=False, cpu=True))
         timed["ffmpeg eq/crop/rotate (movie)"].append(measure([
             "ffmpeg", "-v", "error", "-y", "-i", movie, "-map", "0:v", "-map", "0:a", "-vf", graph, *x265,
-            "-c:a", "copy", os.path.join(work, "ffmpeg.mov")], sample=False))
+            "-c:a", "copy", os.path.join(work, "ffmpeg.mov")], sample=False, cpu=True))
         # The floor: the codecs alone on camlib's own renders, at camlib's settings (the
         # movie decoded and encoded again; the still encoded from its pixels).
         db = sqlite3.connect(os.path.join(lib, "catalog.sqlite"))
@@ -322,7 +325,16 @@ def adjust_speed(camlib, tmp, runs, results):
             sample=False))
         timed["floor: every codec of the edit, at once"].append(measure(
             every_codec(still, movie, os.path.join(lib, paths["renderedPhoto"]), os.path.join(lib, paths["renderedVideo"]), quality, x265, work),
-            sample=False))
+            sample=False, cpu=True))
+        # The movie alone, imported as a video: what camlib's movie side costs without
+        # the still's.
+        alone = os.path.join(work, "alone")
+        os.makedirs(alone)
+        video = os.path.join(alone, "IMG_3582_movie.mov")
+        shutil.copyfile(movie, video)
+        subprocess.run([camlib, "import", "--library", os.path.join(alone, "lib"), video], check=True, capture_output=True)
+        timed["camlib edit of the movie alone"].append(
+            measure([camlib, "edit", "--library", os.path.join(alone, "lib"), video, *steps], sample=False, cpu=True))
         subprocess.run(["chmod", "-R", "u+w", work])
     for name, measured in timed.items():
         if any(r[2] != 0 for r in measured):
@@ -334,8 +346,11 @@ def adjust_speed(camlib, tmp, runs, results):
     together = best["floor: both at once"]
     print(f"\n2b. Light, colour and geometry on IMG_3582: {' '.join(ADJUST_STEPS)}; best of {runs}")
     print(f"    FFmpeg: {graph}")
+    # CPU seconds (user and system, every process), least of the runs, where measured.
+    cpu = {name: min(r[3] for r in measured) for name, measured in timed.items() if len(measured[0]) > 3}
     for name, measured in timed.items():
-        print(f"{name:36} {min(r[0] for r in measured):8.2f} s {max(r[1] for r in measured):8.1f} MB")
+        used = f" {cpu[name]:8.2f} CPU s" if name in cpu else ""
+        print(f"{name:40} {min(r[0] for r in measured):8.2f} s {max(r[1] for r in measured):8.1f} MB{used}")
     print(f"camlib / ffmpeg (movie only): {ours / theirs:.2f}x (goal: under 1.0x, {'met' if ours < theirs else 'NOT met'})")
     print(f"camlib / codec floor ({floor:.2f} s, one after the other): {ours / floor:.2f}x; "
           f"the floor / ffmpeg: {floor / theirs:.2f}x")
@@ -356,6 +371,17 @@ def adjust_speed(camlib, tmp, runs, results):
                 "decoding both originals and encoding camlib's still, its auxiliary images and its movie, at once")
     results.add("every codec of the edit run at once, against FFmpeg", whole, "s", theirs,
                 "ffmpeg's eq/crop/rotate graph on the movie alone")
+    alone = best["camlib edit of the movie alone"]
+    print(f"camlib's edit of the movie alone / ffmpeg: {alone / theirs:.2f}x")
+    print(f"CPU seconds: camlib {cpu['camlib edit (still + movie)']:.2f} (the movie alone {cpu['camlib edit of the movie alone']:.2f}), "
+          f"ffmpeg {cpu['ffmpeg eq/crop/rotate (movie)']:.2f}, every codec of the edit {cpu['floor: every codec of the edit, at once']:.2f}")
+    results.add("the movie alone, as a video, same steps", alone, "s", theirs, "ffmpeg's eq/crop/rotate graph on the movie alone")
+    results.add("CPU seconds of camlib's edit (still + movie)", cpu["camlib edit (still + movie)"], "CPU s",
+                cpu["ffmpeg eq/crop/rotate (movie)"], "ffmpeg's graph on the movie alone")
+    results.add("CPU seconds of camlib's edit of the movie alone", cpu["camlib edit of the movie alone"], "CPU s",
+                cpu["ffmpeg eq/crop/rotate (movie)"], "ffmpeg's graph on the movie alone")
+    results.add("CPU seconds of every codec of the edit", cpu["floor: every codec of the edit, at once"], "CPU s",
+                cpu["ffmpeg eq/crop/rotate (movie)"], "ffmpeg's graph on the movie alone")
 
 
 def every_codec(still, movie, still_render, movie_render, quality, x265, work):
