@@ -174,6 +174,18 @@ def weight_and_quality(camlib, tmp, results):
         results.add("lowest SSIM of a render against the unencoded filter output", min(qualities), "SSIM")
 
 
+def movie_alone(camlib, movie, work):
+    """A library in work/alone holding a copy of `movie` imported by itself (a video, not
+    a Live Photo's half): the library and the copy's path."""
+    alone = os.path.join(work, "alone")
+    os.makedirs(alone)
+    video = os.path.join(alone, os.path.splitext(os.path.basename(movie))[0] + "_movie.mov")
+    shutil.copyfile(movie, video)
+    library = os.path.join(alone, "lib")
+    subprocess.run([camlib, "import", "--library", library, video], check=True, capture_output=True)
+    return library, video
+
+
 def video_bit_rate(path):
     out = run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=bit_rate", "-of", "default=nw=1:nk=1", path])
     return int(out.stdout.split()[0])
@@ -218,13 +230,9 @@ def speed(camlib, tmp, runs, results):
             "-x265-params", f"bframes=0:crf={MOVIE_CRF}:{vbv}:log-level=error", os.path.join(work, "floor.mov")], sample=False))
         # The movie imported on its own (a video, not a Live Photo's half): what editing
         # a video costs, next to ffmpeg's graph on the same movie.
-        alone = os.path.join(work, "alone")
-        os.makedirs(alone)
-        video = os.path.join(alone, "IMG_3582_movie.mov")
-        shutil.copyfile(movie, video)
-        subprocess.run([camlib, "import", "--library", os.path.join(alone, "lib"), video], check=True, capture_output=True)
+        library, video = movie_alone(camlib, movie, work)
         timed["camlib edit of the movie alone"].append(
-            measure([camlib, "edit", "--library", os.path.join(alone, "lib"), video, "--filter", "comic"], sample=False))
+            measure([camlib, "edit", "--library", library, video, "--filter", "comic"], sample=False))
         subprocess.run(["chmod", "-R", "u+w", work])
     for name, measured in timed.items():
         if any(r[2] != 0 for r in measured):
@@ -326,15 +334,9 @@ def adjust_speed(camlib, tmp, runs, results):
         timed["floor: every codec of the edit, at once"].append(measure(
             every_codec(still, movie, os.path.join(lib, paths["renderedPhoto"]), os.path.join(lib, paths["renderedVideo"]), quality, x265, work),
             sample=False, cpu=True))
-        # The movie alone, imported as a video: what camlib's movie side costs without
-        # the still's.
-        alone = os.path.join(work, "alone")
-        os.makedirs(alone)
-        video = os.path.join(alone, "IMG_3582_movie.mov")
-        shutil.copyfile(movie, video)
-        subprocess.run([camlib, "import", "--library", os.path.join(alone, "lib"), video], check=True, capture_output=True)
-        timed["camlib edit of the movie alone"].append(
-            measure([camlib, "edit", "--library", os.path.join(alone, "lib"), video, *steps], sample=False, cpu=True))
+        # The movie alone: what camlib's movie side costs without the still's.
+        library, video = movie_alone(camlib, movie, work)
+        timed["camlib edit of the movie alone"].append(measure([camlib, "edit", "--library", library, video, *steps], sample=False, cpu=True))
         subprocess.run(["chmod", "-R", "u+w", work])
     for name, measured in timed.items():
         if any(r[2] != 0 for r in measured):

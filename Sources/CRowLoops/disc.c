@@ -35,60 +35,86 @@ static inline void row_sums(const float *restrict in, long width, long pad, floa
     }
 }
 
+// A band's rows and the ring of running sums it reads.
+typedef struct {
+    float *plane;
+    long width, height, pad, reach, first, end, stride, rows;
+    const float *above, *below;
+    float *ring;
+} band_t;
+
+static inline band_t band_make(
+    float *plane, long width, long height, long pad, long reach, long first, long count, const float *above, const float *below, float *ring) {
+    band_t b = {plane, width, height, pad, reach, first, first + count, (width + 1 + 2 * pad) * 4, 2 * reach + 1, above, below, ring};
+    return b;
+}
+
+// Row y's input: above the band from `above`, below it from `below`, else the plane
+// (rows of the band are read before they are written).
+static inline const float *band_input(const band_t *b, long y) {
+    if (y < b->first) return b->above + (y - (b->first - b->reach)) * b->width * 4;
+    if (y >= b->end) return b->below + (y - b->end) * b->width * 4;
+    return b->plane + y * b->width * 4;
+}
+
+// Row y's running sums, read from column −pad: the sum before column t is at t.
+static inline const float *band_sums(const band_t *b, long y) { return b->ring + (y % b->rows) * b->stride + b->pad * 4; }
+
+// The running sums of the rows the band's first row reads, but the last.
+static inline void band_start(const band_t *b) {
+    for (long y = b->first - b->reach; y < b->first + b->reach && y < b->height; y++) {
+        if (y >= 0) row_sums(band_input(b, y), b->width, b->pad, b->ring + (y % b->rows) * b->stride);
+    }
+}
+
+// Before row y: the running sums of the last row it reads.
+static inline void band_next(const band_t *b, long y) {
+    long next = y + b->reach;
+    if (next < b->height) row_sums(band_input(b, next), b->width, b->pad, b->ring + (next % b->rows) * b->stride);
+}
+
+// Adds to samples x0 ..< x1 of `row` their spans of h samples either side of the
+// sample's centre in the row whose running sums are `s`, each end read between two
+// running sums by linear interpolation.
+static inline void add_spans(float *restrict row, const float *restrict s, float h, long pad, long x0, long x1) {
+    float left = 0.5f - h, right = 0.5f + h;
+    long li = (long)(left + pad + 1) - pad - 1, ri = (long)(right + pad + 1) - pad - 1;  // floors
+    float lf = left - (float)li, rf = right - (float)ri;
+    const float *l0 = s + li * 4, *r0 = s + ri * 4;
+    for (long i = x0 * 4; i < x1 * 4; i++) {
+        float hi = r0[i] + (r0[i + 4] - r0[i]) * rf;
+        float lo = l0[i] + (l0[i + 4] - l0[i]) * lf;
+        row[i] += hi - lo;
+    }
+}
+
 CLONES void camlib_disc_band4(
     float *plane, long width, long height, long pad, const float *restrict half, long reach, float area, long first, long count,
     const float *restrict above, const float *restrict below, float *restrict ring) {
-    long stride = (width + 1 + 2 * pad) * 4, rows = 2 * reach + 1, end = first + count;
+    band_t b = band_make(plane, width, height, pad, reach, first, count, above, below, ring);
     float scale = 1 / area;
-    // Row y's input: above the band from `above`, below it from `below`, else the plane
-    // (rows of the band are read before they are written).
-    #define INPUT(y) ((y) < first ? above + ((y) - (first - reach)) * width * 4 \
-                      : (y) >= end ? below + ((y) - end) * width * 4 : plane + (y) * width * 4)
-    #define SUMS(y) (ring + ((y) % rows) * stride)
-    for (long y = first - reach; y < first + reach && y < height; y++) {
-        if (y >= 0) row_sums(INPUT(y), width, pad, SUMS(y));
-    }
-    for (long y = first; y < end; y++) {
-        long next = y + reach;
-        if (next < height) row_sums(INPUT(next), width, pad, SUMS(next));
+    band_start(&b);
+    for (long y = first; y < b.end; y++) {
+        band_next(&b, y);
         float *row = plane + y * width * 4;
         for (long i = 0; i < width * 4; i++) row[i] = 0;
         for (long dy = -reach; dy <= reach; dy++) {
             long sy = y + dy;
             float h = half[dy + reach];
             if (sy < 0 || sy >= height || h <= 0) continue;
-            // Sample x's span is [x + 0.5 - h, x + 0.5 + h) in columns; the running sum at
-            // column t (the sum of samples before it) is stored at t + pad.
-            float left = 0.5f - h, right = 0.5f + h;
-            long li = (long)(left + pad + 1) - pad - 1, ri = (long)(right + pad + 1) - pad - 1;  // floors
-            float lf = left - (float)li, rf = right - (float)ri;
-            const float *s = SUMS(sy) + pad * 4;
-            const float *l0 = s + li * 4, *r0 = s + ri * 4;
-            for (long i = 0; i < width * 4; i++) {
-                float hi = r0[i] + (r0[i + 4] - r0[i]) * rf;
-                float lo = l0[i] + (l0[i + 4] - l0[i]) * lf;
-                row[i] += hi - lo;
-            }
+            add_spans(row, band_sums(&b, sy), h, pad, 0, width);
         }
         for (long i = 0; i < width * 4; i++) row[i] *= scale;
     }
-    #undef INPUT
-    #undef SUMS
 }
 
 CLONES void camlib_disc_band4_varying(
     float *plane, long width, long height, long pad, const float *restrict radii, long reach, long first, long count,
     const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas, long *restrict runs) {
-    long stride = (width + 1 + 2 * pad) * 4, rows = 2 * reach + 1, end = first + count;
-    #define INPUT(y) ((y) < first ? above + ((y) - (first - reach)) * width * 4 \
-                      : (y) >= end ? below + ((y) - end) * width * 4 : plane + (y) * width * 4)
-    #define SUMS(y) (ring + ((y) % rows) * stride)
-    for (long y = first - reach; y < first + reach && y < height; y++) {
-        if (y >= 0) row_sums(INPUT(y), width, pad, SUMS(y));
-    }
-    for (long y = first; y < end; y++) {
-        long next = y + reach;
-        if (next < height) row_sums(INPUT(next), width, pad, SUMS(next));
+    band_t b = band_make(plane, width, height, pad, reach, first, count, above, below, ring);
+    band_start(&b);
+    for (long y = first; y < b.end; y++) {
+        band_next(&b, y);
         float *row = plane + y * width * 4;
         const float *radius = radii + y * width;
         // The row in runs of samples of one radius (most of a copy is one: the far
@@ -106,26 +132,15 @@ CLONES void camlib_disc_band4_varying(
         for (long dy = -reach; dy <= reach; dy++) {
             long sy = y + dy;
             int inside = sy >= 0 && sy < height;
-            // Outside the plane the spans count as zero, but their area still divides.
-            const float *s = inside ? SUMS(sy) + pad * 4 : 0;
             float dy2 = (float)(dy * dy);
             for (long r = 0; r < nruns; r++) {
                 long x0 = runs[r], x1 = runs[r + 1];
                 float h2 = radius[x0] * radius[x0] - dy2;
                 if (h2 <= 0) continue;
                 float h = __builtin_sqrtf(h2);
+                // Outside the plane the spans count as zero, but their area still divides.
                 for (long x = x0; x < x1; x++) areas[x] += 2 * h;
-                if (!inside) continue;
-                // As in camlib_disc_band4: the running sum at column t is at t + pad.
-                float left = 0.5f - h, right = 0.5f + h;
-                long li = (long)(left + pad + 1) - pad - 1, ri = (long)(right + pad + 1) - pad - 1;  // floors
-                float lf = left - (float)li, rf = right - (float)ri;
-                const float *l0 = s + li * 4, *r0 = s + ri * 4;
-                for (long i = x0 * 4; i < x1 * 4; i++) {
-                    float hi = r0[i] + (r0[i + 4] - r0[i]) * rf;
-                    float lo = l0[i] + (l0[i + 4] - l0[i]) * lf;
-                    row[i] += hi - lo;
-                }
+                if (inside) add_spans(row, band_sums(&b, sy), h, pad, x0, x1);
             }
         }
         for (long x = 0; x < width; x++) {
@@ -133,6 +148,4 @@ CLONES void camlib_disc_band4_varying(
             for (int c = 0; c < 4; c++) row[4 * x + c] *= scale;
         }
     }
-    #undef INPUT
-    #undef SUMS
 }

@@ -211,14 +211,7 @@ struct DepthFilterTests {
         let rendered = try Self.depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
         // The background's radius: k · (1 − 0.03), k = 4% of the short side at f/1.4.
         let radius = 0.04 * Double(Self.height) * 0.97
-        func linear(_ v: UInt8) -> Double { SRGB.linear(Double(v) / 255) }
-        // Mean linear green at distance d from the light, along the four directions.
-        func level(_ d: Double) -> Double {
-            let offsets = [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)]
-            return offsets.map { dx, dy in
-                linear(rendered[x: light.x + Int((dx * d).rounded()), y: light.y + Int((dy * d).rounded()), channel: 1])
-            }.reduce(0, +) / 4
-        }
+        let level = { (d: Double) in Self.lightLevel(rendered, light, at: d) }
         let centre = level(0)
         #expect(centre > 0.01, "the light's disc at its centre: \(centre)")
         for fraction in [0.3, 0.5, 0.75] {
@@ -226,10 +219,7 @@ struct DepthFilterTests {
         }
         #expect(level(radius * 1.5) <= centre * 0.05, "past the rim: \(level(radius * 1.5)) against \(centre)")
         // The light's energy is kept, spread over the disc.
-        var total = 0.0
-        for y in (light.y - 30)...(light.y + 30) {
-            for x in (light.x - 30)...(light.x + 30) { total += linear(rendered[x: x, y: y, channel: 1]) }
-        }
+        let total = Self.lightEnergy(rendered, light)
         #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
     }
 
@@ -249,12 +239,7 @@ struct DepthFilterTests {
             }, nearness: { x, y in onSubject(x, y) ? 1 : nearLight(x, y) ? 1 - (0.75 * 0.97 + 0.03) : 0 })
         let rendered = try Self.depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
         let radius = 0.75 * 0.04 * Double(Self.height) * 0.97
-        func linear(_ v: UInt8) -> Double { SRGB.linear(Double(v) / 255) }
-        func level(_ d: Double) -> Double {
-            [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)].map { dx, dy in
-                linear(rendered[x: light.x + Int((dx * d).rounded()), y: light.y + Int((dy * d).rounded()), channel: 1])
-            }.reduce(0, +) / 4
-        }
+        let level = { (d: Double) in Self.lightLevel(rendered, light, at: d) }
         let centre = level(0)
         #expect(centre > 0.01, "the light's disc at its centre: \(centre)")
         // Even out to its rim (the light is 5 pixels wide: its disc's edge is that soft).
@@ -262,11 +247,25 @@ struct DepthFilterTests {
             #expect(level(radius * fraction) >= centre * 0.75, "at \(fraction) of the radius: \(level(radius * fraction)) against \(centre)")
         }
         #expect(level(radius * 1.3) <= centre * 0.1, "past the rim: \(level(radius * 1.3)) against \(centre)")
+        let total = Self.lightEnergy(rendered, light)
+        #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
+    }
+
+    /// Mean linear green at distance `d` from the light, along the four directions.
+    static func lightLevel(_ rendered: PixelBuffer<UInt8>, _ light: (x: Int, y: Int), at d: Double) -> Double {
+        [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)].map { dx, dy in
+            SRGB.linear(Double(rendered[x: light.x + Int((dx * d).rounded()), y: light.y + Int((dy * d).rounded()), channel: 1]) / 255)
+        }.reduce(0, +) / 4
+    }
+
+    /// The linear green within 30 pixels of the light, summed: its energy (a 5×5 white
+    /// light is 25).
+    static func lightEnergy(_ rendered: PixelBuffer<UInt8>, _ light: (x: Int, y: Int)) -> Double {
         var total = 0.0
         for y in (light.y - 30)...(light.y + 30) {
-            for x in (light.x - 30)...(light.x + 30) { total += linear(rendered[x: x, y: y, channel: 1]) }
+            for x in (light.x - 30)...(light.x + 30) { total += SRGB.linear(Double(rendered[x: x, y: y, channel: 1]) / 255) }
         }
-        #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
+        return total
     }
 
     /// A bar in front of the subject in focus is blurred, and its blurred edge spreads over
