@@ -94,6 +94,17 @@ def server(library):
     assert code == 0, f"camlib serve ended with {code} on SIGTERM: {s.process.stderr.read()}"
 
 
+def pin_today(driver, day):
+    """The pages' `new Date()` (today, for "On this day") at noon on `day` (YYYY-MM-DD), for
+    every page the driver opens from now on; dates given to Date, and Date.now, as they are."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": f"""
+        (() => {{
+          const Real = Date, noon = new Real("{day}T12:00:00").getTime();
+          class Pinned extends Real {{ constructor(...given) {{ super(...(given.length ? given : [noon])); }} }}
+          globalThis.Date = Pinned;
+        }})();"""})
+
+
 def make_driver(width=1400, height=900, touch=False):
     """Headless Chromium at width x height; with `touch`, a phone's: touch events and a
     device pixel ratio of two."""

@@ -11,7 +11,7 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
-from conftest import HOSTILE_NAME, MEDIA, Server, camlib, make_driver, screenshot, wait_for
+from conftest import HOSTILE_NAME, MEDIA, Server, camlib, make_driver, pin_today, screenshot, wait_for
 
 
 def asset_named(library, name):
@@ -328,12 +328,18 @@ def test_after_a_jump_scrolling_either_way_reaches_every_asset(library, server):
         browser.quit()
 
 
-def test_the_page_keeps_a_window_of_tiles_and_loads_the_rest_again_both_ways(library, server):
+@pytest.mark.parametrize("today", ["2026-11-30", "2026-11-29"])
+def test_the_page_keeps_a_window_of_tiles_and_loads_the_rest_again_both_ways(library, server, today):
     # keep=20: past 20 tiles, whole rows of days more than 2 x 100 px off the screen go.
+    # On 30 November "On this day" is above the timeline (the corpus has a photo of
+    # 30 November 2022); on the 29th it is not. The page scrolls the same under both.
     browser = make_driver(600, 450)
+    pin_today(browser, today)
     try:
         browser.get(f"{server.base}/?pageSize=10&keep=20&ahead=100")
         wait_for(lambda: len(tiles(browser)) >= 10)
+        wait_for(lambda: browser.execute_script("return document.getElementById('memories').hidden") == (today != "2026-11-30"),
+                 what=f"'On this day' {'shown' if today == '2026-11-30' else 'not shown'} on {today}")
         seen, most = set(), 0
 
         def look():
