@@ -202,25 +202,10 @@ struct DepthFilterTests {
     /// is a cone: a third as bright three quarters of the way out).
     @Test func aLightFarBehindTheFocusBecomesADisc() throws {
         let light = (x: 100, y: 100)
-        let onSubject = { (x: Int, y: Int) in (x - 360) * (x - 360) + (y - 240) * (y - 240) < 60 * 60 }
-        let (original, field) = Self.picture(
-            { x, y in
-                if onSubject(x, y) { return (200, 80, 60) }
-                return abs(x - light.x) <= 2 && abs(y - light.y) <= 2 ? (255, 255, 255) : (0, 0, 0)
-            }, nearness: { x, y in onSubject(x, y) ? 1 : 0 })
-        let rendered = try Self.depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
+        let rendered = try Self.lightScene(light, around: 0)
         // The background's radius: k · (1 − 0.03), k = 4% of the short side at f/1.4.
         let radius = 0.04 * Double(Self.height) * 0.97
-        let level = { (d: Double) in Self.lightLevel(rendered, light, at: d) }
-        let centre = level(0)
-        #expect(centre > 0.01, "the light's disc at its centre: \(centre)")
-        for fraction in [0.3, 0.5, 0.75] {
-            #expect(level(radius * fraction) >= centre * 0.75, "at \(fraction) of the radius: \(level(radius * fraction)) against \(centre)")
-        }
-        #expect(level(radius * 1.5) <= centre * 0.05, "past the rim: \(level(radius * 1.5)) against \(centre)")
-        // The light's energy is kept, spread over the disc.
-        let total = Self.lightEnergy(rendered, light)
-        #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
+        Self.expectDisc(rendered, light, radius: radius, evenAt: [0.3, 0.5, 0.75], darkPast: 1.5, darkBelow: 0.05)
     }
 
     /// A light whose blur falls between two of the copies' radii is one evenly bright disc
@@ -228,44 +213,57 @@ struct DepthFilterTests {
     /// (the larger's).
     @Test func aLightBetweenTwoCopiesRadiiIsOneEvenDisc() throws {
         let light = (x: 100, y: 100)
-        let onSubject = { (x: Int, y: Int) in (x - 360) * (x - 360) + (y - 240) * (y - 240) < 60 * 60 }
-        let nearLight = { (x: Int, y: Int) in (x - light.x) * (x - light.x) + (y - light.y) * (y - light.y) < 40 * 40 }
         // The background's radius is k · 0.97 (the largest copy's); the light's, three
         // quarters of it, between the two copies' (half and all of it).
-        let (original, field) = Self.picture(
+        let rendered = try Self.lightScene(light, around: 1 - (0.75 * 0.97 + 0.03))
+        let radius = 0.75 * 0.04 * Double(Self.height) * 0.97
+        // Even out to its rim (the light is 5 pixels wide: its disc's edge is that soft).
+        Self.expectDisc(rendered, light, radius: radius, evenAt: [0.3, 0.55, 0.8], darkPast: 1.3, darkBelow: 0.1)
+    }
+
+    /// A 5×5 white light on black far behind a red subject in focus (nearness 1), the 40
+    /// pixels around the light at nearness `around` (0, the background's), rendered at
+    /// f/1.4 focused on the subject.
+    static func lightScene(_ light: (x: Int, y: Int), around: Float) throws -> PixelBuffer<UInt8> {
+        let onSubject = { (x: Int, y: Int) in (x - 360) * (x - 360) + (y - 240) * (y - 240) < 60 * 60 }
+        let nearLight = { (x: Int, y: Int) in (x - light.x) * (x - light.x) + (y - light.y) * (y - light.y) < 40 * 40 }
+        let (original, field) = picture(
             { x, y in
                 if onSubject(x, y) { return (200, 80, 60) }
                 return abs(x - light.x) <= 2 && abs(y - light.y) <= 2 ? (255, 255, 255) : (0, 0, 0)
-            }, nearness: { x, y in onSubject(x, y) ? 1 : nearLight(x, y) ? 1 - (0.75 * 0.97 + 0.03) : 0 })
-        let rendered = try Self.depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
-        let radius = 0.75 * 0.04 * Double(Self.height) * 0.97
-        let level = { (d: Double) in Self.lightLevel(rendered, light, at: d) }
-        let centre = level(0)
-        #expect(centre > 0.01, "the light's disc at its centre: \(centre)")
-        // Even out to its rim (the light is 5 pixels wide: its disc's edge is that soft).
-        for fraction in [0.3, 0.55, 0.8] {
-            #expect(level(radius * fraction) >= centre * 0.75, "at \(fraction) of the radius: \(level(radius * fraction)) against \(centre)")
+            }, nearness: { x, y in onSubject(x, y) ? 1 : nearLight(x, y) ? around : 0 })
+        return try depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
+    }
+
+    /// The light rendered as a disc of `radius` pixels: bright at its centre, at least
+    /// three quarters of that at each of the fractions `evenAt` of the radius, at most
+    /// `darkBelow` of it at `darkPast` radii, and its energy (a 5×5 white light, 25 in
+    /// linear green within 30 pixels) kept within 15%.
+    static func expectDisc(
+        _ rendered: PixelBuffer<UInt8>, _ light: (x: Int, y: Int), radius: Double, evenAt: [Double], darkPast: Double, darkBelow: Double,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        // Mean linear green at distance d from the light, along the four directions.
+        func level(_ d: Double) -> Double {
+            [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)].map { dx, dy in
+                SRGB.linear(Double(rendered[x: light.x + Int((dx * d).rounded()), y: light.y + Int((dy * d).rounded()), channel: 1]) / 255)
+            }.reduce(0, +) / 4
         }
-        #expect(level(radius * 1.3) <= centre * 0.1, "past the rim: \(level(radius * 1.3)) against \(centre)")
-        let total = Self.lightEnergy(rendered, light)
-        #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25")
-    }
-
-    /// Mean linear green at distance `d` from the light, along the four directions.
-    static func lightLevel(_ rendered: PixelBuffer<UInt8>, _ light: (x: Int, y: Int), at d: Double) -> Double {
-        [(1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)].map { dx, dy in
-            SRGB.linear(Double(rendered[x: light.x + Int((dx * d).rounded()), y: light.y + Int((dy * d).rounded()), channel: 1]) / 255)
-        }.reduce(0, +) / 4
-    }
-
-    /// The linear green within 30 pixels of the light, summed: its energy (a 5×5 white
-    /// light is 25).
-    static func lightEnergy(_ rendered: PixelBuffer<UInt8>, _ light: (x: Int, y: Int)) -> Double {
+        let centre = level(0)
+        #expect(centre > 0.01, "the light's disc at its centre: \(centre)", sourceLocation: sourceLocation)
+        for fraction in evenAt {
+            #expect(
+                level(radius * fraction) >= centre * 0.75, "at \(fraction) of the radius: \(level(radius * fraction)) against \(centre)",
+                sourceLocation: sourceLocation)
+        }
+        #expect(
+            level(radius * darkPast) <= centre * darkBelow, "past the rim: \(level(radius * darkPast)) against \(centre)",
+            sourceLocation: sourceLocation)
         var total = 0.0
         for y in (light.y - 30)...(light.y + 30) {
             for x in (light.x - 30)...(light.x + 30) { total += SRGB.linear(Double(rendered[x: x, y: y, channel: 1]) / 255) }
         }
-        return total
+        #expect(abs(total - 25) < 25 * 0.15, "the light's energy: \(total) against 25", sourceLocation: sourceLocation)
     }
 
     /// A bar in front of the subject in focus is blurred, and its blurred edge spreads over
