@@ -8,9 +8,12 @@
 // row's sums are padded with `pad` zeros before and `pad` copies of the row's total
 // after, so a span past the plane's edge needs no test: samples outside count as zero.
 // A band keeps the sums of only the 2·reach + 1 rows its current row reads, in a ring,
-// so it can write its means over its own rows as it goes.
+// so it can write its means over its own rows as it goes. Each sample's disc has its own
+// radius; a row is drawn in runs of samples of one radius.
 //
-// camlib_disc_band4_varying does the same with a disc of its own radius for each sample.
+// camlib_disc_scatter4 is the transpose: each sample spread over a disc of its own
+// radius, each row's span ending between two samples by the share of it the span
+// covers (the weights the interpolated running sums give a gather).
 
 static inline void row_sums(const float *restrict in, long width, long pad, float *restrict out) {
     for (long i = 0; i < (pad + 1) * 4; i++) out[i] = 0;
@@ -88,26 +91,6 @@ static inline void add_spans(float *restrict row, const float *restrict s, float
     }
 }
 
-CLONES void camlib_disc_band4(
-    float *plane, long width, long height, long pad, const float *restrict half, long reach, float area, long first, long count,
-    const float *restrict above, const float *restrict below, float *restrict ring) {
-    band_t b = band_make(plane, width, height, pad, reach, first, count, above, below, ring);
-    float scale = 1 / area;
-    band_start(&b);
-    for (long y = first; y < b.end; y++) {
-        band_next(&b, y);
-        float *row = plane + y * width * 4;
-        for (long i = 0; i < width * 4; i++) row[i] = 0;
-        for (long dy = -reach; dy <= reach; dy++) {
-            long sy = y + dy;
-            float h = half[dy + reach];
-            if (sy < 0 || sy >= height || h <= 0) continue;
-            add_spans(row, band_sums(&b, sy), h, pad, 0, width);
-        }
-        for (long i = 0; i < width * 4; i++) row[i] *= scale;
-    }
-}
-
 CLONES void camlib_disc_band4_varying(
     float *plane, long width, long height, long pad, const float *restrict radii, long reach, long first, long count,
     const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas, long *restrict runs) {
@@ -118,7 +101,7 @@ CLONES void camlib_disc_band4_varying(
         float *row = plane + y * width * 4;
         const float *radius = radii + y * width;
         // The row in runs of samples of one radius (most of a copy is one: the far
-        // background's, or the least it draws), each drawn as the fixed disc's rows are.
+        // background's, or the least it draws), each run's spans summed in one loop.
         long nruns = 0;
         for (long x = 0; x < width;) {
             runs[nruns++] = x;
@@ -146,6 +129,59 @@ CLONES void camlib_disc_band4_varying(
         for (long x = 0; x < width; x++) {
             float scale = areas[x] > 0 ? 1 / areas[x] : 0;
             for (int c = 0; c < 4; c++) row[4 * x + c] *= scale;
+        }
+    }
+}
+
+// Adds v · share to the 4 floats at `at`.
+static inline void add_share(float *restrict at, const float *restrict v, float share) {
+    for (int c = 0; c < 4; c++) at[c] += v[c] * share;
+}
+
+CLONES void camlib_disc_scatter4(
+    const float *restrict in, long width, long height, const float *restrict radii, const long *restrict spans, long reach,
+    long first, long count, float *restrict out, double *restrict diff) {
+    for (long y = first; y < first + count; y++) {
+        float *row = out + y * width * 4;
+        for (long i = 0; i < width * 4; i++) row[i] = 0;
+        for (long i = 0; i < (width + 1) * 4; i++) diff[i] = 0;
+        // Every sample whose disc reaches row y: rows sy = y − dy.
+        for (long dy = -reach; dy <= reach; dy++) {
+            long sy = y - dy;
+            if (sy < 0 || sy >= height) continue;
+            const float *src = in + sy * width * 4;
+            const float *radius = radii + sy * width;
+            float dy2 = (float)(dy * dy);
+            for (long x = spans[2 * sy]; x < spans[2 * sy + 1]; x++) {
+                const float *v = src + 4 * x;
+                float h2 = radius[x] * radius[x] - dy2;
+                if (h2 <= 0 || v[3] == 0) continue;
+                float h = __builtin_sqrtf(h2);
+                // The span [left, right) in the row: its end samples take the part of
+                // them it covers, the samples between all of v (through `diff`).
+                float left = (float)x + 0.5f - h, right = (float)x + 0.5f + h;
+                long li = (long)__builtin_floorf(left), ri = (long)__builtin_floorf(right);
+                if (li == ri) {
+                    add_share(row + 4 * li, v, right - left);
+                    continue;
+                }
+                if (li >= 0) add_share(row + 4 * li, v, (float)(li + 1) - left);
+                if (ri < width) add_share(row + 4 * ri, v, right - (float)ri);
+                long s = li + 1 < 0 ? 0 : li + 1, e = ri > width ? width : ri;
+                if (s < e) {
+                    for (int c = 0; c < 4; c++) {
+                        diff[4 * s + c] += v[c];
+                        diff[4 * e + c] -= v[c];
+                    }
+                }
+            }
+        }
+        double sum[4] = {0, 0, 0, 0};
+        for (long x = 0; x < width; x++) {
+            for (int c = 0; c < 4; c++) {
+                sum[c] += diff[4 * x + c];
+                row[4 * x + c] += (float)sum[c];
+            }
         }
     }
 }

@@ -545,10 +545,11 @@ struct LensBlur {
     }
 
     /// What lies in front of the plane in focus, scattered: each base sample's share in
-    /// front, its colour premultiplied by that share, split between the two discs around
-    /// its radius (under the smallest, that disc's share in proportion to its radius), each
-    /// disc's copy averaged over its disc and read back at the base's scale, summed.
-    /// Premultiplied RGB and coverage, interleaved, at the base's scale.
+    /// front, its colour premultiplied by that share, split between the two copies around
+    /// its radius (under the smallest, that copy's share in proportion to its radius), each
+    /// copy's samples spread over discs of the radius of the ink in them (so both copies
+    /// draw a light between their reaches as the same disc), read back at the base's
+    /// scale and summed. Premultiplied RGB and coverage, interleaved, at the base's scale.
     static func frontLayer(_ base: Base, levels: [Level]) -> [Float] {
         guard let fronts = base.front else { return [] }
         var layer = [Float](repeating: 0, count: base.width * base.height * 4)
@@ -563,12 +564,17 @@ struct LensBlur {
         for (i, level) in levels.enumerated() {
             let factor = level.scale / base.scale
             let (w, h) = (level.width, level.height)
-            var (ink, any) = fronts.withUnsafeBufferPointer { fronts in
+            let ink = fronts.withUnsafeBufferPointer { fronts in
                 nonisolated(unsafe) let fronts = fronts
-                return reduced(base, to: level) { s in fronts[s * 2] > 0 ? fronts[s * 2] * share(fronts[s * 2 + 1], of: i) : 0 }
+                let weight: @Sendable (Int) -> Float = { s in fronts[s * 2] > 0 ? fronts[s * 2] * share(fronts[s * 2 + 1], of: i) : 0 }
+                let (ink, any) = reduced(base, to: level, weight: weight)
+                guard any else { return [Float]() }
+                // The radii this copy draws: from its lower neighbour's reach to its upper's.
+                let reach = level.reach
+                let radii = (i == 0 ? reach : reach / 2)...(i == last ? reach : reach * 2)
+                return scattered(ink, width: w, height: h, radii: frontRadii(base, fronts, level: level, weight: weight, within: radii))
             }
-            guard any else { continue }
-            discMean(&ink, width: w, height: h, radius: level.discRadius)
+            guard !ink.isEmpty else { continue }
             // Read back at the base's scale, bilinearly, and added.
             let columns = lookups(count: base.width, planeSize: w, scale: Double(factor))
             let rows = lookups(count: base.height, planeSize: h, scale: Double(factor))
@@ -592,25 +598,80 @@ struct LensBlur {
         return layer
     }
 
-    /// A plane of 4 interleaved floats a sample averaged, in place, over a disc of
-    /// `radius` samples around each sample (samples outside the plane count as zero, so a
-    /// weight channel divides the picture's edge out), by running sums along rows
-    /// (CRowLoops), in bands: each band first keeps a copy of the rows around it that its
-    /// neighbours will write over, so no second plane is needed.
-    static func discMean(_ plane: inout [Float], width: Int, height: Int, radius: Float) {
-        let reach = Int(radius)
-        let half = (-reach...reach).map { dy in max(0, radius * radius - Float(dy * dy)).squareRoot() }
-        let area = max(1e-6, half.reduce(0, +) * 2)
-        half.withUnsafeBufferPointer { half in
-            nonisolated(unsafe) let half = half
-            inDiscBands(&plane, width: width, height: height, reach: reach) { plane, pad, band, above, below, ring in
-                camlib_disc_band4(plane, width, height, pad, half.baseAddress!, reach, area, band.lowerBound, band.count, above, below, ring)
+    /// Each of `level`'s samples' disc radius for the front layer, in samples: the mean
+    /// radius of what lies in front in its block, each base sample counted by its
+    /// `weight` (its ink in this copy), brought within `radii` (picture pixels); 0 where
+    /// the block holds none.
+    static func frontRadii(
+        _ base: Base, _ fronts: UnsafeBufferPointer<Float>, level: Level, weight: (Int) -> Float, within radii: ClosedRange<Float>
+    ) -> [Float] {
+        let factor = level.scale / base.scale
+        var sums = [Float](repeating: 0, count: level.width * level.height * 2)
+        for by in 0..<base.height {
+            let row = (by / factor) * level.width
+            for bx in 0..<base.width {
+                let s = by * base.width + bx, g = weight(s)
+                guard g > 0 else { continue }
+                let o = (row + bx / factor) * 2
+                sums[o] += g
+                sums[o + 1] += g * fronts[s * 2 + 1]
             }
+        }
+        let scale = Float(level.scale)
+        return (0..<(level.width * level.height)).map { i in
+            sums[i * 2] > 0 ? min(radii.upperBound, max(radii.lowerBound, sums[i * 2 + 1] / sums[i * 2])) / scale : 0
         }
     }
 
-    /// As ``discMean(_:width:height:radius:)``, each sample over a disc of its own radius,
-    /// `radii` (one a sample, in samples; 0 leaves the sample 0).
+    /// A plane of 4 interleaved floats a sample, each sample spread evenly over a disc of
+    /// its own radius (`radii`, in samples; 0 spreads nothing): the transpose of
+    /// ``discMean(_:width:height:radii:)``, so a light drawn this way in two copies is the
+    /// same disc in both, wherever the pixels it lands on are.
+    static func scattered(_ plane: [Float], width: Int, height: Int, radii: [Float]) -> [Float] {
+        precondition(radii.count == width * height && plane.count == width * height * 4)
+        var plane = plane
+        // Each row's columns holding anything, and each sample divided by its disc's area
+        // (rows outside the plane included, as the gather counts them).
+        var spans = [Int](repeating: 0, count: height * 2)
+        for y in 0..<height {
+            var (first, end) = (width, 0)
+            for x in 0..<width {
+                let s = y * width + x, r = radii[s]
+                guard plane[s * 4 + 3] != 0, r > 0 else { continue }
+                (first, end) = (min(first, x), x + 1)
+                var area: Float = 0
+                for dy in -Int(r)...Int(r) { area += 2 * max(0, r * r - Float(dy * dy)).squareRoot() }
+                for c in 0..<4 { plane[s * 4 + c] /= max(1e-6, area) }
+            }
+            (spans[y * 2], spans[y * 2 + 1]) = first < end ? (first, end) : (0, 0)
+        }
+        let reach = Int(radii.max() ?? 0)
+        var out = [Float](repeating: 0, count: plane.count)
+        plane.withUnsafeBufferPointer { src in
+            radii.withUnsafeBufferPointer { radii in
+                spans.withUnsafeBufferPointer { spans in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        nonisolated(unsafe) let (src, radii, spans, dst) = (src, radii, spans, dst)
+                        forEachBand(rows: height) { rows in
+                            let diff = UnsafeMutablePointer<Double>.allocate(capacity: (width + 1) * 4)
+                            defer { diff.deallocate() }
+                            camlib_disc_scatter4(
+                                src.baseAddress!, width, height, radii.baseAddress!, spans.baseAddress!, reach, rows.lowerBound, rows.count,
+                                dst.baseAddress!, diff)
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A plane of 4 interleaved floats a sample averaged, in place, over a disc of its own
+    /// radius around each sample, `radii` (one a sample, in samples; 0 leaves the sample
+    /// 0; samples outside the plane count as zero, so a weight channel divides the
+    /// picture's edge out), by running sums along rows (CRowLoops), in bands: each band
+    /// first keeps a copy of the rows around it that its neighbours will write over, so no
+    /// second plane is needed.
     static func discMean(_ plane: inout [Float], width: Int, height: Int, radii: [Float]) {
         precondition(radii.count == width * height)
         let reach = Int(radii.max() ?? 0)

@@ -221,10 +221,22 @@ struct DepthFilterTests {
         Self.expectDisc(rendered, light, radius: radius, evenAt: [0.3, 0.55, 0.8], darkPast: 1.3, darkBelow: 0.1)
     }
 
+    /// The same for a light in front of the plane in focus: scattered over the picture
+    /// behind it, it is one even disc too, not the smaller copy's disc inside the larger's.
+    @Test func aLightInFrontBetweenTwoCopiesRadiiIsOneEvenDisc() throws {
+        let light = (x: 100, y: 100)
+        // Focused on the black background (nearness 0): the red subject (1) in front is
+        // the most blurred, k · 0.97; the light, nearer than the focus by three quarters
+        // of that, is in front too.
+        let rendered = try Self.lightScene(light, around: 0.75 * 0.97 + 0.03, focus: "x=0.1,y=0.9")
+        let radius = 0.75 * 0.04 * Double(Self.height) * 0.97
+        Self.expectDisc(rendered, light, radius: radius, evenAt: [0.3, 0.55, 0.8], darkPast: 1.3, darkBelow: 0.1)
+    }
+
     /// A 5×5 white light on black far behind a red subject in focus (nearness 1), the 40
     /// pixels around the light at nearness `around` (0, the background's), rendered at
-    /// f/1.4 focused on the subject.
-    static func lightScene(_ light: (x: Int, y: Int), around: Float) throws -> PixelBuffer<UInt8> {
+    /// f/1.4 focused on the subject (or at `focus`).
+    static func lightScene(_ light: (x: Int, y: Int), around: Float, focus: String = "x=0.75,y=0.667") throws -> PixelBuffer<UInt8> {
         let onSubject = { (x: Int, y: Int) in (x - 360) * (x - 360) + (y - 240) * (y - 240) < 60 * 60 }
         let nearLight = { (x: Int, y: Int) in (x - light.x) * (x - light.x) + (y - light.y) * (y - light.y) < 40 * 40 }
         let (original, field) = picture(
@@ -232,7 +244,7 @@ struct DepthFilterTests {
                 if onSubject(x, y) { return (200, 80, 60) }
                 return abs(x - light.x) <= 2 && abs(y - light.y) <= 2 ? (255, 255, 255) : (0, 0, 0)
             }, nearness: { x, y in onSubject(x, y) ? 1 : nearLight(x, y) ? around : 0 })
-        return try depth("aperture=1.4,x=0.75,y=0.667").apply(to: original, depth: field)
+        return try depth("aperture=1.4," + focus).apply(to: original, depth: field)
     }
 
     /// The light rendered as a disc of `radius` pixels: bright at its centre, at least

@@ -109,22 +109,28 @@ void camlib_local_tone16(
 // Disc means (disc.c), on planes of 4 interleaved floats a sample.
 
 /// Rows `first` ..< `first + count` of `plane` (`width` × `height` samples) replaced, in
-/// place, by their mean over a disc around each sample (samples outside the plane count
-/// as zero): rows dy = −reach ... reach, each a span of `half[dy + reach]` samples either
-/// side of the sample's centre (at most `pad` − 1), its ends read between two running
-/// sums by linear interpolation; the total divided by `area`. `above` holds copies of the
-/// `reach` rows before `first` and `below` of the `reach` rows from `first + count` (those
-/// inside the plane), taken before any band is written; `ring` has room for 2·reach + 1
-/// rows of `width + 1 + 2·pad` samples.
-void camlib_disc_band4(
-    float *plane, long width, long height, long pad, const float *restrict half, long reach, float area, long first, long count,
-    const float *restrict above, const float *restrict below, float *restrict ring);
-
-/// As `camlib_disc_band4`, but each sample's mean is over a disc of its own radius,
-/// `radii[y · width + x]` samples (at most `reach` + 1, and `pad` ≥ `reach` + 2): rows
-/// |dy| < radius, each a span of √(radius² − dy²) either side, the total divided by the
-/// disc's area (rows outside the plane included, as zero). `areas` has room for `width`
-/// floats and `runs` for `width` + 1. A sample of radius 0 becomes 0.
+/// place, by their mean over a disc of each sample's own radius, `radii[y · width + x]`
+/// samples (at most `reach` + 1, and `pad` ≥ `reach` + 2; samples outside the plane count
+/// as zero): rows |dy| < radius, each a span of √(radius² − dy²) either side of the
+/// sample's centre, its ends read between two running sums by linear interpolation, the
+/// total divided by the disc's area (rows outside the plane included, as zero). A sample
+/// of radius 0 becomes 0. `above` holds copies of the `reach` rows before `first` and
+/// `below` of the `reach` rows from `first + count` (those inside the plane), taken before
+/// any band is written; `ring` has room for 2·reach + 1 rows of `width + 1 + 2·pad`
+/// samples, `areas` for `width` floats and `runs` for `width` + 1.
 void camlib_disc_band4_varying(
     float *plane, long width, long height, long pad, const float *restrict radii, long reach, long first, long count,
     const float *restrict above, const float *restrict below, float *restrict ring, float *restrict areas, long *restrict runs);
+
+/// The transpose of a disc mean: rows `first` ..< `first + count` of `out` (`width` ×
+/// `height` samples, written whole) are the sum of every sample of `in` spread evenly
+/// over a disc of its own radius, `radii[y · width + x]` samples (at most `reach` + 1)
+/// around it: rows |dy| < radius, each a span of √(radius² − dy²) either side of the
+/// sample's centre, the samples at its ends taking the part of them it covers, and what
+/// falls outside the plane lost. A sample is spread whole over each row of its disc: the
+/// caller divides by the disc's area. Only columns `spans[2·y]` ..< `spans[2·y + 1]` of
+/// row y are read, and samples whose fourth float is 0 are passed over. `diff` has room
+/// for 4·(`width` + 1) doubles.
+void camlib_disc_scatter4(
+    const float *restrict in, long width, long height, const float *restrict radii, const long *restrict spans, long reach,
+    long first, long count, float *restrict out, double *restrict diff);
