@@ -564,17 +564,11 @@ struct LensBlur {
         for (i, level) in levels.enumerated() {
             let factor = level.scale / base.scale
             let (w, h) = (level.width, level.height)
-            let ink = fronts.withUnsafeBufferPointer { fronts in
-                nonisolated(unsafe) let fronts = fronts
-                let weight: @Sendable (Int) -> Float = { s in fronts[s * 2] > 0 ? fronts[s * 2] * share(fronts[s * 2 + 1], of: i) : 0 }
-                let (ink, any) = reduced(base, to: level, weight: weight)
-                guard any else { return [Float]() }
-                // The radii this copy draws: from its lower neighbour's reach to its upper's.
-                let reach = level.reach
-                let radii = (i == 0 ? reach : reach / 2)...(i == last ? reach : reach * 2)
-                return scattered(ink, width: w, height: h, radii: frontRadii(base, fronts, level: level, weight: weight, within: radii))
-            }
-            guard !ink.isEmpty else { continue }
+            // The radii this copy draws: from its lower neighbour's reach to its upper's.
+            let reach = level.reach
+            let radii = (i == 0 ? reach : reach / 2)...(i == last ? reach : reach * 2)
+            guard let (reduced, discs) = frontInk(base, fronts, level: level, share: { share($0, of: i) }, within: radii) else { continue }
+            let ink = scattered(consume reduced, width: w, height: h, radii: discs)
             // Read back at the base's scale, bilinearly, and added.
             let columns = lookups(count: base.width, planeSize: w, scale: Double(factor))
             let rows = lookups(count: base.height, planeSize: h, scale: Double(factor))
@@ -598,40 +592,75 @@ struct LensBlur {
         return layer
     }
 
-    /// Each of `level`'s samples' disc radius for the front layer, in samples: the mean
-    /// radius of what lies in front in its block, each base sample counted by its
-    /// `weight` (its ink in this copy), brought within `radii` (picture pixels); 0 where
-    /// the block holds none.
-    static func frontRadii(
-        _ base: Base, _ fronts: UnsafeBufferPointer<Float>, level: Level, weight: (Int) -> Float, within radii: ClosedRange<Float>
-    ) -> [Float] {
+    /// What lies in front, in `level`'s copy: each base sample in front weighted by its
+    /// share there and by `share` of its radius, summed over the level's blocks and
+    /// divided by the block's size (premultiplied RGB and the weights, interleaved), and
+    /// each sample's disc radius in samples: the weighted mean radius of what is in front
+    /// in its block, brought within `radii` (picture pixels), 0 where there is none. nil
+    /// when nothing is.
+    static func frontInk(
+        _ base: Base, _ fronts: [Float], level: Level, share: @Sendable (Float) -> Float, within radii: ClosedRange<Float>
+    ) -> (ink: [Float], radii: [Float])? {
         let factor = level.scale / base.scale
-        var sums = [Float](repeating: 0, count: level.width * level.height * 2)
-        for by in 0..<base.height {
-            let row = (by / factor) * level.width
-            for bx in 0..<base.width {
-                let s = by * base.width + bx, g = weight(s)
-                guard g > 0 else { continue }
-                let o = (row + bx / factor) * 2
-                sums[o] += g
-                sums[o + 1] += g * fronts[s * 2 + 1]
+        let (w, h) = (level.width, level.height)
+        var ink = [Float](repeating: 0, count: w * h * 4), discs = [Float](repeating: 0, count: w * h)
+        let found = Mutex(false)
+        let scale = Float(level.scale)
+        base.samples.withUnsafeBufferPointer { src in
+            fronts.withUnsafeBufferPointer { fronts in
+                ink.withUnsafeMutableBufferPointer { dst in
+                    discs.withUnsafeMutableBufferPointer { discs in
+                        nonisolated(unsafe) let (src, fronts, dst, discs) = (src, fronts, dst, discs)
+                        forEachBand(rows: h) { rows in
+                            var any = false
+                            for ly in rows {
+                                for by in (ly * factor)..<min(base.height, (ly + 1) * factor) {
+                                    for bx in 0..<base.width {
+                                        let i = by * base.width + bx
+                                        guard fronts[i * 2] > 0 else { continue }
+                                        let r = fronts[i * 2 + 1], g = fronts[i * 2] * share(r)
+                                        guard g > 0 else { continue }
+                                        any = true
+                                        let (s, l) = (i * 4, ly * w + bx / factor)
+                                        dst[l * 4] += src[s] * g
+                                        dst[l * 4 + 1] += src[s + 1] * g
+                                        dst[l * 4 + 2] += src[s + 2] * g
+                                        dst[l * 4 + 3] += g
+                                        discs[l] += g * r
+                                    }
+                                }
+                                let n = Float(factor * factor)
+                                for l in (ly * w)..<((ly + 1) * w) {
+                                    let g = dst[l * 4 + 3]
+                                    discs[l] = g > 0 ? min(radii.upperBound, max(radii.lowerBound, discs[l] / g)) / scale : 0
+                                    for c in 0..<4 { dst[l * 4 + c] /= n }
+                                }
+                            }
+                            if any { found.withLock { $0 = true } }
+                        }
+                    }
+                }
             }
         }
-        let scale = Float(level.scale)
-        return (0..<(level.width * level.height)).map { i in
-            sums[i * 2] > 0 ? min(radii.upperBound, max(radii.lowerBound, sums[i * 2 + 1] / sums[i * 2])) / scale : 0
-        }
+        return found.withLock { $0 } ? (ink, discs) : nil
     }
 
     /// A plane of 4 interleaved floats a sample, each sample spread evenly over a disc of
     /// its own radius (`radii`, in samples; 0 spreads nothing): the transpose of
     /// ``discMean(_:width:height:radii:)``, so a light drawn this way in two copies is the
-    /// same disc in both, wherever the pixels it lands on are.
-    static func scattered(_ plane: [Float], width: Int, height: Int, radii: [Float]) -> [Float] {
+    /// same disc in both, wherever the pixels it lands on are. The plane handed in is
+    /// scaled in its own storage and let go once the new one is drawn.
+    static func scattered(_ plane: consuming [Float], width: Int, height: Int, radii: [Float]) -> [Float] {
         precondition(radii.count == width * height && plane.count == width * height * 4)
-        var plane = plane
-        // Each row's columns holding anything, and each sample divided by its disc's area
-        // (rows outside the plane included, as the gather counts them).
+        // A disc's area (its rows' spans, rows outside the plane included, as the gather
+        // counts them), tabled every 1/64 of a sample and read between two entries.
+        let reach = Int(radii.max() ?? 0)
+        let steps: Float = 64
+        let areas = (0...((reach + 1) * Int(steps) + 1)).map { k -> Float in
+            let r = Float(k) / steps
+            return (-Int(r)...Int(r)).reduce(0) { $0 + 2 * max(0, r * r - Float($1 * $1)).squareRoot() }
+        }
+        // Each row's columns holding anything, and each sample divided by its disc's area.
         var spans = [Int](repeating: 0, count: height * 2)
         for y in 0..<height {
             var (first, end) = (width, 0)
@@ -639,13 +668,12 @@ struct LensBlur {
                 let s = y * width + x, r = radii[s]
                 guard plane[s * 4 + 3] != 0, r > 0 else { continue }
                 (first, end) = (min(first, x), x + 1)
-                var area: Float = 0
-                for dy in -Int(r)...Int(r) { area += 2 * max(0, r * r - Float(dy * dy)).squareRoot() }
-                for c in 0..<4 { plane[s * 4 + c] /= max(1e-6, area) }
+                let at = r * steps, k = Int(at), t = at - Float(k)
+                let area = max(1e-6, areas[k] + (areas[k + 1] - areas[k]) * t)
+                for c in 0..<4 { plane[s * 4 + c] /= area }
             }
             (spans[y * 2], spans[y * 2 + 1]) = first < end ? (first, end) : (0, 0)
         }
-        let reach = Int(radii.max() ?? 0)
         var out = [Float](repeating: 0, count: plane.count)
         plane.withUnsafeBufferPointer { src in
             radii.withUnsafeBufferPointer { radii in
