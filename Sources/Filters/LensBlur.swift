@@ -135,7 +135,10 @@ struct LensBlur {
                     }
                     forEachBand(rows: h) { rows in
                         let (l, u) = (UnsafeMutablePointer<Float>.allocate(capacity: w), UnsafeMutablePointer<Float>.allocate(capacity: w))
-                        defer { (l.deallocate(), u.deallocate()) }
+                        defer {
+                            l.deallocate()
+                            u.deallocate()
+                        }
                         for y in rows {
                             for x in 0..<w { (l[x], u[x]) = (along[y * w + x], along[far + y * w + x]) }
                             for j in max(0, y - 2)...min(h - 1, y + 2) {
@@ -427,7 +430,10 @@ struct LensBlur {
                         nonisolated(unsafe) let (src, dst, near, lin) = (src, dst, near, lin)
                         forEachBand(rows: bh) { blockRows in
                             let r = UnsafeMutablePointer<Float>.allocate(capacity: w), signed = UnsafeMutablePointer<Float>.allocate(capacity: w)
-                            defer { (r.deallocate(), signed.deallocate()) }
+                            defer {
+                                r.deallocate()
+                                signed.deallocate()
+                            }
                             for by in blockRows {
                                 let rowEnd = min(h, (by + 1) * scale)
                                 for y in (by * scale)..<rowEnd {
@@ -472,7 +478,7 @@ struct LensBlur {
         // The finest copy takes every pixel blurred at all (from a quarter of a pixel to
         // one), so small radii (a narrow aperture, a small picture) are drawn too.
         let (low, span) = finest ? (Float(0.25), Float(0.75)) : (level.reach / 2, level.reach / 2)
-        var (out, _) = base.samples.withUnsafeBufferPointer { src in
+        var (out, _, _) = base.samples.withUnsafeBufferPointer { src in
             nonisolated(unsafe) let src = src
             return reduced(base, to: level) { s in min(1, max(0, (src[s * 4 + 3] - low) / span)) }
         }
@@ -508,40 +514,49 @@ struct LensBlur {
 
     /// The base's samples, each weighted by `weight` (of the sample's index; 0 leaves it
     /// out), summed over `level`'s blocks and divided by the block's size: premultiplied
-    /// RGB and the weights, interleaved at the level's scale. And whether any weight was
-    /// above 0.
-    static func reduced(_ base: Base, to level: Level, weight: @Sendable (Int) -> Float) -> (samples: [Float], any: Bool) {
+    /// RGB and the weights, interleaved at the level's scale. And the mean of `value` (of
+    /// the sample's index) over each block by the same weights, 0 where they are all 0
+    /// (empty without `value`); and whether any weight was above 0.
+    static func reduced(
+        _ base: Base, to level: Level, weight: @Sendable (Int) -> Float, averaging value: (@Sendable (Int) -> Float)? = nil
+    ) -> (samples: [Float], means: [Float], any: Bool) {
         let factor = level.scale / base.scale
         let (w, h) = (level.width, level.height)
-        var out = [Float](repeating: 0, count: w * h * 4)
+        var out = [Float](repeating: 0, count: w * h * 4), means = [Float](repeating: 0, count: value == nil ? 0 : w * h)
         let found = Mutex(false)
         base.samples.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                nonisolated(unsafe) let (src, dst) = (src, dst)
-                forEachBand(rows: h) { rows in
-                    var any = false
-                    for ly in rows {
-                        for by in (ly * factor)..<min(base.height, (ly + 1) * factor) {
-                            for bx in 0..<base.width {
-                                let i = by * base.width + bx
-                                let g = weight(i)
-                                guard g > 0 else { continue }
-                                any = true
-                                let (s, o) = (i * 4, (ly * w + bx / factor) * 4)
-                                dst[o] += src[s] * g
-                                dst[o + 1] += src[s + 1] * g
-                                dst[o + 2] += src[s + 2] * g
-                                dst[o + 3] += g
+                means.withUnsafeMutableBufferPointer { means in
+                    nonisolated(unsafe) let (src, dst, means) = (src, dst, means)
+                    forEachBand(rows: h) { rows in
+                        var any = false
+                        for ly in rows {
+                            for by in (ly * factor)..<min(base.height, (ly + 1) * factor) {
+                                for bx in 0..<base.width {
+                                    let i = by * base.width + bx
+                                    let g = weight(i)
+                                    guard g > 0 else { continue }
+                                    any = true
+                                    let (s, l) = (i * 4, ly * w + bx / factor)
+                                    dst[l * 4] += src[s] * g
+                                    dst[l * 4 + 1] += src[s + 1] * g
+                                    dst[l * 4 + 2] += src[s + 2] * g
+                                    dst[l * 4 + 3] += g
+                                    if let value { means[l] += g * value(i) }
+                                }
                             }
+                            if value != nil {
+                                for l in (ly * w)..<((ly + 1) * w) where dst[l * 4 + 3] > 0 { means[l] /= dst[l * 4 + 3] }
+                            }
+                            let n = Float(factor * factor)
+                            for i in (ly * w * 4)..<((ly + 1) * w * 4) { dst[i] /= n }
                         }
-                        let n = Float(factor * factor)
-                        for i in (ly * w * 4)..<((ly + 1) * w * 4) { dst[i] /= n }
+                        if any { found.withLock { $0 = true } }
                     }
-                    if any { found.withLock { $0 = true } }
                 }
             }
         }
-        return (out, found.withLock { $0 })
+        return (out, means, found.withLock { $0 })
     }
 
     /// What lies in front of the plane in focus, scattered: each base sample's share in
@@ -593,56 +608,22 @@ struct LensBlur {
     }
 
     /// What lies in front, in `level`'s copy: each base sample in front weighted by its
-    /// share there and by `share` of its radius, summed over the level's blocks and
-    /// divided by the block's size (premultiplied RGB and the weights, interleaved), and
-    /// each sample's disc radius in samples: the weighted mean radius of what is in front
-    /// in its block, brought within `radii` (picture pixels), 0 where there is none. nil
-    /// when nothing is.
+    /// share there and by `share` of its radius, reduced to the level (``reduced(_:to:weight:averaging:)``),
+    /// and each sample's disc radius in samples: the weighted mean radius of what is in
+    /// front in its block, brought within `radii` (picture pixels), 0 where there is none.
+    /// nil when nothing is.
     static func frontInk(
-        _ base: Base, _ fronts: [Float], level: Level, share: @Sendable (Float) -> Float, within radii: ClosedRange<Float>
+        _ base: Base, _ fronts: [Float], level: Level, share: @Sendable @escaping (Float) -> Float, within radii: ClosedRange<Float>
     ) -> (ink: [Float], radii: [Float])? {
-        let factor = level.scale / base.scale
-        let (w, h) = (level.width, level.height)
-        var ink = [Float](repeating: 0, count: w * h * 4), discs = [Float](repeating: 0, count: w * h)
-        let found = Mutex(false)
-        let scale = Float(level.scale)
-        base.samples.withUnsafeBufferPointer { src in
-            fronts.withUnsafeBufferPointer { fronts in
-                ink.withUnsafeMutableBufferPointer { dst in
-                    discs.withUnsafeMutableBufferPointer { discs in
-                        nonisolated(unsafe) let (src, fronts, dst, discs) = (src, fronts, dst, discs)
-                        forEachBand(rows: h) { rows in
-                            var any = false
-                            for ly in rows {
-                                for by in (ly * factor)..<min(base.height, (ly + 1) * factor) {
-                                    for bx in 0..<base.width {
-                                        let i = by * base.width + bx
-                                        guard fronts[i * 2] > 0 else { continue }
-                                        let r = fronts[i * 2 + 1], g = fronts[i * 2] * share(r)
-                                        guard g > 0 else { continue }
-                                        any = true
-                                        let (s, l) = (i * 4, ly * w + bx / factor)
-                                        dst[l * 4] += src[s] * g
-                                        dst[l * 4 + 1] += src[s + 1] * g
-                                        dst[l * 4 + 2] += src[s + 2] * g
-                                        dst[l * 4 + 3] += g
-                                        discs[l] += g * r
-                                    }
-                                }
-                                let n = Float(factor * factor)
-                                for l in (ly * w)..<((ly + 1) * w) {
-                                    let g = dst[l * 4 + 3]
-                                    discs[l] = g > 0 ? min(radii.upperBound, max(radii.lowerBound, discs[l] / g)) / scale : 0
-                                    for c in 0..<4 { dst[l * 4 + c] /= n }
-                                }
-                            }
-                            if any { found.withLock { $0 = true } }
-                        }
-                    }
-                }
-            }
+        let (ink, means, any) = fronts.withUnsafeBufferPointer { fronts in
+            nonisolated(unsafe) let fronts = fronts
+            return reduced(
+                base, to: level, weight: { s in fronts[s * 2] > 0 ? fronts[s * 2] * share(fronts[s * 2 + 1]) : 0 },
+                averaging: { s in fronts[s * 2 + 1] })
         }
-        return found.withLock { $0 } ? (ink, discs) : nil
+        guard any else { return nil }
+        let scale = Float(level.scale)
+        return (ink, means.map { $0 > 0 ? min(radii.upperBound, max(radii.lowerBound, $0)) / scale : 0 })
     }
 
     /// A plane of 4 interleaved floats a sample, each sample spread evenly over a disc of
