@@ -53,9 +53,6 @@ struct LensBlur {
         let reach: Float
         let width: Int, height: Int
         var samples: [Float]
-
-        /// The disc's radius in samples.
-        var discRadius: Float { reach / Float(scale) }
     }
 
     /// The largest first copy of the pyramid, in pixels.
