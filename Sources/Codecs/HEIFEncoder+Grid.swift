@@ -21,21 +21,26 @@ extension HEIFEncoder {
     }
 
     /// Encodes a grid of HEVC tiles: `tile(column, row, trial)` gives each tile as RGB at
-    /// the tiling's tile size (where it reaches beyond the picture, anything). A pass asks
+    /// the tiling's tile size (where it reaches beyond the picture, anything): 8-bit
+    /// samples coded at 8 bits, or 16-bit ones (the full 16-bit range) coded at `bits`,
+    /// 10 or 12 (HEVC Main 10/12; the thumbnail stays 8-bit). A pass asks
     /// for every tile in order, row by row from (0, 0), then `thumbnail()` for a small
     /// picture of what it was given (at most `thumbnailSide` on its longest side; nil for
     /// none); a second pass follows should the first miss the byte budget. Before them,
     /// up to 16 tiles spread over the picture are asked for with `trial` true, whose
     /// encode predicts the bytes. Beyond that trial's mosaic of up to 16 tiles, one tile's
     /// pixels are held at a time.
-    public static func encodeGrid(
-        _ still: GridStill, tile: (_ column: Int, _ row: Int, _ trial: Bool) throws -> PixelBuffer<UInt8>,
+    public static func encodeGrid<T: PixelComponent>(
+        _ still: GridStill, bits: Int = 8, tile: (_ column: Int, _ row: Int, _ trial: Bool) throws -> PixelBuffer<T>,
         thumbnail: () -> PixelBuffer<UInt8>?
     ) throws -> [UInt8] {
         HEIFLibrary.ensureInitialized()
+        guard T.self == UInt8.self ? bits == 8 : T.self == UInt16.self && (9...12).contains(bits) else {
+            throw HEIFError(code: -1, subcode: 0, message: "a grid codes 8-bit tiles at 8 bits and 16-bit ones at 10 or 12, not \(T.self) at \(bits)", context: "encoding")
+        }
         let t = still.tiling
         func pass(_ still: GridStill) throws -> [UInt8] {
-            try encodeGridNow(still, tile: { try tile($0, $1, false) }, thumbnail: thumbnail)
+            try encodeGridNow(still, bits: bits, tile: { try tile($0, $1, false) }, thumbnail: thumbnail)
         }
         guard let budget = still.settings.maximumCodedBytes, budget > 0 else { return try pass(still) }
         // The trial: a mosaic of up to 16 tiles from all over the grid, at the asked quality.
@@ -43,7 +48,7 @@ extension HEIFEncoder {
         let picks = Array(Set((0..<min(16, count)).map { $0 * count / min(16, count) })).sorted()
         let side = Int(Double(picks.count).squareRoot().rounded(.up))
         let across = min(side, picks.count), down = (picks.count + across - 1) / across
-        var mosaic = PixelBuffer<UInt8>(width: across * t.tileWidth, height: down * t.tileHeight, channels: 3)
+        var mosaic = PixelBuffer<T>(width: across * t.tileWidth, height: down * t.tileHeight, channels: 3)
         for (i, pick) in picks.enumerated() {
             let pixels = try tile(pick % t.columns, pick / t.columns, true)
             let (mx, my) = (i % across, i / across)
@@ -53,9 +58,15 @@ extension HEIFEncoder {
             }
         }
         var trial = still.settings
-        trial.pixels = mosaic
         (trial.compression, trial.thumbnailSide, trial.maximumCodedBytes) = (.hevc, nil, nil)
-        let trialBytes = try codedBytes(of: encodeRGB(trial))
+        let trialFile: [UInt8]
+        if let deep = mosaic as? PixelBuffer<UInt16> {
+            trialFile = try encodeRGB(trial, sixteenBit: deep, bits: bits)
+        } else {
+            trial.pixels = mosaic as! PixelBuffer<UInt8>
+            trialFile = try encodeRGB(trial)
+        }
+        let trialBytes = try codedBytes(of: trialFile)
         let aim = Double(budget) * 0.9
         var fitted = still
         fitted.settings.quality = quality(still.settings.quality, bytes: Double(trialBytes) * Double(count) / Double(picks.count), aim: aim)
@@ -66,10 +77,12 @@ extension HEIFEncoder {
         return try pass(fitted)
     }
 
-    private static func encodeGridNow(
-        _ gridStill: GridStill, tile: (Int, Int) throws -> PixelBuffer<UInt8>, thumbnail: () -> PixelBuffer<UInt8>?
+    private static func encodeGridNow<T: PixelComponent>(
+        _ gridStill: GridStill, bits: Int, tile: (Int, Int) throws -> PixelBuffer<T>, thumbnail: () -> PixelBuffer<UInt8>?
     ) throws -> [UInt8] {
         let (t, still) = (gridStill.tiling, gridStill.settings)
+        // A 16-bit sample's level at `bits`, looked up (little-endian, as libheif holds them).
+        let levels = bits > 8 ? SampleScale.levelsFromSixteen(bits: bits) : []
         // heif_context_alloc → heif_context_free.
         guard let ctx = heif_context_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no context", context: "encoding") }
         defer { heif_context_free(ctx) }
@@ -96,13 +109,13 @@ extension HEIFEncoder {
                 guard pixels.width == t.tileWidth, pixels.height == t.tileHeight, pixels.channels == 3 else {
                     throw HEIFError(code: -1, subcode: 0, message: "a tile of \(pixels.width)x\(pixels.height), not \(t.tileWidth)x\(t.tileHeight)", context: "encoding")
                 }
-                try withRGBImage(pixels, iccProfile: still.iccProfile) { image in
+                try withRGBImage(pixels, bits: bits, levels: levels, colour: still) { image in
                     try check(heif_context_add_image_tile(ctx, grid, UInt32(column), UInt32(row), image, encoder), "encoding tile \(column),\(row)")
                 }
             }
         }
         if still.thumbnailSide != nil, let small = thumbnail() {
-            try withRGBImage(small, iccProfile: still.iccProfile) { image in
+            try withRGBImage(small, bits: 8, levels: [], colour: still) { image in
                 var thumb: OpaquePointer?
                 // A thumbnail coded whole takes its irot/imir from libheif.
                 options.pointee.image_orientation = heif_orientation(rawValue: UInt32(still.orientation.rawValue))
@@ -125,14 +138,16 @@ extension HEIFEncoder {
         if let xmp = still.xmp, !xmp.isEmpty {
             try xmp.withUnsafeBytes { try check(heif_context_add_XMP_metadata(ctx, grid, $0.baseAddress, Int32($0.count)), "adding XMP") }
         }
-        return try describingGrid(write(ctx), orientation: still.orientation, iccProfile: still.iccProfile)
+        return try describingGrid(write(ctx), orientation: still.orientation, iccProfile: still.iccProfile, colour: still.colour)
     }
 
     /// What libheif 1.19 does not write for a grid: its colour description (none on the
     /// grid or the tiles it adds to one: the grid gets the one its tiles were coded with,
-    /// the ICC profile or libheif's default nclx) and its orientation (irot, then imir,
-    /// as a reader applies them), all essential, as MIAF asks.
-    private static func describingGrid(_ file: [UInt8], orientation: EXIFOrientation, iccProfile: [UInt8]?) throws -> [UInt8] {
+    /// the ICC profile or the nclx `colour`, sRGB's when nil) and its orientation (irot,
+    /// then imir, as a reader applies them), all essential, as MIAF asks.
+    private static func describingGrid(_ file: [UInt8], orientation: EXIFOrientation, iccProfile: [UInt8]?, colour: HEIFColourDescription?) throws
+        -> [UInt8]
+    {
         var colr = ISOBoxWriter()
         if let icc = iccProfile, !icc.isEmpty {
             colr.box("colr") { box in
@@ -140,8 +155,8 @@ extension HEIFEncoder {
                 box.raw(icc)
             }
         } else {
-            // heif_nclx_color_profile_alloc → heif_nclx_color_profile_free.
-            guard let nclx = heif_nclx_color_profile_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no colour profile", context: "encoding") }
+            // description(of:) → heif_nclx_color_profile_free.
+            let nclx = try description(of: colour)
             defer { heif_nclx_color_profile_free(nclx) }
             let n = nclx.pointee
             colr.box("colr") { box in
@@ -178,28 +193,36 @@ extension HEIFEncoder {
         return try HEIFAuxiliaryWriter.assemble(file, meta: meta, appending: [])
     }
 
-    /// `pixels` (RGB) as a libheif image with the ICC profile, for `body`; released after.
-    private static func withRGBImage(_ pixels: PixelBuffer<UInt8>, iccProfile: [UInt8]?, _ body: (OpaquePointer) throws -> Void) throws {
+    /// `pixels` (RGB: 8-bit, or 16-bit coded at `bits` through `levels`) as a libheif
+    /// image with the still's ICC profile or nclx colour, for `body`; released after.
+    private static func withRGBImage<T: PixelComponent>(
+        _ pixels: PixelBuffer<T>, bits: Int, levels: [UInt16], colour still: Still, _ body: (OpaquePointer) throws -> Void
+    ) throws {
+        let chroma = bits > 8 ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB
         var image: OpaquePointer?
-        try check(heif_image_create(Int32(pixels.width), Int32(pixels.height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image), "creating the image")
+        try check(heif_image_create(Int32(pixels.width), Int32(pixels.height), heif_colorspace_RGB, chroma, &image), "creating the image")
         // heif_image_create → heif_image_release.
         guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: "encoding") }
         defer { heif_image_release(image) }
-        try check(heif_image_add_plane(image, heif_channel_interleaved, Int32(pixels.width), Int32(pixels.height), 8), "adding the plane")
+        try check(heif_image_add_plane(image, heif_channel_interleaved, Int32(pixels.width), Int32(pixels.height), Int32(bits)), "adding the plane")
         var stride: Int32 = 0
         guard let plane = heif_image_get_plane(image, heif_channel_interleaved, &stride) else {
             throw HEIFError(code: -1, subcode: 0, message: "no plane", context: "encoding")
         }
-        pixels.components.withUnsafeBufferPointer { src in
-            for y in 0..<pixels.height { (plane + y * Int(stride)).update(from: src.baseAddress! + y * pixels.width * 3, count: pixels.width * 3) }
+        if let deep = pixels as? PixelBuffer<UInt16> {
+            fill(plane, stride: Int(stride), with: deep, levels: levels)
+        } else {
+            (pixels as! PixelBuffer<UInt8>).components.withUnsafeBufferPointer { src in
+                for y in 0..<pixels.height { (plane + y * Int(stride)).update(from: src.baseAddress! + y * pixels.width * 3, count: pixels.width * 3) }
+            }
         }
-        if let icc = iccProfile, !icc.isEmpty {
+        if let icc = still.iccProfile, !icc.isEmpty {
             try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
         } else {
-            // libheif's defaults (sRGB primaries and transfer, its RGB-to-YCbCr matrix, full
-            // range), said out loud: a tile is written with only the description it is given.
-            // heif_nclx_color_profile_alloc → heif_nclx_color_profile_free.
-            guard let nclx = heif_nclx_color_profile_alloc() else { throw HEIFError(code: -1, subcode: 0, message: "no colour profile", context: "encoding") }
+            // The source's description, or sRGB's (its primaries and transfer, libheif's
+            // RGB-to-YCbCr matrix, full range), said out loud: a tile is written with only
+            // the description it is given. description(of:) → heif_nclx_color_profile_free.
+            let nclx = try description(of: still.colour)
             defer { heif_nclx_color_profile_free(nclx) }
             try check(heif_image_set_nclx_color_profile(image, nclx), "setting the colour description")
         }

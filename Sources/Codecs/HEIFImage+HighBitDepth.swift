@@ -35,7 +35,12 @@ extension HEIFImage {
         let image = try decode(colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RRGGBB_LE, keepHighBitDepth: true, asStored: asStored)
         // decode → heif_image_release.
         defer { heif_image_release(image) }
-        let context = "decoding image item \(itemID)"
+        return try Self.rgb16Pixels(image, context: "decoding image item \(itemID)")
+    }
+
+    /// An interleaved RRGGBB heif_image's pixels at the full 16-bit range (the caller
+    /// keeps and releases the image).
+    static func rgb16Pixels(_ image: OpaquePointer, context: String) throws -> PixelBuffer<UInt16> {
         let w = Int(heif_image_get_width(image, heif_channel_interleaved)), h = Int(heif_image_get_height(image, heif_channel_interleaved))
         let bits = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_interleaved))
         var stride: Int32 = 0
@@ -81,6 +86,22 @@ extension HEIFEncoder {
         return try encode(still)
     }
 
+    /// An interleaved RRGGBB plane (`stride` bytes a row) filled with 16-bit `pixels`,
+    /// each sample at its level (`levels`: ``SampleScale/levelsFromSixteen(bits:)``).
+    /// libheif holds samples deeper than 8 bits as little-endian 16-bit words, at their depth.
+    static func fill(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, with pixels: PixelBuffer<UInt16>, levels: [UInt16]) {
+        precondition(levels.count == 65536, "a level for every 16-bit value")
+        let w = pixels.width
+        pixels.components.withUnsafeBufferPointer { src in
+            levels.withUnsafeBufferPointer { level in
+                for y in 0..<pixels.height {
+                    let row = UnsafeMutableRawPointer(plane + y * stride)
+                    for i in 0..<(w * 3) { row.storeBytes(of: level[Int(src[y * w * 3 + i])], toByteOffset: i * 2, as: UInt16.self) }
+                }
+            }
+        }
+    }
+
     private static func encodeNow(_ still: Still, _ p: PixelBuffer<UInt16>, bits: Int) throws -> [UInt8] {
         guard p.channels == 3, p.width > 0, p.height > 0 else {
             throw HEIFError(code: -1, subcode: 0, message: "expected RGB pixels", context: "encoding")
@@ -89,17 +110,7 @@ extension HEIFEncoder {
             width: p.width, height: p.height, colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RRGGBB_LE,
             channel: heif_channel_interleaved, bits: bits
         ) { ctx, image, plane, stride in
-            // libheif holds >8-bit samples as little-endian 16-bit words, at their depth:
-            // each 16-bit value's level looked up.
-            let level = (0...65535).map { SampleScale.fromSixteen(UInt16($0), bits: bits).littleEndian }
-            p.components.withUnsafeBufferPointer { src in
-                level.withUnsafeBufferPointer { level in
-                    for y in 0..<p.height {
-                        let row = UnsafeMutableRawPointer(plane + y * stride)
-                        for i in 0..<(p.width * 3) { row.storeBytes(of: level[Int(src[y * p.width * 3 + i])], toByteOffset: i * 2, as: UInt16.self) }
-                    }
-                }
-            }
+            fill(plane, stride: stride, with: p, levels: SampleScale.levelsFromSixteen(bits: bits))
             if let icc = still.iccProfile, !icc.isEmpty {
                 try icc.withUnsafeBytes { try check(heif_image_set_raw_color_profile(image, "prof", $0.baseAddress, $0.count), "setting the colour profile") }
             }

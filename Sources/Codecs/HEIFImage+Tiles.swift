@@ -9,6 +9,10 @@ extension HEIFImage {
         /// The stored picture's size (before irot/imir/clap); the right and bottom tiles
         /// may reach beyond it.
         public let width: Int, height: Int
+
+        public init(columns: Int, rows: Int, tileWidth: Int, tileHeight: Int, width: Int, height: Int) {
+            (self.columns, self.rows, self.tileWidth, self.tileHeight, self.width, self.height) = (columns, rows, tileWidth, tileHeight, width, height)
+        }
     }
 
     /// The grid of a grid image (`grid` item: iPhone HEICs are 512x512 tiles, a
@@ -48,6 +52,20 @@ extension HEIFImage {
     /// is read this way a tile at a time; libheif refuses to decode one whole (its
     /// security limit on one allocation is 512 MB).
     public func decodeStoredTileRGB(column: Int, row: Int) throws -> PixelBuffer<UInt8> {
+        try decodeStoredTile(column: column, row: row, sixteenBit: false, Self.rgbPixels)
+    }
+
+    /// ``decodeStoredTileRGB(column:row:)`` to 16-bit RGB, each coded sample at the full
+    /// 16-bit range (as ``decodeRGB16(asStored:)``), for a 10- or 12-bit grid.
+    public func decodeStoredTileRGB16(column: Int, row: Int) throws -> PixelBuffer<UInt16> {
+        try decodeStoredTile(column: column, row: row, sixteenBit: true, Self.rgb16Pixels)
+    }
+
+    /// Tile (column, row) decoded as stored to interleaved RGB, 8-bit or (`sixteenBit`)
+    /// RRGGBB at the coded depth, and read by `pixels`.
+    private func decodeStoredTile<T>(
+        column: Int, row: Int, sixteenBit: Bool, _ pixels: (OpaquePointer, String) throws -> PixelBuffer<T>
+    ) throws -> PixelBuffer<T> {
         if let t = storedTiling, let refusal = DecodeLimits.refusal(width: t.tileWidth, height: t.tileHeight) {
             throw HEIFError(code: -1, subcode: 0, message: "a tile: " + refusal, context: "decoding tile \(column),\(row) of image item \(itemID)")
         }
@@ -56,30 +74,30 @@ extension HEIFImage {
             throw HEIFError(code: -1, subcode: 0, message: "could not allocate decoding options", context: "decoding")
         }
         defer { heif_decoding_options_free(options) }
-        options.pointee.convert_hdr_to_8bit = 1
+        options.pointee.convert_hdr_to_8bit = sixteenBit ? 0 : 1
         options.pointee.ignore_transformations = 1
         let decoder = file.isHEVC ? HEIFLibrary.preferredHEVCDecoder : ""
+        let chroma = sixteenBit ? heif_chroma_interleaved_RRGGBB_LE : heif_chroma_interleaved_RGB
         var image: OpaquePointer?
         let error = decoder.withCString { id in
             options.pointee.decoder_id = decoder.isEmpty ? nil : id  // read only during the call
-            return heif_image_handle_decode_image_tile(
-                handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options, UInt32(column), UInt32(row))
+            return heif_image_handle_decode_image_tile(handle, &image, heif_colorspace_RGB, chroma, options, UInt32(column), UInt32(row))
         }
         let context = "decoding tile \(column),\(row) of image item \(itemID)"
         try file.check(error, context)
         // heif_image_handle_decode_image_tile → heif_image_release.
         guard let image else { throw HEIFError(code: -1, subcode: 0, message: "no image", context: context) }
         defer { heif_image_release(image) }
-        let pixels = try Self.rgbPixels(image, context: context)
+        let out = try pixels(image, context)
         // A tile must be the size its grid declares (every tile is placed by it): a file
         // whose tiles say one size and are coded at another is refused here.
-        if let t = storedTiling, pixels.width != t.tileWidth || pixels.height != t.tileHeight {
+        if let t = storedTiling, out.width != t.tileWidth || out.height != t.tileHeight {
             throw HEIFError(
                 code: -1, subcode: 0,
-                message: "the tile is coded at \(pixels.width)x\(pixels.height), but the grid declares tiles of \(t.tileWidth)x\(t.tileHeight)",
+                message: "the tile is coded at \(out.width)x\(out.height), but the grid declares tiles of \(t.tileWidth)x\(t.tileHeight)",
                 context: context)
         }
-        return pixels
+        return out
     }
 
     /// An interleaved RGB heif_image's pixels (the caller keeps and releases the image).

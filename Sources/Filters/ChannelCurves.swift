@@ -65,16 +65,35 @@ extension ChannelCurveFilter {
     }
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
         var out = image
-        let tables = curve.sixteenBitTables()
-        tables.withUnsafeBufferPointer { lut in
-            nonisolated(unsafe) let lut = lut
-            mapPixels(&out) { r, g, b in (lut[Int(r)], lut[65536 + Int(g)], lut[131072 + Int(b)]) }
-        }
+        ChannelCurves.SixteenBitPlan(curve).draw(&out, x: 0, y: 0)
         return out
+    }
+    public func sixteenBitPlan(width: Int, height: Int, summary: SmoothedImage?) -> (any SixteenBitRegionPlan)? {
+        ChannelCurves.SixteenBitPlan(curve)
     }
 }
 
 enum ChannelCurves {
+    /// A curve's tables at both depths: its 16-bit ones made once for every region of a
+    /// picture (their 196,608 entries cost more than a small region's lookups).
+    struct SixteenBitPlan: SixteenBitRegionPlan {
+        let bytes: [UInt8]
+        let tables: [UInt16]
+
+        init(_ curve: ToneCurve) {
+            (bytes, tables) = (curve.bytes, curve.sixteenBitTables())
+        }
+
+        func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int) { ChannelCurves.map(&pixels, bytes) }
+
+        func draw(_ pixels: inout PixelBuffer<UInt16>, x: Int, y: Int) {
+            tables.withUnsafeBufferPointer { lut in
+                nonisolated(unsafe) let lut = lut
+                mapPixels(&pixels) { r, g, b in (lut[Int(r)], lut[65536 + Int(g)], lut[131072 + Int(b)]) }
+            }
+        }
+    }
+
     /// Every sample of RGB `pixels` through its channel's table (768 entries), in parallel, in place.
     static func map(_ pixels: inout PixelBuffer<UInt8>, _ tables: [UInt8]) {
         precondition(pixels.channels == 3 && tables.count == 768, "filters take RGB")

@@ -44,7 +44,7 @@ enum WhiteBalance {
 }
 
 /// Saturation: every colour further from (or nearer to) its gray.
-public struct SaturationFilter: PixelFilter, SixteenBitFilter {
+public struct SaturationFilter: PixelFilter, SixteenBitFilter, SixteenBitRegionPlan {
     public static let name = "saturation"
     public static let summary = "more or less colour; -1 is gray"
     public static let parameters = [
@@ -77,7 +77,7 @@ public struct SaturationFilter: PixelFilter, SixteenBitFilter {
 
 /// Vibrance: muted colours saturated more than vivid ones, so skies and foliage gain
 /// colour before anything garish does.
-public struct VibranceFilter: PixelFilter, SixteenBitFilter {
+public struct VibranceFilter: PixelFilter, SixteenBitFilter, SixteenBitRegionPlan {
     public static let name = "vibrance"
     public static let summary = "saturation that spares colours already vivid"
     public static let parameters = [

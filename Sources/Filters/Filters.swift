@@ -90,7 +90,7 @@ func clampByte(_ v: Double) -> UInt8 {
 }
 
 /// Gray by Rec. 709 luma.
-public struct MonoFilter: PixelFilter, SixteenBitFilter {
+public struct MonoFilter: PixelFilter, SixteenBitFilter, SixteenBitRegionPlan {
     public static let name = "mono"
     public static let summary = "gray from Rec. 709 luma, like CIPhotoEffectMono"
     public static let parameters: [FilterParameter] = []
@@ -140,21 +140,39 @@ public struct NoirFilter: PixelFilter, SixteenBitFilter {
 
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
         var out = image
-        let contrast = contrast
-        let table = (0..<65536).map { clampSixteen(Self.tone(Double($0) / 65535, contrast: contrast) * 65535) }
-        table.withUnsafeBufferPointer { lut in
-            nonisolated(unsafe) let lut = lut
-            mapPixels(&out) { r, g, b in
-                let y = lut[Int(luma(r, g, b))]
-                return (y, y, y)
+        SixteenBitPlan(self).draw(&out, x: 0, y: 0)
+        return out
+    }
+
+    public func sixteenBitPlan(width: Int, height: Int, summary: SmoothedImage?) -> (any SixteenBitRegionPlan)? { SixteenBitPlan(self) }
+
+    /// The filter with its tone curve at 16 bits (65,536 entries, made once for every
+    /// region of a picture).
+    struct SixteenBitPlan: SixteenBitRegionPlan {
+        let filter: NoirFilter
+        let table: [UInt16]
+
+        init(_ filter: NoirFilter) {
+            self.filter = filter
+            table = (0..<65536).map { clampSixteen(NoirFilter.tone(Double($0) / 65535, contrast: filter.contrast) * 65535) }
+        }
+
+        func draw(_ pixels: inout PixelBuffer<UInt8>, x: Int, y: Int) { filter.draw(&pixels, x: x, y: y) }
+
+        func draw(_ pixels: inout PixelBuffer<UInt16>, x: Int, y: Int) {
+            table.withUnsafeBufferPointer { lut in
+                nonisolated(unsafe) let lut = lut
+                mapPixels(&pixels) { r, g, b in
+                    let y = lut[Int(luma(r, g, b))]
+                    return (y, y, y)
+                }
             }
         }
-        return out
     }
 }
 
 /// Brown-toned, like CISepiaTone.
-public struct SepiaFilter: PixelFilter, SixteenBitFilter {
+public struct SepiaFilter: PixelFilter, SixteenBitFilter, SixteenBitRegionPlan {
     public static let name = "sepia"
     public static let summary = "brown-toned, like CISepiaTone"
     public static let parameters = [
@@ -285,22 +303,7 @@ public struct VignetteFilter: RegionFilter, SixteenBitFilter {
 
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
         var out = image
-        let plan = Plan(width: out.width, height: out.height, strength: strength, radius: radius)
-        let (w, h) = (out.width, out.height)
-        let (cx, cy, halfDiagonal) = plan.centre
-        out.components.withUnsafeMutableBufferPointer { pixels in
-            nonisolated(unsafe) let pixels = pixels
-            forEachBand(rows: h) { rows in
-                for y in rows {
-                    let dy2 = (Double(y) - cy) * (Double(y) - cy)
-                    for x in 0..<w {
-                        let factor = plan.factor(distance: ((Double(x) - cx) * (Double(x) - cx) + dy2).squareRoot() / halfDiagonal)
-                        let i = (y * w + x) * 3
-                        for c in i..<(i + 3) { pixels[c] = clampSixteen(Double(pixels[c]) * factor) }
-                    }
-                }
-            }
-        }
+        Plan(width: out.width, height: out.height, strength: strength, radius: radius).draw(&out, x: 0, y: 0)
         return out
     }
 
@@ -308,7 +311,7 @@ public struct VignetteFilter: RegionFilter, SixteenBitFilter {
         Plan(width: width, height: height, strength: strength, radius: radius)
     }
 
-    struct Plan: RegionPlan {
+    struct Plan: SixteenBitRegionPlan {
         let width: Int, height: Int
         let strength: Double, radius: Double
 
@@ -346,6 +349,26 @@ public struct VignetteFilter: RegionFilter, SixteenBitFilter {
                                 pixels[i + 1] = UInt8((UInt32(pixels[i + 1]) * factor + 128) >> 8)
                                 pixels[i + 2] = UInt8((UInt32(pixels[i + 2]) * factor + 128) >> 8)
                             }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// The same at 16 bits, each sample multiplied by the factor itself.
+        func draw(_ pixels: inout PixelBuffer<UInt16>, x left: Int, y top: Int) {
+            let (w, h) = (pixels.width, pixels.height)
+            let (cx, cy, halfDiagonal) = centre
+            pixels.components.withUnsafeMutableBufferPointer { pixels in
+                nonisolated(unsafe) let pixels = pixels
+                forEachBand(rows: h) { rows in
+                    for y in rows {
+                        let dy2 = (Double(top + y) - cy) * (Double(top + y) - cy)
+                        for x in 0..<w {
+                            let dx = Double(left + x) - cx
+                            let factor = self.factor(distance: (dx * dx + dy2).squareRoot() / halfDiagonal)
+                            let i = (y * w + x) * 3
+                            for c in i..<(i + 3) { pixels[c] = clampSixteen(Double(pixels[c]) * factor) }
                         }
                     }
                 }

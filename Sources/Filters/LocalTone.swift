@@ -50,7 +50,7 @@ enum LocalTone {
         }
     }
 
-    struct Plan: RegionPlan {
+    struct Plan: SixteenBitRegionPlan {
         let rows: UpsampledRows
         let gains: [Float]
 
@@ -82,14 +82,14 @@ enum LocalTone {
             }
         }
 
-        /// The same over a whole 16-bit picture.
-        func draw(_ pixels: inout PixelBuffer<UInt16>) {
+        /// The same over a 16-bit region whose top-left pixel is (x, y) of the picture.
+        func draw(_ pixels: inout PixelBuffer<UInt16>, x: Int, y: Int) {
             let (w, h) = (pixels.width, pixels.height)
-            precondition(w == rows.width && h == rows.height && pixels.channels == 3, "the whole picture, RGB")
+            precondition(pixels.channels == 3, "RGB")
             gains.withUnsafeBufferPointer { gains in
                 pixels.components.withUnsafeMutableBufferPointer { all in
                     nonisolated(unsafe) let (gains, all) = (gains, all)
-                    rows.forEachRow(x: 0, y: 0, width: w, height: h, extraRows: 0) { row, planes, _ in
+                    rows.forEachRow(x: x, y: y, width: w, height: h, extraRows: 0) { row, planes, _ in
                         Self.draw(row: all.baseAddress! + row * w * 3, width: w, planes, gains)
                     }
                 }
@@ -118,7 +118,7 @@ extension LocalToneFilter {
         guard out.width > 0, out.height > 0 else { return out }
         let summary = SmoothedImage(out.eightBit(), shortSide: LocalTone.workingShortSide, blurRadius: 0)
         let plan = LocalTone.Plan(rows: UpsampledRows(LocalTone.coefficients(summary), width: out.width, height: out.height), gains: LocalTone.gains(curve))
-        plan.draw(&out)
+        plan.draw(&out, x: 0, y: 0)
         return out
     }
 }

@@ -41,6 +41,12 @@ public enum SampleScale {
         return UInt16(truncatingIfNeeded: out)
     }
 
+    /// ``fromSixteen(_:bits:)`` of every 16-bit value, little-endian (as libheif holds
+    /// deeper samples): a table to look samples up in.
+    public static func levelsFromSixteen(bits: Int) -> [UInt16] {
+        (0...65535).map { fromSixteen(UInt16($0), bits: bits).littleEndian }
+    }
+
     /// A 16-bit sample rounded to the nearest `bits`-bit level (v·(2^bits − 1)/65535).
     @inlinable
     public static func fromSixteen(_ v: UInt16, bits: Int) -> UInt16 {

@@ -9,14 +9,14 @@ import Testing
 struct RegionRenderingTests {
     /// The picture cut into tiles (the right and bottom ones smaller), each passed through
     /// `body` at its place, and put together again.
-    static func byTiles(
-        _ picture: PixelBuffer<UInt8>, tile: (width: Int, height: Int), _ body: (inout PixelBuffer<UInt8>, Int, Int) -> Void
-    ) -> PixelBuffer<UInt8> {
-        var out = PixelBuffer<UInt8>(width: picture.width, height: picture.height, channels: 3)
+    static func byTiles<T: PixelComponent>(
+        _ picture: PixelBuffer<T>, tile: (width: Int, height: Int), _ body: (inout PixelBuffer<T>, Int, Int) -> Void
+    ) -> PixelBuffer<T> {
+        var out = PixelBuffer<T>(width: picture.width, height: picture.height, channels: 3)
         for top in stride(from: 0, to: picture.height, by: tile.height) {
             for left in stride(from: 0, to: picture.width, by: tile.width) {
                 let (w, h) = (min(tile.width, picture.width - left), min(tile.height, picture.height - top))
-                var region = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+                var region = PixelBuffer<T>(width: w, height: h, channels: 3)
                 for y in 0..<h {
                     for x in 0..<(w * 3) { region.components[y * w * 3 + x] = picture.components[((top + y) * picture.width + left) * 3 + x] }
                 }
@@ -62,6 +62,41 @@ struct RegionRenderingTests {
         if !["comic", "posterize", "shadows", "highlights"].contains(where: text.contains) { #expect(differing == 0) }
         // A comic is drawn from its summary alone: the second pass need not read the picture.
         #expect(rendering.drawReadsPixels == !text.contains("comic"))
+    }
+
+    /// The same at 16 bits (a 10-bit HEIC grid): the tiles put together are the picture
+    /// rendered whole at 16 bits, each step that works at 16 bits drawn at that depth, the
+    /// others (comic, posterize) on the region rounded to 8 bits, as on a whole picture.
+    @Test(arguments: [
+        "comic", "posterize", "vignette", "mono", "noir", "sepia", "noir vignette", "sepia comic vignette",
+        "exposure:ev=0.7 contrast:amount=0.3 shadows:amount=0.4 highlights:amount=-0.5 saturation:amount=0.2 vibrance:amount=0.3 warmth:amount=0.2 tint:amount=-0.1 comic",
+        "exposure:ev=0.7 contrast:amount=0.3 saturation:amount=0.2 vibrance:amount=0.3 warmth:amount=0.2 tint:amount=-0.1 vignette",
+        "shadows:amount=0.6", "highlights:amount=-0.7 vignette", "posterize exposure:ev=0.3",
+    ])
+    func sixteenBitTilesPutTogetherAreThePictureRenderedWholeAtSixteenBits(recipe text: String) throws {
+        let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
+        let picture = ComicFilterTests.scene(width: 1500, height: 1100, noise: 4).sixteenBit()
+        let whole = recipe.apply(to: picture)
+        let rendering = try #require(RegionRendering(recipe: recipe, width: 1500, height: 1100, sixteenBit: true))
+        let tile = (width: 512, height: 384)
+        while rendering.needsSummary {
+            _ = Self.byTiles(picture, tile: tile) { region, x, y in rendering.summarize(region, x: x, y: y) }
+            rendering.finishSummary()
+        }
+        let tiled = Self.byTiles(picture, tile: tile) { region, x, y in rendering.draw(&region, x: x, y: y) }
+        // As at 8 bits, a summary's sums may differ in their last bits: a pixel on a
+        // threshold by a level or two (of 256: 257 each at 16 bits).
+        var differing = 0, largest = 0
+        for i in whole.components.indices where whole.components[i] != tiled.components[i] {
+            differing += 1
+            largest = max(largest, abs(Int(whole.components[i]) - Int(tiled.components[i])))
+        }
+        #expect(Double(differing) / Double(whole.components.count) < 0.001 && largest <= 2 * 257, "\(differing) samples differ, by up to \(largest)")
+        if !["comic", "posterize", "shadows", "highlights"].contains(where: text.contains) { #expect(differing == 0) }
+        // Drawn at 16 bits, not rounded to 8: levels between 8-bit ones (multiples of 257).
+        if !text.contains("comic") && !text.hasPrefix("posterize") {
+            #expect(tiled.components.contains { $0 % 257 != 0 })
+        }
     }
 
     /// A movie's comic frames are drawn from the frame averaged down to the working size

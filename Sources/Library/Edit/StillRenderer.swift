@@ -118,21 +118,30 @@ public enum StillRenderer {
         // A thumbnail as the original has one, at its size; none where it has none (the
         // render would weigh more than its original for a preview nobody asked for).
         still.thumbnailSide = primary.thumbnail().map { max($0.width, $0.height) }
-        // A 10- or 12-bit picture is filtered and coded at its depth, up to the size held
-        // whole (16 bits a sample, 6 bytes a pixel); beyond it, tile by tile at 8 bits.
+        // A 10- or 12-bit picture is filtered and coded at its depth: whole up to the size
+        // held whole (16 bits a sample, 6 bytes a pixel), tile by tile beyond it; at 8 bits
+        // when it is too large to hold whole and cannot be drawn by tiles.
         let bits = primary.lumaBitDepth
         var warnings: [String] = []
+        var keptBits = bits <= 8
         let encoded: [UInt8]
         if bits > 8, primary.width * primary.height <= tiledAbove {
+            keptBits = true
             let pixels = try filteredAsStored(sixteenBit: primary, recipe: recipe, depth: depth)
             if recipe.changesGeometry, still.exifTIFF != nil {
                 ExifDimensions.replacing(in: &still.exifTIFF!, width: pixels.width, height: pixels.height)
             }
             encoded = try HEIFEncoder.encodeRGB(still, sixteenBit: pixels, bits: min(12, bits))
         } else if compression == .hevc, primary.width * primary.height > tiledAbove, let tiling = primary.storedTiling, !primary.isCropped,
-            recipe.treatsEveryDirectionAlike, let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height)
+            recipe.treatsEveryDirectionAlike,
+            let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height, sixteenBit: bits > 8)
         {
-            encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still)
+            if bits > 8 {
+                encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still, bits: min(12, bits), tile: primary.decodeStoredTileRGB16)
+                keptBits = true
+            } else {
+                encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still, bits: 8, tile: primary.decodeStoredTileRGB)
+            }
         } else if compression == .hevc, let rendering = try? summarizedFromYCbCr(primary, recipe: recipe) {
             // (A picture libheif cannot give as 4:2:0 is decoded as RGB below, which says
             // what is wrong with it if anything is.)
@@ -144,9 +153,10 @@ public enum StillRenderer {
             }
             encoded = try HEIFEncoder.encodeRGB(still)
         }
-        if bits > 8, primary.width * primary.height > tiledAbove {
+        if !keptBits {
             warnings.append(
-                "the \(bits)-bit photo was rendered with 8 bits per sample (camlib keeps 10 and 12 bits up to \(Double(tiledAbove) / 1e6) megapixels)")
+                "the \(bits)-bit photo was rendered with 8 bits per sample (above \(Double(tiledAbove) / 1e6) megapixels, camlib keeps 10 and 12 bits "
+                    + "only for a HEIC grid edited without crop, turn, flip, straighten or depth)")
         }
         if recipe.changesGeometry {
             let (withAux, reshapeWarnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
@@ -309,19 +319,21 @@ public enum StillRenderer {
     /// alike): a pass reads every tile for each summary of the picture the recipe needs, a
     /// last draws each (reading it again only if the drawing needs it) and hands it to
     /// the encoder, which makes a grid of the same tiles. A tile, the summary and a
-    /// thumbnail are all that is held.
-    static func encodeByTiles(
-        _ primary: HEIFImage, tiling t: HEIFImage.Tiling, rendering: RegionRendering, like still: HEIFEncoder.Still
+    /// thumbnail are all that is held. `tile` decodes a tile, at 8 bits (coded at 8) or
+    /// at 16 (`rendering` is `sixteenBit`, coded at `bits`, 10 or 12).
+    static func encodeByTiles<T: RegionSample>(
+        _ primary: HEIFImage, tiling t: HEIFImage.Tiling, rendering: RegionRendering, like still: HEIFEncoder.Still, bits: Int,
+        tile decode: (_ column: Int, _ row: Int) throws -> PixelBuffer<T>
     ) throws -> [UInt8] {
         // The part of tile (column, row) inside the picture.
-        func visible(_ column: Int, _ row: Int) throws -> PixelBuffer<UInt8> {
-            let tile = try primary.decodeStoredTileRGB(column: column, row: row)
+        func visible(_ column: Int, _ row: Int) throws -> PixelBuffer<T> {
+            let tile = try decode(column, row)
             let (w, h) = (min(t.tileWidth, t.width - column * t.tileWidth), min(t.tileHeight, t.height - row * t.tileHeight))
             guard w != tile.width || h != tile.height else { return tile }
             guard w <= tile.width, h <= tile.height else {
                 throw MediaAnalyzer.Failure(reason: "tile \(column),\(row) is \(tile.width)x\(tile.height), smaller than the \(w)x\(h) its grid places")
             }
-            var part = PixelBuffer<UInt8>(width: w, height: h, channels: 3)
+            var part = PixelBuffer<T>(width: w, height: h, channels: 3)
             for y in 0..<h {
                 part.components.replaceSubrange((y * w * 3)..<((y + 1) * w * 3), with: tile.components[(y * tile.width * 3)..<(y * tile.width * 3 + w * 3)])
             }
@@ -330,7 +342,7 @@ public enum StillRenderer {
         // A pass over the tiles for each step that decides by the whole picture.
         while rendering.needsSummary {
             for row in 0..<t.rows {
-                for column in 0..<t.columns { rendering.summarize(try visible(column, row), x: column * t.tileWidth, y: row * t.tileHeight) }
+                for column in 0..<t.columns { T.summarize(try visible(column, row), in: rendering, x: column * t.tileWidth, y: row * t.tileHeight) }
             }
             rendering.finishSummary()
         }
@@ -340,16 +352,16 @@ public enum StillRenderer {
         let thumbnailShortSide = max(1, side * min(t.width, t.height) / max(t.width, t.height))
         var thumbnail: AreaAccumulator?
         return try HEIFEncoder.encodeGrid(
-            HEIFEncoder.GridStill(tiling: t, settings: still),
+            HEIFEncoder.GridStill(tiling: t, settings: still), bits: bits,
             tile: { column, row, trial in
                 let (x, y) = (column * t.tileWidth, row * t.tileHeight)
                 var region = try readsPixels
                     ? visible(column, row)
-                    : PixelBuffer(width: min(t.tileWidth, t.width - x), height: min(t.tileHeight, t.height - y), channels: 3)
-                rendering.draw(&region, x: x, y: y)
+                    : PixelBuffer<T>(width: min(t.tileWidth, t.width - x), height: min(t.tileHeight, t.height - y), channels: 3)
+                T.draw(&region, in: rendering, x: x, y: y)
                 if !trial {
                     if column == 0 && row == 0 { thumbnail = AreaAccumulator(width: t.width, height: t.height, shortSide: thumbnailShortSide) }
-                    thumbnail?.add(region, x: x, y: y)
+                    thumbnail?.add(T.eightBit(region), x: x, y: y)
                 }
                 return region.padded(toWidth: t.tileWidth, height: t.tileHeight)
             },
