@@ -49,6 +49,36 @@ struct TiledRenderTests {
         #expect(Self.meanBlockDifference(Self.shrunk(pb, to: small.width, small.height), small, block: 4) < 6)
     }
 
+    /// A crop first (in display coordinates, of a grid turned by irot) is a rectangle of
+    /// the stored picture: rendered tile by tile, it is cut into new tiles of the same size,
+    /// shown the same way, and is the crop rendered whole; its aux images are cropped too.
+    @Test(arguments: ["crop:x=0.13,y=0.21,width=0.6,height=0.5 exposure:ev=0.4 posterize", "crop:aspect=1:1 flip:direction=horizontal flip:direction=horizontal"])
+    func aCropOfAGridIsRenderedTileByTile(recipe text: String) throws {
+        let path = Media.path("apple-live-photo/IMG_3582.HEIC")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
+        func render(tiledAbove: Int) throws -> StillRenderer.Render {
+            try StillRenderer.renderHEIF(path: path, bytes: bytes, auxiliaryBytes: bytes, recipe: recipe, embeddedMovie: nil, tiledAbove: tiledAbove)
+        }
+        let whole = try render(tiledAbove: .max), tiled = try render(tiledAbove: 0)
+        #expect(tiled.warnings == whole.warnings)
+        let original = try HEIFFile(bytes: bytes).primaryImage()
+        let (a, b) = (try HEIFFile(bytes: whole.bytes).primaryImage(), try HEIFFile(bytes: tiled.bytes).primaryImage())
+        let tiling = try #require(b.storedTiling)
+        #expect(a.storedTiling == nil)
+        #expect(tiling.tileWidth == original.storedTiling?.tileWidth && tiling.tileHeight == original.storedTiling?.tileHeight)
+        #expect(b.orientation == original.orientation && b.width == a.width && b.height == a.height && b.width * b.height < original.width * original.height)
+        // Its Exif says its new size, and its aux images are there, at the crop's shape.
+        #expect(b.exifTIFF() == a.exifTIFF())
+        let (auxA, auxB) = (a.auxiliaryImages().images, b.auxiliaryImages().images)
+        #expect(auxA.count == auxB.count && !auxB.isEmpty)
+        for (x, y) in zip(auxA, auxB) { #expect(x.width == y.width && x.height == y.height) }
+        let (pa, pb) = (try a.decodeRGB(), try b.decodeRGB())
+        #expect(Self.meanBlockDifference(pa, pb, block: 16) < 3)
+        // And it is the right part of the photo: the recipe over the original held upright.
+        #expect(Self.meanBlockDifference(recipe.apply(to: try original.decodeRGB()), pb, block: 16) < 3)
+    }
+
     /// Mean difference of `block`-sided block averages, in levels.
     static func meanBlockDifference(_ a: PixelBuffer<UInt8>, _ b: PixelBuffer<UInt8>, block: Int) -> Double {
         precondition(a.width == b.width && a.height == b.height)

@@ -132,15 +132,27 @@ public enum StillRenderer {
                 ExifDimensions.replacing(in: &still.exifTIFF!, width: pixels.width, height: pixels.height)
             }
             encoded = try HEIFEncoder.encodeRGB(still, sixteenBit: pixels, bits: min(12, bits))
-        } else if compression == .hevc, primary.width * primary.height > tiledAbove, let tiling = primary.storedTiling, !primary.isCropped,
-            recipe.treatsEveryDirectionAlike,
-            let rendering = RegionRendering(recipe: recipe, width: tiling.width, height: tiling.height, sixteenBit: bits > 8)
+        } else if compression == .hevc, primary.width * primary.height > tiledAbove, let source = primary.storedTiling, !primary.isCropped,
+            let cut = tiledCut(recipe, of: source, shownIn: primary.orientation),
+            let rendering = RegionRendering(recipe: cut.rest, width: cut.width, height: cut.height, sixteenBit: bits > 8)
         {
+            if recipe.changesGeometry, still.exifTIFF != nil { ExifDimensions.replacing(in: &still.exifTIFF!, width: cut.width, height: cut.height) }
+            // The cut in tiles of the original's size.
+            let (tw, th) = (source.tileWidth, source.tileHeight)
+            let tiling = HEIFImage.Tiling(
+                columns: (cut.width + tw - 1) / tw, rows: (cut.height + th - 1) / th, tileWidth: tw, tileHeight: th, width: cut.width, height: cut.height)
+            func encode<T: RegionSample>(bits: Int, _ decode: @escaping (Int, Int) throws -> PixelBuffer<T>) throws -> [UInt8] {
+                let reader = HEIFTileReader(tiling: source, decode: decode)
+                return try encodeByTiles(tiling: tiling, rendering: rendering, like: still, bits: bits) { column, row in
+                    let (x, y) = (column * tw, row * th)
+                    return try reader.region(x: cut.x + x, y: cut.y + y, width: min(tw, cut.width - x), height: min(th, cut.height - y))
+                }
+            }
             if bits > 8 {
-                encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still, bits: min(12, bits), tile: primary.decodeStoredTileRGB16)
+                encoded = try encode(bits: min(12, bits)) { try primary.decodeStoredTileRGB16(column: $0, row: $1) }
                 keptBits = true
             } else {
-                encoded = try encodeByTiles(primary, tiling: tiling, rendering: rendering, like: still, bits: 8, tile: primary.decodeStoredTileRGB)
+                encoded = try encode(bits: 8) { try primary.decodeStoredTileRGB(column: $0, row: $1) }
             }
         } else if compression == .hevc, let rendering = try? summarizedFromYCbCr(primary, recipe: recipe) {
             // (A picture libheif cannot give as 4:2:0 is decoded as RGB below, which says
@@ -156,7 +168,7 @@ public enum StillRenderer {
         if !keptBits {
             warnings.append(
                 "the \(bits)-bit photo was rendered with 8 bits per sample (above \(Double(tiledAbove) / 1e6) megapixels, camlib keeps 10 and 12 bits "
-                    + "only for a HEIC grid edited without crop, turn, flip, straighten or depth)")
+                    + "only for a HEIC grid edited without turn, flip, straighten or depth, its crop first)")
         }
         if recipe.changesGeometry {
             let (withAux, reshapeWarnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
@@ -166,6 +178,17 @@ public enum StillRenderer {
         return Render(
             bytes: withAux, format: compression == .av1 ? .avif : .heif,
             warnings: warnings + left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+    }
+
+    /// What a grid's tiled render draws: the whole stored picture through a recipe that
+    /// treats every direction alike, or the rectangle its leading crop cuts out of the
+    /// stored picture through the steps after it (``FilterRecipe/storedCrop(width:height:shownIn:)``);
+    /// nil when the recipe must see the picture upright (a straighten, a turn, depth).
+    static func tiledCut(_ recipe: FilterRecipe, of tiling: HEIFImage.Tiling, shownIn orientation: EXIFOrientation)
+        -> (x: Int, y: Int, width: Int, height: Int, rest: FilterRecipe)?
+    {
+        if recipe.treatsEveryDirectionAlike { return (0, 0, tiling.width, tiling.height, recipe) }
+        return recipe.storedCrop(width: tiling.width, height: tiling.height, shownIn: orientation)
     }
 
     /// The auxiliary images of `source`'s primary image (depth, disparity, mattes, Apple's
@@ -315,30 +338,17 @@ public enum StillRenderer {
         return (.sixteen(out, significantBits: bits), filtered.eightBit())
     }
 
-    /// A HEIC grid rendered a tile at a time, as stored (the recipe treats every direction
-    /// alike): a pass reads every tile for each summary of the picture the recipe needs, a
-    /// last draws each (reading it again only if the drawing needs it) and hands it to
-    /// the encoder, which makes a grid of the same tiles. A tile, the summary and a
-    /// thumbnail are all that is held. `tile` decodes a tile, at 8 bits (coded at 8) or
-    /// at 16 (`rendering` is `sixteenBit`, coded at `bits`, 10 or 12).
+    /// A HEIC grid rendered a tile at a time, as stored, into a grid of tiles `t` (the
+    /// original's, or a crop's cut into tiles of the same size): a pass reads every tile
+    /// (`visible`: the part of output tile (column, row) inside the picture, before the
+    /// recipe) for each summary of the picture the recipe needs, a last draws each
+    /// (reading it again only if the drawing needs it) and hands it to the encoder. A few
+    /// tiles, the summary and a thumbnail are all that is held. Tiles are 8-bit (coded at
+    /// 8) or 16-bit (`rendering` is `sixteenBit`, coded at `bits`, 10 or 12).
     static func encodeByTiles<T: RegionSample>(
-        _ primary: HEIFImage, tiling t: HEIFImage.Tiling, rendering: RegionRendering, like still: HEIFEncoder.Still, bits: Int,
-        tile decode: (_ column: Int, _ row: Int) throws -> PixelBuffer<T>
+        tiling t: HEIFImage.Tiling, rendering: RegionRendering, like still: HEIFEncoder.Still, bits: Int,
+        visible: (_ column: Int, _ row: Int) throws -> PixelBuffer<T>
     ) throws -> [UInt8] {
-        // The part of tile (column, row) inside the picture.
-        func visible(_ column: Int, _ row: Int) throws -> PixelBuffer<T> {
-            let tile = try decode(column, row)
-            let (w, h) = (min(t.tileWidth, t.width - column * t.tileWidth), min(t.tileHeight, t.height - row * t.tileHeight))
-            guard w != tile.width || h != tile.height else { return tile }
-            guard w <= tile.width, h <= tile.height else {
-                throw MediaAnalyzer.Failure(reason: "tile \(column),\(row) is \(tile.width)x\(tile.height), smaller than the \(w)x\(h) its grid places")
-            }
-            var part = PixelBuffer<T>(width: w, height: h, channels: 3)
-            for y in 0..<h {
-                part.components.replaceSubrange((y * w * 3)..<((y + 1) * w * 3), with: tile.components[(y * tile.width * 3)..<(y * tile.width * 3 + w * 3)])
-            }
-            return part
-        }
         // A pass over the tiles for each step that decides by the whole picture.
         while rendering.needsSummary {
             for row in 0..<t.rows {
