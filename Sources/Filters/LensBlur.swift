@@ -55,6 +55,14 @@ struct LensBlur {
         var samples: [Float]
     }
 
+    /// The radii copy `i` of `levels` draws its discs at, for the pixels that read it: from
+    /// its lower neighbour's reach to its upper's (each reach is twice the one below), its
+    /// own at the ends.
+    static func servedRadii(of i: Int, among levels: [Level]) -> ClosedRange<Float> {
+        let reach = levels[i].reach
+        return (i == 0 ? reach : reach / 2)...(i == levels.count - 1 ? reach : reach * 2)
+    }
+
     /// The largest first copy of the pyramid, in pixels.
     static let baseLimit = 3_500_000
     /// Normalised nearness within this of the focus stays sharp (the depth map's noise).
@@ -235,9 +243,7 @@ struct LensBlur {
         // that read it (from its lower neighbour's reach to its upper's): a light between
         // two copies' reaches is the same disc in both.
         for i in filled.indices {
-            let reach = filled[i].reach
-            let radii = (i == 0 ? reach : reach / 2)...(i == filled.count - 1 ? reach : reach * 2)
-            filled[i].samples = Self.blurredCopy(base, level: filled[i], finest: i == 0, radii: radii)
+            filled[i].samples = Self.blurredCopy(base, level: filled[i], finest: i == 0, radii: Self.servedRadii(of: i, among: levels))
         }
         base.samples = []
         // Each of the front layer's rows: the columns it covers anything in.
@@ -576,9 +582,7 @@ struct LensBlur {
         for (i, level) in levels.enumerated() {
             let factor = level.scale / base.scale
             let (w, h) = (level.width, level.height)
-            // The radii this copy draws: from its lower neighbour's reach to its upper's.
-            let reach = level.reach
-            let radii = (i == 0 ? reach : reach / 2)...(i == last ? reach : reach * 2)
+            let radii = servedRadii(of: i, among: levels)
             guard let (reduced, discs) = frontInk(base, fronts, level: level, share: { share($0, of: i) }, within: radii) else { continue }
             let ink = scattered(consume reduced, width: w, height: h, radii: discs)
             // Read back at the base's scale, bilinearly, and added.
