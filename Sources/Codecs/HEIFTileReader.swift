@@ -1,9 +1,10 @@
 import Imaging
 
 /// Any rectangle of a grid image as stored, put together from its tiles, each decoded
-/// when first needed. The tiles of the rows last read are kept, so a pass that reads
-/// rectangles row by row (a crop of a 200-megapixel grid, cut into new tiles) decodes
-/// each tile once, and holds at most two rows of them.
+/// when first needed. A tile is kept while part of it to the right of or below the last
+/// rectangle read from it is left, of the rows last read: a pass that reads rectangles
+/// row by row (a crop of a 200-megapixel grid, cut into new tiles) decodes each tile
+/// once and holds at most two rows of them; one that reads the tiles themselves holds none.
 public final class HEIFTileReader<T: PixelComponent> {
     public let tiling: HEIFImage.Tiling
     private let decode: (_ column: Int, _ row: Int) throws -> PixelBuffer<T>
@@ -27,7 +28,6 @@ public final class HEIFTileReader<T: PixelComponent> {
             for column in columns {
                 let key = row * t.columns + column
                 let tile = try kept[key] ?? decode(column, row)
-                kept[key] = tile
                 guard tile.width == t.tileWidth, tile.height == t.tileHeight, tile.channels == 3 else {
                     throw HEIFError(
                         code: -1, subcode: 0, message: "tile \(column),\(row) is \(tile.width)x\(tile.height), not the grid's \(t.tileWidth)x\(t.tileHeight)",
@@ -42,6 +42,8 @@ public final class HEIFTileReader<T: PixelComponent> {
                     let dst = ((sy - y) * width + (x0 - x)) * 3, src = ((sy - top) * t.tileWidth + (x0 - left)) * 3
                     out.components.replaceSubrange(dst..<(dst + count), with: tile.components[src..<(src + count)])
                 }
+                let restLeft = x1 < min(left + t.tileWidth, t.width) || y1 < min(top + t.tileHeight, t.height)
+                kept[key] = restLeft ? tile : nil
             }
         }
         return out
