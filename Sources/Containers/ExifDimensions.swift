@@ -1,10 +1,12 @@
 /// The picture's size an Exif TIFF declares, written again in place after a crop or a
 /// turn: `PixelXDimension` and `PixelYDimension` (0xA002, 0xA003) of the Exif IFD, and
-/// `ImageWidth` and `ImageLength` (0x0100, 0x0101) of IFD0 where a camera wrote them.
-/// Each keeps its type (SHORT or LONG) and its place; every other byte stays.
+/// `ImageWidth` and `ImageLength` (0x0100, 0x0101) of IFD0 where a camera wrote them,
+/// and, when the render is shown another way, IFD0's `Orientation` (0x0112) where there
+/// is one. Each keeps its type (SHORT or LONG) and its place; every other byte stays.
 public enum ExifDimensions {
-    /// `tiff` declaring `width`×`height`; a value that does not fit its SHORT is left.
-    public static func replacing(in tiff: inout [UInt8], width: Int, height: Int) {
+    /// `tiff` declaring `width`×`height`, and `orientation` (an Exif value, 1...8) when
+    /// given; a value that does not fit its SHORT is left.
+    public static func replacing(in tiff: inout [UInt8], width: Int, height: Int, orientation: Int? = nil) {
         guard let order = TIFFByteOrder(tiff) else { return }
         func u16(_ at: Int) -> Int? { order.u16(tiff, at) }
         func u32(_ at: Int) -> Int? { order.u32(tiff, at) }
@@ -24,7 +26,9 @@ public enum ExifDimensions {
             return exifIFD
         }
         guard let ifd0 = u32(4) else { return }
-        if let exif = rewrite(ifd: ifd0, [0x0100: width, 0x0101: height]) {
+        var first = [UInt16(0x0100): width, 0x0101: height]
+        if let orientation { first[0x0112] = orientation }
+        if let exif = rewrite(ifd: ifd0, first) {
             _ = rewrite(ifd: exif, [0xA002: width, 0xA003: height])
         }
     }

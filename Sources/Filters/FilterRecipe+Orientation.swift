@@ -60,16 +60,18 @@ extension FilterRecipe {
 extension GeometryPlacement {
     /// The run of geometry steps of `filters` from `index` on, over a width×height
     /// picture as stored, shown in `orientation`: one placement from stored to stored,
-    /// between the orientation and its inverse. `index` is left after the run.
-    static func run(of filters: [any ImageFilter], from index: inout Int, width: Int, height: Int, shownIn orientation: EXIFOrientation)
-        -> GeometryPlacement
-    {
+    /// between the orientation and its inverse (or, given `storedFor`, the inverse of
+    /// that: the output is stored to be shown in it). `index` is left after the run.
+    static func run(
+        of filters: [any ImageFilter], from index: inout Int, width: Int, height: Int, shownIn orientation: EXIFOrientation,
+        storedFor output: EXIFOrientation? = nil
+    ) -> GeometryPlacement {
         var placement = orienting(orientation, width: width, height: height)
         while index < filters.count, let geometry = filters[index] as? any GeometryFilter {
             placement = geometry.placement(width: placement.width, height: placement.height).after(placement)
             index += 1
         }
-        return orienting(orientation.inverse, width: placement.width, height: placement.height).after(placement)
+        return orienting((output ?? orientation).inverse, width: placement.width, height: placement.height).after(placement)
     }
 
     /// What `applying(orientation)` does to a width×height picture: its mirror, then its

@@ -138,22 +138,28 @@ struct GeometryTests {
         }
     }
 
-    /// A crop first, in any orientation, is a rectangle of the stored picture: the
-    /// rectangle's samples, filtered by the steps after it, are the recipe's render as
-    /// stored. A turn, a straighten or a step with a direction after the crop is not.
+    /// Crops, turns and flips first, in any orientation, are a rectangle of the stored
+    /// picture shown another way: the rectangle's samples, filtered by the steps after it
+    /// and shown in its orientation, are the recipe's render. A straighten, or a step with
+    /// a direction before or between them, is not.
     @Test(arguments: EXIFOrientation.allCases)
-    func aLeadingCropIsARectangleOfTheStoredPicture(_ orientation: EXIFOrientation) throws {
+    func leadingGeometryIsARectangleOfTheStoredPicture(_ orientation: EXIFOrientation) throws {
         let stored = testPicture(width: 90, height: 64)
-        for text in ["crop:x=0.1,y=0.2,width=0.6,height=0.7 exposure:ev=0.4 vignette", "crop:aspect=1:1 flip flip", "crop:x=0.3,y=0,width=0.5,height=1"] {
+        for text in [
+            "crop:x=0.1,y=0.2,width=0.6,height=0.7 exposure:ev=0.4 vignette", "crop:aspect=1:1 flip flip", "crop:x=0.3,y=0,width=0.5,height=1",
+            "rotate:degrees=90 crop:aspect=4:3", "flip:direction=vertical", "crop:x=0.2,y=0.1,width=0.5,height=0.8 rotate:degrees=270 flip mono",
+        ] {
             let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try Self.step(String($0)) })
             let cut = try #require(recipe.storedCrop(width: 90, height: 64, shownIn: orientation), "\(text) in \(orientation)")
+            #expect((cut.orientation == orientation) == !(text.contains("rotate") || text.hasPrefix("flip")), "\(text) in \(orientation)")
             var rectangle = PixelBuffer<UInt8>(width: cut.width, height: cut.height, channels: 3)
             for y in 0..<cut.height {
                 for x in 0..<cut.width { for c in 0..<3 { rectangle[x: x, y: y, channel: c] = stored[x: cut.x + x, y: cut.y + y, channel: c] } }
             }
-            #expect(cut.rest.apply(to: rectangle) == recipe.apply(toStored: stored, shownIn: orientation), "\(text) in \(orientation)")
+            let shown = cut.rest.apply(to: rectangle).applying(cut.orientation)
+            #expect(shown == recipe.apply(to: stored.applying(orientation)), "\(text) in \(orientation)")
         }
-        for text in ["rotate:degrees=90", "crop:aspect=1:1 straighten:degrees=2", "exposure:ev=1 crop:aspect=1:1", "crop:aspect=1:1 flip", "crop:aspect=4:3 exposure:ev=1 crop:aspect=1:1"] {
+        for text in ["crop:aspect=1:1 straighten:degrees=2", "exposure:ev=1 crop:aspect=1:1", "crop:aspect=4:3 exposure:ev=1 crop:aspect=1:1", "crop:aspect=1:1 depth:aperture=2.8,x=0.5,y=0.5"] {
             let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try Self.step(String($0)) })
             #expect(recipe.storedCrop(width: 90, height: 64, shownIn: orientation) == nil, "\(text) in \(orientation)")
         }

@@ -69,7 +69,7 @@ struct HighBitDepthRenderTests {
         #expect(
             large.warnings == [
                 "the 10-bit photo was rendered with 8 bits per sample (above 0.1 megapixels, camlib keeps 10 and 12 bits "
-                    + "only for a HEIC grid edited without turn, flip, straighten or depth, its crop first)"
+                    + "only for a HEIC grid edited without straighten or depth, its crops, turns and flips first)"
             ])
         #expect(try HEIFFile(bytes: large.bytes).primaryImage().lumaBitDepth == 8)
 

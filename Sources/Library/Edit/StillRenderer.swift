@@ -136,7 +136,12 @@ public enum StillRenderer {
             let cut = tiledCut(recipe, of: source, shownIn: primary.orientation),
             let rendering = RegionRendering(recipe: cut.rest, width: cut.width, height: cut.height, sixteenBit: bits > 8)
         {
-            if recipe.changesGeometry, still.exifTIFF != nil { ExifDimensions.replacing(in: &still.exifTIFF!, width: cut.width, height: cut.height) }
+            // A turn or flip is a new way of showing the stored samples.
+            if recipe.changesGeometry, still.exifTIFF != nil {
+                ExifDimensions.replacing(
+                    in: &still.exifTIFF!, width: cut.width, height: cut.height, orientation: cut.orientation == still.orientation ? nil : cut.orientation.rawValue)
+            }
+            still.orientation = cut.orientation
             // The cut in tiles of the original's size.
             let (tw, th) = (source.tileWidth, source.tileHeight)
             let tiling = HEIFImage.Tiling(
@@ -168,7 +173,7 @@ public enum StillRenderer {
         if !keptBits {
             warnings.append(
                 "the \(bits)-bit photo was rendered with 8 bits per sample (above \(Double(tiledAbove) / 1e6) megapixels, camlib keeps 10 and 12 bits "
-                    + "only for a HEIC grid edited without turn, flip, straighten or depth, its crop first)")
+                    + "only for a HEIC grid edited without straighten or depth, its crops, turns and flips first)")
         }
         if recipe.changesGeometry {
             let (withAux, reshapeWarnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
@@ -180,14 +185,15 @@ public enum StillRenderer {
             warnings: warnings + left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
     }
 
-    /// What a grid's tiled render draws: the whole stored picture through a recipe that
-    /// treats every direction alike, or the rectangle its leading crop cuts out of the
-    /// stored picture through the steps after it (``FilterRecipe/storedCrop(width:height:shownIn:)``);
-    /// nil when the recipe must see the picture upright (a straighten, a turn, depth).
+    /// What a grid's tiled render draws, and the orientation it is shown in: the whole
+    /// stored picture through a recipe that treats every direction alike, or the
+    /// rectangle its leading crops, turns and flips cut out of the stored picture through
+    /// the steps after it (``FilterRecipe/storedCrop(width:height:shownIn:)``); nil when
+    /// the recipe must see the picture upright (a straighten, depth).
     static func tiledCut(_ recipe: FilterRecipe, of tiling: HEIFImage.Tiling, shownIn orientation: EXIFOrientation)
-        -> (x: Int, y: Int, width: Int, height: Int, rest: FilterRecipe)?
+        -> (x: Int, y: Int, width: Int, height: Int, orientation: EXIFOrientation, rest: FilterRecipe)?
     {
-        if recipe.treatsEveryDirectionAlike { return (0, 0, tiling.width, tiling.height, recipe) }
+        if recipe.treatsEveryDirectionAlike { return (0, 0, tiling.width, tiling.height, orientation, recipe) }
         return recipe.storedCrop(width: tiling.width, height: tiling.height, shownIn: orientation)
     }
 
