@@ -125,7 +125,9 @@ final class PostgresSession: @unchecked Sendable {
     private func failPendingWhenClosed() {
         let loop = connection.eventLoop
         connection.closeFuture.whenComplete { [weak self] _ in
-            loop.scheduleTask(in: .milliseconds(100)) {
+            // Its own weak capture: a weak capture is a variable, which a task run on another
+            // thread may not share.
+            loop.scheduleTask(in: .milliseconds(100)) { [weak self] in
                 guard let self else { return }
                 self.pendingLock.withLock { self.pending }?.fail(ConnectionEnded())
             }
