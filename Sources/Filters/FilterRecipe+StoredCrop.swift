@@ -14,8 +14,7 @@ extension FilterRecipe {
     {
         let filters = self.filters
         guard filters.first is any GeometryFilter else { return nil }
-        var end = 0
-        _ = GeometryPlacement.run(of: filters, from: &end, width: width, height: height, shownIn: orientation)
+        let end = filters.firstIndex { !($0 is any GeometryFilter) } ?? filters.count
         let rest = FilterRecipe(steps: Array(steps[end...]))
         guard rest.treatsEveryDirectionAlike else { return nil }
         // The way of showing the output that leaves its samples where they were stored.
