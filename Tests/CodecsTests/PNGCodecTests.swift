@@ -62,4 +62,87 @@ struct PNGCodecTests {
         #expect(PNGFile.texts(png) == ["Title": "depth from IMG_1.HEIC", "camlib:aux": "{\"file\":\"Été.HEIC\"}"])
         #expect(throws: PNGError.self) { try PNGCodec.encode(.eight(PixelBuffer(width: 1, height: 1, channels: 1)), texts: [.init("", "x")]) }
     }
+
+    /// A picture with every sample different from its neighbours'.
+    static func noise<T: FixedWidthInteger & PixelComponent>(width: Int, height: Int, channels: Int, as: T.Type) -> PixelBuffer<T> {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        return PixelBuffer(width: width, height: height, channels: channels) { out in
+            for i in out.indices {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                out[i] = T(truncatingIfNeeded: state >> 33)
+            }
+        }
+    }
+
+    @Test func rowsReadByBandsAreTheWholeDecodeAndRowsWrittenByBandsAreTheWholeEncode() throws {
+        for (channels, sixteen) in [(1, true), (2, true), (3, true), (4, true), (3, false), (4, false)] {
+            let (w, h) = (37, 61)
+            let samples: ImageSamples =
+                sixteen
+                ? .sixteen(Self.noise(width: w, height: h, channels: channels, as: UInt16.self), significantBits: 16)
+                : .eight(Self.noise(width: w, height: h, channels: channels, as: UInt8.self))
+            let png = try PNGCodec.encode(samples, photographic: true)
+            let whole = try PNGCodec.decodeSamples(png, keepingAlpha: true).samples
+            let format = try PNGCodec.rowFormat(png)
+            #expect(format == PNGCodec.RowFormat(width: w, height: h, channels: channels, bitDepth: sixteen ? 16 : 8, significantBits: sixteen ? 16 : 8))
+            // Read in bands of 8 (the last shorter), rows 5..<50 of them, and written again.
+            let rows = 5..<50
+            let writer = try PNGRowWriter(width: w, height: rows.count, channels: channels, bitDepth: sixteen ? 16 : 8)
+            var firstRows: [Int] = []
+            func check<T: FixedWidthInteger & PixelComponent>(_ type: T.Type, _ expected: PixelBuffer<T>) throws {
+                try PNGCodec.readRows(png, rows: rows, band: 8) { (_, band: PixelBuffer<T>, y) in
+                    firstRows.append(y)
+                    let start = y * w * channels
+                    #expect(Array(band.components) == Array(expected.components[start..<(start + band.components.count)]), "\(channels) channels, rows from \(y)")
+                    try writer.write(band)
+                }
+            }
+            switch whole {
+            case .sixteen(let p, _): try check(UInt16.self, p)
+            case .eight(let p): try check(UInt8.self, p)
+            }
+            #expect(firstRows == Array(stride(from: 5, to: 50, by: 8)))
+            let written = try writer.finish()
+            let back = try PNGCodec.decodeSamples(written, keepingAlpha: true).samples
+            switch (back, whole) {
+            case (.sixteen(let a, 16), .sixteen(let b, _)):
+                #expect(Array(a.components) == Array(b.components[(5 * w * channels)..<(50 * w * channels)]))
+            case (.eight(let a), .eight(let b)):
+                #expect(Array(a.components) == Array(b.components[(5 * w * channels)..<(50 * w * channels)]))
+            default: Issue.record("the rows written back are not the depth read")
+            }
+        }
+    }
+
+    @Test func rowsThatCannotBeReadOrWrittenAreErrors() throws {
+        let png = try PNGCodec.encode(.sixteen(Self.noise(width: 200, height: 200, channels: 3, as: UInt16.self), significantBits: 16), photographic: true)
+        // The wrong depth asked for.
+        #expect(throws: PNGError.self) { try PNGCodec.readRows(png, band: 4) { (_, _: PixelBuffer<UInt8>, _) in } }
+        // Cut short in its image data: the bands before the cut are read, then an error.
+        let cut = Array(png[..<(png.count / 2)])
+        var bands = 0
+        let error = #expect(throws: PNGError.self) { try PNGCodec.readRows(cut, band: 4) { (_, _: PixelBuffer<UInt16>, _) in bands += 1 } }
+        #expect(bands > 10 && bands < 40, "\(bands) of 50 bands")
+        #expect(error?.message.isEmpty == false)
+        // An interlaced PNG gives its rows in passes: refused, with the reason.
+        let one = try PNGCodec.encode(.eight(PixelBuffer(width: 1, height: 1, channels: 3, components: [1, 2, 3])))
+        let header = try #require(try PNGChunks(parsing: one).chunks.first)
+        var data = Array(one[(header.range.lowerBound + 8)..<(header.range.upperBound - 4)])
+        data[12] = 1
+        let interlaced = Array(one[..<header.range.lowerBound]) + PNGCodec.chunk(type: "IHDR", data: data) + Array(one[header.range.upperBound...])
+        #expect(try PNGCodec.decodeSamples(interlaced).samples == .eight(PixelBuffer(width: 1, height: 1, channels: 3, components: [1, 2, 3])))
+        let refusal = #expect(throws: PNGError.self) { try PNGCodec.readRows(interlaced, band: 4) { (_, _: PixelBuffer<UInt8>, _) in } }
+        #expect(refusal?.message.contains("interlaced") == true)
+        // Rows of the wrong shape, too many rows, an unfinished file.
+        let writer = try PNGRowWriter(width: 10, height: 2, channels: 3, bitDepth: 16)
+        #expect(throws: PNGError.self) { try writer.write(PixelBuffer<UInt16>(width: 9, height: 1, channels: 3)) }
+        #expect(throws: PNGError.self) { try writer.write(PixelBuffer<UInt8>(width: 10, height: 1, channels: 3)) }
+        try writer.write(PixelBuffer<UInt16>(width: 10, height: 1, channels: 3))
+        #expect(throws: PNGError.self) { try writer.finish() }
+        #expect(throws: PNGError.self) { try writer.write(PixelBuffer<UInt16>(width: 10, height: 2, channels: 3)) }
+        try writer.write(PixelBuffer<UInt16>(width: 10, height: 1, channels: 3))
+        let file = try writer.finish()
+        #expect(try PNGCodec.decodeSamples(file).samples == .sixteen(PixelBuffer(width: 10, height: 2, channels: 3), significantBits: 16))
+        #expect(throws: PNGError.self) { try writer.finish() }
+    }
 }

@@ -228,4 +228,103 @@ struct HighBitDepthRenderTests {
         let sepia = try StillRenderer.render(path: path, recipe: Self.recipe("sepia"))
         #expect(try PNGCodec.decodeSamples(sepia.bytes).samples.channels == 3)
     }
+
+    /// The originals a banded PNG render is tried on: 16-bit RGBA with gAMA and an Exif
+    /// (orientation 6, a thumbnail); 12-bit gray without Exif; 16-bit RGB whose Exif has
+    /// no orientation.
+    static func bandedOriginals() throws -> [(name: String, png: [UInt8])] {
+        let (w, h) = (300, 290)
+        let colour = gradient(width: w, height: h)
+        var rgba = PixelBuffer<UInt16>(width: w, height: h, channels: 4)
+        for i in 0..<(w * h) {
+            for c in 0..<3 { rgba.components[i * 4 + c] = colour.components[i * 3 + c] }
+            rgba.components[i * 4 + 3] = UInt16(i * 65535 / (w * h - 1))
+        }
+        func with(_ chunks: [UInt8], in png: [UInt8]) throws -> [UInt8] {
+            var png = png
+            let header = try #require(try PNGChunks(parsing: png).chunks.first)
+            png.insert(contentsOf: chunks, at: header.range.upperBound)
+            return png
+        }
+        var exif = TIFFWriter()
+        exif.ifd0 = [(0x0112, .short([6]))]
+        exif.exif = [(0xA002, .long([UInt32(w)])), (0xA003, .long([UInt32(h)]))]
+        exif.thumbnailJPEG = try JPEGCodec.encode(PixelBuffer(width: 160, height: 155, channels: 3), quality: 80)
+        let turned = try with(
+            PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F]) + PNGCodec.chunk(type: "eXIf", data: exif.bytes()),
+            in: try PNGCodec.encode(.sixteen(rgba, significantBits: 16), photographic: true))
+        var gray = PixelBuffer<UInt16>(width: w, height: h, channels: 1)
+        for y in 0..<h { for x in 0..<w { gray.components[y * w + x] = UInt16((x * 2 + y) * 4095 / (w * 2 + h)) } }
+        var plain = TIFFWriter()
+        plain.ifd0 = [(0x0131, .ascii("a scanner"))]
+        let rgb = try with(PNGCodec.chunk(type: "eXIf", data: plain.bytes()), in: try PNGCodec.encode(.sixteen(colour, significantBits: 16), photographic: true))
+        return [("rgba", turned), ("gray", try PNGCodec.encode(.sixteen(gray, significantBits: 12))), ("rgb", rgb)]
+    }
+
+    /// A 16-bit PNG too large to hold whole at 16 bits is rendered a band of rows at a
+    /// time and stays 16-bit: the same picture as the render held whole (exactly, but
+    /// for the steps that decide by a summary of the picture), its alpha, gray and
+    /// significant bits kept, a leading turn or flip written as its new orientation.
+    @Test(arguments: [
+        "exposure:ev=1 warmth:amount=0.1", "crop:x=0.1,y=0.2,width=0.5,height=0.6 contrast:amount=0.2 vignette:strength=0.4",
+        "rotate:degrees=90 flip:direction=horizontal saturation:amount=0.3", "mono", "sepia", "highlights:amount=-0.4 contrast:amount=0.3", "shadows:amount=0.4", "comic",
+    ])
+    func aSixteenBitPNGTooLargeToHoldWholeIsRenderedByBands(text: String) throws {
+        let exact = !["highlights", "shadows", "comic"].contains { text.hasPrefix($0) }
+        let turns = text.hasPrefix("rotate")
+        for (name, png) in try Self.bandedOriginals() {
+            let recipe = try Self.recipe(text)
+            let (banded, whole) = (try StillRenderer.renderPNG(bytes: png, recipe: recipe, bandedAbove: 1000), try StillRenderer.renderPNG(bytes: png, recipe: recipe))
+            #expect(whole.warnings.isEmpty, "\(name), \(text): \(whole.warnings)")
+            func shown(_ render: StillRenderer.Render) throws -> (samples: PixelBuffer<UInt16>, bits: Int, orientation: Int?) {
+                guard case .sixteen(let p, let bits) = try PNGCodec.decodeSamples(render.bytes, keepingAlpha: true).samples else {
+                    throw MediaAnalyzer.Failure(reason: "not a 16-bit PNG")
+                }
+                let orientation = try PNGChunks(parsing: render.bytes).exifTIFF.flatMap { try EXIFMetadata(tiff: $0).orientation }
+                return (p.applying(EXIFOrientation(exifValue: orientation ?? 1)), bits, orientation)
+            }
+            if name == "rgb" && turns {
+                // Its Exif cannot say how to show a turned picture: drawn upright, at 8 bits.
+                #expect(banded.warnings.contains { $0.contains("8 bits per sample") }, "\(banded.warnings)")
+                #expect(try PNGCodec.decodeSamples(banded.bytes).samples.bitDepth == 8)
+                continue
+            }
+            #expect(banded.warnings.isEmpty, "\(name), \(text): \(banded.warnings)")
+            let (a, b) = (try shown(banded), try shown(whole))
+            #expect(a.bits == b.bits && a.bits == (name == "gray" ? 12 : 16), "\(name), \(text)")
+            #expect(a.samples.width == b.samples.width && a.samples.height == b.samples.height && a.samples.channels == b.samples.channels)
+            if name == "rgba" { #expect(a.samples.channels == 4) }
+            // Gray stays gray until a step colours it (written again as RGB).
+            if name == "gray" && (text == "mono" || text == "sepia") { #expect(a.samples.channels == (text == "mono" ? 1 : 3)) }
+            if exact {
+                #expect(a.samples == b.samples, "\(name), \(text)")
+            } else {
+                let difference = zip(a.samples.components, b.samples.components).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(a.samples.components.count)
+                #expect(difference < 65535 * 0.005, "\(name), \(text): mean difference from the render held whole \(difference)")
+            }
+            // The turn is a new orientation of the stored samples (a PNG without Exif gains one).
+            if turns {
+                #expect(a.orientation != b.orientation, "\(name)")
+                #expect(a.orientation != nil)
+            }
+            let chunks = try PNGChunks(parsing: banded.bytes)
+            if name == "rgba" {
+                #expect(chunks.chunks.contains { $0.type == "gAMA" })
+                // The Exif thumbnail is the render's, at its shape.
+                let tiff = try #require(chunks.exifTIFF.map(Array.init))
+                let thumbnail = try #require(ExifThumbnail.thumbnail(in: tiff))
+                let pixels = try JPEGCodec.decode(thumbnail).pixels
+                let stored = try PNGCodec.rowFormat(banded.bytes)
+                #expect(abs(Double(pixels.width) / Double(pixels.height) - Double(stored.width) / Double(stored.height)) < 0.05)
+            }
+        }
+    }
+
+    /// A straighten must see the picture upright: a large 16-bit PNG is then drawn whole at 8 bits, and says so.
+    @Test func aLargeSixteenBitPNGStraightenedIsRenderedAtEightBitsWithAWarning() throws {
+        let png = try #require(try Self.bandedOriginals().first).png
+        let render = try StillRenderer.renderPNG(bytes: png, recipe: try Self.recipe("straighten:degrees=3"), bandedAbove: 1000)
+        #expect(render.warnings.contains { $0.contains("8 bits per sample") && $0.contains("straighten") }, "\(render.warnings)")
+        #expect(try PNGCodec.decodeSamples(render.bytes).samples.bitDepth == 8)
+    }
 }

@@ -1,9 +1,10 @@
-// camlib's two full-API libpng paths, as C: libpng reports errors by longjmp to a
-// setjmp point, which Swift cannot host. Exact 8/16-bit gray or RGB (with sBIT and text
-// chunks) out; exact samples in, with no gamma or colour conversion.
+// camlib's full-API libpng paths, as C: libpng reports errors by longjmp to a setjmp
+// point, which Swift cannot host. Exact 8/16-bit gray or RGB (with sBIT and text chunks)
+// out; exact samples in, with no gamma or colour conversion; whole, or row by row.
 //
 // Ownership: every buffer these functions return is malloc'd and the caller frees it
-// with free(); on failure nothing is left to free.
+// with free(); on failure nothing is left to free. A row reader or writer is freed with
+// its own _free function, once, whatever happened to it.
 #ifndef CPNG_CODEC_H
 #define CPNG_CODEC_H
 
@@ -52,6 +53,35 @@ typedef struct {
 /// `keep_alpha`: an alpha channel (or a tRNS chunk, as alpha) is kept; otherwise dropped.
 /// Returns 1 on success; 0 with err->message set otherwise. `max_pixels` bounds memory.
 int cpng_decode(const void *bytes, size_t size, size_t max_pixels, int keep_alpha, cpng_decoded *result, cpng_error *err);
+
+/// Reads a non-interlaced PNG's rows top to bottom, samples as cpng_decode gives them with
+/// alpha kept (`keep_alpha` 1). `bytes` must outlive the reader. Returns NULL with
+/// err->message when the PNG cannot be opened (an interlaced one is refused: its rows
+/// come in passes); else fills `info` (its `pixels` NULL).
+typedef struct cpng_row_reader cpng_row_reader;
+cpng_row_reader *cpng_row_reader_open(const void *bytes, size_t size, size_t max_pixels, cpng_decoded *info, cpng_error *err);
+/// The next `count` rows into `rows`, packed (`channels` samples a pixel at `bit_depth`).
+/// Returns 1, or 0 with err->message; after a failure every call fails.
+int cpng_row_reader_read(cpng_row_reader *reader, void *rows, unsigned count, cpng_error *err);
+void cpng_row_reader_free(cpng_row_reader *reader);
+
+/// Where a row writer's bytes go, as libpng makes them; returns 0 when it cannot take
+/// them (the writer then fails).
+typedef int (*cpng_sink)(void *context, const unsigned char *bytes, size_t length);
+
+/// Writes a PNG row by row; the arguments are cpng_encode's. Signature, header, sBIT and
+/// texts reach `sink` at once, image data as rows are written, the end at finish.
+/// Returns NULL with err->message on failure.
+typedef struct cpng_row_writer cpng_row_writer;
+cpng_row_writer *cpng_row_writer_open(unsigned width, unsigned height, int channels, int bit_depth, int significant_bits,
+                                      const cpng_text *texts, int text_count, int compression_level, int photographic,
+                                      cpng_sink sink, void *context, cpng_error *err);
+/// The next `count` rows, packed. Returns 1, or 0 with err->message; after a failure
+/// every call fails.
+int cpng_row_writer_write(cpng_row_writer *writer, const void *rows, unsigned count, cpng_error *err);
+/// Ends the PNG once every row is written. Returns 1, or 0 with err->message.
+int cpng_row_writer_finish(cpng_row_writer *writer, cpng_error *err);
+void cpng_row_writer_free(cpng_row_writer *writer);
 
 /// libpng's simplified-API constants, which are macros Swift cannot import.
 unsigned int cpng_format_rgb(void);

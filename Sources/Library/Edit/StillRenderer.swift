@@ -133,7 +133,7 @@ public enum StillRenderer {
             }
             encoded = try HEIFEncoder.encodeRGB(still, sixteenBit: pixels, bits: min(12, bits))
         } else if compression == .hevc, primary.width * primary.height > tiledAbove, let source = primary.storedTiling, !primary.isCropped,
-            let cut = tiledCut(recipe, of: source, shownIn: primary.orientation),
+            let cut = tiledCut(recipe, width: source.width, height: source.height, shownIn: primary.orientation),
             let rendering = RegionRendering(recipe: cut.rest, width: cut.width, height: cut.height, sixteenBit: bits > 8)
         {
             // A turn or flip is a new way of showing the stored samples.
@@ -185,16 +185,17 @@ public enum StillRenderer {
             warnings: warnings + left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
     }
 
-    /// What a grid's tiled render draws, and the orientation it is shown in: the whole
-    /// stored picture through a recipe that treats every direction alike, or the
-    /// rectangle its leading crops, turns and flips cut out of the stored picture through
-    /// the steps after it (``FilterRecipe/storedCrop(width:height:shownIn:)``); nil when
-    /// the recipe must see the picture upright (a straighten, depth).
-    static func tiledCut(_ recipe: FilterRecipe, of tiling: HEIFImage.Tiling, shownIn orientation: EXIFOrientation)
+    /// What a render by tiles or bands draws of a `width`×`height` stored picture, and
+    /// the orientation it is shown in: the whole stored picture through a recipe that
+    /// treats every direction alike, or the rectangle its leading crops, turns and flips
+    /// cut out of the stored picture through the steps after it
+    /// (``FilterRecipe/storedCrop(width:height:shownIn:)``); nil when the recipe must see
+    /// the picture upright (a straighten, depth).
+    static func tiledCut(_ recipe: FilterRecipe, width: Int, height: Int, shownIn orientation: EXIFOrientation)
         -> (x: Int, y: Int, width: Int, height: Int, orientation: EXIFOrientation, rest: FilterRecipe)?
     {
-        if recipe.treatsEveryDirectionAlike { return (0, 0, tiling.width, tiling.height, orientation, recipe) }
-        return recipe.storedCrop(width: tiling.width, height: tiling.height, shownIn: orientation)
+        if recipe.treatsEveryDirectionAlike { return (0, 0, width, height, orientation, recipe) }
+        return recipe.storedCrop(width: width, height: height, shownIn: orientation)
     }
 
     /// The auxiliary images of `source`'s primary image (depth, disparity, mattes, Apple's
@@ -426,27 +427,44 @@ public enum StillRenderer {
 
     /// A PNG stays a PNG: 8-bit RGB, or 16-bit when the original is (its significant bits
     /// kept), gray when the original is and the render stayed gray, its transparency kept
-    /// as it was, its Exif orientation and metadata chunks.
-    static func renderPNG(bytes: [UInt8], recipe: FilterRecipe) throws -> Render {
+    /// as it was, its Exif orientation and metadata chunks. A 16-bit PNG larger than a
+    /// picture held whole at 16 bits is rendered by bands of rows where it can be, else at 8 bits.
+    static func renderPNG(bytes: [UInt8], recipe: FilterRecipe, bandedAbove: Int = tiledAbovePixels) throws -> Render {
         let chunks = try PNGChunks(parsing: bytes)
+        try checkSize(width: chunks.width, height: chunks.height)
         var warnings: [String] = []
         var carried = carriedPNGChunks
-        let encoded: [UInt8]
-        // The render at 8 bits, as stored: its size and its Exif thumbnail.
-        let filtered: PixelBuffer<UInt8>
-        // Held whole at 16 bits (6 bytes a pixel, several copies) up to the size a HEIC is.
-        if chunks.bitDepth == 16, chunks.width * chunks.height > tiledAbovePixels {
-            warnings.append("the 16-bit PNG was rendered with 8 bits per sample (camlib keeps 16 bits up to \(tiledAbovePixels / 1_000_000) megapixels)")
-        }
-        if chunks.bitDepth == 16, chunks.width * chunks.height <= tiledAbovePixels {
+        var encoded: [UInt8]
+        // The render's size, and the render at 8 bits (as stored, whole or averaged down)
+        // for its Exif thumbnail.
+        let size: (width: Int, height: Int)
+        let preview: PixelBuffer<UInt8>
+        let exifOrientation = chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }?.orientation
+        let orientation = EXIFOrientation(exifValue: exifOrientation ?? 1)
+        // The orientation the render is shown in, where it is not the original's.
+        var turned: EXIFOrientation?
+        if chunks.bitDepth == 16, chunks.width * chunks.height <= bandedAbove {
+            // Held whole at 16 bits (6 bytes a pixel, several copies) up to the size a HEIC is.
             let (samples, eight) = try filteredSixteenBitPNG(bytes, chunks: chunks, recipe: recipe)
             encoded = try PNGCodec.encode(samples, photographic: true)
-            filtered = eight
+            (size, preview) = ((eight.width, eight.height), eight)
             // Its samples are as the file stored them, so what says how to read them stays.
             carried.formUnion(["gAMA", "cHRM"])
+        } else if chunks.bitDepth == 16,
+            let banded = try renderedByBands(
+                bytes, chunks: chunks, recipe: recipe, shownIn: orientation, canReorient: chunks.exifTIFF == nil || exifOrientation != nil)
+        {
+            encoded = banded.encoded
+            (size, preview) = ((banded.width, banded.height), banded.preview)
+            if banded.orientation != orientation { turned = banded.orientation }
+            carried.formUnion(["gAMA", "cHRM"])
         } else {
+            if chunks.bitDepth == 16 {
+                warnings.append(
+                    "the 16-bit PNG was rendered with 8 bits per sample (above \(bandedAbove / 1_000_000) megapixels, camlib keeps 16 bits "
+                        + "only for a non-interlaced PNG edited without straighten or depth, its crops, turns and flips first)")
+            }
             let (rgb, alpha, _) = try filteredPNG(bytes, chunks: chunks, recipe: recipe)
-            filtered = rgb
             if let alpha {
                 var rgba = PixelBuffer<UInt8>(width: rgb.width, height: rgb.height, channels: 4)
                 for i in 0..<(rgb.width * rgb.height) {
@@ -459,13 +477,13 @@ public enum StillRenderer {
             } else {
                 encoded = try PNGCodec.encode(.eight(rgb), photographic: true)
             }
+            (size, preview) = ((rgb.width, rgb.height), rgb)
         }
         // Signature and the new IHDR, the original's metadata chunks, then the new image.
-        let written = try PNGChunks(parsing: encoded)
-        guard let header = written.chunks.first, header.type == "IHDR" else {
+        guard let header = try PNGChunks(parsing: encoded).chunks.first, header.type == "IHDR" else {
             throw MediaAnalyzer.Failure(reason: "internal error: the encoded PNG does not start with its header")
         }
-        var output = Array(encoded[..<header.range.upperBound])
+        var metadata: [UInt8] = []
         for chunk in chunks.chunks where carried.contains(chunk.type) {
             // An Exif thumbnail shows the render, not the original: the Exif (in an eXIf
             // chunk, or ImageMagick's older raw profile, which becomes one) is written
@@ -473,22 +491,28 @@ public enum StillRenderer {
             let data = bytes[(chunk.range.lowerBound + 8)..<(chunk.range.upperBound - 4)]
             var tiff = chunk.type == "eXIf" ? Array(data) : chunk.type == "zTXt" ? PNGCodec.rawExifProfile(zTXt: data) : nil
             if recipe.changesGeometry, tiff != nil {
-                // The size it declares, after a crop or a turn.
-                ExifDimensions.replacing(in: &tiff!, width: filtered.width, height: filtered.height)
+                // The size it declares, after a crop or a turn, and how it is shown.
+                ExifDimensions.replacing(in: &tiff!, width: size.width, height: size.height, orientation: turned?.rawValue)
                 if ExifThumbnail.thumbnail(in: tiff!) == nil {
-                    output += PNGCodec.chunk(type: "eXIf", data: tiff!)
+                    metadata += PNGCodec.chunk(type: "eXIf", data: tiff!)
                     continue
                 }
             }
             if let tiff, let old = ExifThumbnail.thumbnail(in: tiff) {
-                let rewritten = try exifWithNewThumbnail(tiff, replacing: old, from: filtered, room: Int(Int32.max), warnings: &warnings)
-                output += PNGCodec.chunk(type: "eXIf", data: rewritten)
+                let rewritten = try exifWithNewThumbnail(tiff, replacing: old, from: preview, room: Int(Int32.max), warnings: &warnings)
+                metadata += PNGCodec.chunk(type: "eXIf", data: rewritten)
                 continue
             }
-            output += bytes[chunk.range]
+            metadata += bytes[chunk.range]
         }
-        output += encoded[header.range.upperBound...]
-        return Render(bytes: output, format: .png, warnings: warnings)
+        if let turned, chunks.exifTIFF == nil {
+            // A turn of a PNG without Exif: an Exif that says how to show it.
+            var tiff = TIFFWriter()
+            tiff.ifd0 = [(0x0112, .short([UInt16(turned.rawValue)]))]
+            metadata += PNGCodec.chunk(type: "eXIf", data: tiff.bytes())
+        }
+        encoded.insert(contentsOf: metadata, at: header.range.upperBound)
+        return Render(bytes: encoded, format: .png, warnings: warnings)
     }
 
     /// JPEG quality 92, or the highest quality down to 40 (found by halving the interval

@@ -1,0 +1,84 @@
+internal import CPNGCodec
+import Imaging
+
+extension PNGCodec {
+    /// What a PNG's rows hold, as ``readRows(_:band:maxPixels:_:)`` gives them.
+    public struct RowFormat: Sendable, Equatable {
+        public let width: Int, height: Int
+        /// 1 gray, 2 gray and alpha, 3 RGB, 4 RGBA (a palette as RGB, a tRNS chunk as alpha).
+        public let channels: Int
+        /// 8 or 16 (1, 2 and 4-bit gray come as 8).
+        public let bitDepth: Int
+        /// From the sBIT chunk, else `bitDepth`.
+        public let significantBits: Int
+    }
+
+    /// The format of a PNG's rows, read from its header chunks alone.
+    public static func rowFormat(_ png: [UInt8], maxPixels: Int = DecodeLimits.maximumPixels) throws -> RowFormat {
+        try png.withUnsafeBytes { bytes in
+            var decoded = cpng_decoded()
+            var error = cpng_error()
+            guard let reader = cpng_row_reader_open(bytes.baseAddress, bytes.count, maxPixels, &decoded, &error) else {
+                throw PNGError(message: message(error))
+            }
+            cpng_row_reader_free(reader)
+            return RowFormat(decoded)
+        }
+    }
+
+    /// A non-interlaced PNG read top to bottom, `band` rows at a time, without holding
+    /// it whole: its samples exactly as ``decodeSamples(_:maxPixels:keepingAlpha:)``
+    /// gives them with alpha kept, but for the sBIT shift (16-bit samples come as
+    /// stored). `rows`: the rows wanted (all when nil); those above them are read and
+    /// dropped, those below are not read. `body` gets each band (the last may be
+    /// shorter) and its first row. `T` must be the PNG's depth: `UInt8` for 8 bits or
+    /// fewer, `UInt16` for 16.
+    public static func readRows<T: PixelComponent & FixedWidthInteger>(
+        _ png: [UInt8], rows wanted: Range<Int>? = nil, band: Int, maxPixels: Int = DecodeLimits.maximumPixels,
+        _ body: (_ format: RowFormat, _ rows: consuming PixelBuffer<T>, _ y: Int) throws -> Void
+    ) throws {
+        precondition(band > 0, "a band has rows")
+        try png.withUnsafeBytes { bytes in
+            var decoded = cpng_decoded()
+            var error = cpng_error()
+            guard let reader = cpng_row_reader_open(bytes.baseAddress, bytes.count, maxPixels, &decoded, &error) else {
+                throw PNGError(message: message(error))
+            }
+            defer { cpng_row_reader_free(reader) }
+            let format = RowFormat(decoded)
+            guard format.bitDepth == T.bitWidth else {
+                throw PNGError(message: "the PNG has \(format.bitDepth)-bit samples, not \(T.bitWidth)-bit")
+            }
+            let range = (wanted ?? 0..<format.height).clamped(to: 0..<format.height)
+            func read(_ count: Int, into rows: inout PixelBuffer<T>) throws {
+                let ok = rows.components.withUnsafeMutableBytes { cpng_row_reader_read(reader, $0.baseAddress, UInt32(count), &error) }
+                guard ok != 0 else { throw PNGError(message: message(error)) }
+            }
+            if range.lowerBound > 0 {
+                var dropped = PixelBuffer<T>(width: format.width, height: min(band, range.lowerBound), channels: format.channels)
+                var y = 0
+                while y < range.lowerBound {
+                    let count = min(band, range.lowerBound - y)
+                    try read(count, into: &dropped)
+                    y += count
+                }
+            }
+            var y = range.lowerBound
+            while y < range.upperBound {
+                let count = min(band, range.upperBound - y)
+                var rows = PixelBuffer<T>(width: format.width, height: count, channels: format.channels)
+                try read(count, into: &rows)
+                try body(format, rows, y)
+                y += count
+            }
+        }
+    }
+}
+
+extension PNGCodec.RowFormat {
+    init(_ decoded: cpng_decoded) {
+        self.init(
+            width: Int(decoded.width), height: Int(decoded.height), channels: Int(decoded.channels), bitDepth: Int(decoded.bit_depth),
+            significantBits: Int(decoded.significant_bits))
+    }
+}
