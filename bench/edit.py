@@ -19,9 +19,12 @@ not depend on how the comic looks.
    ffmpeg for its many more threads); the peak is the kernel's high-water mark of the
    command's process (each works in one).
 3. Memory: peak resident memory of `camlib edit` (the kernel's high-water mark, which
-   a sampler can miss between samples) on synthetic JPEG stills of 24, 100 and 200
-   megapixels and HEIC grids of 39 (the largest rendered whole), 93 and 197 (rendered tile by
-   tile) (goal: under 1 GB up to 200 megapixels).
+   a sampler can miss between samples) on synthetic stills (ffmpeg's testsrc2), with
+   comic: JPEGs of 24, 100 and 200 megapixels and 8-bit HEIC grids of 39 (the largest
+   rendered whole), 93 and 197 (rendered tile by tile); and with a crop and exposure, which
+   keep 16 bits a sample: 10-bit HEIC grids of 93 and 197 megapixels (tile by tile) and
+   16-bit PNGs of 100 and 200 (a band of rows at a time) (goal: under 1 GB up to 200
+   megapixels).
 
 2b. Light, colour and geometry, on the same Live Photo: exposure, contrast, saturation, a
    square crop and a 3-degree straighten, next to FFmpeg's eq/crop/rotate graph doing the
@@ -57,7 +60,7 @@ not depend on how the comic looks.
    change, a brightness curve, to the same 1,024-pixel picture held in memory and encoding
    it as JPEG: the floor of any preview that is made, not cached.
 
-Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory] [--only-adjust] [--only-depth] [--only-editor]   (best of N runs for
+Usage: bench/edit.py [--runs N] [--skip-weight] [--skip-memory] [--only-adjust] [--only-depth] [--only-editor] [--only-memory]   (best of N runs for
 speed, default 3). Needs ./setup.sh's .venv, ffmpeg, heif-enc, heif-dec. Not a test.
 """
 import argparse, glob, json, os, re, shlex, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.parse, urllib.request
@@ -499,43 +502,53 @@ def apple_similarity(camlib, tmp, results):
         subprocess.run(["chmod", "-R", "u+w", work])
 
 
-def heic_grid(path, width, height, columns, rows, work):
-    """A HEIC grid of columns x rows tiles (heif-enc -T), its picture ffmpeg's testsrc2:
-    how panoramas and large camera stills are stored (libheif decodes no single image
-    of over 512 MB, and reads at most 1,000 items)."""
+def heic_grid(path, width, height, columns, rows, work, bits=8):
+    """A HEIC grid of columns x rows tiles (heif-enc -T), its picture ffmpeg's testsrc2,
+    at 8 bits or (from 16-bit tiles) 10: how panoramas and large camera stills are
+    stored (libheif decodes no single image of over 512 MB, and reads at most 1,000 items)."""
     tiles = os.path.join(work, "tiles")
     os.makedirs(tiles)
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r=1", "-vf", f"untile={columns}x{rows}",
+    deep = ["-pix_fmt", "rgb48be"] if bits > 8 else []
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r=1", "-vf", f"untile={columns}x{rows}", *deep,
                     "-frames:v", str(columns * rows), os.path.join(tiles, "t-%05d.png")], check=True)
     for name in os.listdir(tiles):
         row, column = divmod(int(name[2:7]) - 1, columns)
         os.rename(os.path.join(tiles, name), os.path.join(tiles, f"tile-{row:02d}-{column:02d}.png"))
-    subprocess.run(["heif-enc", "-q", "50", "-p", "preset=ultrafast", "-T", os.path.join(tiles, "tile-00-00.png"), "-o", path],
+    subprocess.run(["heif-enc", "-q", "50", "-p", "preset=ultrafast", "-b", str(bits), "-T", os.path.join(tiles, "tile-00-00.png"), "-o", path],
                    check=True, capture_output=True)
     shutil.rmtree(tiles)
 
 
 def memory(camlib, tmp, results):
-    print("\n3. Memory: camlib edit --filter comic on synthetic stills (JPEGs; HEIC grids, over 40 megapixels rendered tile by tile)")
-    print(f"{'format':>6} {'megapixels':>10} {'size':>12} {'seconds':>8} {'peak MB':>8}")
+    print("\n3. Memory: camlib edit on synthetic stills (HEIC grids over 40 megapixels rendered tile by tile, 16-bit PNGs a band of rows at a time)")
+    print(f"{'format':>8} {'megapixels':>10} {'size':>12} {'edit':>24} {'seconds':>8} {'peak MB':>8}")
     worst = 0.0
-    for kind, width, height, grid in [("JPEG", 5712, 4284, None), ("JPEG", 11547, 8660, None), ("JPEG", 16330, 12247, None),
-                                      ("HEIC", 7680, 5120, (8, 8)), ("HEIC", 11264, 8272, (11, 11)), ("HEIC", 16384, 12032, (16, 16))]:
+    comic, deep = ["comic"], ["crop:x=0.1,y=0.1,width=0.8,height=0.8", "exposure:ev=0.5"]
+    for kind, width, height, grid, filters in [
+            ("JPEG", 5712, 4284, None, comic), ("JPEG", 11547, 8660, None, comic), ("JPEG", 16330, 12247, None, comic),
+            ("HEIC", 7680, 5120, (8, 8), comic), ("HEIC", 11264, 8272, (11, 11), comic), ("HEIC", 16384, 12032, (16, 16), comic),
+            ("HEIC-10", 11264, 8272, (11, 11), deep), ("HEIC-10", 16384, 12032, (16, 16), deep),
+            ("PNG-16", 11547, 8660, None, deep), ("PNG-16", 16330, 12247, None, deep)]:
         work = os.path.join(tmp, f"memory-{kind}-{width}")
         os.makedirs(work)
-        still = os.path.join(work, f"still-{width}x{height}." + ("jpg" if kind == "JPEG" else "heic"))
+        still = os.path.join(work, f"still-{width}x{height}." + {"JPEG": "jpg", "PNG-16": "png"}.get(kind, "heic"))
         if grid:
-            heic_grid(still, width, height, grid[0], grid[1], work)
+            heic_grid(still, width, height, grid[0], grid[1], work, bits=10 if kind == "HEIC-10" else 8)
+        elif kind == "PNG-16":
+            subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r=1", "-frames:v", "1", "-pix_fmt", "rgb48be",
+                            "-compression_level", "1", still], check=True)
         else:
             subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}", "-frames:v", "1", "-q:v", "4", still],
                            check=True)
         lib = os.path.join(work, "lib")
         subprocess.run([camlib, "import", "--library", lib, still], check=True, capture_output=True)
-        seconds, peak, status = measure([camlib, "edit", "--library", lib, still, "--filter", "comic"], sample=False)
+        seconds, peak, status = measure([camlib, "edit", "--library", lib, still, *(a for f in filters for a in ("--filter", f))], sample=False)
         worst = max(worst, peak)
-        results.add(f"peak memory, {kind} of {width * height / 1e6:.0f} megapixels", peak, "MB", goal="under 1 GB",
+        edit = "comic" if filters == comic else "crop, exposure"
+        results.add(f"peak memory, {kind} of {width * height / 1e6:.0f} megapixels, {edit}", peak, "MB", goal="under 1 GB",
                     met=peak < 1024 and status == 0)
-        print(f"{kind:>6} {width * height / 1e6:10.0f} {f'{width}x{height}':>12} {seconds:8.2f} {peak:8.0f}" + ("" if status == 0 else f"  (exit {status})"))
+        print(f"{kind:>8} {width * height / 1e6:10.0f} {f'{width}x{height}':>12} {edit:>24} {seconds:8.2f} {peak:8.0f}"
+              + ("" if status == 0 else f"  (exit {status})"))
         subprocess.run(["chmod", "-R", "u+w", work])
         shutil.rmtree(work, ignore_errors=True)
     print(f"largest peak: {worst:.0f} MB (goal: under 1024 MB up to 200 megapixels, {'met' if worst < 1024 else 'NOT met'})")
@@ -632,6 +645,7 @@ def main():
     parser.add_argument("--only-adjust", action="store_true", help="section 2b alone (bench/results/edit-adjust.json)")
     parser.add_argument("--only-depth", action="store_true", help="sections 2c and 2d alone (bench/results/edit-depth.json)")
     parser.add_argument("--only-editor", action="store_true", help="section 2e alone (bench/results/edit-editor.json)")
+    parser.add_argument("--only-memory", action="store_true", help="section 3 alone (bench/results/edit-memory.json)")
     args = parser.parse_args()
     for tool in ("ffmpeg", "ffprobe", "heif-enc", "heif-dec"):
         if shutil.which(tool) is None:
@@ -642,15 +656,17 @@ def main():
     tmp = tempfile.mkdtemp(prefix="camlib-bench-edit-")
     results = Results("edit", "Edits")
     try:
-        alone = args.only_adjust or args.only_depth or args.only_editor
+        alone = args.only_adjust or args.only_depth or args.only_editor or args.only_memory
         if not args.skip_weight and not alone:
             weight_and_quality(camlib, tmp, results)
         if not alone:
             speed(camlib, tmp, args.runs, results)
-            if not args.skip_memory:
-                memory(camlib, tmp, results)
             results.write()
-        # Sections 2b, and 2c with 2d, keep results of their own, so each can run alone.
+        # Each of the sections after 2 keeps results of its own, so each can run alone.
+        if (not alone and not args.skip_memory) or args.only_memory:
+            held = Results("edit-memory", "Edits: memory")
+            memory(camlib, tmp, held)
+            held.write()
         if not alone or args.only_adjust:
             adjusted = Results("edit-adjust", "Edits: light, colour and geometry")
             adjust_speed(camlib, tmp, args.runs, adjusted)

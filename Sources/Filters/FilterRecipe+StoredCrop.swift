@@ -1,25 +1,28 @@
 import Imaging
 
 extension FilterRecipe {
-    /// When the recipe's geometry comes first and, over a width×height picture as stored
-    /// and shown in `orientation`, only cuts a rectangle out of the stored picture and
-    /// turns or mirrors it whole (crops, quarter turns, flips; no straighten), and every
-    /// later step treats every direction alike: that rectangle, in stored pixels, the
-    /// orientation to show it in (`orientation` when the geometry turns nothing), and the
-    /// later steps. The render is then the rectangle's pixels copied as they are, shown in
-    /// that orientation (a HEIF's irot/imir), drawn by the later steps: a HEIC grid too
-    /// large to hold whole is cropped and turned tile by tile this way. nil otherwise.
+    /// When the recipe's geometry comes first (after steps that look at one pixel at a
+    /// time, if any: those give the same pixels whether a copy of some of them is cut out
+    /// before or after) and, over a width×height picture as stored and shown in
+    /// `orientation`, only cuts a rectangle out of the stored picture and turns or mirrors
+    /// it whole (crops, quarter turns, flips; no straighten), and every other step treats
+    /// every direction alike: that rectangle, in stored pixels, the orientation to show
+    /// it in (`orientation` when the geometry turns nothing), and the other steps in their
+    /// order. The render is then the rectangle's pixels copied as they are, shown in that
+    /// orientation (a HEIF's irot/imir), drawn by the other steps: a HEIC grid too large
+    /// to hold whole is cropped and turned tile by tile this way. nil otherwise.
     public func storedCrop(width: Int, height: Int, shownIn orientation: EXIFOrientation)
         -> (x: Int, y: Int, width: Int, height: Int, orientation: EXIFOrientation, rest: FilterRecipe)?
     {
         let filters = self.filters
-        guard filters.first is any GeometryFilter else { return nil }
-        let end = filters.firstIndex { !($0 is any GeometryFilter) } ?? filters.count
-        let rest = FilterRecipe(steps: Array(steps[end...]))
+        let start = filters.prefix { $0 is any PixelFilter || $0 is any ChannelCurveFilter }.count
+        guard start < filters.count, filters[start] is any GeometryFilter else { return nil }
+        let end = filters[start...].firstIndex { !($0 is any GeometryFilter) } ?? filters.count
+        let rest = FilterRecipe(steps: Array(steps[..<start] + steps[end...]))
         guard rest.treatsEveryDirectionAlike else { return nil }
         // The way of showing the output that leaves its samples where they were stored.
         for shown in [orientation] + EXIFOrientation.allCases.filter({ $0 != orientation }) {
-            var i = 0
+            var i = start
             let p = GeometryPlacement.run(of: filters, from: &i, width: width, height: height, shownIn: orientation, storedFor: shown)
             guard p.exact, p.a == 1, p.b == 0, p.d == 0, p.e == 1, p.c == p.c.rounded(), p.f == p.f.rounded() else { continue }
             let (x, y) = (Int(p.c), Int(p.f))

@@ -49,13 +49,15 @@ struct TiledRenderTests {
         #expect(Self.meanBlockDifference(Self.shrunk(pb, to: small.width, small.height), small, block: 4) < 6)
     }
 
-    /// Crops, turns and flips first (in display coordinates, of a grid turned by irot) are
+    /// Crops, turns and flips first, or after colour steps (in display coordinates, of a grid turned by irot), are
     /// a rectangle of the stored picture shown another way: rendered tile by tile, it is
     /// cut into new tiles of the same size, shown by a new irot/imir (and Exif orientation),
     /// and is the edit rendered whole; its aux images are reshaped too.
     @Test(arguments: [
         "crop:x=0.13,y=0.21,width=0.6,height=0.5 exposure:ev=0.4 posterize", "crop:aspect=1:1 flip:direction=horizontal flip:direction=horizontal",
         "rotate:degrees=90 crop:x=0.1,y=0.15,width=0.5,height=0.6 flip:direction=vertical mono",
+        // After steps that look at one pixel at a time.
+        "exposure:ev=0.3 warmth:amount=0.2 rotate:degrees=270 crop:aspect=1:1",
     ])
     func aCropOfAGridIsRenderedTileByTile(recipe text: String) throws {
         let path = Media.path("apple-live-photo/IMG_3582.HEIC")

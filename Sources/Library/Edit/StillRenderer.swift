@@ -173,7 +173,7 @@ public enum StillRenderer {
         if !keptBits {
             warnings.append(
                 "the \(bits)-bit photo was rendered with 8 bits per sample (above \(Double(tiledAbove) / 1e6) megapixels, camlib keeps 10 and 12 bits "
-                    + "only for a HEIC grid edited without straighten or depth, its crops, turns and flips first)")
+                    + "only for a HEIC grid edited without straighten or depth, its crops, turns and flips before all but colour steps)")
         }
         if recipe.changesGeometry {
             let (withAux, reshapeWarnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
@@ -462,7 +462,7 @@ public enum StillRenderer {
             if chunks.bitDepth == 16 {
                 warnings.append(
                     "the 16-bit PNG was rendered with 8 bits per sample (above \(bandedAbove / 1_000_000) megapixels, camlib keeps 16 bits "
-                        + "only for a non-interlaced PNG edited without straighten or depth, its crops, turns and flips first)")
+                        + "only for a non-interlaced PNG edited without straighten or depth, its crops, turns and flips before all but colour steps)")
             }
             let (rgb, alpha, _) = try filteredPNG(bytes, chunks: chunks, recipe: recipe)
             if let alpha {
