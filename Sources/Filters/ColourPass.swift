@@ -82,8 +82,3 @@ struct ColourPass {
         }
     }
 }
-
-/// A rectangle of a picture's pixels.
-struct PixelRegion: Equatable {
-    var x, y, width, height: Int
-}

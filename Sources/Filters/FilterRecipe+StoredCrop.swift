@@ -14,12 +14,7 @@ extension FilterRecipe {
     public func storedCrop(width: Int, height: Int, shownIn orientation: EXIFOrientation)
         -> (x: Int, y: Int, width: Int, height: Int, orientation: EXIFOrientation, rest: FilterRecipe)?
     {
-        let filters = self.filters
-        let start = filters.prefix { $0 is any PixelFilter || $0 is any ChannelCurveFilter }.count
-        guard start < filters.count, filters[start] is any GeometryFilter else { return nil }
-        let end = filters[start...].firstIndex { !($0 is any GeometryFilter) } ?? filters.count
-        let rest = FilterRecipe(steps: Array(steps[..<start] + steps[end...]))
-        guard rest.treatsEveryDirectionAlike else { return nil }
+        guard let (filters, start, rest) = leadingGeometry() else { return nil }
         // The way of showing the output that leaves its samples where they were stored.
         for shown in [orientation] + EXIFOrientation.allCases.filter({ $0 != orientation }) {
             var i = start
@@ -30,5 +25,29 @@ extension FilterRecipe {
             return (x, y, p.width, p.height, shown, rest)
         }
         return nil
+    }
+
+    /// When the recipe's geometry comes first as ``storedCrop(width:height:shownIn:)``
+    /// asks but interpolates (a straighten): where each pixel of the output, stored as
+    /// the original is (shown in `orientation`), comes from in the width×height stored
+    /// picture, and the other steps. Any rectangle of the output is then drawn from the
+    /// pixels ``GeometryPlacement/sourceRegion(width:height:)`` of its
+    /// ``GeometryPlacement/part(x:y:width:height:)`` names, so a picture too large to
+    /// hold whole is straightened tile by tile or band by band. nil otherwise.
+    public func storedResampling(width: Int, height: Int, shownIn orientation: EXIFOrientation) -> (placement: GeometryPlacement, rest: FilterRecipe)? {
+        guard let (filters, start, rest) = leadingGeometry() else { return nil }
+        var i = start
+        return (GeometryPlacement.run(of: filters, from: &i, width: width, height: height, shownIn: orientation), rest)
+    }
+
+    /// The filters, where the geometry run that ``storedCrop(width:height:shownIn:)``
+    /// takes starts, and the other steps, when they treat every direction alike.
+    private func leadingGeometry() -> (filters: [any ImageFilter], start: Int, rest: FilterRecipe)? {
+        let filters = self.filters
+        let start = filters.prefix { $0 is any PixelFilter || $0 is any ChannelCurveFilter }.count
+        guard start < filters.count, filters[start] is any GeometryFilter else { return nil }
+        let end = filters[start...].firstIndex { !($0 is any GeometryFilter) } ?? filters.count
+        let rest = FilterRecipe(steps: Array(steps[..<start] + steps[end...]))
+        return rest.treatsEveryDirectionAlike ? (filters, start, rest) : nil
     }
 }

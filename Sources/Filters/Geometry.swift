@@ -91,7 +91,7 @@ public struct GeometryPlacement: Sendable, Equatable {
 
     /// The pixels of a width×height input this placement reads (each point's neighbours
     /// and a pixel more included), clamped to the input.
-    func sourceRegion(width w: Int, height h: Int) -> PixelRegion {
+    public func sourceRegion(width w: Int, height h: Int) -> PixelRegion {
         let corners = [(0.5, 0.5), (Double(width) - 0.5, 0.5), (0.5, Double(height) - 0.5), (Double(width) - 0.5, Double(height) - 0.5)]
         let xs = corners.map { a * $0.0 + b * $0.1 + c - 0.5 }, ys = corners.map { d * $0.0 + e * $0.1 + f - 0.5 }
         let left = max(0, min(w, Int(xs.min()!.rounded(.down)) - 1)), right = max(left, min(w, Int(xs.max()!.rounded(.up)) + 2))
@@ -99,8 +99,17 @@ public struct GeometryPlacement: Sendable, Equatable {
         return PixelRegion(x: left, y: top, width: right - left, height: bottom - top)
     }
 
+    /// The placement of the output's width×height rectangle whose top-left pixel is (x, y) alone.
+    public func part(x: Int, y: Int, width: Int, height: Int) -> GeometryPlacement {
+        var part = self
+        (part.width, part.height) = (width, height)
+        part.c += a * Double(x) + b * Double(y)
+        part.f += d * Double(x) + e * Double(y)
+        return part
+    }
+
     /// This placement over the pixels of `region` alone, taken out of its input.
-    func within(_ region: PixelRegion) -> GeometryPlacement {
+    public func within(_ region: PixelRegion) -> GeometryPlacement {
         var moved = self
         moved.c -= Double(region.x)
         moved.f -= Double(region.y)

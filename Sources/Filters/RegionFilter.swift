@@ -271,6 +271,8 @@ public protocol RegionSample: PixelComponent {
     static func draw(_ region: inout PixelBuffer<Self>, in rendering: RegionRendering, x: Int, y: Int)
     /// The region at 8 bits (a thumbnail is made of them).
     static func eightBit(_ region: borrowing PixelBuffer<Self>) -> PixelBuffer<UInt8>
+    /// `region` reshaped by `placement` (``GeometryPlacement/apply(to:)`` for the type).
+    static func placed(_ region: borrowing PixelBuffer<Self>, by placement: GeometryPlacement) -> PixelBuffer<Self>
 }
 
 extension UInt8: RegionSample {
@@ -281,6 +283,9 @@ extension UInt8: RegionSample {
         rendering.draw(&region, x: x, y: y)
     }
     public static func eightBit(_ region: borrowing PixelBuffer<UInt8>) -> PixelBuffer<UInt8> { copy region }
+    public static func placed(_ region: borrowing PixelBuffer<UInt8>, by placement: GeometryPlacement) -> PixelBuffer<UInt8> {
+        placement.apply(to: region)
+    }
 }
 
 extension UInt16: RegionSample {
@@ -291,4 +296,7 @@ extension UInt16: RegionSample {
         rendering.draw(&region, x: x, y: y)
     }
     public static func eightBit(_ region: borrowing PixelBuffer<UInt16>) -> PixelBuffer<UInt8> { region.eightBit() }
+    public static func placed(_ region: borrowing PixelBuffer<UInt16>, by placement: GeometryPlacement) -> PixelBuffer<UInt16> {
+        placement.apply(to: region)
+    }
 }

@@ -58,6 +58,8 @@ struct TiledRenderTests {
         "rotate:degrees=90 crop:x=0.1,y=0.15,width=0.5,height=0.6 flip:direction=vertical mono",
         // After steps that look at one pixel at a time.
         "exposure:ev=0.3 warmth:amount=0.2 rotate:degrees=270 crop:aspect=1:1",
+        // Straightened: each tile resampled from the original's tiles it reads.
+        "crop:aspect=1:1 straighten:degrees=-2.5 mono",
     ])
     func aCropOfAGridIsRenderedTileByTile(recipe text: String) throws {
         let path = Media.path("apple-live-photo/IMG_3582.HEIC")

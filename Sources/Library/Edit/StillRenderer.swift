@@ -150,7 +150,9 @@ public enum StillRenderer {
                 let reader = HEIFTileReader(tiling: source, decode: decode)
                 return try encodeByTiles(tiling: tiling, rendering: rendering, like: still, bits: bits) { column, row in
                     let (x, y) = (column * tw, row * th)
-                    return try reader.region(x: cut.x + x, y: cut.y + y, width: min(tw, cut.width - x), height: min(th, cut.height - y))
+                    return try cut.region(
+                        x: x, y: y, width: min(tw, cut.width - x), height: min(th, cut.height - y), sourceWidth: source.width, sourceHeight: source.height
+                    ) { try reader.region(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
                 }
             }
             if bits > 8 {
@@ -173,7 +175,7 @@ public enum StillRenderer {
         if !keptBits {
             warnings.append(
                 "the \(bits)-bit photo was rendered with 8 bits per sample (above \(Double(tiledAbove) / 1e6) megapixels, camlib keeps 10 and 12 bits "
-                    + "only for a HEIC grid edited without straighten or depth, its crops, turns and flips before all but colour steps)")
+                    + "only for a HEIC grid edited without depth, its geometry before all but colour steps)")
         }
         if recipe.changesGeometry {
             let (withAux, reshapeWarnings) = try reshapedAuxiliaryImages(from: auxiliaryBytes, into: encoded, recipe: recipe)
@@ -185,17 +187,23 @@ public enum StillRenderer {
             warnings: warnings + left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
     }
 
-    /// What a render by tiles or bands draws of a `width`×`height` stored picture, and
-    /// the orientation it is shown in: the whole stored picture through a recipe that
-    /// treats every direction alike, or the rectangle its leading crops, turns and flips
-    /// cut out of the stored picture through the steps after it
-    /// (``FilterRecipe/storedCrop(width:height:shownIn:)``); nil when the recipe must see
-    /// the picture upright (a straighten, depth).
-    static func tiledCut(_ recipe: FilterRecipe, width: Int, height: Int, shownIn orientation: EXIFOrientation)
-        -> (x: Int, y: Int, width: Int, height: Int, orientation: EXIFOrientation, rest: FilterRecipe)?
-    {
-        if recipe.treatsEveryDirectionAlike { return (0, 0, width, height, orientation, recipe) }
-        return recipe.storedCrop(width: width, height: height, shownIn: orientation)
+    /// What a render by tiles or bands draws of a `width`×`height` stored picture: the
+    /// whole stored picture through a recipe that treats every direction alike; the
+    /// rectangle its leading crops, turns and flips cut out of the stored picture, shown
+    /// the way that keeps its samples where they are, through the other steps
+    /// (``FilterRecipe/storedCrop(width:height:shownIn:)``); or, when its leading geometry
+    /// straightens, the stored picture resampled as the whole render resamples it
+    /// (``FilterRecipe/storedResampling(width:height:shownIn:)``). nil when the recipe
+    /// must see the picture whole or upright (depth, geometry between other steps).
+    static func tiledCut(_ recipe: FilterRecipe, width: Int, height: Int, shownIn orientation: EXIFOrientation) -> TiledCut? {
+        if recipe.treatsEveryDirectionAlike {
+            return TiledCut(width: width, height: height, orientation: orientation, rest: recipe, source: .rectangle(x: 0, y: 0))
+        }
+        if let cut = recipe.storedCrop(width: width, height: height, shownIn: orientation) {
+            return TiledCut(width: cut.width, height: cut.height, orientation: cut.orientation, rest: cut.rest, source: .rectangle(x: cut.x, y: cut.y))
+        }
+        guard let (placement, rest) = recipe.storedResampling(width: width, height: height, shownIn: orientation) else { return nil }
+        return TiledCut(width: placement.width, height: placement.height, orientation: orientation, rest: rest, source: .resampled(placement))
     }
 
     /// The auxiliary images of `source`'s primary image (depth, disparity, mattes, Apple's
@@ -462,7 +470,7 @@ public enum StillRenderer {
             if chunks.bitDepth == 16 {
                 warnings.append(
                     "the 16-bit PNG was rendered with 8 bits per sample (above \(bandedAbove / 1_000_000) megapixels, camlib keeps 16 bits "
-                        + "only for a non-interlaced PNG edited without straighten or depth, its crops, turns and flips before all but colour steps)")
+                        + "only for a non-interlaced PNG edited without depth, its geometry before all but colour steps)")
             }
             let (rgb, alpha, _) = try filteredPNG(bytes, chunks: chunks, recipe: recipe)
             if let alpha {
