@@ -8,6 +8,7 @@
 #include <string.h>
 
 unsigned int cpng_format_rgb(void) { return PNG_FORMAT_RGB; }
+unsigned int cpng_flag_16bit_srgb(void) { return PNG_IMAGE_FLAG_16BIT_sRGB; }
 unsigned int cpng_image_version(void) { return PNG_IMAGE_VERSION; }
 
 static void cpng_on_error(png_structp png, png_const_charp text) {

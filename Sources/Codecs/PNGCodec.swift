@@ -54,7 +54,9 @@ public enum PNGCodec {
         return be(UInt32(data.count)) + typeBytes + data + be(crc)
     }
 
-    /// Decodes to 8-bit RGB, compositing any transparency onto white.
+    /// Decodes to 8-bit RGB, compositing any transparency onto white. 16-bit samples
+    /// without a gAMA or sRGB chunk are taken as sRGB, as browsers take them (libpng
+    /// would take them for linear light).
     public static func decodeRGB(_ png: [UInt8]) throws -> PixelBuffer<UInt8> {
         var image = png_image()
         image.version = cpng_image_version()
@@ -62,6 +64,7 @@ public enum PNGCodec {
         guard ok != 0 else { throw PNGError(message: message(image)) }
         // From here until png_image_finish_read, png_image_free releases libpng's state.
         image.format = cpng_format_rgb()
+        image.flags |= cpng_flag_16bit_srgb()
         let w = Int(image.width), h = Int(image.height)
         if let refusal = DecodeLimits.refusal(width: w, height: h) {
             png_image_free(&image)
@@ -93,6 +96,7 @@ public enum PNGCodec {
             return (try decodeRGB(png), nil)
         }
         image.format = cpng_format_rgb() | 0x01
+        image.flags |= cpng_flag_16bit_srgb()
         let w = Int(image.width), h = Int(image.height)
         if let refusal = DecodeLimits.refusal(width: w, height: h) {
             png_image_free(&image)

@@ -51,6 +51,22 @@ struct PNGCodecTests {
         #expect(back == .sixteen(PixelBuffer(width: 3, height: 1, channels: 1, components: values), significantBits: 10))
     }
 
+    @Test func sixteenBitSamplesWithoutAGammaChunkAreReadAtEightBitsAsSRGB() throws {
+        // libpng's simplified API takes 16-bit samples without gAMA or sRGB for linear
+        // light (a quarter, 16384, would come out as 136); browsers, the edits and every
+        // tool camlib writes for take them as sRGB, as 8-bit samples are.
+        let values: [UInt16] = [0, 16384, 32768, 65535]
+        let png = try PNGCodec.encode(.sixteen(PixelBuffer(width: 4, height: 1, channels: 1, components: values), significantBits: 16))
+        #expect(try PNGCodec.decodeRGB(png).components == [0, 0, 0, 64, 64, 64, 128, 128, 128, 255, 255, 255])
+        let rgba = try PNGCodec.encode(.sixteen(PixelBuffer(width: 2, height: 1, channels: 4, components: [16384, 32768, 65535, 65535, 0, 0, 0, 0]), significantBits: 16))
+        let kept = try PNGCodec.decodeRGBKeepingAlpha(rgba)
+        #expect(kept.rgb.components.prefix(3) == [64, 128, 255] && kept.alpha == [255, 0])
+        // A gAMA chunk still rules: 1.0 says the samples are linear, made sRGB on reading.
+        let ihdr = try #require(try PNGChunks(parsing: png).chunks.first { $0.type == "IHDR" })
+        let linear = Array(png[..<ihdr.range.upperBound]) + PNGCodec.chunk(type: "gAMA", data: [0, 1, 0x86, 0xA0]) + png[ihdr.range.upperBound...]
+        #expect(try PNGCodec.decodeRGB(linear).components[3] == 136)
+    }
+
     @Test func textsAreWrittenAsTEXtOrITXt() throws {
         let png = try PNGCodec.encode(
             .eight(PixelBuffer(width: 2, height: 2, channels: 1, components: [0, 1, 2, 3])),

@@ -334,5 +334,30 @@ struct HighBitDepthRenderTests {
         let render = try StillRenderer.renderPNG(bytes: png, recipe: try Self.recipe("vignette:strength=0.3 straighten:degrees=3"), bandedAbove: 1000)
         #expect(render.warnings.contains { $0.contains("8 bits per sample") && $0.contains("geometry") }, "\(render.warnings)")
         #expect(try PNGCodec.decodeSamples(render.bytes).samples.bitDepth == 8)
+        // The same picture as the 16-bit render, to a level: 16-bit samples without a gAMA
+        // chunk are sRGB at 8 bits too (libpng's simplified API would take them for linear
+        // light, brightening a quarter to a half).
+        for (name, png) in try Self.bandedOriginals() {
+            let recipe = try Self.recipe("vignette:strength=0.3 straighten:degrees=3")
+            let eight = try PNGCodec.decodeSamples(try StillRenderer.renderPNG(bytes: png, recipe: recipe, bandedAbove: 1000).bytes, keepingAlpha: true)
+            let sixteen = try PNGCodec.decodeSamples(try StillRenderer.renderPNG(bytes: png, recipe: recipe).bytes, keepingAlpha: true)
+            guard case .eight(let e) = eight.samples, case .sixteen(let d, let bits) = sixteen.samples else {
+                Issue.record("\(name): \(eight.samples.bitDepth) and \(sixteen.samples.bitDepth) bits")
+                continue
+            }
+            #expect(e.width == d.width && e.height == d.height && eight.hadAlpha == sixteen.hadAlpha, "\(name)")
+            let alpha = sixteen.hadAlpha, (ec, dc) = (e.channels - (alpha ? 1 : 0), d.channels - (alpha ? 1 : 0))
+            var total = 0.0, count = 0
+            for y in 0..<min(e.height, d.height) {
+                for x in 0..<min(e.width, d.width) where !alpha || e[x: x, y: y, channel: e.channels - 1] >= 128 {
+                    for c in 0..<max(ec, dc) {
+                        let deep = Double(d[x: x, y: y, channel: min(c, dc - 1)]) * 255 / Double((1 << bits) - 1)
+                        total += abs(Double(e[x: x, y: y, channel: min(c, ec - 1)]) - deep)
+                        count += 1
+                    }
+                }
+            }
+            #expect(count > 0 && total / Double(count) < 1.5, "\(name): off by \(total / Double(max(1, count))) on average")
+        }
     }
 }

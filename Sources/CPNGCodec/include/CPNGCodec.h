@@ -86,5 +86,7 @@ void cpng_row_writer_free(cpng_row_writer *writer);
 /// libpng's simplified-API constants, which are macros Swift cannot import.
 unsigned int cpng_format_rgb(void);
 unsigned int cpng_image_version(void);
+/// PNG_IMAGE_FLAG_16BIT_sRGB: 16-bit samples without gAMA or sRGB are sRGB, not linear.
+unsigned int cpng_flag_16bit_srgb(void);
 
 #endif
