@@ -67,6 +67,45 @@ struct PNGCodecTests {
         #expect(try PNGCodec.decodeRGB(linear).components[3] == 136)
     }
 
+    @Test func aPNGScaledFromBandsOfRowsIsTheWholeDecodeScaled() throws {
+        // 301x517: bands of 128 rows end unevenly, and the scale is not a whole number.
+        let (w, h) = (301, 517)
+        func picture<T: FixedWidthInteger & PixelComponent>(channels: Int, as: T.Type) -> PixelBuffer<T> {
+            // Gradients under noise: an average that is off by a row or a column shows.
+            let noise = Self.noise(width: w, height: h, channels: channels, as: T.self)
+            return PixelBuffer(width: w, height: h, channels: channels) { out in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        for c in 0..<channels {
+                            let i = (y * w + x) * channels + c
+                            let ramp = Double(c % 2 == 0 ? x : y) / Double(c % 2 == 0 ? w : h)
+                            let alpha = channels % 2 == 0 && c == channels - 1
+                            let value = alpha ? (x < w / 3 ? 1 : x < 2 * w / 3 ? 0.5 : 0) : 0.8 * ramp + 0.2 * Double(noise.components[i]) / Double(T.max)
+                            out[i] = T((value * Double(T.max)).rounded())
+                        }
+                    }
+                }
+            }
+        }
+        for (channels, sixteen, tolerance) in [(3, false, 0), (1, false, 0), (3, true, 1), (1, true, 1), (4, false, 2), (2, true, 2), (4, true, 2)] {
+            let png = try sixteen
+                ? PNGCodec.encode(.sixteen(picture(channels: channels, as: UInt16.self), significantBits: 16))
+                : PNGCodec.encode(.eight(picture(channels: channels, as: UInt8.self)))
+            for maxSide in [64, 200, 1000] {
+                let whole = try PixelScaler.scaledToFit(PNGCodec.decodeRGB(png), maxSide: maxSide)
+                let banded = try PNGCodec.decodeScaled(png, maxSide: maxSide, bandedAbove: 0)
+                #expect(banded.width == whole.width && banded.height == whole.height && banded.channels == 3)
+                let worst = zip(banded.components, whole.components).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                #expect(worst <= tolerance, "\(channels) channels, \(sixteen ? 16 : 8) bits, fit in \(maxSide): off by \(worst)")
+            }
+            // Below the size, the whole decode itself.
+            #expect(try PNGCodec.decodeScaled(png, maxSide: 64) == PixelScaler.scaledToFit(PNGCodec.decodeRGB(png), maxSide: 64))
+        }
+        #expect(throws: PNGError.self) { try PNGCodec.decodeScaled(Array(repeating: 0, count: 40), maxSide: 64, bandedAbove: 0) }
+        let truncated = try PNGCodec.encode(.eight(picture(channels: 3, as: UInt8.self)))
+        #expect(throws: PNGError.self) { try PNGCodec.decodeScaled(Array(truncated.prefix(truncated.count / 2)), maxSide: 64, bandedAbove: 0) }
+    }
+
     @Test func textsAreWrittenAsTEXtOrITXt() throws {
         let png = try PNGCodec.encode(
             .eight(PixelBuffer(width: 2, height: 2, channels: 1, components: [0, 1, 2, 3])),
@@ -149,6 +188,8 @@ struct PNGCodecTests {
         #expect(try PNGCodec.decodeSamples(interlaced).samples == .eight(PixelBuffer(width: 1, height: 1, channels: 3, components: [1, 2, 3])))
         let refusal = #expect(throws: PNGError.self) { try PNGCodec.readRows(interlaced, band: 4) { (_, _: PixelBuffer<UInt8>, _) in } }
         #expect(refusal?.message.contains("interlaced") == true)
+        // Scaled, it is decoded whole.
+        #expect(try PNGCodec.decodeScaled(interlaced, maxSide: 64, bandedAbove: 0).components == [1, 2, 3])
         // Rows of the wrong shape, too many rows, an unfinished file.
         let writer = try PNGRowWriter(width: 10, height: 2, channels: 3, bitDepth: 16)
         #expect(throws: PNGError.self) { try writer.write(PixelBuffer<UInt16>(width: 9, height: 1, channels: 3)) }

@@ -28,7 +28,7 @@ enum DisplayRendering {
         case .png:
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped))
             let orientation = exifOrientation(try PNGChunks(parsing: bytes).exifTIFF)
-            return try PixelScaler.scaledToFit(PNGCodec.decodeRGB(bytes), maxSide: maxSide).applying(orientation)
+            return try PNGCodec.decodeScaled(bytes, maxSide: maxSide).applying(orientation)
         case let format?:
             throw MediaAnalyzer.Failure(reason: "\(format.displayName) is not a still")
         case nil:

@@ -248,11 +248,7 @@ public enum MediaAnalyzer {
             metadata.orientation = orientation.rawValue
             (metadata.width, metadata.height) = orientation.displayedSize(width: chunks.width, height: chunks.height)
             guard decodePictures else { return (metadata, nil, warnings, StillExtras()) }
-            let pixels = try PNGCodec.decodeRGB(bytes)
-            return (
-                metadata, (try PixelScaler.scaledToFit(pixels, maxSide: thumbnailSide).applying(orientation), "decoded"), warnings,
-                StillExtras()
-            )
+            return (metadata, (try PNGCodec.decodeScaled(bytes, maxSide: thumbnailSide).applying(orientation), "decoded"), warnings, StillExtras())
 
         default:
             throw Failure(reason: "\(format.displayName) is not a still")

@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Imaging
+
+extension PNGCodec {
+    /// Pictures of more pixels than this are scaled from bands of rows by
+    /// ``decodeScaled(_:maxSide:bandedAbove:)`` (the size above which edits render by bands).
+    public static let scaledByBandsAbove = 40_000_000
+
+    /// A PNG decoded to 8-bit RGB, transparency on white, and scaled to fit `maxSide`: the
+    /// picture ``decodeRGB(_:)`` and ``PixelScaler/scaledToFit(_:maxSide:)`` give. A
+    /// non-interlaced PNG of more than `bandedAbove` pixels is read a band of rows at a
+    /// time and never held whole (a 200-megapixel one is 600 MB at 8 bits); its samples
+    /// are then taken as sRGB whatever a gAMA chunk says.
+    public static func decodeScaled(_ png: [UInt8], maxSide: Int, bandedAbove: Int = scaledByBandsAbove) throws -> PixelBuffer<UInt8> {
+        // IHDR comes first: its width, height and interlace method.
+        func u32(_ at: Int) -> Int { png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        guard png.count > 33, png[12..<16].elementsEqual("IHDR".utf8), u32(16) * u32(20) > bandedAbove, png[28] == 0 else {
+            return try PixelScaler.scaledToFit(decodeRGB(png), maxSide: maxSide)
+        }
+        let format = try rowFormat(png)
+        let bands = try PixelScaler.Bands(width: format.width, height: format.height, channels: 3, maxSide: maxSide)
+        let rows = 128
+        if format.bitDepth == 16 {
+            try readRows(png, band: rows) { (format, rows: PixelBuffer<UInt16>, _) in
+                bands.add(flattened(rows, channels: format.channels, linear: linearOfSixteen))
+            }
+        } else if format.channels == 3 {
+            try readRows(png, band: rows) { (_, rows: PixelBuffer<UInt8>, _) in bands.add(rows) }
+        } else {
+            try readRows(png, band: rows) { (format, rows: PixelBuffer<UInt8>, _) in
+                bands.add(flattened(rows, channels: format.channels, linear: linearOfEight))
+            }
+        }
+        return try bands.finish()
+    }
+
+    /// Rows of gray, gray and alpha, RGB or RGBA samples as 8-bit RGB, laid on white in
+    /// linear light as libpng's simplified API lays them. `linear`: each sample value's
+    /// light (sRGB decoded), 0 to 1.
+    private static func flattened<T: PixelComponent & FixedWidthInteger>(
+        _ rows: borrowing PixelBuffer<T>, channels ch: Int, linear: [Float]
+    ) -> PixelBuffer<UInt8> {
+        let gray = ch <= 2, alpha = ch == 2 || ch == 4, count = rows.width * rows.height
+        let top = Int(T.max), half = top / 2
+        return rows.components.withUnsafeBufferPointer { source in
+            linear.withUnsafeBufferPointer { linear in
+                sRGBOfLinear.withUnsafeBufferPointer { encode in
+                    PixelBuffer<UInt8>(width: rows.width, height: rows.height, channels: 3) { out in
+                        for i in 0..<count {
+                            let a = alpha ? Int(source[i * ch + ch - 1]) : top
+                            for c in 0..<3 {
+                                let v = Int(source[i * ch + (gray ? 0 : c)])
+                                if a == top {
+                                    out[i * 3 + c] = UInt8((v * 255 + half) / top)
+                                } else {
+                                    let share = Float(a) / Float(top)
+                                    let light = linear[v] * share + (1 - share)
+                                    out[i * 3 + c] = encode[Int(light * Float(encode.count - 1) + 0.5)]
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static func linearLight(_ v: Float) -> Float { v <= 0.04045 ? v / 12.92 : powf((v + 0.055) / 1.055, 2.4) }
+    private static let linearOfEight: [Float] = (0..<256).map { linearLight(Float($0) / 255) }
+    private static let linearOfSixteen: [Float] = (0..<65536).map { linearLight(Float($0) / 65535) }
+    /// 8-bit sRGB of linear light at 65,536 steps.
+    private static let sRGBOfLinear: [UInt8] = (0..<65536).map {
+        let l = Float($0) / 65535
+        let v = l <= 0.003_130_8 ? l * 12.92 : 1.055 * powf(l, 1 / 2.4) - 0.055
+        return UInt8(max(0, min(255, (v * 255).rounded())))
+    }
+}
