@@ -8,8 +8,14 @@ extension HEIFImage {
     /// Decodes in the codec's own YCbCr and lets libswscale convert colour and scale in
     /// one pass, so colour conversion runs on the small image instead of all 12–48
     /// million pixels. Uses the image's nclx matrix and range (BT.601 full range, the
-    /// HEIF default, when it has none). Other layouts go through libheif's RGB.
-    public func decodeScaled(maxSide: Int) throws -> PixelBuffer<UInt8> {
+    /// HEIF default, when it has none). Other layouts go through libheif's RGB. A grid
+    /// of more than `bandedAbove` pixels, shown uncropped, is decoded a row of tiles at a
+    /// time through libheif's RGB and scaled from those bands (``PixelScaler/Bands``):
+    /// a 197-megapixel 10-bit grid is 600 MB of YCbCr decoded whole.
+    public func decodeScaled(maxSide: Int, bandedAbove: Int = 40_000_000) throws -> PixelBuffer<UInt8> {
+        if let tiling = storedTiling, tiling.width * tiling.height > bandedAbove, !isCropped {
+            return try decodeScaled(byTiles: tiling, maxSide: maxSide)
+        }
         let image = try decode(colorspace: heif_colorspace_undefined, chroma: heif_chroma_undefined)
         defer { heif_image_release(image) }
         guard heif_image_get_colorspace(image) == heif_colorspace_YCbCr || heif_image_get_colorspace(image) == heif_colorspace_monochrome
@@ -52,6 +58,26 @@ extension HEIFImage {
             _ = ff.sws_scale(sws, &planes, &strides, 0, Int32(h), &dstPlanes, &dstStrides)
         }
         return out
+    }
+
+    /// A grid scaled from its rows of tiles, decoded one row at a time as stored, then
+    /// shown as its irot and imir say.
+    private func decodeScaled(byTiles t: Tiling, maxSide: Int) throws -> PixelBuffer<UInt8> {
+        let bands = try PixelScaler.Bands(width: t.width, height: t.height, channels: 3, maxSide: maxSide)
+        for row in 0..<t.rows where row * t.tileHeight < t.height {
+            let top = row * t.tileHeight, rows = min(t.tileHeight, t.height - top)
+            var band = PixelBuffer<UInt8>(width: t.width, height: rows, channels: 3)
+            for column in 0..<t.columns where column * t.tileWidth < t.width {
+                let left = column * t.tileWidth, columns = min(t.tileWidth, t.width - left)
+                let tile = try decodeStoredTileRGB(column: column, row: row)
+                for y in 0..<rows {
+                    let to = (y * t.width + left) * 3, from = y * t.tileWidth * 3
+                    band.components.replaceSubrange(to..<(to + columns * 3), with: tile.components[from..<(from + columns * 3)])
+                }
+            }
+            bands.add(band)
+        }
+        return try bands.finish().applying(orientation)
     }
 
     /// Area scaling; accurate rounding and full chroma interpolation, without which

@@ -54,6 +54,28 @@ struct RealStillTests {
         }
     }
 
+    @Test func aGridScaledFromItsRowsOfTilesIsTheWholeDecodeScaled() throws {
+        // iPhone HEICs are grids of 512x512 tiles; the others turned by irot.
+        var grids = 0
+        for name in ["apple-live-photo/IMG_3582_edited.heic", "apple-misc/iphone_15_pro.heic", "orientation/IMG_0102.HEIC", "orientation/IMG_3578.heic"] {
+            let image = try HEIFFile(path: Media.path(name)).primaryImage()
+            guard image.storedTiling != nil, !image.isCropped else { continue }
+            grids += 1
+            for maxSide in [320, 1024] {
+                let whole = try image.decodeScaled(maxSide: maxSide, bandedAbove: .max)
+                let banded = try image.decodeScaled(maxSide: maxSide, bandedAbove: 0)
+                #expect(banded.width == whole.width && banded.height == whole.height, "\(name)")
+                let mean = Double(zip(banded.components, whole.components).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(whole.components.count)
+                let bias = (0..<3).map { c in
+                    stride(from: c, to: whole.components.count, by: 3).reduce(0.0) { $0 + Double(Int(banded.components[$1]) - Int(whole.components[$1])) }
+                        / Double(whole.components.count / 3)
+                }
+                #expect(mean < 2.5 && bias.allSatisfy { abs($0) < 1.5 }, "\(name) in \(maxSide): mean difference \(mean), bias per channel \(bias)")
+            }
+        }
+        #expect(grids >= 2)
+    }
+
     @Test func scaledAVIFMatchesTheCorpusReferenceRendering() throws {
         // kimono.png is how kimono.rotate90.avif must look once its irot is applied.
         let reference = try PixelScaler.scaledToFit(PNGCodec.decodeRGB(bytes("orientation/kimono.png")), maxSide: 320)
