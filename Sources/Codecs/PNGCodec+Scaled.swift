@@ -21,15 +21,15 @@ extension PNGCodec {
         }
         let format = try rowFormat(png)
         let bands = try PixelScaler.Bands(width: format.width, height: format.height, channels: 3, maxSide: maxSide)
-        let rows = 128
+        let band = 128
         if format.bitDepth == 16 {
-            try readRows(png, band: rows) { (format, rows: PixelBuffer<UInt16>, _) in
+            try readRows(png, band: band) { (format, rows: PixelBuffer<UInt16>, _) in
                 bands.add(flattened(rows, channels: format.channels, linear: linearOfSixteen))
             }
         } else if format.channels == 3 {
-            try readRows(png, band: rows) { (_, rows: PixelBuffer<UInt8>, _) in bands.add(rows) }
+            try readRows(png, band: band) { (_, rows: PixelBuffer<UInt8>, _) in bands.add(rows) }
         } else {
-            try readRows(png, band: rows) { (format, rows: PixelBuffer<UInt8>, _) in
+            try readRows(png, band: band) { (format, rows: PixelBuffer<UInt8>, _) in
                 bands.add(flattened(rows, channels: format.channels, linear: linearOfEight))
             }
         }

@@ -16,7 +16,7 @@ extension PixelScaler {
     public final class Bands {
         public let width: Int, height: Int, channels: Int
         /// The scaled picture, complete once every row has been added.
-        public private(set) var picture: PixelBuffer<UInt8>
+        private var picture: PixelBuffer<UInt8>
         /// Nil when the picture fits: its rows are copied as they are.
         private let sws: OpaquePointer?
         private var added = 0
