@@ -12,7 +12,7 @@ extension HEIFImage {
     /// of more than `bandedAbove` pixels, shown uncropped, is decoded a row of tiles at a
     /// time through libheif's RGB and scaled from those bands (``PixelScaler/Bands``):
     /// a 197-megapixel 10-bit grid is 600 MB of YCbCr decoded whole.
-    public func decodeScaled(maxSide: Int, bandedAbove: Int = 40_000_000) throws -> PixelBuffer<UInt8> {
+    public func decodeScaled(maxSide: Int, bandedAbove: Int = PixelScaler.bandedAbovePixels) throws -> PixelBuffer<UInt8> {
         if let tiling = storedTiling, tiling.width * tiling.height > bandedAbove, !isCropped {
             return try decodeScaled(byTiles: tiling, maxSide: maxSide)
         }
@@ -64,18 +64,9 @@ extension HEIFImage {
     /// shown as its irot and imir say.
     private func decodeScaled(byTiles t: Tiling, maxSide: Int) throws -> PixelBuffer<UInt8> {
         let bands = try PixelScaler.Bands(width: t.width, height: t.height, channels: 3, maxSide: maxSide)
-        for row in 0..<t.rows where row * t.tileHeight < t.height {
-            let top = row * t.tileHeight, rows = min(t.tileHeight, t.height - top)
-            var band = PixelBuffer<UInt8>(width: t.width, height: rows, channels: 3)
-            for column in 0..<t.columns where column * t.tileWidth < t.width {
-                let left = column * t.tileWidth, columns = min(t.tileWidth, t.width - left)
-                let tile = try decodeStoredTileRGB(column: column, row: row)
-                for y in 0..<rows {
-                    let to = (y * t.width + left) * 3, from = y * t.tileWidth * 3
-                    band.components.replaceSubrange(to..<(to + columns * 3), with: tile.components[from..<(from + columns * 3)])
-                }
-            }
-            bands.add(band)
+        let reader = HEIFTileReader(tiling: t) { try self.decodeStoredTileRGB(column: $0, row: $1) }
+        for top in stride(from: 0, to: t.height, by: t.tileHeight) {
+            bands.add(try reader.region(x: 0, y: top, width: t.width, height: min(t.tileHeight, t.height - top)))
         }
         return try bands.finish().applying(orientation)
     }

@@ -4,16 +4,12 @@ import Glibc
 import Imaging
 
 extension PNGCodec {
-    /// Pictures of more pixels than this are scaled from bands of rows by
-    /// ``decodeScaled(_:maxSide:bandedAbove:)`` (the size above which edits render by bands).
-    public static let scaledByBandsAbove = 40_000_000
-
     /// A PNG decoded to 8-bit RGB, transparency on white, and scaled to fit `maxSide`: the
     /// picture ``decodeRGB(_:)`` and ``PixelScaler/scaledToFit(_:maxSide:)`` give. A
     /// non-interlaced PNG of more than `bandedAbove` pixels is read a band of rows at a
     /// time and never held whole (a 200-megapixel one is 600 MB at 8 bits); its samples
     /// are then taken as sRGB whatever a gAMA chunk says.
-    public static func decodeScaled(_ png: [UInt8], maxSide: Int, bandedAbove: Int = scaledByBandsAbove) throws -> PixelBuffer<UInt8> {
+    public static func decodeScaled(_ png: [UInt8], maxSide: Int, bandedAbove: Int = PixelScaler.bandedAbovePixels) throws -> PixelBuffer<UInt8> {
         // IHDR comes first: its width, height and interlace method.
         func u32(_ at: Int) -> Int { png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
         guard png.count > 33, png[12..<16].elementsEqual("IHDR".utf8), u32(16) * u32(20) > bandedAbove, png[28] == 0 else {

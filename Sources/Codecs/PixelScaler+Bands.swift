@@ -2,6 +2,11 @@ internal import CFFmpeg
 import Imaging
 
 extension PixelScaler {
+    /// Pictures of more pixels than this are scaled for thumbnails and previews from
+    /// bands of rows (PNGs) or rows of tiles (HEIC grids), not decoded whole: the size
+    /// above which edits render by bands and tiles too.
+    public static let bandedAbovePixels = 40_000_000
+
     /// The size `scaledToFit` gives a `width`×`height` picture for `maxSide`.
     static func fittedSize(width: Int, height: Int, maxSide: Int) -> (width: Int, height: Int) {
         let longest = max(width, height)
