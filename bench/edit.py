@@ -23,10 +23,12 @@ not depend on how the comic looks.
    comic: JPEGs of 24, 100 and 200 megapixels and 8-bit HEIC grids of 39 (the largest
    rendered whole), 93 and 197 (rendered tile by tile); and with a crop and exposure, which
    keep 16 bits a sample: 10-bit HEIC grids of 93 and 197 megapixels (tile by tile) and
-   16-bit PNGs of 100 and 200 (a band of rows at a time); and with a 3-degree straighten
+   16-bit PNGs of 100 and 200 (a band of rows at a time), and with comic an 8-bit PNG of
+   200 (by bands too); and with a 3-degree straighten
    and exposure, resampled by tiles and bands: an 8-bit grid of 197 megapixels and a
    16-bit PNG of 200 (goal: under 1 GB up to 200 megapixels). Beside each, the peak of
-   the `camlib import` before it, which decodes the picture whole for its thumbnail.
+   the `camlib import` before it, which makes the thumbnail (from bands of rows or rows
+   of tiles above 40 megapixels).
 
 2b. Light, colour and geometry, on the same Live Photo: exposure, contrast, saturation, a
    square crop and a 3-degree straighten, next to FFmpeg's eq/crop/rotate graph doing the
@@ -522,7 +524,7 @@ def heic_grid(path, width, height, columns, rows, work, bits=8):
 
 
 def memory(camlib, tmp, results):
-    print("\n3. Memory: camlib edit on synthetic stills (HEIC grids over 40 megapixels rendered tile by tile, 16-bit PNGs a band of rows at a time)")
+    print("\n3. Memory: camlib edit on synthetic stills (HEIC grids over 40 megapixels rendered tile by tile, PNGs a band of rows at a time)")
     print(f"{'format':>8} {'megapixels':>10} {'size':>12} {'edit':>24} {'seconds':>8} {'peak MB':>8} {'import MB':>10}")
     worst = 0.0
     seen = set()
@@ -531,22 +533,23 @@ def memory(camlib, tmp, results):
             ("JPEG", 5712, 4284, None, comic), ("JPEG", 11547, 8660, None, comic), ("JPEG", 16330, 12247, None, comic),
             ("HEIC", 7680, 5120, (8, 8), comic), ("HEIC", 11264, 8272, (11, 11), comic), ("HEIC", 16384, 12032, (16, 16), comic),
             ("HEIC-10", 11264, 8272, (11, 11), deep), ("HEIC-10", 16384, 12032, (16, 16), deep),
-            ("PNG-16", 11547, 8660, None, deep), ("PNG-16", 16330, 12247, None, deep),
+            ("PNG-16", 11547, 8660, None, deep), ("PNG-16", 16330, 12247, None, deep), ("PNG", 16330, 12247, None, comic),
             ("HEIC", 16384, 12032, (16, 16), straight), ("PNG-16", 16330, 12247, None, straight)]:
         work = os.path.join(tmp, f"memory-{kind}-{width}")
         os.makedirs(work)
-        still = os.path.join(work, f"still-{width}x{height}." + {"JPEG": "jpg", "PNG-16": "png"}.get(kind, "heic"))
+        still = os.path.join(work, f"still-{width}x{height}." + {"JPEG": "jpg", "PNG-16": "png", "PNG": "png"}.get(kind, "heic"))
         if grid:
             heic_grid(still, width, height, grid[0], grid[1], work, bits=10 if kind == "HEIC-10" else 8)
-        elif kind == "PNG-16":
-            subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r=1", "-frames:v", "1", "-pix_fmt", "rgb48be",
+        elif kind.startswith("PNG"):
+            subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r=1", "-frames:v", "1",
+                            "-pix_fmt", "rgb48be" if kind == "PNG-16" else "rgb24",
                             "-compression_level", "1", still], check=True)
         else:
             subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}", "-frames:v", "1", "-q:v", "4", still],
                            check=True)
         lib = os.path.join(work, "lib")
         megapixels = f"{width * height / 1e6:.0f} megapixels"
-        # The import decodes the picture whole for its thumbnail: recorded once per original.
+        # The import makes the picture's thumbnail: recorded once per original.
         imported = (kind, width) not in seen
         seen.add((kind, width))
         _, import_peak, import_status = measure([camlib, "import", "--library", lib, still], sample=False)

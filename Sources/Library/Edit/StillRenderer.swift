@@ -78,8 +78,9 @@ public enum StillRenderer {
     /// over the tiles for each step that decides by the whole picture, and one to draw),
     /// in bounded memory: held whole, a 200-megapixel picture is 600 MB a copy, and
     /// libheif refuses to decode it (its limit on one allocation is 512 MB).
-    /// (A 64-megapixel grid rendered whole peaked at 1.2 GB.)
-    public static let tiledAbovePixels = 40_000_000
+    /// (A 64-megapixel grid rendered whole peaked at 1.2 GB.) The size above which
+    /// thumbnails are scaled by bands too.
+    public static let tiledAbovePixels = PixelScaler.bandedAbovePixels
 
     /// A HEIC stays a HEIC (x265), an AVIF an AVIF (SVT-AV1). `tiledAbove`: see
     /// ``tiledAbovePixels``.
@@ -435,8 +436,9 @@ public enum StillRenderer {
 
     /// A PNG stays a PNG: 8-bit RGB, or 16-bit when the original is (its significant bits
     /// kept), gray when the original is and the render stayed gray, its transparency kept
-    /// as it was, its Exif orientation and metadata chunks. A 16-bit PNG larger than a
-    /// picture held whole at 16 bits is rendered by bands of rows where it can be, else at 8 bits.
+    /// as it was, its Exif orientation and metadata chunks. A PNG larger than `bandedAbove`
+    /// pixels is rendered by bands of rows where it can be (``renderedByBands(_:chunks:recipe:shownIn:canReorient:)``),
+    /// else whole, a 16-bit one at 8 bits.
     static func renderPNG(bytes: [UInt8], recipe: FilterRecipe, bandedAbove: Int = tiledAbovePixels) throws -> Render {
         let chunks = try PNGChunks(parsing: bytes)
         try checkSize(width: chunks.width, height: chunks.height)
@@ -458,7 +460,7 @@ public enum StillRenderer {
             (size, preview) = ((eight.width, eight.height), eight)
             // Its samples are as the file stored them, so what says how to read them stays.
             carried.formUnion(["gAMA", "cHRM"])
-        } else if chunks.bitDepth == 16,
+        } else if chunks.width * chunks.height > bandedAbove,
             let banded = try renderedByBands(
                 bytes, chunks: chunks, recipe: recipe, shownIn: orientation, canReorient: chunks.exifTIFF == nil || exifOrientation != nil)
         {
