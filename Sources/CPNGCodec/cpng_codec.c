@@ -199,6 +199,10 @@ static void cpng_prepare_read(png_structp png, png_infop info, size_t max_pixels
         if (s > 0 && s <= depth) significant = s;
     }
     result->had_alpha = (color & PNG_COLOR_MASK_ALPHA) || png_get_valid(png, info, PNG_INFO_tRNS);
+    int intent = 0;
+    png_fixed_point gamma = 0;
+    if (png_get_sRGB(png, info, &intent)) result->file_gamma = 45455;  // the gamma an sRGB chunk implies
+    else if (png_get_gAMA_fixed(png, info, &gamma) && gamma > 0) result->file_gamma = gamma;
     if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
     if (keep_alpha && png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);

@@ -11,6 +11,9 @@ extension PNGCodec {
         public let bitDepth: Int
         /// From the sBIT chunk, else `bitDepth`.
         public let significantBits: Int
+        /// The gamma its samples are encoded with: the gAMA chunk's (0.45455 for an sRGB
+        /// chunk); nil for neither.
+        public var gamma: Double? = nil
     }
 
     /// The format of a PNG's rows, read from its header chunks alone.
@@ -79,6 +82,6 @@ extension PNGCodec.RowFormat {
     init(_ decoded: cpng_decoded) {
         self.init(
             width: Int(decoded.width), height: Int(decoded.height), channels: Int(decoded.channels), bitDepth: Int(decoded.bit_depth),
-            significantBits: Int(decoded.significant_bits))
+            significantBits: Int(decoded.significant_bits), gamma: decoded.file_gamma > 0 ? Double(decoded.file_gamma) / 100_000 : nil)
     }
 }

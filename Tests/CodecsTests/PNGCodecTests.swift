@@ -101,6 +101,31 @@ struct PNGCodecTests {
             // Below the size, the whole decode itself.
             #expect(try PNGCodec.decodeScaled(png, maxSide: 64) == PixelScaler.scaledToFit(PNGCodec.decodeRGB(png), maxSide: 64))
         }
+        // A gAMA chunk corrects the samples as libpng's whole decode corrects them: linear
+        // (1.0), 0.8, sRGB's own (0.45455, no correction) and an sRGB chunk.
+        let colourChunks: [(name: String, chunk: [UInt8])] = [
+            ("gamma 1.0", PNGCodec.chunk(type: "gAMA", data: [0, 1, 0x86, 0xA0])), ("gamma 0.8", PNGCodec.chunk(type: "gAMA", data: [0, 1, 0x38, 0x80])),
+            ("gamma 0.45455", PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F])), ("sRGB", PNGCodec.chunk(type: "sRGB", data: [0])),
+        ]
+        for (channels, sixteen, tolerance) in [(3, false, 0), (1, false, 0), (4, false, 2), (3, true, 1), (2, true, 2)] {
+            let plain = try sixteen
+                ? PNGCodec.encode(.sixteen(picture(channels: channels, as: UInt16.self), significantBits: 16))
+                : PNGCodec.encode(.eight(picture(channels: channels, as: UInt8.self)))
+            let ihdr = try #require(try PNGChunks(parsing: plain).chunks.first { $0.type == "IHDR" })
+            for (name, chunk) in colourChunks {
+                let png = Array(plain[..<ihdr.range.upperBound]) + chunk + plain[ihdr.range.upperBound...]
+                let whole = try PixelScaler.scaledToFit(PNGCodec.decodeRGB(png), maxSide: 200)
+                let banded = try PNGCodec.decodeScaled(png, maxSide: 200, bandedAbove: 0)
+                let worst = zip(banded.components, whole.components).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                #expect(worst <= tolerance, "\(channels) channels, \(sixteen ? 16 : 8) bits, \(name): off by \(worst)")
+                // The correction is there: linear samples read as sRGB are darker by far.
+                if name == "gamma 1.0" {
+                    let uncorrected = try PixelScaler.scaledToFit(PNGCodec.decodeRGB(plain), maxSide: 200)
+                    let brighter = zip(uncorrected.components, banded.components).reduce(0) { $0 + Int($1.1) - Int($1.0) } / banded.components.count
+                    #expect(brighter > 20, "\(channels) channels, \(sixteen ? 16 : 8) bits: \(brighter) levels brighter than uncorrected")
+                }
+            }
+        }
         #expect(throws: PNGError.self) { try PNGCodec.decodeScaled(Array(repeating: 0, count: 40), maxSide: 64, bandedAbove: 0) }
         let truncated = try PNGCodec.encode(.eight(picture(channels: 3, as: UInt8.self)))
         #expect(throws: PNGError.self) { try PNGCodec.decodeScaled(Array(truncated.prefix(truncated.count / 2)), maxSide: 64, bandedAbove: 0) }

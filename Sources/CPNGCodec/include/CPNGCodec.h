@@ -46,6 +46,7 @@ typedef struct {
     int bit_depth;         // 8 or 16 (1/2/4-bit gray is expanded to 8)
     int significant_bits;  // from sBIT, else bit_depth
     int had_alpha;
+    int file_gamma;        // the gAMA chunk's value (100000 times the gamma), 45455 for an sRGB chunk, 0 for neither
     unsigned char *pixels; // malloc'd, rows packed, 16-bit in host order; free() it
 } cpng_decoded;
 
