@@ -435,7 +435,7 @@ public enum StillRenderer {
     static let carriedPNGChunks: Set<String> = ["iCCP", "sRGB", "eXIf", "tEXt", "zTXt", "iTXt", "pHYs", "tIME"]
 
     /// A PNG stays a PNG: 8-bit RGB, or 16-bit when the original is (its significant bits
-    /// kept), gray when the original is and the render stayed gray, its transparency kept
+    /// kept), gray when the original is and the render stayed gray (a palette becomes RGB), its transparency kept
     /// as it was, its Exif orientation and metadata chunks. A PNG larger than `bandedAbove`
     /// pixels is rendered by bands of rows where it can be (``renderedByBands(_:chunks:recipe:shownIn:canReorient:)``),
     /// else whole, a 16-bit one at 8 bits.
@@ -475,17 +475,21 @@ public enum StillRenderer {
                         + "only for a non-interlaced PNG edited without depth, its geometry before all but colour steps)")
             }
             let (rgb, alpha, _) = try filteredPNG(bytes, chunks: chunks, recipe: recipe)
-            if let alpha {
-                var rgba = PixelBuffer<UInt8>(width: rgb.width, height: rgb.height, channels: 4)
-                for i in 0..<(rgb.width * rgb.height) {
-                    rgba.components[i * 4] = rgb.components[i * 3]
-                    rgba.components[i * 4 + 1] = rgb.components[i * 3 + 1]
-                    rgba.components[i * 4 + 2] = rgb.components[i * 3 + 2]
-                    rgba.components[i * 4 + 3] = alpha[i]
-                }
-                encoded = try PNGCodec.encode(.eight(rgba), photographic: true)
-            } else {
+            // Gray (colour types 0 and 4) stays gray while the render is.
+            let colours = [0, 4].contains(chunks.colorType) && rgb.isNeutral ? 1 : 3
+            if alpha == nil && colours == 3 {
                 encoded = try PNGCodec.encode(.eight(rgb), photographic: true)
+            } else {
+                let outChannels = colours + (alpha == nil ? 0 : 1)
+                let out = rgb.components.withUnsafeBufferPointer { drawn in
+                    PixelBuffer<UInt8>(width: rgb.width, height: rgb.height, channels: outChannels) { out in
+                        for i in 0..<(rgb.width * rgb.height) {
+                            for c in 0..<colours { out[i * outChannels + c] = drawn[i * 3 + c] }
+                            if let alpha { out[i * outChannels + colours] = alpha[i] }
+                        }
+                    }
+                }
+                encoded = try PNGCodec.encode(.eight(out), photographic: true)
             }
             (size, preview) = ((rgb.width, rgb.height), rgb)
         }
