@@ -12,10 +12,6 @@ import TestSupport
 /// band of rows at a time, as a 16-bit one is (`HighBitDepthRenderTests`): the same
 /// picture as the render held whole, its samples as stored.
 struct BandedPNGRenderTests {
-    static func recipe(_ text: String) throws -> FilterRecipe {
-        try FilterRecipe(steps: text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
-    }
-
     /// The originals: RGBA with an Exif orientation of 6 and a thumbnail; gray and alpha
     /// without Exif; RGB with a gAMA chunk and an Exif without orientation; a palette of
     /// 256 colours (ffmpeg's pal8).
@@ -38,21 +34,11 @@ struct BandedPNGRenderTests {
                 grayAlpha.components[i * 2 + 1] = level(y, h)
             }
         }
-        func with(_ chunks: [UInt8], in png: [UInt8]) throws -> [UInt8] {
-            var png = png
-            let header = try #require(try PNGChunks(parsing: png).chunks.first)
-            png.insert(contentsOf: chunks, at: header.range.upperBound)
-            return png
-        }
-        var exif = TIFFWriter()
-        exif.ifd0 = [(0x0112, .short([6]))]
-        exif.exif = [(0xA002, .long([UInt32(w)])), (0xA003, .long([UInt32(h)]))]
-        exif.thumbnailJPEG = try JPEGCodec.encode(PixelBuffer(width: 160, height: 155, channels: 3), quality: 80)
-        let turned = try with(PNGCodec.chunk(type: "eXIf", data: exif.bytes()), in: try PNGCodec.encode(.eight(rgba), photographic: true))
-        var plain = TIFFWriter()
-        plain.ifd0 = [(0x0131, .ascii("a scanner"))]
-        let gamma = try with(
-            PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F]) + PNGCodec.chunk(type: "eXIf", data: plain.bytes()),
+        let turned = try HighBitDepthRenderTests.inserting(
+            PNGCodec.chunk(type: "eXIf", data: try HighBitDepthRenderTests.turnedExif(width: w, height: h)),
+            in: try PNGCodec.encode(.eight(rgba), photographic: true))
+        let gamma = try HighBitDepthRenderTests.inserting(
+            PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F]) + PNGCodec.chunk(type: "eXIf", data: HighBitDepthRenderTests.plainExif),
             in: try PNGCodec.encode(.eight(rgb), photographic: true))
         let palette = folder + "/palette.png"
         try run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(w)x\(h)", "-frames:v", "1", "-pix_fmt", "pal8", palette])
@@ -86,7 +72,7 @@ struct BandedPNGRenderTests {
         let summarised = ["shadows", "comic"].contains { text.hasPrefix($0) }, straightens = text.contains("straighten")
         let turns = text.contains("rotate") && !text.contains("straighten")
         for (name, png) in try Self.originals(in: scratch.path) {
-            let recipe = try Self.recipe(text)
+            let recipe = try HighBitDepthRenderTests.recipe(text)
             let (banded, whole) = (try StillRenderer.renderPNG(bytes: png, recipe: recipe, bandedAbove: 1000), try StillRenderer.renderPNG(bytes: png, recipe: recipe))
             #expect(banded.warnings.isEmpty && whole.warnings.isEmpty, "\(name), \(text): \(banded.warnings) \(whole.warnings)")
             let (a, b) = (try Self.shown(banded), try Self.shown(whole))
@@ -103,15 +89,7 @@ struct BandedPNGRenderTests {
             #expect(a.stored == expected && b.stored == expected, "\(name), \(text): \(a.stored) and \(b.stored) channels")
             let chunks = try PNGChunks(parsing: banded.bytes)
             #expect(chunks.chunks.contains { $0.type == "gAMA" } == (name == "rgb"), "\(name)")
-            if straightens {
-                let worst = zip(a.samples.components, b.samples.components).map { abs(Int($0) - Int($1)) }.max() ?? 0
-                #expect(worst <= 2, "\(name), \(text): \(worst) levels from the render held whole")
-            } else if !summarised {
-                #expect(a.samples == b.samples, "\(name), \(text)")
-            } else {
-                let difference = zip(a.samples.components, b.samples.components).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(a.samples.components.count)
-                #expect(difference < 255 * 0.01, "\(name), \(text): mean difference from the render held whole \(difference)")
-            }
+            HighBitDepthRenderTests.expectBandedAsWhole(a.samples, b.samples, straightens: straightens, summarised: summarised, meanWithin: 0.01, "\(name), \(text)")
             if turns, name != "rgb" {
                 #expect(a.orientation != b.orientation && a.orientation != nil, "\(name)")
             }

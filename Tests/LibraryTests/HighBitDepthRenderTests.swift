@@ -241,25 +241,56 @@ struct HighBitDepthRenderTests {
             for c in 0..<3 { rgba.components[i * 4 + c] = colour.components[i * 3 + c] }
             rgba.components[i * 4 + 3] = UInt16(i * 65535 / (w * h - 1))
         }
-        func with(_ chunks: [UInt8], in png: [UInt8]) throws -> [UInt8] {
-            var png = png
-            let header = try #require(try PNGChunks(parsing: png).chunks.first)
-            png.insert(contentsOf: chunks, at: header.range.upperBound)
-            return png
-        }
-        var exif = TIFFWriter()
-        exif.ifd0 = [(0x0112, .short([6]))]
-        exif.exif = [(0xA002, .long([UInt32(w)])), (0xA003, .long([UInt32(h)]))]
-        exif.thumbnailJPEG = try JPEGCodec.encode(PixelBuffer(width: 160, height: 155, channels: 3), quality: 80)
-        let turned = try with(
-            PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F]) + PNGCodec.chunk(type: "eXIf", data: exif.bytes()),
+        let turned = try inserting(
+            PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F]) + PNGCodec.chunk(type: "eXIf", data: try turnedExif(width: w, height: h)),
             in: try PNGCodec.encode(.sixteen(rgba, significantBits: 16), photographic: true))
         var gray = PixelBuffer<UInt16>(width: w, height: h, channels: 1)
         for y in 0..<h { for x in 0..<w { gray.components[y * w + x] = UInt16((x * 2 + y) * 4095 / (w * 2 + h)) } }
+        let rgb = try inserting(PNGCodec.chunk(type: "eXIf", data: plainExif), in: try PNGCodec.encode(.sixteen(colour, significantBits: 16), photographic: true))
+        return [("rgba", turned), ("gray", try PNGCodec.encode(.sixteen(gray, significantBits: 12))), ("rgb", rgb)]
+    }
+
+    /// A render drawn by bands against the same render held whole: exactly the same,
+    /// within 2 levels when straightened (interpolated from a band's rows, not the whole
+    /// picture's), and within `meanWithin` of the full range on average when a step
+    /// decides by a summary of the picture (`summarised`: gathered band by band).
+    static func expectBandedAsWhole<T: FixedWidthInteger & PixelComponent>(
+        _ banded: PixelBuffer<T>, _ whole: PixelBuffer<T>, straightens: Bool, summarised: Bool, meanWithin: Double, _ label: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        if straightens {
+            let worst = zip(banded.components, whole.components).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 2, "\(label): \(worst) levels from the render held whole", sourceLocation: sourceLocation)
+        } else if !summarised {
+            #expect(banded == whole, "\(label)", sourceLocation: sourceLocation)
+        } else {
+            let difference = zip(banded.components, whole.components).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(banded.components.count)
+            #expect(difference < Double(T.max) * meanWithin, "\(label): mean difference from the render held whole \(difference)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// `png` with `chunks` put right after its header.
+    static func inserting(_ chunks: [UInt8], in png: [UInt8]) throws -> [UInt8] {
+        var png = png
+        let header = try #require(try PNGChunks(parsing: png).chunks.first)
+        png.insert(contentsOf: chunks, at: header.range.upperBound)
+        return png
+    }
+
+    /// An Exif of a `width`×`height` picture shown turned (orientation 6), with a thumbnail.
+    static func turnedExif(width: Int, height: Int) throws -> [UInt8] {
+        var exif = TIFFWriter()
+        exif.ifd0 = [(0x0112, .short([6]))]
+        exif.exif = [(0xA002, .long([UInt32(width)])), (0xA003, .long([UInt32(height)]))]
+        exif.thumbnailJPEG = try JPEGCodec.encode(PixelBuffer(width: 160, height: 155, channels: 3), quality: 80)
+        return exif.bytes()
+    }
+
+    /// An Exif without an orientation: a turn cannot be written into it.
+    static var plainExif: [UInt8] {
         var plain = TIFFWriter()
         plain.ifd0 = [(0x0131, .ascii("a scanner"))]
-        let rgb = try with(PNGCodec.chunk(type: "eXIf", data: plain.bytes()), in: try PNGCodec.encode(.sixteen(colour, significantBits: 16), photographic: true))
-        return [("rgba", turned), ("gray", try PNGCodec.encode(.sixteen(gray, significantBits: 12))), ("rgb", rgb)]
+        return plain.bytes()
     }
 
     /// A 16-bit PNG too large to hold whole at 16 bits is rendered a band of rows at a
@@ -299,16 +330,7 @@ struct HighBitDepthRenderTests {
             if name == "rgba" { #expect(a.samples.channels == 4) }
             // Gray stays gray until a step colours it (written again as RGB).
             if name == "gray" && (text == "mono" || text == "sepia") { #expect(a.samples.channels == (text == "mono" ? 1 : 3)) }
-            if straightens {
-                // Interpolated from a band's rows, not the whole picture's: the same but for rounding.
-                let worst = zip(a.samples.components, b.samples.components).map { abs(Int($0) - Int($1)) }.max() ?? 0
-                #expect(worst <= 2, "\(name), \(text): \(worst) levels from the render held whole")
-            } else if !summarised {
-                #expect(a.samples == b.samples, "\(name), \(text)")
-            } else {
-                let difference = zip(a.samples.components, b.samples.components).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(a.samples.components.count)
-                #expect(difference < 65535 * 0.005, "\(name), \(text): mean difference from the render held whole \(difference)")
-            }
+            Self.expectBandedAsWhole(a.samples, b.samples, straightens: straightens, summarised: summarised, meanWithin: 0.005, "\(name), \(text)")
             // The turn is a new orientation of the stored samples (a PNG without Exif gains one).
             if turns {
                 #expect(a.orientation != b.orientation, "\(name)")
