@@ -69,8 +69,14 @@ extension PNGCodec {
             var y = range.lowerBound
             while y < range.upperBound {
                 let count = min(band, range.upperBound - y)
-                var rows = PixelBuffer<T>(width: format.width, height: count, channels: format.channels)
-                try read(count, into: &rows)
+                // libpng writes every sample of the band, so it is not zeroed first.
+                var failed = false
+                let rows = PixelBuffer<T>(width: format.width, height: count, channels: format.channels) { samples in
+                    guard cpng_row_reader_read(reader, samples.baseAddress, UInt32(count), &error) == 0 else { return }
+                    failed = true
+                    samples.initialize(repeating: .zero)
+                }
+                if failed { throw PNGError(message: message(error)) }
                 try body(format, rows, y)
                 y += count
             }

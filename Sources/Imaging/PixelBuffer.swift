@@ -20,7 +20,9 @@ public struct PixelBuffer<Component: PixelComponent>: Sendable, Equatable {
     public let channels: Int
     public var components: [Component]
 
-    /// A buffer filled with zeros.
+    /// A buffer filled with zeros (inlinable, so that the zeros are written by code made
+    /// for the component type, not copied one by one through its generic witness).
+    @inlinable
     public init(width: Int, height: Int, channels: Int) {
         precondition(width >= 0 && height >= 0 && (1...4).contains(channels), "invalid pixel buffer shape")
         self.width = width
@@ -31,6 +33,7 @@ public struct PixelBuffer<Component: PixelComponent>: Sendable, Equatable {
 
     /// A buffer whose every component `initialize` writes (it is handed the memory
     /// unfilled: a movie frame's copies skip zeroing megabytes they overwrite at once).
+    @inlinable
     public init(width: Int, height: Int, channels: Int, writingEvery initialize: (UnsafeMutableBufferPointer<Component>) -> Void) {
         precondition(width >= 0 && height >= 0 && (1...4).contains(channels), "invalid pixel buffer shape")
         self.width = width
@@ -44,6 +47,7 @@ public struct PixelBuffer<Component: PixelComponent>: Sendable, Equatable {
     }
 
     /// Wraps existing components; their count must be `width * height * channels`.
+    @inlinable
     public init(width: Int, height: Int, channels: Int, components: [Component]) {
         precondition(components.count == width * height * channels, "component count does not match the shape")
         self.width = width
