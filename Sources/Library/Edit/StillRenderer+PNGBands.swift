@@ -9,12 +9,13 @@ extension StillRenderer {
     static let pngBandRows = 128
 
     /// A PNG's render made a band of rows at a time: the file, its size and the
-    /// orientation it is shown in, and the render averaged down (for its Exif thumbnail).
+    /// orientation it is shown in, and the render averaged down (for its Exif thumbnail,
+    /// when asked for).
     struct BandedPNG {
         var encoded: [UInt8]
         var width: Int, height: Int
         var orientation: EXIFOrientation
-        var preview: PixelBuffer<UInt8>
+        var preview: PixelBuffer<UInt8>?
     }
 
     /// A PNG through the recipe at its depth (8 or 16 bits) without holding it whole: read a band
@@ -29,9 +30,11 @@ extension StillRenderer {
     /// reshaped with it, its samples as stored (a gAMA chunk still says how to read them;
     /// a palette becomes RGB). Nil when the recipe must see the picture whole or upright
     /// (depth, geometry between other steps) or turns it where the orientation cannot say
-    /// so, and for an interlaced PNG (its rows come in passes).
+    /// so, and for an interlaced PNG (its rows come in passes). `keepsPreview`: the render
+    /// is averaged down as it is drawn.
     static func renderedByBands(
-        _ bytes: [UInt8], chunks: PNGChunks, recipe: FilterRecipe, shownIn orientation: EXIFOrientation, canReorient: Bool
+        _ bytes: [UInt8], chunks: PNGChunks, recipe: FilterRecipe, shownIn orientation: EXIFOrientation, canReorient: Bool,
+        keepsPreview: Bool
     ) throws -> BandedPNG? {
         guard let header = chunks.chunks.first, header.type == "IHDR", bytes[header.range.lowerBound + 8 + 12] == 0,
             let cut = tiledCut(recipe, width: chunks.width, height: chunks.height, shownIn: orientation),
@@ -39,14 +42,14 @@ extension StillRenderer {
             let rendering = RegionRendering(recipe: cut.rest, width: cut.width, height: cut.height, sixteenBit: chunks.bitDepth == 16)
         else { return nil }
         return chunks.bitDepth == 16
-            ? try renderedByBands(UInt16.self, bytes, cut: cut, rendering: rendering)
-            : try renderedByBands(UInt8.self, bytes, cut: cut, rendering: rendering)
+            ? try renderedByBands(UInt16.self, bytes, cut: cut, rendering: rendering, keepsPreview: keepsPreview)
+            : try renderedByBands(UInt8.self, bytes, cut: cut, rendering: rendering, keepsPreview: keepsPreview)
     }
 
-    /// ``renderedByBands(_:chunks:recipe:shownIn:canReorient:)`` for samples of type `T`
-    /// (the PNG's depth as libpng gives its rows), once `cut` and `rendering` are known.
+    /// ``renderedByBands(_:chunks:recipe:shownIn:canReorient:keepsPreview:)`` for samples of
+    /// type `T` (the PNG's depth as libpng gives its rows), once `cut` and `rendering` are known.
     private static func renderedByBands<T: RegionSample & FixedWidthInteger & UnsignedInteger>(
-        _: T.Type, _ bytes: [UInt8], cut: TiledCut, rendering: RegionRendering
+        _: T.Type, _ bytes: [UInt8], cut: TiledCut, rendering: RegionRendering, keepsPreview: Bool
     ) throws -> BandedPNG? {
         let format = try PNGCodec.rowFormat(bytes)
         // An 8-bit PNG's samples are taken as they are, as a whole decode takes them; a
@@ -64,17 +67,27 @@ extension StillRenderer {
         // Each stored value at the full range (`full`), and each drawn one rounded to the
         // significant bits and back (`kept`): tables of every value (the identity at full
         // depth). Only 16-bit samples have fewer significant bits.
-        let levels = 1 << T.bitWidth, shift = T.bitWidth - bits
+        let levels = 1 << T.bitWidth, shift = T.bitWidth - bits, identity = bits == T.bitWidth
         let full: [T] = (0..<levels).map { v in
-            bits == T.bitWidth ? T(v) : T(truncatingIfNeeded: SampleScale.toSixteen(UInt16(scaled ? v >> shift : v), bits: bits))
+            identity ? T(v) : T(truncatingIfNeeded: SampleScale.toSixteen(UInt16(scaled ? v >> shift : v), bits: bits))
         }
         let kept: [T] = (0..<levels).map { v in
-            bits == T.bitWidth ? T(v) : T(truncatingIfNeeded: SampleScale.toSixteen(SampleScale.fromSixteen(UInt16(v), bits: bits), bits: bits))
+            identity ? T(v) : T(truncatingIfNeeded: SampleScale.toSixteen(SampleScale.fromSixteen(UInt16(v), bits: bits), bits: bits))
         }
         /// Columns `x..<x + width` of rows as read: their colour as RGB and their alpha
         /// (as a plane), at the full range.
         func split(_ rows: borrowing PixelBuffer<T>, x: Int, width w: Int) -> (rgb: PixelBuffer<T>, alpha: PixelBuffer<T>?) {
             let n = rows.height, stride = rows.width
+            if identity, ch == 3 {
+                // RGB at full depth: the rows as they are, or their columns.
+                if x == 0, w == stride { return (copy rows, nil) }
+                let rgb = rows.components.withUnsafeBufferPointer { source in
+                    PixelBuffer<T>(width: w, height: n, channels: 3) { out in
+                        for row in 0..<n { (out.baseAddress! + row * w * 3).initialize(from: source.baseAddress! + (row * stride + x) * 3, count: w * 3) }
+                    }
+                }
+                return (rgb, nil)
+            }
             var alpha = hasAlpha ? PixelBuffer<T>(width: w, height: n, channels: 1) : nil
             let rgb = rows.components.withUnsafeBufferPointer { source in
                 PixelBuffer<T>(width: w, height: n, channels: 3) { out in
@@ -152,7 +165,7 @@ extension StillRenderer {
             let writer = try PNGRowWriter(
                 width: cut.width, height: cut.height, channels: outChannels, bitDepth: T.bitWidth, significantBits: bits,
                 reservingCapacity: bytes.count + bytes.count / 4)
-            let preview = AreaAccumulator(width: cut.width, height: cut.height, shortSide: 512)
+            let preview = keepsPreview ? AreaAccumulator(width: cut.width, height: cut.height, shortSide: 512) : nil
             var coloured = false
             try forEachBand { rgb, alpha, y in
                 guard !coloured else { return }
@@ -162,7 +175,11 @@ extension StillRenderer {
                     coloured = true
                     return
                 }
-                preview.add(T.eightBit(region), x: 0, y: y)
+                preview?.add(T.eightBit(region), x: 0, y: y)
+                if identity, outChannels == 3 {
+                    try writer.write(region)
+                    return
+                }
                 let out = region.components.withUnsafeBufferPointer { drawn in
                     PixelBuffer<T>(width: region.width, height: region.height, channels: outChannels) { out in
                         for i in 0..<(region.width * region.height) {
@@ -175,7 +192,7 @@ extension StillRenderer {
             }
             if coloured { continue }
             return BandedPNG(
-                encoded: try writer.finish(), width: cut.width, height: cut.height, orientation: cut.orientation, preview: preview.averagedPicture())
+                encoded: try writer.finish(), width: cut.width, height: cut.height, orientation: cut.orientation, preview: preview?.averagedPicture())
         }
         return nil
     }

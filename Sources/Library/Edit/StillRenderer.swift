@@ -429,6 +429,13 @@ public enum StillRenderer {
         return (index, mpf, images)
     }
 
+    /// The Exif a chunk of a PNG holds: an eXIf chunk's, or that of ImageMagick's older raw
+    /// profile (a zTXt chunk); nil for any other chunk.
+    static func exifTIFF(of chunk: (type: String, range: Range<Int>), in bytes: [UInt8]) -> [UInt8]? {
+        let data = bytes[(chunk.range.lowerBound + 8)..<(chunk.range.upperBound - 4)]
+        return chunk.type == "eXIf" ? Array(data) : chunk.type == "zTXt" ? PNGCodec.rawExifProfile(zTXt: data) : nil
+    }
+
     /// Chunks a PNG render carries over from its original: colour profile, Exif (with its
     /// orientation), text and XMP, pixel density, time. gAMA and cHRM are not carried:
     /// libpng's decoder already turned the samples into sRGB by them.
@@ -448,7 +455,7 @@ public enum StillRenderer {
         // The render's size, and the render at 8 bits (as stored, whole or averaged down)
         // for its Exif thumbnail.
         let size: (width: Int, height: Int)
-        let preview: PixelBuffer<UInt8>
+        let preview: PixelBuffer<UInt8>?
         let exifOrientation = chunks.exifTIFF.flatMap { try? EXIFMetadata(tiff: $0) }?.orientation
         let orientation = EXIFOrientation(exifValue: exifOrientation ?? 1)
         // The orientation the render is shown in, where it is not the original's.
@@ -462,7 +469,8 @@ public enum StillRenderer {
             carried.formUnion(["gAMA", "cHRM"])
         } else if chunks.width * chunks.height > bandedAbove,
             let banded = try renderedByBands(
-                bytes, chunks: chunks, recipe: recipe, shownIn: orientation, canReorient: chunks.exifTIFF == nil || exifOrientation != nil)
+                bytes, chunks: chunks, recipe: recipe, shownIn: orientation, canReorient: chunks.exifTIFF == nil || exifOrientation != nil,
+                keepsPreview: chunks.chunks.contains { carriedPNGChunks.contains($0.type) && exifTIFF(of: $0, in: bytes).flatMap(ExifThumbnail.thumbnail(in:)) != nil })
         {
             encoded = banded.encoded
             (size, preview) = ((banded.width, banded.height), banded.preview)
@@ -502,8 +510,7 @@ public enum StillRenderer {
             // An Exif thumbnail shows the render, not the original: the Exif (in an eXIf
             // chunk, or ImageMagick's older raw profile, which becomes one) is written
             // again with a thumbnail of the render.
-            let data = bytes[(chunk.range.lowerBound + 8)..<(chunk.range.upperBound - 4)]
-            var tiff = chunk.type == "eXIf" ? Array(data) : chunk.type == "zTXt" ? PNGCodec.rawExifProfile(zTXt: data) : nil
+            var tiff = exifTIFF(of: chunk, in: bytes)
             if recipe.changesGeometry, tiff != nil {
                 // The size it declares, after a crop or a turn, and how it is shown.
                 ExifDimensions.replacing(in: &tiff!, width: size.width, height: size.height, orientation: turned?.rawValue)
@@ -513,6 +520,7 @@ public enum StillRenderer {
                 }
             }
             if let tiff, let old = ExifThumbnail.thumbnail(in: tiff) {
+                guard let preview else { throw MediaAnalyzer.Failure(reason: "internal error: the render kept no picture for its Exif thumbnail") }
                 let rewritten = try exifWithNewThumbnail(tiff, replacing: old, from: preview, room: Int(Int32.max), warnings: &warnings)
                 metadata += PNGCodec.chunk(type: "eXIf", data: rewritten)
                 continue
