@@ -55,24 +55,6 @@ struct ColourPass {
         return out
     }
 
-    /// The pixels of `picture` within `region` through the steps, as a picture of the
-    /// region's size: the copy and the steps made row by row.
-    func apply(to picture: borrowing PixelBuffer<UInt8>, region: PixelRegion) -> PixelBuffer<UInt8> {
-        let (stride, width) = (picture.width * 3, region.width)
-        return picture.components.withUnsafeBufferPointer { source in
-            PixelBuffer<UInt8>(width: region.width, height: region.height, channels: 3) { pixels in
-                nonisolated(unsafe) let (source, pixels) = (source, pixels)
-                forEachBand(rows: region.height) { rows in
-                    for y in rows {
-                        let row = pixels.baseAddress! + y * width * 3
-                        row.initialize(from: source.baseAddress! + (region.y + y) * stride + region.x * 3, count: width * 3)
-                        draw(row, count: width)
-                    }
-                }
-            }
-        }
-    }
-
     private func draw(_ row: UnsafeMutablePointer<UInt8>, count: Int) {
         for step in steps {
             switch step {

@@ -45,13 +45,13 @@ extension FilterRecipe {
             if !colours.isEmpty {
                 let region = placement.sourceRegion(width: pixels.width, height: pixels.height)
                 if region.width >= 2, region.height >= 2, region.width * region.height * 10 < pixels.width * pixels.height * 9 {
-                    pixels = colours.apply(to: pixels, region: region)
+                    pixels = colours.apply(to: (consume pixels).cropped(x: region.x, y: region.y, width: region.width, height: region.height))
                     placement = placement.within(region)
                 } else {
                     pixels = colours.apply(to: consume pixels)
                 }
             }
-            pixels = placement.apply(to: pixels)
+            pixels = placement.apply(reusing: consume pixels)
         }
         return pixels
     }

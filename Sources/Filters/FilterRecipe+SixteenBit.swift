@@ -62,7 +62,7 @@ extension FilterRecipe {
                 continue
             }
             let placement = GeometryPlacement.run(of: filters, from: &i, width: pixels.width, height: pixels.height, shownIn: orientation)
-            pixels = placement.apply(to: pixels)
+            pixels = placement.apply(reusing: consume pixels)
         }
         return pixels
     }

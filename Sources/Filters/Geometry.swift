@@ -31,40 +31,48 @@ public struct GeometryPlacement: Sendable, Equatable {
     @inline(__always)
     func resample<T: PixelComponent & Resampled>(_ picture: borrowing PixelBuffer<T>) -> PixelBuffer<T> {
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
-        var out = PixelBuffer<T>(width: width, height: height, channels: ch)
-        guard w > 0, h > 0, width > 0, height > 0 else { return out }
-        let (outW, a, b, c, d, e, f, exact) = (width, a, b, c, d, e, f, exact)
-        picture.components.withUnsafeBufferPointer { src in
-            out.components.withUnsafeMutableBufferPointer { dst in
+        guard w > 0, h > 0, width > 0, height > 0 else { return PixelBuffer<T>(width: width, height: height, channels: ch) }
+        let rowLength = width * ch
+        return picture.components.withUnsafeBufferPointer { src in
+            PixelBuffer<T>(width: width, height: height, channels: ch) { dst in
                 nonisolated(unsafe) let (src, dst) = (src, dst)
                 forEachBand(rows: height) { rows in
-                    for y in rows {
-                        let oy = Double(y) + 0.5
-                        for x in 0..<outW {
-                            let ox = Double(x) + 0.5
-                            // The input point, in sample indices (centre at i).
-                            let sx = a * ox + b * oy + c - 0.5, sy = d * ox + e * oy + f - 0.5
-                            let o = (y * outW + x) * ch
-                            if exact {
-                                let ix = min(w - 1, max(0, Int(sx.rounded()))), iy = min(h - 1, max(0, Int(sy.rounded())))
-                                for k in 0..<ch { dst[o + k] = src[(iy * w + ix) * ch + k] }
-                                continue
-                            }
-                            let fx = min(Double(w - 1), max(0, sx)), fy = min(Double(h - 1), max(0, sy))
-                            let x0 = Int(fx), y0 = Int(fy)
-                            let x1 = min(w - 1, x0 + 1), y1 = min(h - 1, y0 + 1)
-                            let tx = fx - Double(x0), ty = fy - Double(y0)
-                            for k in 0..<ch {
-                                let top = src[(y0 * w + x0) * ch + k].sampleValue * (1 - tx) + src[(y0 * w + x1) * ch + k].sampleValue * tx
-                                let bottom = src[(y1 * w + x0) * ch + k].sampleValue * (1 - tx) + src[(y1 * w + x1) * ch + k].sampleValue * tx
-                                dst[o + k] = T(sampleValue: top * (1 - ty) + bottom * ty)
-                            }
-                        }
-                    }
+                    resampleRows(rows, of: src, width: w, height: h, channels: ch, into: dst.baseAddress! + rows.lowerBound * rowLength)
                 }
             }
         }
-        return out
+    }
+
+    /// Output rows `rows` of a w×h picture with `ch` channels (`src`), interpolated in
+    /// Double a pixel at a time (exact placements copied), written from `dst` on.
+    @inline(__always)
+    func resampleRows<T: PixelComponent & Resampled>(
+        _ rows: Range<Int>, of src: UnsafeBufferPointer<T>, width w: Int, height h: Int, channels ch: Int, into dst: UnsafeMutablePointer<T>
+    ) {
+        let (outW, a, b, c, d, e, f, exact) = (width, a, b, c, d, e, f, exact)
+        for y in rows {
+            let oy = Double(y) + 0.5
+            for x in 0..<outW {
+                let ox = Double(x) + 0.5
+                // The input point, in sample indices (centre at i).
+                let sx = a * ox + b * oy + c - 0.5, sy = d * ox + e * oy + f - 0.5
+                let o = ((y - rows.lowerBound) * outW + x) * ch
+                if exact {
+                    let ix = min(w - 1, max(0, Int(sx.rounded()))), iy = min(h - 1, max(0, Int(sy.rounded())))
+                    for k in 0..<ch { dst[o + k] = src[(iy * w + ix) * ch + k] }
+                    continue
+                }
+                let fx = min(Double(w - 1), max(0, sx)), fy = min(Double(h - 1), max(0, sy))
+                let x0 = Int(fx), y0 = Int(fy)
+                let x1 = min(w - 1, x0 + 1), y1 = min(h - 1, y0 + 1)
+                let tx = fx - Double(x0), ty = fy - Double(y0)
+                for k in 0..<ch {
+                    let top = src[(y0 * w + x0) * ch + k].sampleValue * (1 - tx) + src[(y0 * w + x1) * ch + k].sampleValue * tx
+                    let bottom = src[(y1 * w + x0) * ch + k].sampleValue * (1 - tx) + src[(y1 * w + x1) * ch + k].sampleValue * tx
+                    dst[o + k] = T(sampleValue: top * (1 - ty) + bottom * ty)
+                }
+            }
+        }
     }
 
     /// 8-bit samples interpolated in C (`camlib_bilinear_rows`: fixed point, eight pixels
@@ -73,19 +81,22 @@ public struct GeometryPlacement: Sendable, Equatable {
     /// Photo movie's edit. Inputs within 16384 pixels (`fitsFixedPoint`).
     func bilinearBytes(_ picture: borrowing PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
-        let (outW, outH, coefficients) = (width, height, [a, b, c, d, e, f])
+        let rowLength = width * ch
         return picture.components.withUnsafeBufferPointer { src in
-            PixelBuffer<UInt8>(width: outW, height: outH, channels: ch) { dst in
-                coefficients.withUnsafeBufferPointer { placement in
-                    nonisolated(unsafe) let (src, dst, placement) = (src, dst, placement)
-                    forEachBand(rows: outH) { rows in
-                        guard !rows.isEmpty, outW > 0 else { return }
-                        camlib_bilinear_rows(
-                            src.baseAddress, w, h, ch, outW, rows.lowerBound, rows.count, placement.baseAddress,
-                            dst.baseAddress! + rows.lowerBound * outW * ch)
-                    }
+            PixelBuffer<UInt8>(width: width, height: height, channels: ch) { dst in
+                nonisolated(unsafe) let (src, dst) = (src, dst)
+                forEachBand(rows: height) { rows in
+                    bilinearRows(rows, of: src, width: w, height: h, channels: ch, into: dst.baseAddress! + rows.lowerBound * rowLength)
                 }
             }
+        }
+    }
+
+    /// Output rows `rows` through `camlib_bilinear_rows`, written from `dst` on.
+    func bilinearRows(_ rows: Range<Int>, of src: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int, channels ch: Int, into dst: UnsafeMutablePointer<UInt8>) {
+        guard !rows.isEmpty, width > 0 else { return }
+        [a, b, c, d, e, f].withUnsafeBufferPointer { placement in
+            camlib_bilinear_rows(src.baseAddress, w, h, ch, width, rows.lowerBound, rows.count, placement.baseAddress, dst)
         }
     }
 
@@ -162,10 +173,10 @@ public protocol GeometryFilter: SixteenBitFilter {
 
 extension GeometryFilter {
     public func apply(to image: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
-        placement(width: image.width, height: image.height).apply(to: image)
+        placement(width: image.width, height: image.height).apply(reusing: image)
     }
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
-        placement(width: image.width, height: image.height).apply(to: image)
+        placement(width: image.width, height: image.height).apply(reusing: image)
     }
 }
 

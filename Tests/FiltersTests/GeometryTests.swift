@@ -113,6 +113,43 @@ struct GeometryTests {
         #expect(abs(a.0 - b.0) < 0.005 && abs(a.1 - b.1) < 0.005, "photo \(a), map \(b)")
     }
 
+    /// Reshaped over its own storage a band of rows at a time, a picture gets the samples a
+    /// new buffer gets, in the same storage (no second copy of a large photo): each band is
+    /// written only once no band still to be drawn reads its place, and a crop moves rows.
+    /// Bands of 16 rows here, so every recipe takes many.
+    @Test(arguments: [
+        "crop:x=0.1,y=0.2,width=0.7,height=0.6", "crop:x=0,y=0,width=1,height=0.5", "crop:x=0.3,y=0,width=0.7,height=1", "straighten:degrees=3",
+        "straighten:degrees=-11", "rotate:degrees=90", "rotate:degrees=180", "flip:direction=vertical", "crop:aspect=16:9 straighten:degrees=4 flip",
+    ])
+    func aPictureReshapedInItsOwnStorageGetsTheSamplesOfANewOne(_ text: String) throws {
+        let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try Self.step(String($0)) })
+        func address<T>(_ p: borrowing PixelBuffer<T>) -> UInt { p.components.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+        for (width, height, channels) in [(120, 330, 3), (331, 97, 1), (64, 200, 4)] {
+            let picture = testPicture(width: width, height: height)
+            var eight = PixelBuffer<UInt8>(width: width, height: height, channels: channels)
+            for i in 0..<(width * height) {
+                for c in 0..<channels { eight.components[i * channels + c] = picture.components[i * 3 + c % 3] &+ UInt8(c / 3 * 40) }
+            }
+            let sixteen = PixelBuffer<UInt16>(width: width, height: height, channels: channels, components: eight.components.map { UInt16($0) * 257 &+ 3 })
+            let placement = recipe.geometry(width: width, height: height)
+            let expected = placement.apply(to: eight), expectedSixteen = placement.apply(to: sixteen)
+            var copy = eight
+            copy.components[0] &+= 0  // its own storage, not the one `eight` shares
+            let before = address(copy)
+            let reshaped = placement.apply(reusing: consume copy, bandBytes: 1)
+            let same = reshaped == expected  // (not printed whole when it fails)
+            #expect(same, "\(text), \(width)x\(height)x\(channels), 8 bits")
+            #expect(address(reshaped) == before, "\(text): the 8-bit picture was copied")
+            var copySixteen = sixteen
+            copySixteen.components[0] &+= 0
+            let beforeSixteen = address(copySixteen)
+            let reshapedSixteen = placement.apply(reusing: consume copySixteen, bandBytes: 1)
+            let sameSixteen = reshapedSixteen == expectedSixteen
+            #expect(sameSixteen, "\(text), \(width)x\(height)x\(channels), 16 bits")
+            #expect(address(reshapedSixteen) == beforeSixteen, "\(text): the 16-bit picture was copied")
+        }
+    }
+
     /// The placement of an orientation moves every sample as `applying` does.
     @Test(arguments: EXIFOrientation.allCases)
     func anOrientationsPlacementIsItsTurn(_ orientation: EXIFOrientation) {
