@@ -26,7 +26,10 @@ not depend on how the comic looks.
    16-bit PNGs of 100 and 200 (a band of rows at a time), and with comic an 8-bit PNG of
    200 (by bands too); and with a 3-degree straighten
    and exposure, resampled by tiles and bands: an 8-bit grid of 197 megapixels and a
-   16-bit PNG of 200 (goal: under 1 GB up to 200 megapixels). Beside each, the peak of
+   16-bit PNG of 200; and with geometry after comic or shadows, which the picture must be
+   held whole for (a 200-megapixel JPEG, 16-bit PNG and 8-bit grid: a crop or straighten
+   drawn in its own storage, a quarter turn into a second copy) (goal: under 1 GB up to
+   200 megapixels). Beside each, the peak of
    the `camlib import` before it, which makes the thumbnail (from bands of rows or rows
    of tiles above 40 megapixels).
 
@@ -529,12 +532,21 @@ def memory(camlib, tmp, results):
     worst = 0.0
     seen = set()
     comic, deep, straight = ["comic"], ["crop:x=0.1,y=0.1,width=0.8,height=0.8", "exposure:ev=0.5"], ["straighten:degrees=3", "exposure:ev=0.5"]
+    # Geometry after a step that looks at more than one pixel: drawn whole, the geometry
+    # in the picture's own storage (a quarter turn needs a second copy).
+    comic_crop, shadows_straight = ["comic", "crop:x=0.1,y=0.1,width=0.8,height=0.8"], ["shadows:amount=0.3", "straighten:degrees=3"]
+    shadows_crop, comic_turn = ["shadows:amount=0.3", "crop:x=0.1,y=0.1,width=0.8,height=0.8"], ["comic", "rotate:degrees=90"]
+    labels = {id(comic): "comic", id(deep): "crop, exposure", id(straight): "straighten, exposure", id(comic_crop): "comic, then crop",
+              id(shadows_straight): "shadows, then straighten", id(shadows_crop): "shadows, then crop", id(comic_turn): "comic, then rotate 90"}
     for kind, width, height, grid, filters in [
             ("JPEG", 5712, 4284, None, comic), ("JPEG", 11547, 8660, None, comic), ("JPEG", 16330, 12247, None, comic),
             ("HEIC", 7680, 5120, (8, 8), comic), ("HEIC", 11264, 8272, (11, 11), comic), ("HEIC", 16384, 12032, (16, 16), comic),
             ("HEIC-10", 11264, 8272, (11, 11), deep), ("HEIC-10", 16384, 12032, (16, 16), deep),
             ("PNG-16", 11547, 8660, None, deep), ("PNG-16", 16330, 12247, None, deep), ("PNG", 16330, 12247, None, comic),
-            ("HEIC", 16384, 12032, (16, 16), straight), ("PNG-16", 16330, 12247, None, straight)]:
+            ("HEIC", 16384, 12032, (16, 16), straight), ("PNG-16", 16330, 12247, None, straight),
+            ("JPEG", 16330, 12247, None, comic_crop), ("JPEG", 16330, 12247, None, shadows_straight),
+            ("PNG-16", 16330, 12247, None, shadows_crop), ("HEIC", 16384, 12032, (16, 16), comic_crop),
+            ("JPEG", 16330, 12247, None, comic_turn)]:
         work = os.path.join(tmp, f"memory-{kind}-{width}")
         os.makedirs(work)
         still = os.path.join(work, f"still-{width}x{height}." + {"JPEG": "jpg", "PNG-16": "png", "PNG": "png"}.get(kind, "heic"))
@@ -559,7 +571,7 @@ def memory(camlib, tmp, results):
             results.add(f"peak memory, importing a {kind} of {megapixels}", import_peak, "MB", goal="under 1 GB", met=import_peak < 1024)
         seconds, peak, status = measure([camlib, "edit", "--library", lib, still, *(a for f in filters for a in ("--filter", f))], sample=False)
         worst = max(worst, peak, import_peak)
-        edit = {id(comic): "comic", id(deep): "crop, exposure"}.get(id(filters), "straighten, exposure")
+        edit = labels[id(filters)]
         results.add(f"peak memory, {kind} of {megapixels}, {edit}", peak, "MB", goal="under 1 GB",
                     met=peak < 1024 and status == 0)
         print(f"{kind:>8} {width * height / 1e6:10.0f} {f'{width}x{height}':>12} {edit:>24} {seconds:8.2f} {peak:8.0f} {import_peak:10.0f}"

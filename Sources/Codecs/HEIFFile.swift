@@ -32,7 +32,7 @@ public final class HEIFFile {
         self.path = path
         self.memory = nil
         self.isHEVC = Self.mimeType(ofFileAt: path).hasPrefix("image/heic")
-        Self.limitThreads(ctx)
+        Self.setLimits(ctx)
         try check(heif_context_read_from_file(ctx, path, nil), "reading the file")
     }
 
@@ -56,7 +56,7 @@ public final class HEIFFile {
         self.path = "(memory)"
         self.memory = owning
         self.isHEVC = Self.mimeType(of: Array(bytes.prefix(64))).hasPrefix("image/heic")
-        Self.limitThreads(ctx)
+        Self.setLimits(ctx)
         // (Once every property is set, a throw runs deinit, which frees the context and
         // the copy.)
         try check(heif_context_read_from_memory_without_copy(ctx, bytes.baseAddress, bytes.count, nil), "reading the file")
@@ -84,9 +84,16 @@ public final class HEIFFile {
 
     /// Grid images (iPhone HEICs are 512x512 tiles) decode their tiles on two threads:
     /// while import workers share the cores this changes little, but it halves the wait
-    /// when one big HEIC is the last file left.
-    private static func limitThreads(_ ctx: OpaquePointer) {
+    /// when one big HEIC is the last file left. libheif's largest block (512 MB by default)
+    /// is raised to hold a picture of camlib's largest size (``DecodeLimits``, which refuses
+    /// larger ones from their headers) decoded whole: 600 MB as 8-bit RGB, 1.6 GB as 16-bit
+    /// RGBA. The limits set are the context's own.
+    private static func setLimits(_ ctx: OpaquePointer) {
         heif_context_set_max_decoding_threads(ctx, 2)
+        if let limits = heif_context_get_security_limits(ctx) {
+            let largest = UInt64(DecodeLimits.maximumPixels) * 4 * 2
+            if limits.pointee.max_memory_block_size != 0 { limits.pointee.max_memory_block_size = max(limits.pointee.max_memory_block_size, largest) }
+        }
     }
 
     /// libheif's reading of the file's brands: "image/heic", "image/avif", …

@@ -49,8 +49,7 @@ extension HEIFImage {
 
     /// Decodes one tile of a grid image, as stored (no irot/imir/clap), to 8-bit RGB: the
     /// tile's whole size, even where it reaches beyond the picture. A 200-megapixel grid
-    /// is read this way a tile at a time; libheif refuses to decode one whole (its
-    /// security limit on one allocation is 512 MB).
+    /// is read this way a tile at a time, rather than whole (600 MB).
     public func decodeStoredTileRGB(column: Int, row: Int) throws -> PixelBuffer<UInt8> {
         try decodeStoredTile(column: column, row: row, sixteenBit: false, Self.rgbPixels)
     }

@@ -23,4 +23,19 @@ extension PixelBuffer {
         storage.removeLast(storage.count - row * height)
         return PixelBuffer(width: width, height: height, channels: channels, components: storage)
     }
+
+    /// A copy of the `width`×`height` rectangle whose top-left pixel is (`x`, `y`).
+    public func rectangle(x: Int, y: Int, width: Int, height: Int) -> PixelBuffer {
+        precondition(
+            x >= 0 && y >= 0 && width >= 0 && height >= 0 && x + width <= self.width && y + height <= self.height,
+            "the rectangle lies outside the picture")
+        let (stride, row) = (self.width * channels, width * channels)
+        return components.withUnsafeBufferPointer { source in
+            PixelBuffer(width: width, height: height, channels: channels) { out in
+                for r in 0..<height where row > 0 {
+                    (out.baseAddress! + r * row).initialize(from: source.baseAddress! + (y + r) * stride + x * channels, count: row)
+                }
+            }
+        }
+    }
 }

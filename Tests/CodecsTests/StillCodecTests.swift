@@ -154,3 +154,31 @@ struct RealStillTests {
     let small = PixelBuffer<UInt8>(width: 100, height: 50, channels: 3)
     #expect(try PixelScaler.scaledToFit(small, maxSide: 320) == small)
 }
+
+/// HEIF pictures camlib makes itself.
+struct SyntheticHEIFTests {
+    /// A grid of camlib's largest size decodes whole (what an edit that must see it whole
+    /// does, a comic then a crop): 8-bit RGB of 16384x11264 is 553 MB, past libheif's own
+    /// limit on one allocation (512 MB).
+    @Test func aGridOfTheLargestSizeDecodesWhole() throws {
+        let (tileWidth, tileHeight, columns, rows) = (2048, 1408, 8, 8)
+        let tiling = HEIFImage.Tiling(
+            columns: columns, rows: rows, tileWidth: tileWidth, tileHeight: tileHeight, width: columns * tileWidth, height: rows * tileHeight)
+        #expect(tiling.width * tiling.height * 3 > 512 << 20 && tiling.width * tiling.height <= DecodeLimits.maximumPixels)
+        var settings = HEIFEncoder.Still(pixels: PixelBuffer(width: 0, height: 0, channels: 3))
+        settings.quality = 50
+        // Flat tiles, each of its own grey (cheap to code), so a tile out of place shows.
+        let encoded = try HEIFEncoder.encodeGrid(HEIFEncoder.GridStill(tiling: tiling, settings: settings), bits: 8, tile: { column, row, _ in
+            let level = UInt8(40 + (row * columns + column) % 160)
+            return PixelBuffer<UInt8>(width: tileWidth, height: tileHeight, channels: 3, components: [UInt8](repeating: level, count: tileWidth * tileHeight * 3))
+        }, thumbnail: { nil })
+        let image = try HEIFFile(bytes: encoded).primaryImage()
+        let whole = try image.decodeStoredRGB()
+        #expect(whole.width == tiling.width && whole.height == tiling.height)
+        for (column, row) in [(0, 0), (7, 7), (5, 2)] {
+            let level = Int(40 + (row * columns + column) % 160)
+            let sample = Int(whole[x: column * tileWidth + tileWidth / 2, y: row * tileHeight + tileHeight / 2, channel: 1])
+            #expect(abs(sample - level) <= 3, "tile \(column),\(row): \(sample), coded \(level)")
+        }
+    }
+}

@@ -95,6 +95,34 @@ struct TiledRenderTests {
         #expect(Self.meanBlockDifference(recipe.apply(to: try original.decodeRGB()), pb, block: 16) < 3)
     }
 
+    /// Geometry after a step that looks at more than one pixel needs the picture whole:
+    /// above the tiled size it is put together from its tiles, filtered in its own
+    /// storage and coded as a grid of the original's tile size (x265 coding 200
+    /// megapixels as one picture held gigabytes), the same edit as a render held whole.
+    @Test(arguments: ["comic crop:aspect=1:1", "shadows:amount=0.4 straighten:degrees=2 rotate:degrees=90"])
+    func geometryAfterAStepThatSeesThePictureWholeIsCodedAsAGrid(recipe text: String) throws {
+        let path = Media.path("apple-live-photo/IMG_3582.HEIC")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
+        func render(tiledAbove: Int) throws -> StillRenderer.Render {
+            try StillRenderer.renderHEIF(path: path, bytes: bytes, auxiliaryBytes: bytes, recipe: recipe, embeddedMovie: nil, tiledAbove: tiledAbove)
+        }
+        let whole = try render(tiledAbove: .max), tiled = try render(tiledAbove: 0)
+        #expect(tiled.warnings == whole.warnings)
+        let original = try HEIFFile(bytes: bytes).primaryImage()
+        let (a, b) = (try HEIFFile(bytes: whole.bytes).primaryImage(), try HEIFFile(bytes: tiled.bytes).primaryImage())
+        let tiling = try #require(b.storedTiling)
+        #expect(tiling.tileWidth == original.storedTiling?.tileWidth && tiling.tileHeight == original.storedTiling?.tileHeight)
+        #expect(b.width == a.width && b.height == a.height && b.orientation == original.orientation)
+        #expect(b.exifTIFF() == a.exifTIFF())
+        #expect(a.auxiliaryImages().images.count == b.auxiliaryImages().images.count)
+        // A thumbnail as the whole render's (its side within a pixel: averaged down by its
+        // short side).
+        let thumbnail = try #require(b.thumbnail()), wholeThumbnail = try #require(a.thumbnail())
+        #expect(abs(max(thumbnail.width, thumbnail.height) - max(wholeThumbnail.width, wholeThumbnail.height)) <= 1)
+        #expect(Self.meanBlockDifference(try a.decodeRGB(), try b.decodeRGB(), block: 16) < 3)
+    }
+
     /// Mean difference of `block`-sided block averages, in levels.
     static func meanBlockDifference(_ a: PixelBuffer<UInt8>, _ b: PixelBuffer<UInt8>, block: Int) -> Double {
         precondition(a.width == b.width && a.height == b.height)

@@ -162,6 +162,29 @@ public enum StillRenderer {
             } else {
                 encoded = try encode(bits: 8) { try primary.decodeStoredTileRGB(column: $0, row: $1) }
             }
+        } else if compression == .hevc, primary.width * primary.height > tiledAbove, let source = primary.storedTiling, !primary.isCropped,
+            depth == nil || !recipe.needsDepth
+        {
+            // The recipe sees the picture whole (geometry after a comic, say): held once, put
+            // together from its tiles as stored, filtered in its own storage, and coded as a
+            // grid of the original's tile size (x265 holds gigabytes coding 200 megapixels as
+            // one picture).
+            let reader = HEIFTileReader(tiling: source) { try primary.decodeStoredTileRGB(column: $0, row: $1) }
+            let filtered = recipe.apply(toStored: try reader.region(x: 0, y: 0, width: source.width, height: source.height), shownIn: primary.orientation)
+            if recipe.changesGeometry, still.exifTIFF != nil {
+                ExifDimensions.replacing(in: &still.exifTIFF!, width: filtered.width, height: filtered.height)
+            }
+            let (tw, th) = (source.tileWidth, source.tileHeight)
+            let tiling = HEIFImage.Tiling(
+                columns: (filtered.width + tw - 1) / tw, rows: (filtered.height + th - 1) / th, tileWidth: tw, tileHeight: th,
+                width: filtered.width, height: filtered.height)
+            guard let drawn = RegionRendering(recipe: FilterRecipe(steps: []), width: filtered.width, height: filtered.height) else {
+                throw MediaAnalyzer.Failure(reason: "internal error: no rendering of the filtered picture's tiles")
+            }
+            encoded = try encodeByTiles(tiling: tiling, rendering: drawn, like: still, bits: 8) { column, row in
+                let (x, y) = (column * tw, row * th)
+                return filtered.rectangle(x: x, y: y, width: min(tw, filtered.width - x), height: min(th, filtered.height - y))
+            }
         } else if compression == .hevc, let rendering = try? summarizedFromYCbCr(primary, recipe: recipe) {
             // (A picture libheif cannot give as 4:2:0 is decoded as RGB below, which says
             // what is wrong with it if anything is.)
