@@ -62,16 +62,7 @@ struct TiledRenderTests {
         "crop:aspect=1:1 straighten:degrees=-2.5 mono",
     ])
     func aCropOfAGridIsRenderedTileByTile(recipe text: String) throws {
-        let path = Media.path("apple-live-photo/IMG_3582.HEIC")
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
-        func render(tiledAbove: Int) throws -> StillRenderer.Render {
-            try StillRenderer.renderHEIF(path: path, bytes: bytes, auxiliaryBytes: bytes, recipe: recipe, embeddedMovie: nil, tiledAbove: tiledAbove)
-        }
-        let whole = try render(tiledAbove: .max), tiled = try render(tiledAbove: 0)
-        #expect(tiled.warnings == whole.warnings)
-        let original = try HEIFFile(bytes: bytes).primaryImage()
-        let (a, b) = (try HEIFFile(bytes: whole.bytes).primaryImage(), try HEIFFile(bytes: tiled.bytes).primaryImage())
+        let (recipe, original, a, b) = try Self.renderedBothWays(text)
         let tiling = try #require(b.storedTiling)
         #expect(a.storedTiling == nil)
         #expect(tiling.tileWidth == original.storedTiling?.tileWidth && tiling.tileHeight == original.storedTiling?.tileHeight)
@@ -101,16 +92,7 @@ struct TiledRenderTests {
     /// megapixels as one picture held gigabytes), the same edit as a render held whole.
     @Test(arguments: ["comic crop:aspect=1:1", "shadows:amount=0.4 straighten:degrees=2 rotate:degrees=90"])
     func geometryAfterAStepThatSeesThePictureWholeIsCodedAsAGrid(recipe text: String) throws {
-        let path = Media.path("apple-live-photo/IMG_3582.HEIC")
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
-        func render(tiledAbove: Int) throws -> StillRenderer.Render {
-            try StillRenderer.renderHEIF(path: path, bytes: bytes, auxiliaryBytes: bytes, recipe: recipe, embeddedMovie: nil, tiledAbove: tiledAbove)
-        }
-        let whole = try render(tiledAbove: .max), tiled = try render(tiledAbove: 0)
-        #expect(tiled.warnings == whole.warnings)
-        let original = try HEIFFile(bytes: bytes).primaryImage()
-        let (a, b) = (try HEIFFile(bytes: whole.bytes).primaryImage(), try HEIFFile(bytes: tiled.bytes).primaryImage())
+        let (_, original, a, b) = try Self.renderedBothWays(text)
         let tiling = try #require(b.storedTiling)
         #expect(tiling.tileWidth == original.storedTiling?.tileWidth && tiling.tileHeight == original.storedTiling?.tileHeight)
         #expect(b.width == a.width && b.height == a.height && b.orientation == original.orientation)
@@ -121,6 +103,21 @@ struct TiledRenderTests {
         let thumbnail = try #require(b.thumbnail()), wholeThumbnail = try #require(a.thumbnail())
         #expect(abs(max(thumbnail.width, thumbnail.height) - max(wholeThumbnail.width, wholeThumbnail.height)) <= 1)
         #expect(Self.meanBlockDifference(try a.decodeRGB(), try b.decodeRGB(), block: 16) < 3)
+    }
+
+    /// IMG_3582 through the recipe `text`, held whole (`a`) and the tiled way (`b`, the
+    /// threshold lowered), with the same warnings; and the original's primary image.
+    static func renderedBothWays(_ text: String) throws -> (recipe: FilterRecipe, original: HEIFImage, a: HEIFImage, b: HEIFImage) {
+        let path = Media.path("apple-live-photo/IMG_3582.HEIC")
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try FilterStep(parsing: String($0)) })
+        func render(tiledAbove: Int) throws -> StillRenderer.Render {
+            try StillRenderer.renderHEIF(path: path, bytes: bytes, auxiliaryBytes: bytes, recipe: recipe, embeddedMovie: nil, tiledAbove: tiledAbove)
+        }
+        let whole = try render(tiledAbove: .max), tiled = try render(tiledAbove: 0)
+        #expect(tiled.warnings == whole.warnings)
+        let original = try HEIFFile(bytes: bytes).primaryImage()
+        return (recipe, original, try HEIFFile(bytes: whole.bytes).primaryImage(), try HEIFFile(bytes: tiled.bytes).primaryImage())
     }
 
     /// Mean difference of `block`-sided block averages, in levels.
