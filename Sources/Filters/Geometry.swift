@@ -31,14 +31,23 @@ public struct GeometryPlacement: Sendable, Equatable {
     @inline(__always)
     func resample<T: PixelComponent & Resampled>(_ picture: borrowing PixelBuffer<T>) -> PixelBuffer<T> {
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
-        guard w > 0, h > 0, width > 0, height > 0 else { return PixelBuffer<T>(width: width, height: height, channels: ch) }
+        return drawnAnew(picture) { rows, src, dst in resampleRows(rows, of: src, width: w, height: h, channels: ch, into: dst) }
+    }
+
+    /// The output drawn by `draw` (output rows, the input's samples, where the first of
+    /// those rows goes) into a new buffer, its bands on every core; all zeros when the
+    /// input or the output is empty.
+    @inline(__always)
+    func drawnAnew<T: PixelComponent>(
+        _ picture: borrowing PixelBuffer<T>, rows draw: (_ rows: Range<Int>, _ source: UnsafeBufferPointer<T>, _ into: UnsafeMutablePointer<T>) -> Void
+    ) -> PixelBuffer<T> {
+        let ch = picture.channels
+        guard picture.width > 0, picture.height > 0, width > 0, height > 0 else { return PixelBuffer<T>(width: width, height: height, channels: ch) }
         let rowLength = width * ch
         return picture.components.withUnsafeBufferPointer { src in
             PixelBuffer<T>(width: width, height: height, channels: ch) { dst in
                 nonisolated(unsafe) let (src, dst) = (src, dst)
-                forEachBand(rows: height) { rows in
-                    resampleRows(rows, of: src, width: w, height: h, channels: ch, into: dst.baseAddress! + rows.lowerBound * rowLength)
-                }
+                forEachBand(rows: height) { rows in draw(rows, src, dst.baseAddress! + rows.lowerBound * rowLength) }
             }
         }
     }
@@ -81,15 +90,7 @@ public struct GeometryPlacement: Sendable, Equatable {
     /// Photo movie's edit. Inputs within 16384 pixels (`fitsFixedPoint`).
     func bilinearBytes(_ picture: borrowing PixelBuffer<UInt8>) -> PixelBuffer<UInt8> {
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
-        let rowLength = width * ch
-        return picture.components.withUnsafeBufferPointer { src in
-            PixelBuffer<UInt8>(width: width, height: height, channels: ch) { dst in
-                nonisolated(unsafe) let (src, dst) = (src, dst)
-                forEachBand(rows: height) { rows in
-                    bilinearRows(rows, of: src, width: w, height: h, channels: ch, into: dst.baseAddress! + rows.lowerBound * rowLength)
-                }
-            }
-        }
+        return drawnAnew(picture) { rows, src, dst in bilinearRows(rows, of: src, width: w, height: h, channels: ch, into: dst) }
     }
 
     /// Output rows `rows` through `camlib_bilinear_rows`, written from `dst` on.

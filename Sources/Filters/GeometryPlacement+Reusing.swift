@@ -54,16 +54,8 @@ extension GeometryPlacement {
         rows draw: (_ rows: Range<Int>, _ source: UnsafeBufferPointer<T>, _ into: UnsafeMutablePointer<T>) -> Void
     ) -> PixelBuffer<T> {
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
-        guard w > 0, h > 0, width > 0, height > 0 else { return PixelBuffer<T>(width: width, height: height, channels: ch) }
+        guard w > 0, h > 0, width > 0, height > 0, width * height <= w * h else { return drawnAnew(picture, rows: draw) }
         let rowLength = width * ch
-        guard width * height <= w * h else {
-            return picture.components.withUnsafeBufferPointer { src in
-                PixelBuffer<T>(width: width, height: height, channels: ch) { dst in
-                    nonisolated(unsafe) let (src, dst) = (src, dst)
-                    forEachBand(rows: height) { rows in draw(rows, src, dst.baseAddress! + rows.lowerBound * rowLength) }
-                }
-            }
-        }
         // The bands; the first input row each reads, and the least of those from each band on.
         let bandRows = max(16, bandBytes / (rowLength * MemoryLayout<T>.stride))
         let bands = Swift.stride(from: 0, to: height, by: bandRows).map { $0..<Swift.min(height, $0 + bandRows) }
