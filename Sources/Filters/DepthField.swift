@@ -98,7 +98,7 @@ extension FilterRecipe {
     {
         guard depth != nil, needsDepth else { return apply(toStored: image, shownIn: orientation) }
         if orientation == .up { return apply(to: image, depth: depth) }
-        let upright = (consume image).applying(orientation)
-        return apply(to: upright, depth: depth).applying(orientation.inverse)
+        let upright = (consume image).reoriented(orientation)
+        return apply(to: upright, depth: depth).reoriented(orientation.inverse)
     }
 }

@@ -4,15 +4,16 @@ extension FilterRecipe {
     /// The recipe over a picture as stored, shown in `orientation`: the filtered picture,
     /// still as stored. Filters look at a picture upright; when every step treats every
     /// direction alike (``treatsEveryDirectionAlike``), the stored picture is filtered as
-    /// it is, without turning it upright and back (two copies of a 24-megapixel still, two
-    /// of every movie frame). When only the geometry steps do not, they are folded into
-    /// the orientation: each run of them is one resampling of the stored picture, from
-    /// stored to stored, turning it nowhere else.
+    /// it is, without turning it upright and back (two more passes over every sample of a
+    /// still and of every movie frame; the turns are made in the picture's own storage).
+    /// When only the geometry steps do not, they are folded into the orientation: each run
+    /// of them is one resampling of the stored picture, from stored to stored, turning it
+    /// nowhere else.
     public func apply(toStored image: consuming PixelBuffer<UInt8>, shownIn orientation: EXIFOrientation) -> PixelBuffer<UInt8> {
         let filters = self.filters
         guard orientation == .up || filters.allSatisfy({ $0 is any GeometryFilter || type(of: $0).treatsEveryDirectionAlike }) else {
-            let upright = (consume image).applying(orientation)
-            return Self.draw(filters, on: upright, shownIn: .up).applying(orientation.inverse)
+            let upright = (consume image).reoriented(orientation)
+            return Self.draw(filters, on: upright, shownIn: .up).reoriented(orientation.inverse)
         }
         return Self.draw(filters, on: image, shownIn: orientation)
     }

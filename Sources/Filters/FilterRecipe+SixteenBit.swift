@@ -40,15 +40,15 @@ extension FilterRecipe {
     /// `orientation`: the filtered picture, still as stored. As for 8 bits, when only the
     /// geometry steps have a direction (and none reads depth), each run of them is one
     /// resampling from stored to stored, the orientation folded in: no turning upright and
-    /// back (two copies of the picture at 6 bytes a pixel).
+    /// back (two more passes over the picture at 6 bytes a pixel).
     public func apply(toStored image: consuming PixelBuffer<UInt16>, shownIn orientation: EXIFOrientation, depth: DepthField? = nil)
         -> PixelBuffer<UInt16>
     {
         if orientation == .up || treatsEveryDirectionAlike { return apply(to: image, depth: depth) }
         let filters = self.filters
         guard !needsDepth, filters.allSatisfy({ $0 is any GeometryFilter || type(of: $0).treatsEveryDirectionAlike }) else {
-            let upright = (consume image).applying(orientation)
-            return apply(to: upright, depth: depth).applying(orientation.inverse)
+            let upright = (consume image).reoriented(orientation)
+            return apply(to: upright, depth: depth).reoriented(orientation.inverse)
         }
         var pixels = image
         var i = 0

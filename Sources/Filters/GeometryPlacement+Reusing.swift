@@ -3,11 +3,12 @@ import Imaging
 extension GeometryPlacement {
     /// `picture` reshaped as ``apply(to:)-(PixelBuffer<UInt8>)`` reshapes it (the same
     /// samples), written over the picture's own storage where the output is no larger:
-    /// a crop moves rows; anything else is drawn a band of rows at a time, each band
-    /// written in place as soon as no band still to draw reads the rows it covers (a crop,
-    /// a straighten: at once; a quarter turn: at the end, so it holds a second copy as
-    /// ``apply(to:)-(PixelBuffer<UInt8>)`` does). A trailing crop or straighten of a
-    /// 200-megapixel photo then holds one copy of it, not two.
+    /// a turn, a mirror and a crop (or any of them after another) move samples in place
+    /// (``PixelBuffer/reoriented(_:)``, then ``PixelBuffer/cropped(x:y:width:height:)``);
+    /// anything else is drawn a band of rows at a time, each band written in place as soon
+    /// as no band still to draw reads the rows it covers (a straighten: at once). A
+    /// trailing turn, crop or straighten of a 200-megapixel photo then holds one copy of
+    /// it, not two.
     public func apply(reusing picture: consuming PixelBuffer<UInt8>) -> PixelBuffer<UInt8> { apply(reusing: picture, bandBytes: 1 << 22) }
 
     /// ``apply(reusing:)-(PixelBuffer<UInt8>)`` for 16-bit samples.
@@ -15,8 +16,8 @@ extension GeometryPlacement {
 
     /// ``apply(reusing:)-(PixelBuffer<UInt8>)`` drawn in bands of about `bandBytes` (16 rows at least).
     func apply(reusing picture: consuming PixelBuffer<UInt8>, bandBytes: Int) -> PixelBuffer<UInt8> {
-        if let crop = crop(ofWidth: picture.width, height: picture.height) {
-            return picture.cropped(x: crop.x, y: crop.y, width: width, height: height)
+        if let cut = cut(ofWidth: picture.width, height: picture.height) {
+            return picture.reoriented(cut.orientation).cropped(x: cut.x, y: cut.y, width: width, height: height)
         }
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
         let bilinear = !exact && fitsFixedPoint(width: w, height: h)
@@ -31,19 +32,35 @@ extension GeometryPlacement {
 
     /// ``apply(reusing:bandBytes:)-(PixelBuffer<UInt8>,_)`` for 16-bit samples.
     func apply(reusing picture: consuming PixelBuffer<UInt16>, bandBytes: Int) -> PixelBuffer<UInt16> {
-        if let crop = crop(ofWidth: picture.width, height: picture.height) {
-            return picture.cropped(x: crop.x, y: crop.y, width: width, height: height)
+        if let cut = cut(ofWidth: picture.width, height: picture.height) {
+            return picture.reoriented(cut.orientation).cropped(x: cut.x, y: cut.y, width: width, height: height)
         }
         let (w, h, ch) = (picture.width, picture.height, picture.channels)
         return reshaped(reusing: picture, bandBytes: bandBytes) { rows, src, dst in resampleRows(rows, of: src, width: w, height: h, channels: ch, into: dst) }
     }
 
-    /// Where the output lies in a w×h input, when this placement only cuts it out
-    /// (samples copied where they are, nothing turned or mirrored) and it lies within.
-    func crop(ofWidth w: Int, height h: Int) -> (x: Int, y: Int)? {
-        guard exact, a == 1, b == 0, d == 0, e == 1, c == c.rounded(), f == f.rounded(), abs(c) < 1e9, abs(f) < 1e9 else { return nil }
-        let (x, y) = (Int(c), Int(f))
-        return x >= 0 && y >= 0 && x + width <= w && y + height <= h ? (x, y) : nil
+    /// How the output is cut from a w×h input when this placement only moves samples (each
+    /// output centre on an input centre, the axes turned by quarter turns or mirrored): the
+    /// input reoriented, then the rectangle at (x, y) of that. Nil for any other placement,
+    /// or when the output does not lie within.
+    func cut(ofWidth w: Int, height h: Int) -> (orientation: EXIFOrientation, x: Int, y: Int)? {
+        let (a, b, c, d, e, f) = (a, b, c, d, e, f)
+        guard exact, [a, b, d, e].allSatisfy({ $0 == 0 || abs($0) == 1 }), abs(c) < 1e9, abs(f) < 1e9 else { return nil }
+        // The output's pixel (x, y) is the input's (a·x + b·y + kx, d·x + e·y + ky).
+        let kx = c + 0.5 * (a + b) - 0.5, ky = f + 0.5 * (d + e) - 0.5
+        guard kx == kx.rounded(), ky == ky.rounded() else { return nil }
+        let (ia, ib, id, ie) = (Int(a), Int(b), Int(d), Int(e))
+        guard let orientation = EXIFOrientation.allCases.first(where: {
+            let m = $0.sourceMapping(width: w, height: h)
+            return (m.ax, m.bx, m.ay, m.by) == (ia, ib, id, ie)
+        }) else { return nil }
+        // The reoriented input's pixel (x, y) is the input's (a·x + b·y + cx, d·x + e·y + cy),
+        // so the output's starts at the inverse (the transpose) of the offsets' difference.
+        let m = orientation.sourceMapping(width: w, height: h)
+        let (dx, dy) = (Int(kx) - m.cx, Int(ky) - m.cy)
+        let (x, y) = (ia * dx + id * dy, ib * dx + ie * dy)
+        let (turnedW, turnedH) = orientation.displayedSize(width: w, height: h)
+        return x >= 0 && y >= 0 && x + width <= turnedW && y + height <= turnedH ? (orientation, x, y) : nil
     }
 
     /// The output drawn by `draw` (output rows, the input's samples, where the first of

@@ -84,6 +84,22 @@ public enum EXIFOrientation: Int, Sendable, CaseIterable, Codable {
         horizontal ? .upMirrored : .rotate180Mirrored
     }
 
+    /// Where each displayed pixel of a `width`×`height` stored picture comes from: the
+    /// displayed pixel (x, y) is the stored pixel (ax·x + bx·y + cx, ay·x + by·y + cy).
+    @inlinable
+    public func sourceMapping(width w: Int, height h: Int) -> (ax: Int, bx: Int, cx: Int, ay: Int, by: Int, cy: Int) {
+        // Undo the clockwise rotation, then the mirror.
+        var m: (ax: Int, bx: Int, cx: Int, ay: Int, by: Int, cy: Int)
+        switch quarterTurnsCW {
+        case 0: m = (1, 0, 0, 0, 1, 0)
+        case 1: m = (0, 1, 0, -1, 0, h - 1)
+        case 2: m = (-1, 0, w - 1, 0, -1, h - 1)
+        default: m = (0, -1, w - 1, 1, 0, 0)
+        }
+        if isMirrored { (m.ax, m.bx, m.cx) = (-m.ax, -m.bx, w - 1 - m.cx) }
+        return m
+    }
+
     /// Size on screen of an image stored as `width` × `height`.
     public func displayedSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)

@@ -9,17 +9,9 @@ extension PixelBuffer {
         let (outW, outH) = orientation.displayedSize(width: width, height: height)
         var out = PixelBuffer(width: outW, height: outH, channels: channels)
         let w = width, h = height, ch = channels
-        // Undo the clockwise rotation, then the mirror: the source pixel of (x, y) is
-        // (ax·x + bx·y + cx, ay·x + by·y + cy), so its index steps by a constant along x
-        // and along y.
-        var (ax, bx, cx, ay, by, cy): (Int, Int, Int, Int, Int, Int)
-        switch orientation.quarterTurnsCW {
-        case 0: (ax, bx, cx, ay, by, cy) = (1, 0, 0, 0, 1, 0)
-        case 1: (ax, bx, cx, ay, by, cy) = (0, 1, 0, -1, 0, h - 1)
-        case 2: (ax, bx, cx, ay, by, cy) = (-1, 0, w - 1, 0, -1, h - 1)
-        default: (ax, bx, cx, ay, by, cy) = (0, -1, w - 1, 1, 0, 0)
-        }
-        if orientation.isMirrored { (ax, bx, cx) = (-ax, -bx, w - 1 - cx) }
+        // The source pixel of (x, y) is (ax·x + bx·y + cx, ay·x + by·y + cy), so its
+        // index steps by a constant along x and along y.
+        let (ax, bx, cx, ay, by, cy) = orientation.sourceMapping(width: w, height: h)
         let stepX = (ay * w + ax) * ch, stepY = (by * w + bx) * ch, base = (cy * w + cx) * ch
         let source = components
         // In 64x64 tiles, so a quarter turn reads the source's rows from cache.

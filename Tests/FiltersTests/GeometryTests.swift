@@ -120,6 +120,8 @@ struct GeometryTests {
     @Test(arguments: [
         "crop:x=0.1,y=0.2,width=0.7,height=0.6", "crop:x=0,y=0,width=1,height=0.5", "crop:x=0.3,y=0,width=0.7,height=1", "straighten:degrees=3",
         "straighten:degrees=-11", "rotate:degrees=90", "rotate:degrees=180", "flip:direction=vertical", "crop:aspect=16:9 straighten:degrees=4 flip",
+        "rotate:degrees=270 crop:x=0.1,y=0.2,width=0.5,height=0.7", "crop:aspect=1:1 rotate:degrees=90 flip:direction=horizontal",
+        "flip:direction=vertical rotate:degrees=90", "rotate:degrees=180 crop:x=0.25,y=0,width=0.5,height=1",
     ])
     func aPictureReshapedInItsOwnStorageGetsTheSamplesOfANewOne(_ text: String) throws {
         let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try Self.step(String($0)) })
@@ -148,6 +150,27 @@ struct GeometryTests {
             #expect(sameSixteen, "\(text), \(width)x\(height)x\(channels), 16 bits")
             #expect(address(reshapedSixteen) == beforeSixteen, "\(text): the 16-bit picture was copied")
         }
+    }
+
+    /// Turns, mirrors and crops, one after another, only move samples: they are made in
+    /// the picture's storage by reorienting it and cutting out a rectangle, with no band
+    /// drawn (a quarter turn drawn in bands holds a second copy of the picture to the end).
+    @Test func turnsMirrorsAndCropsAreCutWithoutDrawing() throws {
+        for text in [
+            "rotate:degrees=90", "rotate:degrees=270 crop:x=0.1,y=0.2,width=0.5,height=0.7", "crop:aspect=1:1 rotate:degrees=90 flip:direction=horizontal",
+            "flip:direction=vertical rotate:degrees=90", "rotate:degrees=180", "crop:x=0.1,y=0.2,width=0.7,height=0.6",
+        ] {
+            let recipe = FilterRecipe(steps: try text.split(separator: " ").map { try Self.step(String($0)) })
+            for (width, height) in [(4032, 3024), (331, 97)] {
+                let placement = recipe.geometry(width: width, height: height)
+                let cut = placement.cut(ofWidth: width, height: height)
+                #expect(cut != nil, "\(text) on \(width)x\(height) is drawn, not cut")
+            }
+        }
+        let turned = FilterRecipe(steps: [try Self.step("rotate:degrees=90")]).geometry(width: 400, height: 300).cut(ofWidth: 400, height: 300)
+        #expect(turned.map { "\($0.orientation) at \($0.x),\($0.y)" } == "rotate90CW at 0,0")
+        let straightened = FilterRecipe(steps: [try Self.step("straighten:degrees=3")]).geometry(width: 400, height: 300)
+        #expect(straightened.cut(ofWidth: 400, height: 300) == nil)
     }
 
     /// The placement of an orientation moves every sample as `applying` does.

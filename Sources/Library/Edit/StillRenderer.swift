@@ -300,7 +300,7 @@ public enum StillRenderer {
             return recipe.apply(toStored: try primary.decodeStoredRGB(), shownIn: primary.orientation)
         }
         let displayed = try primary.decodeRGB()
-        return recipe.apply(to: consume displayed, depth: depth).applying(primary.orientation.inverse)
+        return recipe.apply(to: consume displayed, depth: depth).reoriented(primary.orientation.inverse)
     }
 
     /// ``filteredAsStored(_:recipe:depth:)`` at 16 bits a sample, for a 10- or 12-bit picture.
@@ -309,7 +309,7 @@ public enum StillRenderer {
             return recipe.apply(toStored: try primary.decodeRGB16(asStored: true), shownIn: primary.orientation)
         }
         let displayed = try primary.decodeRGB16()
-        return recipe.apply(to: consume displayed, depth: depth).applying(primary.orientation.inverse)
+        return recipe.apply(to: consume displayed, depth: depth).reoriented(primary.orientation.inverse)
     }
 
     /// A JPEG's picture through the recipe, as stored, and the Exif orientation it is
