@@ -3,36 +3,49 @@ extension PixelBuffer {
     ///
     /// For every displayed pixel, finds the stored pixel it comes from, tile by tile, so
     /// the output is written in order and the source read from cache.
-    @inlinable
     public func applying(_ orientation: EXIFOrientation) -> PixelBuffer {
         if orientation == .up { return self }
         let (outW, outH) = orientation.displayedSize(width: width, height: height)
-        var out = PixelBuffer(width: outW, height: outH, channels: channels)
-        let w = width, h = height, ch = channels
+        guard width > 0, height > 0, channels > 0 else { return PixelBuffer(width: outW, height: outH, channels: channels) }
+        let (w, h, ch) = (width, height, channels)
+        return components.withUnsafeBytes { source in
+            PixelBuffer(width: outW, height: outH, channels: ch) { out in
+                let copy = OrientedCopy(
+                    source: source.baseAddress!, into: UnsafeMutableRawPointer(out.baseAddress!), width: outW, height: outH,
+                    mapping: orientation.sourceMapping(width: w, height: h), sourceWidth: w)
+                copy.run(pixelBytes: ch * MemoryLayout<Component>.stride)
+            }
+        }
+    }
+}
+
+/// A reoriented copy: each pixel of a width×height output from its place in the source.
+private struct OrientedCopy: PixelWork {
+    var source: UnsafeRawPointer, into: UnsafeMutableRawPointer
+    var width: Int, height: Int
+    var mapping: (ax: Int, bx: Int, cx: Int, ay: Int, by: Int, cy: Int)
+    var sourceWidth: Int
+
+    func run<P>(_: P.Type, units u: Int) {
+        let (src, dst) = (source.assumingMemoryBound(to: P.self), into.assumingMemoryBound(to: P.self))
+        let (m, outW, outH, w) = (mapping, width, height, sourceWidth)
         // The source pixel of (x, y) is (ax·x + bx·y + cx, ay·x + by·y + cy), so its
         // index steps by a constant along x and along y.
-        let (ax, bx, cx, ay, by, cy) = orientation.sourceMapping(width: w, height: h)
-        let stepX = (ay * w + ax) * ch, stepY = (by * w + bx) * ch, base = (cy * w + cx) * ch
-        let source = components
+        let stepX = (m.ay * w + m.ax) * u, stepY = (m.by * w + m.bx) * u, base = (m.cy * w + m.cx) * u
         // In 64x64 tiles, so a quarter turn reads the source's rows from cache.
         let tile = 64
-        out.components.withUnsafeMutableBufferPointer { dst in
-            source.withUnsafeBufferPointer { src in
-                for ty in stride(from: 0, to: outH, by: tile) {
-                    for tx in stride(from: 0, to: outW, by: tile) {
-                        for y in ty..<min(outH, ty + tile) {
-                            var s = base + tx * stepX + y * stepY
-                            var d = (y * outW + tx) * ch
-                            for _ in tx..<min(outW, tx + tile) {
-                                for c in 0..<ch { dst[d + c] = src[s + c] }
-                                s += stepX
-                                d += ch
-                            }
-                        }
+        for ty in stride(from: 0, to: outH, by: tile) {
+            for tx in stride(from: 0, to: outW, by: tile) {
+                for y in ty..<min(outH, ty + tile) {
+                    var s = src + base + tx * stepX + y * stepY
+                    var d = dst + (y * outW + tx) * u
+                    for _ in tx..<min(outW, tx + tile) {
+                        movePixel(d, s, units: u)
+                        s += stepX
+                        d += u
                     }
                 }
             }
         }
-        return out
     }
 }
