@@ -155,40 +155,63 @@ struct PostgresWorkerTests {
 
         // Its worker row locked from psql, its next heartbeat waits inside its transaction;
         // stopped there, and the lock let go, it holds its worker and job rows.
-        let holder = try PsqlSession(server, database)
-        holder.send("BEGIN; SELECT pid FROM worker WHERE host = 'sleepy' AND pid = \(stopped) FOR UPDATE;")
-        var waiting = false
-        var blocked = ""
-        for _ in 0..<400 where !waiting {
-            usleep(25_000)
-            blocked = try server.psql(
-                database, "SELECT pid, backend_start, xact_start FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE worker SET heartbeat_at%'"
-            ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            waiting = !blocked.isEmpty && !blocked.contains("\n")
-        }
-        try #require(waiting, "the worker's heartbeat never waited for the lock")
-        kill(stopped, SIGSTOP)
-        holder.send("COMMIT;")
-        holder.finish()
-        // Polled for 10 s, within the 12 s limit: on a loaded machine the commit, the
-        // heartbeat's update and each psql take their time (CI runs saw 0 after 0.2 s, after
-        // 1.5 s with a 2 s limit, and after 4 s with a 5 s one).
         func idleInTransaction() throws -> String {
             try server.psql(database, "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'").stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
         var idle = ""
-        let deadline = Date().addingTimeInterval(10)
-        while !idle.hasSuffix("1"), Date() < deadline {
-            usleep(50_000)
-            idle = try idleInTransaction()
+        var stoppedInside = false
+        var attempts: [String] = []
+        // Now and then (a run in seven on a loaded machine) the heartbeat commits though
+        // the worker was stopped before the lock was let go: its session is idle, not idle
+        // in its transaction. Then it is woken and stopped inside its next heartbeat.
+        for _ in 0..<3 where !stoppedInside {
+            let holder = try PsqlSession(server, database)
+            holder.send("SET application_name = 'holder'; BEGIN; SELECT pid FROM worker WHERE host = 'sleepy' AND pid = \(stopped) FOR UPDATE;")
+            var waiting = false
+            var blocked = ""
+            // A heartbeat waiting on the holder's lock, not on another transaction's (a
+            // wait that ends on its own, with the worker stopped or not).
+            for _ in 0..<400 where !waiting {
+                usleep(25_000)
+                blocked = try server.psql(
+                    database,
+                    """
+                    SELECT a.pid, a.application_name, a.backend_start, a.xact_start FROM pg_stat_activity a, pg_stat_activity h
+                    WHERE a.wait_event_type = 'Lock' AND a.query LIKE 'UPDATE worker SET heartbeat_at%' AND h.application_name = 'holder' AND h.pid = ANY (pg_blocking_pids(a.pid))
+                    """
+                ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                waiting = !blocked.isEmpty && !blocked.contains("\n")
+            }
+            try #require(waiting, "the worker's heartbeat never waited for the lock")
+            #expect(blocked.contains("|camlib \(stopped)|"), "the heartbeat that waited is not the rendering child's (\(stopped)): \(blocked)")
+            kill(stopped, SIGSTOP)
+            holder.send("COMMIT;")
+            holder.finish()
+            // Polled for 10 s, within the 12 s limit: on a loaded machine the commit, the
+            // heartbeat's update and each psql take their time (CI runs saw 0 after 0.2 s,
+            // after 1.5 s with a 2 s limit, and after 4 s with a 5 s one).
+            idle = ""
+            let deadline = Date().addingTimeInterval(10)
+            while !idle.hasSuffix("1"), Date() < deadline {
+                usleep(50_000)
+                idle = try idleInTransaction()
+            }
+            // A poll that takes past the limit (each psql can take seconds on a loaded
+            // machine) misses the session, which the server has ended by then: its log says why.
+            let waiter = blocked.split(separator: "|").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?"
+            let log = (try? String(contentsOf: server.folder.appendingPathComponent("log"), encoding: .utf8)) ?? ""
+            let timedOut = log.split(separator: "\n").contains { $0.contains("[\(waiter)]") && $0.contains("idle-in-transaction timeout") }
+            stoppedInside = idle.hasSuffix("1") || timedOut
+            if !stoppedInside {
+                let sessions = (try? server.psql(database, "SELECT pid, application_name, backend_start, xact_start, state_change, state, wait_event, left(query, 60) FROM pg_stat_activity WHERE datname = current_database()").stdout) ?? ""
+                let process = (try? String(contentsOfFile: "/proc/\(stopped)/stat", encoding: .utf8)) ?? "gone"
+                attempts.append("the stopped worker (\(process.prefix(40))) is idle in its transaction: \(idle); the session that waited: \(blocked); the sessions then: \(sessions)")
+                kill(stopped, SIGCONT)
+            }
         }
-        let sessions = idle.hasSuffix("1")
-            ? "" : (try? server.psql(database, "SELECT pid, backend_start, xact_start, state_change, state, wait_event, left(query, 60) FROM pg_stat_activity WHERE datname = current_database()").stdout) ?? ""
-        let process = (try? String(contentsOfFile: "/proc/\(stopped)/stat", encoding: .utf8)) ?? "gone"
-        #expect(
-            idle.hasSuffix("1"),
-            "the stopped worker (pid \(stopped), \(process.prefix(60))) is idle in its transaction: \(idle); the session that waited: \(blocked); the sessions now: \(sessions)")
+        if stoppedInside, !attempts.isEmpty { print("aMachineStoppedInsideATransaction: stopped again after \(attempts.joined(separator: "; "))") }
+        #expect(stoppedInside, "pid \(stopped), stopped three times inside its heartbeat, never stayed in its transaction: \(attempts.joined(separator: "; "))")
         // Sessions from now on (the other machine's, the woken one's) take camlib's own
         // limit: on a loaded machine a healthy worker can sit between two statements of a
         // transaction for seconds (a CI run saw the other machine's renders fail at 2 s).

@@ -39,6 +39,9 @@ final class PostgresSession: @unchecked Sendable {
                 tls: .disable)
         }
         configuration.options.connectTimeout = .seconds(Self.connectTimeout)
+        // pg_stat_activity then says which camlib process holds a session (a worker's
+        // child, a gallery), as `camlib 4242`.
+        configuration.options.additionalStartupParameters = [("application_name", "camlib \(getpid())")]
         do {
             connection = try PostgresConnection.connect(
                 on: Self.eventLoops.next(), configuration: configuration, id: 1, logger: logger
