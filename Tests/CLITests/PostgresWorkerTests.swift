@@ -206,7 +206,7 @@ struct PostgresWorkerTests {
             if !stoppedInside {
                 let sessions = (try? server.psql(database, "SELECT pid, application_name, backend_start, xact_start, state_change, state, wait_event, left(query, 60) FROM pg_stat_activity WHERE datname = current_database()").stdout) ?? ""
                 let process = (try? String(contentsOfFile: "/proc/\(stopped)/stat", encoding: .utf8)) ?? "gone"
-                attempts.append("the stopped worker (\(process.prefix(40))) is idle in its transaction: \(idle); the session that waited: \(blocked); the sessions then: \(sessions)")
+                attempts.append("the stopped worker (\(process.prefix(40))), sessions idle in a transaction: \(idle); the session that waited: \(blocked); the sessions then: \(sessions)")
                 kill(stopped, SIGCONT)
             }
         }
