@@ -13,7 +13,7 @@ extension PixelBuffer {
                 let copy = OrientedCopy(
                     source: source.baseAddress!, into: UnsafeMutableRawPointer(out.baseAddress!), width: outW, height: outH,
                     mapping: orientation.sourceMapping(width: w, height: h), sourceWidth: w)
-                copy.run(pixelBytes: ch * MemoryLayout<Component>.stride)
+                copy.run(sampleBytes: MemoryLayout<Component>.stride, channels: ch)
             }
         }
     }
@@ -27,7 +27,13 @@ private struct OrientedCopy: PixelWork {
     var sourceWidth: Int
 
     func run<P>(_: P.Type, units u: Int) {
-        let (src, dst) = (source.assumingMemoryBound(to: P.self), into.assumingMemoryBound(to: P.self))
+        let count = width * height * u
+        source.withMemoryRebound(to: P.self, capacity: count) { src in
+            into.withMemoryRebound(to: P.self, capacity: count) { dst in copy(from: src, into: dst, units: u) }
+        }
+    }
+
+    private func copy<P>(from src: UnsafePointer<P>, into dst: UnsafeMutablePointer<P>, units u: Int) {
         let (m, outW, outH, w) = (mapping, width, height, sourceWidth)
         // The source pixel of (x, y) is (ax·x + bx·y + cx, ay·x + by·y + cy), so its
         // index steps by a constant along x and along y.

@@ -22,7 +22,7 @@ extension PixelBuffer {
         swap(&storage, &components)
         storage.withUnsafeMutableBytes { bytes in
             let moves = PixelMoves(bytes: bytes.baseAddress!, width: w, height: h, mirrorX: mirrorX, mirrorY: mirrorY, transpose: orientation.swapsDimensions)
-            moves.run(pixelBytes: ch * MemoryLayout<Component>.stride)
+            moves.run(sampleBytes: MemoryLayout<Component>.stride, channels: ch)
         }
         return PixelBuffer(width: outW, height: outH, channels: ch, components: storage)
     }
@@ -39,9 +39,10 @@ private struct PixelMoves: PixelWork {
     static let strip = 64
 
     func run<P>(_: P.Type, units: Int) {
-        let p = bytes.assumingMemoryBound(to: P.self)
-        mirror(p, units: units)
-        if transpose { transposeInPlace(p, units: units) }
+        bytes.withMemoryRebound(to: P.self, capacity: width * height * units) { p in
+            mirror(p, units: units)
+            if transpose { transposeInPlace(p, units: units) }
+        }
     }
 
     @inline(__always)

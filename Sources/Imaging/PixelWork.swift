@@ -1,25 +1,30 @@
-/// Work that moves whole pixels, run with each pixel as one value of a type its size
-/// (three bytes, six, sixteen), so its loops are compiled once per pixel size rather than
-/// a sample at a time for every sample type and channel count.
+/// Work that moves whole pixels, run with each pixel as one value: a tuple of its samples
+/// (three bytes, six), so its loops are compiled once per sample size and channel count
+/// rather than moving a sample at a time.
 protocol PixelWork {
-    /// The work over pixels of `units` values of `P` each (1, but for pixel sizes without
-    /// a type of their own, moved as `units` bytes).
+    /// The work over pixels of `units` values of `P` each (1, but for a pixel shape without
+    /// a tuple here, moved as `units` samples).
     func run<P>(_: P.Type, units: Int)
 }
 
 extension PixelWork {
-    /// ``run(_:units:)`` for pixels of `pixelBytes` bytes.
-    func run(pixelBytes: Int) {
-        switch pixelBytes {
-        case 1: run(UInt8.self, units: 1)
-        case 2: run(UInt16.self, units: 1)
-        case 3: run((UInt8, UInt8, UInt8).self, units: 1)
-        case 4: run(UInt32.self, units: 1)
-        case 6: run((UInt16, UInt16, UInt16).self, units: 1)
-        case 8: run(UInt64.self, units: 1)
-        case 12: run((UInt32, UInt32, UInt32).self, units: 1)
-        case 16: run((UInt64, UInt64).self, units: 1)
-        default: run(UInt8.self, units: pixelBytes)
+    /// ``run(_:units:)`` for pixels of `channels` samples of `sampleBytes` bytes each: a
+    /// UInt8, a UInt16 or a Float, each pixel a tuple of them.
+    func run(sampleBytes: Int, channels: Int) {
+        switch (sampleBytes, channels) {
+        case (1, 1): run(UInt8.self, units: 1)
+        case (1, 2): run((UInt8, UInt8).self, units: 1)
+        case (1, 3): run((UInt8, UInt8, UInt8).self, units: 1)
+        case (1, 4): run((UInt8, UInt8, UInt8, UInt8).self, units: 1)
+        case (2, 1): run(UInt16.self, units: 1)
+        case (2, 2): run((UInt16, UInt16).self, units: 1)
+        case (2, 3): run((UInt16, UInt16, UInt16).self, units: 1)
+        case (2, 4): run((UInt16, UInt16, UInt16, UInt16).self, units: 1)
+        case (4, 1): run(Float.self, units: 1)
+        case (4, 2): run((Float, Float).self, units: 1)
+        case (4, 3): run((Float, Float, Float).self, units: 1)
+        case (4, 4): run((Float, Float, Float, Float).self, units: 1)
+        default: run(UInt8.self, units: sampleBytes * channels)
         }
     }
 }
