@@ -3,7 +3,7 @@
 /// rather than moving a sample at a time.
 protocol PixelWork {
     /// The work over pixels of `units` values of `P` each (1, but for a pixel shape without
-    /// a tuple here, moved as `units` samples).
+    /// a tuple here, moved as `units` bytes).
     func run<P>(_: P.Type, units: Int)
 }
 
