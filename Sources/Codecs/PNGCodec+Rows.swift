@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 internal import CPNGCodec
 import Imaging
 
@@ -14,6 +17,19 @@ extension PNGCodec {
         /// The gamma its samples are encoded with: the gAMA chunk's (0.45455 for an sRGB
         /// chunk); nil for neither.
         public var gamma: Double? = nil
+
+        /// The gamma libpng's simplified API corrects the samples from, for an sRGB screen
+        /// (taken as gamma 2.2): the file's, where the two differ by more than 5%; nil
+        /// where the samples are taken as sRGB as they are.
+        public var correctedGamma: Double? { gamma.flatMap { abs($0 * 2.2 - 1) > 0.05 ? $0 : nil } }
+    }
+
+    /// Each of `levels` sample values encoded with `gamma` (light is the sample to the
+    /// power 1/`gamma`) as the 8-bit sRGB value libpng's simplified API makes of an
+    /// opaque sample.
+    public static func sRGBLevels(levels: Int, gamma: Double) -> [UInt8] {
+        let top = Double(levels - 1)
+        return (0..<levels).map { UInt8(max(0, min(255, (pow(Double($0) / top, 1 / (gamma * 2.2)) * 255).rounded()))) }
     }
 
     /// The format of a PNG's rows, read from its header chunks alone.

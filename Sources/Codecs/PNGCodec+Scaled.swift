@@ -18,9 +18,7 @@ extension PNGCodec {
         let format = try rowFormat(png)
         let bands = try PixelScaler.Bands(width: format.width, height: format.height, channels: 3, maxSide: maxSide)
         let band = 128
-        // libpng corrects a file's gamma for an sRGB screen (taken as gamma 2.2) where the
-        // two differ by more than 5%; else the samples are sRGB as they are.
-        let gamma = format.gamma.flatMap { abs($0 * 2.2 - 1) > 0.05 ? $0 : nil }
+        let gamma = format.correctedGamma
         if format.bitDepth == 16 {
             let tables = gamma.map { Tables(levels: 65536, gamma: $0) } ?? .sixteen
             try readRows(png, band: band) { (format, rows: PixelBuffer<UInt16>, _) in
@@ -48,7 +46,7 @@ extension PNGCodec {
         init(levels: Int, gamma: Double?) {
             let top = Double(levels - 1)
             if let gamma {
-                opaque = (0..<levels).map { UInt8(max(0, min(255, (pow(Double($0) / top, 1 / (gamma * 2.2)) * 255).rounded()))) }
+                opaque = PNGCodec.sRGBLevels(levels: levels, gamma: gamma)
                 linear = (0..<levels).map { Float(pow(Double($0) / top, 1 / gamma)) }
             } else {
                 let half = (levels - 1) / 2

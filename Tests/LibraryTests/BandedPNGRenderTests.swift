@@ -13,8 +13,8 @@ import TestSupport
 /// picture as the render held whole, its samples as stored.
 struct BandedPNGRenderTests {
     /// The originals: RGBA with an Exif orientation of 6 and a thumbnail; gray and alpha
-    /// without Exif; RGB with a gAMA chunk and an Exif without orientation; a palette of
-    /// 256 colours (ffmpeg's pal8).
+    /// without Exif; RGB with a gAMA chunk and an Exif without orientation; RGB in linear
+    /// light (gAMA 1.0), which libpng turns into sRGB; a palette of 256 colours (ffmpeg's pal8).
     static func originals(in folder: String) throws -> [(name: String, png: [UInt8])] {
         let (w, h) = (300, 290)
         func level(_ v: Int, _ range: Int) -> UInt8 { UInt8(v * 255 / (range - 1)) }
@@ -40,11 +40,12 @@ struct BandedPNGRenderTests {
         let gamma = try HighBitDepthRenderTests.inserting(
             PNGCodec.chunk(type: "gAMA", data: [0, 0, 0xB1, 0x8F]) + PNGCodec.chunk(type: "eXIf", data: HighBitDepthRenderTests.plainExif),
             in: try PNGCodec.encode(.eight(rgb), photographic: true))
+        let linear = try HighBitDepthRenderTests.inserting(PNGCodec.chunk(type: "gAMA", data: [0, 1, 0x86, 0xA0]), in: try PNGCodec.encode(.eight(rgb)))
         let palette = folder + "/palette.png"
         try run("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=\(w)x\(h)", "-frames:v", "1", "-pix_fmt", "pal8", palette])
         let pal8 = [UInt8](try Data(contentsOf: URL(fileURLWithPath: palette)))
         #expect(try PNGChunks(parsing: pal8).chunks.contains { $0.type == "PLTE" })
-        return [("rgba", turned), ("gray-alpha", try PNGCodec.encode(.eight(grayAlpha))), ("rgb", gamma), ("palette", pal8)]
+        return [("rgba", turned), ("gray-alpha", try PNGCodec.encode(.eight(grayAlpha))), ("rgb", gamma), ("rgb-linear", linear), ("palette", pal8)]
     }
 
     /// Samples as shown (its Exif orientation applied) and as RGB(A), however it was stored.
@@ -83,9 +84,10 @@ struct BandedPNGRenderTests {
                 #expect(a.samples == b.samples && a.orientation == nil)
                 continue
             }
-            // Gray stays gray while the render is, drawn by bands or whole; drawn by bands,
-            // the samples are as stored, and a gAMA chunk stays to say how to read them.
-            let expected = ["rgba": 4, "rgb": 3, "palette": 3, "gray-alpha": b.samples.isNeutralColour ? 2 : 4][name]
+            // Gray stays gray while the render is, drawn by bands or whole. Drawn by bands,
+            // samples of sRGB's gamma are as stored and their gAMA chunk stays to say how to
+            // read them; linear ones are made sRGB, as libpng makes them decoded whole.
+            let expected = ["rgba": 4, "rgb": 3, "rgb-linear": 3, "palette": 3, "gray-alpha": b.samples.isNeutralColour ? 2 : 4][name]
             #expect(a.stored == expected && b.stored == expected, "\(name), \(text): \(a.stored) and \(b.stored) channels")
             let chunks = try PNGChunks(parsing: banded.bytes)
             #expect(chunks.chunks.contains { $0.type == "gAMA" } == (name == "rgb"), "\(name)")

@@ -16,6 +16,9 @@ extension StillRenderer {
         var width: Int, height: Int
         var orientation: EXIFOrientation
         var preview: PixelBuffer<UInt8>?
+        /// Its colours were turned into sRGB from the original's gAMA, as a whole decode
+        /// turns them: the render says nothing of the original's gamma.
+        var correctedToSRGB: Bool
     }
 
     /// A PNG through the recipe at its depth (8 or 16 bits) without holding it whole: read a band
@@ -27,8 +30,9 @@ extension StillRenderer {
     /// (those held while a band to come still reads them). A 16-bit PNG is written as
     /// ``filteredSixteenBitPNG(_:chunks:recipe:)`` writes it: at the original's
     /// significant bits. Either depth stays gray when it was gray and stayed so, its alpha
-    /// reshaped with it, its samples as stored (a gAMA chunk still says how to read them;
-    /// a palette becomes RGB). Nil when the recipe must see the picture whole or upright
+    /// reshaped with it; a 16-bit PNG's samples as stored (a gAMA chunk still says how to
+    /// read them), an 8-bit one's colours turned into sRGB from a gAMA libpng would correct,
+    /// as the whole 8-bit decode turns them (a palette becomes RGB). Nil when the recipe must see the picture whole or upright
     /// (depth, geometry between other steps) or turns it where the orientation cannot say
     /// so, and for an interlaced PNG (its rows come in passes). `keepsPreview`: the render
     /// is averaged down as it is drawn.
@@ -52,9 +56,10 @@ extension StillRenderer {
         _: T.Type, _ bytes: [UInt8], cut: TiledCut, rendering: RegionRendering, keepsPreview: Bool
     ) throws -> BandedPNG? {
         let format = try PNGCodec.rowFormat(bytes)
-        // An 8-bit PNG's samples are taken as they are, as a whole decode takes them; a
-        // 16-bit one's at its significant bits.
+        // An 8-bit PNG's samples are taken as a whole decode takes them (its colours made
+        // sRGB from a gamma libpng corrects); a 16-bit one's as stored, at its significant bits.
         let bits = T.bitWidth == 16 ? format.significantBits : T.bitWidth, ch = format.channels
+        let gamma = T.bitWidth == 8 ? format.correctedGamma : nil
         let hasAlpha = ch == 2 || ch == 4, gray = ch <= 2
         // Below 16 significant bits, samples scaled to the full range are shifted back
         // first, as a whole decode does (one pass tells which the file holds).
@@ -74,11 +79,13 @@ extension StillRenderer {
         let kept: [T] = (0..<levels).map { v in
             identity ? T(v) : T(truncatingIfNeeded: SampleScale.toSixteen(SampleScale.fromSixteen(UInt16(v), bits: bits), bits: bits))
         }
+        // Each stored colour sample as drawn: `full`, or made sRGB (alpha stays as stored).
+        let colour: [T] = gamma.map { PNGCodec.sRGBLevels(levels: levels, gamma: $0).map { T($0) } } ?? full
         /// Columns `x..<x + width` of rows as read: their colour as RGB and their alpha
         /// (as a plane), at the full range.
         func split(_ rows: borrowing PixelBuffer<T>, x: Int, width w: Int) -> (rgb: PixelBuffer<T>, alpha: PixelBuffer<T>?) {
             let n = rows.height, stride = rows.width
-            if identity, ch == 3 {
+            if identity, ch == 3, gamma == nil {
                 // RGB at full depth: the rows as they are, or their columns.
                 if x == 0, w == stride { return (copy rows, nil) }
                 let rgb = rows.components.withUnsafeBufferPointer { source in
@@ -94,7 +101,7 @@ extension StillRenderer {
                     for row in 0..<n {
                         var from = (row * stride + x) * ch, to = row * w
                         for _ in 0..<w {
-                            for c in 0..<3 { out[to * 3 + c] = full[Int(source[from + (gray ? 0 : c)])] }
+                            for c in 0..<3 { out[to * 3 + c] = colour[Int(source[from + (gray ? 0 : c)])] }
                             if hasAlpha { alpha!.components[to] = full[Int(source[from + ch - 1])] }
                             from += ch
                             to += 1
@@ -192,7 +199,8 @@ extension StillRenderer {
             }
             if coloured { continue }
             return BandedPNG(
-                encoded: try writer.finish(), width: cut.width, height: cut.height, orientation: cut.orientation, preview: preview?.averagedPicture())
+                encoded: try writer.finish(), width: cut.width, height: cut.height, orientation: cut.orientation, preview: preview?.averagedPicture(),
+                correctedToSRGB: gamma != nil)
         }
         return nil
     }

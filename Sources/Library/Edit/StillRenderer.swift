@@ -498,7 +498,7 @@ public enum StillRenderer {
             encoded = banded.encoded
             (size, preview) = ((banded.width, banded.height), banded.preview)
             if banded.orientation != orientation { turned = banded.orientation }
-            carried.formUnion(["gAMA", "cHRM"])
+            if !banded.correctedToSRGB { carried.formUnion(["gAMA", "cHRM"]) }
         } else {
             if chunks.bitDepth == 16 {
                 warnings.append(
