@@ -79,7 +79,7 @@ MEDIA = os.path.join(ROOT, "..", "shared", "media")
 PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
 MOVIE_CRF = 23
 # camlib's x265 settings for a still (HEIFEncoder.setSpeed), given to the floor's heif-enc.
-STILL_X265 = ["-p", "preset=ultrafast", "-p", "x265:rd=1"]
+STILL_X265 = ["-p", "preset=ultrafast", "-p", "x265:rd=1", "-p", "tu-intra-depth=1"]
 # Edges (dark lines) multiplied over a posterised copy: what comic does, in FFmpeg filters.
 GRAPH = ("split[a][b];"
          "[a]edgedetect=low=0.08:high=0.2,negate[edges];"
