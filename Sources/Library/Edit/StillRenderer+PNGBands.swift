@@ -31,8 +31,9 @@ extension StillRenderer {
     /// ``filteredSixteenBitPNG(_:chunks:recipe:)`` writes it: at the original's
     /// significant bits. Either depth stays gray when it was gray and stayed so, its alpha
     /// reshaped with it; a 16-bit PNG's samples as stored (a gAMA chunk still says how to
-    /// read them), an 8-bit one's colours turned into sRGB from a gAMA libpng would correct,
-    /// as the whole 8-bit decode turns them (a palette becomes RGB). Nil when the recipe must see the picture whole or upright
+    /// read them), an 8-bit one's colours turned into sRGB from a gAMA libpng would
+    /// correct, as the whole 8-bit decode turns them (a palette becomes RGB). Nil when the
+    /// recipe must see the picture whole or upright
     /// (depth, geometry between other steps) or turns it where the orientation cannot say
     /// so, and for an interlaced PNG (its rows come in passes). `keepsPreview`: the render
     /// is averaged down as it is drawn.
