@@ -172,11 +172,12 @@ public enum HEIFEncoder {
     /// higher quality setting than libheif's default of 50. Then RD level 1 in place of
     /// the preset's 2: a picture coded whole as one intra frame has its block sizes chosen
     /// by their SA8D cost rather than by coding each candidate, which saves time for the
-    /// same bytes and SSIM. And the preset's one transform depth in intra blocks, which
+    /// same bytes and SSIM. And the preset's one transform split in intra blocks, which
     /// libheif raises to two: an eighth less of x265's time for 0.2-0.4% more bytes at the
-    /// same SSIM (figures in docs/performance.md). Only settings x265 keeps per encoder:
-    /// libheif and FFmpeg share one libx265 in a process, and a still's smallest coding
-    /// block set apart from a movie's made stills depend on the movies coded before them.
+    /// same SSIM (figures in docs/performance.md). Only settings that x265 keeps per
+    /// encoder belong here: libheif and FFmpeg share one libx265 in a process, and a
+    /// setting it shares between encoders (the smallest coding block, for one) made a
+    /// still's bytes depend on the movies coded before it.
     static func setSpeed(of encoder: OpaquePointer, preset: String) throws {
         try check(heif_encoder_set_parameter_string(encoder, "preset", preset), "choosing the x265 preset")
         try check(heif_encoder_set_parameter_integer(encoder, "tu-intra-depth", 1), "choosing x265's transform depth")

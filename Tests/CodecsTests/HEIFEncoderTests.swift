@@ -4,11 +4,10 @@ import Testing
 @testable import Codecs
 @testable import Imaging
 
-/// A render's still is the same file whatever x265 coded before it in the process: renders
-/// are named by their bytes, so an edit made again finds the file it made before. libheif
-/// and FFmpeg load the same libx265, which keeps some state for the whole process; settings
-/// that it does not share between a still's encoder and a movie's make a still's bytes
-/// depend on the movies coded before it.
+/// How a render's still is coded by x265: at ultrafast's block splits, and to the same
+/// file whatever x265 coded before it in the process (renders are named by their bytes,
+/// so an edit made again finds the file it made before; libheif and FFmpeg load the same
+/// libx265, which keeps some state for the whole process).
 struct HEIFEncoderTests {
     /// A picture with detail everywhere, so that x265 has blocks to split.
     static func pattern(width: Int, height: Int, seed: Int = 0) -> PixelBuffer<UInt8> {
