@@ -27,7 +27,7 @@ public struct AutoFilter: SixteenBitFilter {
     /// Measured on the picture at 8 bits (the histogram has 256 bins); the steps it
     /// chooses drawn at 16.
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
-        let steps = AutoEnhance.steps(measuring: image.eightBit(), strength: strength)
+        let steps = AutoEnhance.steps(measuring: image, strength: strength)
         return FilterRecipe(steps: steps).apply(to: image)
     }
 }
@@ -36,7 +36,16 @@ public enum AutoEnhance {
     /// The steps that correct `picture` (RGB, any size; a million pixels at most are read),
     /// rounded to hundredths, none that would change nothing.
     public static func steps(measuring picture: borrowing PixelBuffer<UInt8>, strength: Double = 1) -> [FilterStep] {
-        let m = Measure(picture)
+        steps(Measure(picture), strength: strength)
+    }
+
+    /// The same for a 16-bit picture, measured on its samples rounded to 8 bits (the
+    /// histogram has 256 bins) without an 8-bit copy of it.
+    public static func steps(measuring picture: borrowing PixelBuffer<UInt16>, strength: Double = 1) -> [FilterStep] {
+        steps(Measure(picture), strength: strength)
+    }
+
+    private static func steps(_ m: Measure, strength: Double) -> [FilterStep] {
         guard m.count > 0 else { return [] }
         // Exposure: a dark median tone towards 0.45 (18% gray in linear light is 0.46),
         // three fifths of the way, without clipping what is not clipped yet. A light one is
@@ -75,7 +84,11 @@ public enum AutoEnhance {
         var count = 0
         var meanChroma = 0.0
 
-        init(_ picture: borrowing PixelBuffer<UInt8>) {
+        init(_ picture: borrowing PixelBuffer<UInt8>) { self.init(picture) { $0 } }
+
+        init(_ picture: borrowing PixelBuffer<UInt16>) { self.init(picture) { UInt8(SampleScale.fromSixteen($0, bits: 8)) } }
+
+        private init<Sample: PixelComponent>(_ picture: borrowing PixelBuffer<Sample>, eightBit: (Sample) -> UInt8) {
             let pixels = picture.width * picture.height
             guard picture.channels == 3, pixels > 0 else { return }
             let stride = max(1, pixels / 1_000_000)
@@ -83,7 +96,7 @@ public enum AutoEnhance {
             picture.components.withUnsafeBufferPointer { p in
                 var i = 0
                 while i < pixels {
-                    let (r, g, b) = (p[i * 3], p[i * 3 + 1], p[i * 3 + 2])
+                    let (r, g, b) = (eightBit(p[i * 3]), eightBit(p[i * 3 + 1]), eightBit(p[i * 3 + 2]))
                     histogram[Int(luma(r, g, b))] += 1
                     let high = Int(max(r, max(g, b)))
                     if high > 0 { chroma += (high - Int(min(r, min(g, b)))) * 255 / high }

@@ -116,7 +116,7 @@ extension LocalToneFilter {
     public func apply(to image: consuming PixelBuffer<UInt16>) -> PixelBuffer<UInt16> {
         var out = image
         guard out.width > 0, out.height > 0 else { return out }
-        let summary = SmoothedImage(out.eightBit(), shortSide: LocalTone.workingShortSide, blurRadius: 0)
+        let summary = SmoothedImage(sixteenBit: out, shortSide: LocalTone.workingShortSide, blurRadius: 0)
         let plan = LocalTone.Plan(rows: UpsampledRows(LocalTone.coefficients(summary), width: out.width, height: out.height), gains: LocalTone.gains(curve))
         plan.draw(&out, x: 0, y: 0)
         return out

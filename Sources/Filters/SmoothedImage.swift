@@ -20,6 +20,20 @@ public struct SmoothedImage: Sendable {
         self.init(averaged: Self.areaAverage(image, width: size.width, height: size.height), scale: size.scale, blurRadius: blurRadius)
     }
 
+    /// From a 16-bit picture rounded to 8 bits a band of rows at a time, as a region
+    /// rendering's 16-bit summary is made, so that no 8-bit copy of the whole is held.
+    init(sixteenBit image: borrowing PixelBuffer<UInt16>, shortSide: Int, blurRadius: Int) {
+        precondition(image.channels == 3, "filters take RGB")
+        let sums = AreaAccumulator(width: image.width, height: image.height, shortSide: shortSide)
+        for y in stride(from: 0, to: image.height, by: Self.bandRows) {
+            sums.add(image.eightBit(rows: y..<min(image.height, y + Self.bandRows)), x: 0, y: y)
+        }
+        self = sums.smoothed(blurRadius: blurRadius)
+    }
+
+    /// Rows rounded to 8 bits at a time for ``init(sixteenBit:shortSide:blurRadius:)``.
+    static let bandRows = 64
+
     /// From the picture's area average at the working size (`areaAverage`, or an
     /// `AreaAccumulator` fed the picture region by region).
     init(averaged: [FloatPlane], scale: Double, blurRadius: Int) {

@@ -1,11 +1,16 @@
 extension PixelBuffer where Component == UInt16 {
     /// The picture at 8 bits per sample, each rounded to the nearest of 256 levels
     /// (v·255/65535).
-    public func eightBit() -> PixelBuffer<UInt8> {
-        var out = PixelBuffer<UInt8>(width: width, height: height, channels: channels)
+    public func eightBit() -> PixelBuffer<UInt8> { eightBit(rows: 0..<height) }
+
+    /// The rows `rows` of the picture at 8 bits per sample, rounded as ``eightBit()``.
+    public func eightBit(rows: Range<Int>) -> PixelBuffer<UInt8> {
+        precondition(rows.lowerBound >= 0 && rows.upperBound <= height, "rows of the picture")
+        var out = PixelBuffer<UInt8>(width: width, height: rows.count, channels: channels)
+        let first = rows.lowerBound * width * channels
         components.withUnsafeBufferPointer { src in
             out.components.withUnsafeMutableBufferPointer { dst in
-                for i in src.indices { dst[i] = UInt8(truncatingIfNeeded: (UInt32(src[i]) &* 255 &+ 32767) / 65535) }
+                for i in dst.indices { dst[i] = UInt8(truncatingIfNeeded: (UInt32(src[first + i]) &* 255 &+ 32767) / 65535) }
             }
         }
         return out

@@ -103,4 +103,31 @@ struct SixteenBitFilterTests {
         let tones = Set((0..<512).map { out[x: $0, y: 4, channel: 0] })
         #expect(tones.count <= 6 && tones.contains { $0 % 257 != 0 }, "\(tones.sorted())")
     }
+    /// Local tone's summary and auto's histogram of a 16-bit picture are those of the
+    /// picture rounded to 8 bits, though no 8-bit copy of the whole is made: the summary
+    /// is fed a band of rows at a time (here 3 bands, the last a short one).
+    @Test func summariesOfSixteenBitsAreThoseOfTheRoundedPicture() throws {
+        var picture = Self.gradient(width: 300, height: SmoothedImage.bandRows * 2 + 21)
+        var seed: UInt32 = 7
+        for i in picture.components.indices where i % 5 == 0 {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            picture.components[i] = UInt16(truncatingIfNeeded: seed >> 12)
+        }
+        let rounded = picture.eightBit()
+        let row = picture.eightBit(rows: 70..<71)
+        let sameRow = row.width == 300 && row.height == 1 && row.components == Array(rounded.components[(70 * 900)..<(71 * 900)])
+        #expect(sameRow, "row 70 alone is not row 70 of the whole rounded")
+        let banded = SmoothedImage(sixteenBit: picture, shortSide: 24, blurRadius: 1)
+        let whole = SmoothedImage(rounded, shortSide: 24, blurRadius: 1)
+        #expect(banded.scale == whole.scale)
+        for (a, b) in [(banded.red, whole.red), (banded.green, whole.green), (banded.blue, whole.blue), (banded.luma, whole.luma)] {
+            #expect(a.width == b.width && a.height == b.height)
+            let worst = zip(a.values, b.values).map { abs($0 - $1) }.max() ?? .infinity
+            #expect(worst < 0.01, "the banded summary is \(worst) off")
+        }
+        for strength in [1.0, 0.5] {
+            let steps = AutoEnhance.steps(measuring: picture, strength: strength)
+            #expect(!steps.isEmpty && steps == AutoEnhance.steps(measuring: rounded, strength: strength), "\(steps)")
+        }
+    }
 }
