@@ -10,7 +10,7 @@ extension PixelBuffer where Component == UInt16 {
         let first = rows.lowerBound * width * channels
         components.withUnsafeBufferPointer { src in
             out.components.withUnsafeMutableBufferPointer { dst in
-                for i in dst.indices { dst[i] = UInt8(truncatingIfNeeded: (UInt32(src[first + i]) &* 255 &+ 32767) / 65535) }
+                for i in dst.indices { dst[i] = UInt8(truncatingIfNeeded: SampleScale.fromSixteen(src[first + i], bits: 8)) }
             }
         }
         return out
