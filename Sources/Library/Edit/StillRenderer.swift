@@ -162,15 +162,14 @@ public enum StillRenderer {
             } else {
                 encoded = try encode(bits: 8) { try primary.decodeStoredTileRGB(column: $0, row: $1) }
             }
-        } else if compression == .hevc, primary.width * primary.height > tiledAbove, let source = primary.storedTiling, !primary.isCropped,
-            depth == nil || !recipe.needsDepth
-        {
-            // The recipe sees the picture whole (geometry after a comic, say): held once, put
-            // together from its tiles as stored, filtered in its own storage, and coded as a
-            // grid of the original's tile size (x265 holds gigabytes coding 200 megapixels as
-            // one picture).
+        } else if compression == .hevc, primary.width * primary.height > tiledAbove, let source = primary.storedTiling, !primary.isCropped {
+            // The recipe sees the picture whole (geometry after a comic, say, or the depth
+            // step): held once, put together from its tiles as stored, filtered in its own
+            // storage, and coded as a grid of the original's tile size (x265 holds gigabytes
+            // coding 200 megapixels as one picture).
             let reader = HEIFTileReader(tiling: source) { try primary.decodeStoredTileRGB(column: $0, row: $1) }
-            let filtered = recipe.apply(toStored: try reader.region(x: 0, y: 0, width: source.width, height: source.height), shownIn: primary.orientation)
+            let filtered = recipe.apply(
+                toStored: try reader.region(x: 0, y: 0, width: source.width, height: source.height), shownIn: primary.orientation, depth: depth)
             if recipe.changesGeometry, still.exifTIFF != nil {
                 ExifDimensions.replacing(in: &still.exifTIFF!, width: filtered.width, height: filtered.height)
             }
