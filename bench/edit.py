@@ -28,8 +28,9 @@ not depend on how the comic looks.
    and exposure, resampled by tiles and bands: an 8-bit grid of 197 megapixels and a
    16-bit PNG of 200; and with geometry after comic or shadows, which the picture must be
    held whole for (a 200-megapixel JPEG, 16-bit PNG and 8-bit grid: a crop or straighten
-   drawn in its own storage, a quarter turn into a second copy) (goal: under 1 GB up to
-   200 megapixels). Beside each, the peak of
+   drawn in its own storage, a quarter turn into a second copy); and HEICs of 64 and 100
+   megapixels coded whole, as heif-enc writes them, decoded whole and coded as a grid
+   (goal: under 1 GB up to 200 megapixels). Beside each, the peak of
    the `camlib import` before it, which makes the thumbnail (from bands of rows or rows
    of tiles above 40 megapixels).
 
@@ -565,12 +566,20 @@ def memory(camlib, tmp, results):
             ("HEIC", 16384, 12032, (16, 16), straight), ("PNG-16", 16330, 12247, None, straight),
             ("JPEG", 16330, 12247, None, comic_crop), ("JPEG", 16330, 12247, None, shadows_straight),
             ("PNG-16", 16330, 12247, None, shadows_crop), ("HEIC", 16384, 12032, (16, 16), comic_crop),
-            ("JPEG", 16330, 12247, None, comic_turn)]:
+            ("JPEG", 16330, 12247, None, comic_turn),
+            # Coded whole, as heif-enc writes any picture: decoded whole, coded as a grid.
+            ("HEIC-whole", 9248, 6936, None, deep), ("HEIC-whole", 11547, 8660, None, comic),
+            ("HEIC-whole", 11547, 8660, None, shadows_straight)]:
         work = os.path.join(tmp, f"memory-{kind}-{width}")
         os.makedirs(work)
         still = os.path.join(work, f"still-{width}x{height}." + {"JPEG": "jpg", "PNG-16": "png", "PNG": "png"}.get(kind, "heic"))
         if grid:
             heic_grid(still, width, height, grid[0], grid[1], work, bits=10 if kind == "HEIC-10" else 8)
+        elif kind == "HEIC-whole":
+            png = os.path.join(work, "picture.png")
+            subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}", "-frames:v", "1", png], check=True)
+            subprocess.run(["heif-enc", "-q", "50", "-p", "preset=ultrafast", png, "-o", still], check=True, capture_output=True)
+            os.remove(png)
         elif kind.startswith("PNG"):
             subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=s={width}x{height}:r=1", "-frames:v", "1",
                             "-pix_fmt", "rgb48be" if kind == "PNG-16" else "rgb24",

@@ -173,17 +173,16 @@ public enum StillRenderer {
             if recipe.changesGeometry, still.exifTIFF != nil {
                 ExifDimensions.replacing(in: &still.exifTIFF!, width: filtered.width, height: filtered.height)
             }
-            let (tw, th) = (source.tileWidth, source.tileHeight)
-            let tiling = HEIFImage.Tiling(
-                columns: (filtered.width + tw - 1) / tw, rows: (filtered.height + th - 1) / th, tileWidth: tw, tileHeight: th,
-                width: filtered.width, height: filtered.height)
-            guard let drawn = RegionRendering(recipe: FilterRecipe(steps: []), width: filtered.width, height: filtered.height) else {
-                throw MediaAnalyzer.Failure(reason: "internal error: no rendering of the filtered picture's tiles")
+            encoded = try encodeAsGrid(filtered, tileWidth: source.tileWidth, tileHeight: source.tileHeight, like: still)
+        } else if compression == .hevc, primary.width * primary.height > tiledAbove {
+            // A picture coded whole (as heif-enc, GIMP and ImageMagick write them) or a grid
+            // shown cropped: decoded whole, but coded as a grid of 512-pixel tiles, as an
+            // iPhone's are (x265 coding a 64-megapixel picture as one took the edit over 1 GB).
+            let filtered = try filteredAsStored(primary, recipe: recipe, depth: depth)
+            if recipe.changesGeometry, still.exifTIFF != nil {
+                ExifDimensions.replacing(in: &still.exifTIFF!, width: filtered.width, height: filtered.height)
             }
-            encoded = try encodeByTiles(tiling: tiling, rendering: drawn, like: still, bits: 8) { column, row in
-                let (x, y) = (column * tw, row * th)
-                return filtered.rectangle(x: x, y: y, width: min(tw, filtered.width - x), height: min(th, filtered.height - y))
-            }
+            encoded = try encodeAsGrid(filtered, tileWidth: 512, tileHeight: 512, like: still)
         } else if compression == .hevc, let rendering = try? summarizedFromYCbCr(primary, recipe: recipe) {
             // (A picture libheif cannot give as 4:2:0 is decoded as RGB below, which says
             // what is wrong with it if anything is.)
@@ -208,6 +207,21 @@ public enum StillRenderer {
         return Render(
             bytes: withAux, format: compression == .av1 ? .avif : .heif,
             warnings: warnings + left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+    }
+
+    /// A filtered picture, held whole, coded as a grid of `tileWidth`×`tileHeight` tiles
+    /// at 8 bits (its thumbnail made from the tiles as they go by).
+    static func encodeAsGrid(_ filtered: PixelBuffer<UInt8>, tileWidth tw: Int, tileHeight th: Int, like still: HEIFEncoder.Still) throws -> [UInt8] {
+        let tiling = HEIFImage.Tiling(
+            columns: (filtered.width + tw - 1) / tw, rows: (filtered.height + th - 1) / th, tileWidth: tw, tileHeight: th,
+            width: filtered.width, height: filtered.height)
+        guard let drawn = RegionRendering(recipe: FilterRecipe(steps: []), width: filtered.width, height: filtered.height) else {
+            throw MediaAnalyzer.Failure(reason: "internal error: no rendering of the filtered picture's tiles")
+        }
+        return try encodeByTiles(tiling: tiling, rendering: drawn, like: still, bits: 8) { column, row in
+            let (x, y) = (column * tw, row * th)
+            return filtered.rectangle(x: x, y: y, width: min(tw, filtered.width - x), height: min(th, filtered.height - y))
+        }
     }
 
     /// What a render by tiles or bands draws of a `width`×`height` stored picture: the
