@@ -457,40 +457,34 @@ def depth_speed(camlib, tmp, runs, results):
     results.add("depth step on a 12-megapixel photo", step, "s", goal="under 1.5 s", met=step < 1.5)
     results.add("camlib edit with the depth step, 12 megapixels (decode, step, HEIC encode, aux)", best["camlib edit depth"], "s")
 
-    # 200 megapixels: a JPEG with a depth map attached (a gradient, near at the bottom).
-    work = os.path.join(tmp, "depth-memory")
-    os.makedirs(work)
-    still, depth = os.path.join(work, "still.jpg"), os.path.join(work, "depth.png")
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=16330x12247", "-frames:v", "1", "-q:v", "4", still], check=True)
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=black:s=768x576,format=gray",
-                    "-vf", "geq=lum='255*Y/H'", "-frames:v", "1", depth], check=True)
-    lib = os.path.join(work, "lib")
-    subprocess.run([camlib, "import", "--library", lib, still], check=True, capture_output=True)
-    subprocess.run([camlib, "aux", "attach", "--library", lib, "1", "--type", "depth", "--from", depth, "--z-near", "0.5", "--z-far", "10"],
-                   check=True, capture_output=True)
-    seconds, peak, status = measure([camlib, "edit", "--library", lib, "1", "--add-filter", "depth:aperture=1.4,x=0.5,y=0.9"], sample=False)
-    print(f"200 megapixels (16330x12247 JPEG, attached depth): {seconds:.2f} s, peak {peak:.0f} MB (goal: under 1024 MB, "
-          f"{'met' if peak < 1024 and status == 0 else 'NOT met'})" + ("" if status == 0 else f" (exit {status})"))
-    results.add("peak memory, depth step on a 200-megapixel JPEG", peak, "MB", goal="under 1 GB", met=peak < 1024 and status == 0)
-    subprocess.run(["chmod", "-R", "u+w", work])
-    shutil.rmtree(work, ignore_errors=True)
+    # 200 megapixels: a JPEG; 197: a HEIC grid (put together from its tiles, coded as a
+    # grid). Each with a depth map of its shape attached (a gradient, near at the bottom).
+    def make_jpeg(still, work):
+        subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=16330x12247", "-frames:v", "1", "-q:v", "4", still],
+                       check=True)
+    for kind, (width, height), make, depth_size in (("JPEG", (16330, 12247), make_jpeg, "768x576"),
+                                                   ("HEIC grid", (16384, 12032), lambda s, w: heic_grid(s, 16384, 12032, 16, 16, w), "512x376")):
+        depth_memory(camlib, tmp, results, kind, width, height, make, depth_size)
 
-    # 197 megapixels: a HEIC grid (put together from its tiles, coded as a grid) with a
-    # depth map of its shape attached.
-    work = os.path.join(tmp, "depth-memory-heic")
+
+def depth_memory(camlib, tmp, results, kind, width, height, make, depth_size):
+    """The peak memory of the depth step on a `kind` of width x height made by `make`,
+    with a depth map of `depth_size` attached by camlib aux attach."""
+    work = os.path.join(tmp, "depth-memory-" + kind.replace(" ", "-"))
     os.makedirs(work)
-    still, depth = os.path.join(work, "still.heic"), os.path.join(work, "depth.png")
-    heic_grid(still, 16384, 12032, 16, 16, work)
-    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=black:s=512x376,format=gray",
+    still, depth = os.path.join(work, "still." + ("jpg" if kind == "JPEG" else "heic")), os.path.join(work, "depth.png")
+    make(still, work)
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"color=c=black:s={depth_size},format=gray",
                     "-vf", "geq=lum='255*Y/H'", "-frames:v", "1", depth], check=True)
     lib = os.path.join(work, "lib")
     subprocess.run([camlib, "import", "--library", lib, still], check=True, capture_output=True)
     subprocess.run([camlib, "aux", "attach", "--library", lib, "1", "--type", "depth", "--from", depth, "--z-near", "0.5", "--z-far", "10"],
                    check=True, capture_output=True)
     seconds, peak, status = measure([camlib, "edit", "--library", lib, "1", "--add-filter", "depth:aperture=1.4,x=0.5,y=0.9"], sample=False)
-    print(f"197 megapixels (16384x12032 HEIC grid, attached depth): {seconds:.2f} s, peak {peak:.0f} MB (goal: under 1024 MB, "
+    megapixels = round(width * height / 1e6)
+    print(f"{megapixels} megapixels ({width}x{height} {kind}, attached depth): {seconds:.2f} s, peak {peak:.0f} MB (goal: under 1024 MB, "
           f"{'met' if peak < 1024 and status == 0 else 'NOT met'})" + ("" if status == 0 else f" (exit {status})"))
-    results.add("peak memory, depth step on a 197-megapixel HEIC grid", peak, "MB", goal="under 1 GB", met=peak < 1024 and status == 0)
+    results.add(f"peak memory, depth step on a {megapixels}-megapixel {kind}", peak, "MB", goal="under 1 GB", met=peak < 1024 and status == 0)
     subprocess.run(["chmod", "-R", "u+w", work])
     shutil.rmtree(work, ignore_errors=True)
 
