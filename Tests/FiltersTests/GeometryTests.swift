@@ -152,6 +152,42 @@ struct GeometryTests {
         }
     }
 
+    /// A picture already reshaped in its own storage (a crop leaves the storage longer than
+    /// the samples) is reshaped there again with the samples new buffers get, as when one
+    /// geometry step follows comic and another follows shadows. Bands of 16 rows.
+    @Test(arguments: [
+        ("crop:x=0.1,y=0.2,width=0.7,height=0.6", "straighten:degrees=3"), ("straighten:degrees=-5", "crop:x=0.2,y=0,width=0.5,height=0.9"),
+        ("rotate:degrees=90", "crop:aspect=1:1"), ("crop:x=0,y=0.3,width=1,height=0.5", "rotate:degrees=270"),
+        ("crop:x=0.3,y=0.1,width=0.6,height=0.6", "crop:x=0.1,y=0.2,width=0.5,height=0.5"),
+    ])
+    func aPictureReshapedInItsOwnStorageIsReshapedThereAgain(first: String, then second: String) throws {
+        func placement(_ text: String, _ width: Int, _ height: Int) throws -> GeometryPlacement {
+            FilterRecipe(steps: try text.split(separator: " ").map { try Self.step(String($0)) }).geometry(width: width, height: height)
+        }
+        for (width, height, channels) in [(120, 330, 3), (331, 97, 1)] {
+            let picture = testPicture(width: width, height: height)
+            var eight = PixelBuffer<UInt8>(width: width, height: height, channels: channels)
+            for i in 0..<(width * height) {
+                for c in 0..<channels { eight.components[i * channels + c] = picture.components[i * 3 + c] }
+            }
+            let sixteen = PixelBuffer<UInt16>(width: width, height: height, channels: channels, components: eight.components.map { UInt16($0) * 257 &+ 3 })
+            let p1 = try placement(first, width, height)
+            let (once, onceSixteen) = (p1.apply(to: eight), p1.apply(to: sixteen))
+            let p2 = try placement(second, once.width, once.height)
+            let (expected, expectedSixteen) = (p2.apply(to: once), p2.apply(to: onceSixteen))
+            var copy = eight
+            copy.components[0] &+= 0  // its own storage, not the one `eight` shares
+            let twice = p2.apply(reusing: p1.apply(reusing: consume copy, bandBytes: 1), bandBytes: 1)
+            let same = twice == expected  // (not printed whole when it fails)
+            #expect(same, "\(first), then \(second), \(width)x\(height)x\(channels), 8 bits")
+            var copySixteen = sixteen
+            copySixteen.components[0] &+= 0
+            let twiceSixteen = p2.apply(reusing: p1.apply(reusing: consume copySixteen, bandBytes: 1), bandBytes: 1)
+            let sameSixteen = twiceSixteen == expectedSixteen
+            #expect(sameSixteen, "\(first), then \(second), \(width)x\(height)x\(channels), 16 bits")
+        }
+    }
+
     /// Turns, mirrors and crops, one after another, only move samples: they are made in
     /// the picture's storage by reorienting it and cutting out a rectangle, with no band
     /// drawn (a quarter turn drawn in bands holds a second copy of the picture to the end).
