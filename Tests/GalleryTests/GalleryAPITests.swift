@@ -794,20 +794,22 @@ struct GalleryAPITests {
                 try await client.execute(uri: "/api/jobs/\(job)", method: .get) { try $0.object() }
             }
             // A thread of its own watches the catalog and kills the worker the moment it
-            // runs the first edit: the test's tasks may wait seconds for a turn on a busy
-            // machine, longer than the render takes. (Minutes at most, even for a loaded
-            // machine serving the requests that start the edits.)
-            let watcher = RenderKiller(library: library, asset: live.id, within: .seconds(900))
+            // runs the first edit: the test's tasks may wait many minutes for a turn on a
+            // busy machine (every thread of the test's pool taken by tests that wait on
+            // programs), longer than the render takes. Its time counts from when the job
+            // exists, and it gives up early if the job ends without being seen running.
+            let watcher = RenderKiller(library: library, asset: live.id)
+            defer { watcher.stop() }
             let first = try #require(try await start(live.id)["job"] as? String)
             let second = try #require(try await start(other.id)["job"] as? String)
-            let killed = await watcher.killed()
-            let seen = "\(String(describing: try library.job(Int64(first)!))); workers: \(try library.jobQueueStatus().workers)"
-            let kill = try #require(killed, "no worker took the first edit: \(seen)")
+            let kill = try await watcher.killed(job: Int64(first)!, within: .seconds(900)).get()
             #expect(kill.job == Int64(first))
             // The gallery still answers; the job goes back, and both edits are done.
             try await client.execute(uri: "/api/assets/\(live.id)", method: .get) { #expect($0.status == .ok) }
+            // Two renders after the kill, each minutes long on a loaded machine.
             var states: [String] = []
-            for _ in 0..<2400 {
+            let end = ContinuousClock.now + .seconds(1800)
+            while ContinuousClock.now < end {
                 states = [try await state(first)["state"] as? String ?? "", try await state(second)["state"] as? String ?? ""]
                 if states.allSatisfy({ $0 == "done" || $0 == "failed" }) { break }
                 try await Task.sleep(for: .milliseconds(100))
@@ -879,7 +881,8 @@ struct GalleryAPITests {
 }
 
 /// Kills the worker process that runs a render of an asset, from a thread of its own that
-/// looks at the catalog every few milliseconds.
+/// looks at the catalog every 10 ms until it kills one, is stopped, or gives up on the job
+/// it was told of (ended without being seen running, or not run in time).
 private final class RenderKiller: @unchecked Sendable {
     struct Kill {
         var job: Int64
@@ -888,43 +891,73 @@ private final class RenderKiller: @unchecked Sendable {
         var at: String
     }
 
-    private let lock = NSLock()
-    private var outcome: Kill??
-    private var waiter: CheckedContinuation<Kill?, Never>?
+    /// Why no worker was killed.
+    struct Missed: Error, CustomStringConvertible {
+        var description: String
+    }
 
-    init(library: PhotoLibrary, asset: Int64, within limit: Duration) {
+    private let lock = NSLock()
+    private var watched: (job: Int64, until: ContinuousClock.Instant)?
+    private var stopped = false
+    private var outcome: Result<Kill, Missed>?
+    private var waiter: CheckedContinuation<Result<Kill, Missed>, Never>?
+
+    init(library: PhotoLibrary, asset: Int64) {
         Thread { [self] in
-            let end = ContinuousClock.now + limit
-            var kill: Kill?
-            while kill == nil, ContinuousClock.now < end {
-                let running = (try? library.jobQueueStatus().running) ?? []
-                if let job = running.first(where: { $0.kind == .render && $0.asset == asset }), let pid = job.pid, Glibc.kill(pid, 0) == 0 {
-                    Glibc.kill(pid, SIGKILL)
-                    kill = Kill(job: job.id, pid: pid, at: Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
-                } else {
-                    usleep(10_000)
+            var lastError: (any Error)?
+            while true {
+                lock.lock()
+                let (watched, stopped) = (self.watched, self.stopped)
+                lock.unlock()
+                if stopped { return finish(.failure(Missed(description: "stopped before a kill"))) }
+                do {
+                    let running = try library.jobQueueStatus().running
+                    if let job = running.first(where: { $0.kind == .render && $0.asset == asset }), let pid = job.pid, Glibc.kill(pid, 0) == 0 {
+                        Glibc.kill(pid, SIGKILL)
+                        let at = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+                        return finish(.success(Kill(job: job.id, pid: pid, at: at)))
+                    }
+                    if let watched, let job = try library.job(watched.job), job.state.isFinished {
+                        return finish(.failure(Missed(description: "job \(watched.job) ended without being seen running: \(job)")))
+                    }
+                } catch {
+                    lastError = error
                 }
+                if let watched, ContinuousClock.now > watched.until {
+                    let job = (try? library.job(watched.job)).map { String(describing: $0) } ?? "unreadable"
+                    let workers = (try? library.jobQueueStatus().workers).map { String(describing: $0) } ?? "unreadable"
+                    let error = lastError.map { "; the catalog last said \($0)" } ?? ""
+                    return finish(.failure(Missed(description: "no worker ran job \(watched.job) in time: \(job); workers: \(workers)\(error)")))
+                }
+                usleep(10_000)
             }
-            finish(kill)
         }.start()
     }
 
-    private func finish(_ kill: Kill?) {
+    /// Stops the watching thread, if it still watches.
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+
+    private func finish(_ result: Result<Kill, Missed>) {
         lock.lock()
         if let waiter {
             self.waiter = nil
             lock.unlock()
-            waiter.resume(returning: kill)
+            waiter.resume(returning: result)
         } else {
-            outcome = .some(kill)
+            outcome = result
             lock.unlock()
         }
     }
 
-    /// The kill, once made; nil when no worker ran the render in time.
-    func killed() async -> Kill? {
+    /// The kill of the worker running `job`, once made; `within` counts from now.
+    func killed(job: Int64, within limit: Duration) async -> Result<Kill, Missed> {
         await withCheckedContinuation { continuation in
             lock.lock()
+            watched = (job, ContinuousClock.now + limit)
             if let outcome {
                 lock.unlock()
                 continuation.resume(returning: outcome)
