@@ -99,3 +99,31 @@ struct RealHEIFYCbCrTests {
         #expect(mean < 2 && bias.allSatisfy { abs($0) < 1 }, "\(name): mean difference \(mean), bias per channel \(bias)")
     }
 }
+
+extension RealHEIFYCbCrTests {
+    /// Converted from its coded planes at full size, a photo is libheif's own RGB of it
+    /// within rounding (a wrong matrix or range shifts channels; chroma interpolated rather
+    /// than taken for its 2x2 block, as libheif 1.19 does, moves a percent of a Pixel photo's
+    /// samples by more than 3 levels), and any rectangle of it, odd corners included, is the
+    /// same pixels as the whole: a HEIC coded whole can be drawn from its planes a tile at a time.
+    @Test(arguments: ["apple-live-photo/IMG_3582.HEIC", "android-depth-motion/motion_photo.heic"])
+    func planesConvertedByRegionsAreLibheifsRGB(name: String) throws {
+        let image = try HEIFFile(path: Media.path(name)).primaryImage()
+        let rgb = try image.decodeStoredRGB()
+        let (whole, part) = try #require(
+            try image.withStoredYCbCr420 { planes in
+                (PixelBuffer<UInt8>.rgb(planes, x: 0, y: 0, width: planes.width, height: planes.height),
+                 PixelBuffer<UInt8>.rgb(planes, x: 37, y: 11, width: 301, height: 203))
+            }, "\(name) was not read as 8-bit 4:2:0 planes")
+        #expect((whole.width, whole.height) == (rgb.width, rgb.height))
+        var total = 0.0, far = 0
+        for i in 0..<whole.components.count {
+            let d = abs(Double(whole.components[i]) - Double(rgb.components[i]))
+            total += d
+            if d > 1 { far += 1 }
+        }
+        let mean = total / Double(whole.components.count)
+        #expect(mean < 0.05 && far == 0, "\(name): mean difference \(mean), \(far) samples more than a level apart")
+        #expect(part.components == whole.rectangle(x: 37, y: 11, width: 301, height: 203).components)
+    }
+}

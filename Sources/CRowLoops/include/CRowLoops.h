@@ -70,6 +70,14 @@ void camlib_rows_halved_rgb(
     const uint8_t *restrict above, const uint8_t *restrict below, const uint8_t *restrict cb, const uint8_t *restrict cr,
     long count, float lumaScale, float lumaOffset, float crToR, float cbToG, float crToG, float cbToB, uint8_t *restrict rgb);
 
+/// Pixels `x0` ..< `x0 + count` of one row of an 8-bit 4:2:0 picture at full size, as RGB
+/// bytes: `luma` the row's luma and `cb`, `cr` its chroma row (each from x = 0), each
+/// chroma sample taken for the 2x2 luma block it belongs to (as libheif 1.19 converts);
+/// levelled and through the matrix as ``camlib_rows_halved_rgb``.
+void camlib_row_420_rgb(
+    const uint8_t *restrict luma, const uint8_t *restrict cb, const uint8_t *restrict cr, long x0, long count, float lumaScale,
+    float lumaOffset, float crToR, float cbToG, float crToG, float cbToB, uint8_t *restrict rgb);
+
 // Geometry (resample.c).
 
 /// Rows `firstRow` ..< `firstRow + rowCount` of a picture resampled from `src` (width ×

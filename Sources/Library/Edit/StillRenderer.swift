@@ -144,17 +144,12 @@ public enum StillRenderer {
             }
             still.orientation = cut.orientation
             // The cut in tiles of the original's size.
-            let (tw, th) = (source.tileWidth, source.tileHeight)
-            let tiling = HEIFImage.Tiling(
-                columns: (cut.width + tw - 1) / tw, rows: (cut.height + th - 1) / th, tileWidth: tw, tileHeight: th, width: cut.width, height: cut.height)
             func encode<T: RegionSample>(bits: Int, _ decode: @escaping (Int, Int) throws -> PixelBuffer<T>) throws -> [UInt8] {
                 let reader = HEIFTileReader(tiling: source, decode: decode)
-                return try encodeByTiles(tiling: tiling, rendering: rendering, like: still, bits: bits) { column, row in
-                    let (x, y) = (column * tw, row * th)
-                    return try cut.region(
-                        x: x, y: y, width: min(tw, cut.width - x), height: min(th, cut.height - y), sourceWidth: source.width, sourceHeight: source.height
-                    ) { try reader.region(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
-                }
+                return try encodeCut(
+                    cut, rendering: rendering, sourceWidth: source.width, sourceHeight: source.height, tileWidth: source.tileWidth,
+                    tileHeight: source.tileHeight, like: still, bits: bits
+                ) { try reader.region(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
             }
             if bits > 8 {
                 encoded = try encode(bits: min(12, bits)) { try primary.decodeStoredTileRGB16(column: $0, row: $1) }
@@ -174,9 +169,13 @@ public enum StillRenderer {
                 ExifDimensions.replacing(in: &still.exifTIFF!, width: filtered.width, height: filtered.height)
             }
             encoded = try encodeAsGrid(filtered, tileWidth: source.tileWidth, tileHeight: source.tileHeight, like: still)
+        } else if compression == .hevc, primary.width * primary.height > tiledAbove, primary.storedTiling == nil, !primary.isCropped,
+            let coded = try renderedFromPlanes(primary, recipe: recipe, depth: depth, still: &still)
+        {
+            encoded = coded
         } else if compression == .hevc, primary.width * primary.height > tiledAbove {
-            // A picture coded whole (as heif-enc, GIMP and ImageMagick write them) or a grid
-            // shown cropped: decoded whole, but coded as a grid of 512-pixel tiles, as an
+            // A grid shown cropped, or a picture coded whole whose planes camlib cannot
+            // convert: decoded whole by libheif, but coded as a grid of 512-pixel tiles, as an
             // iPhone's are (x265 coding a 64-megapixel picture as one took the edit over 1 GB).
             let filtered = try filteredAsStored(primary, recipe: recipe, depth: depth)
             if recipe.changesGeometry, still.exifTIFF != nil {
@@ -207,6 +206,69 @@ public enum StillRenderer {
         return Render(
             bytes: withAux, format: compression == .av1 ? .avif : .heif,
             warnings: warnings + left.map { "auxiliary image \($0) could not be carried over (stored by reference)" })
+    }
+
+    /// A picture coded whole (as heif-enc, GIMP and ImageMagick write them, whatever their
+    /// size), above the tiled size, rendered from its decoded 8-bit 4:2:0 planes, which
+    /// take half the bytes of RGB: converted a tile at a time where the recipe can be drawn
+    /// by tiles, else converted whole once and the planes let go before the recipe runs;
+    /// coded as a grid of 512-pixel tiles, as an iPhone's are (x265 coding a 64-megapixel
+    /// picture as one took the edit over 1 GB). nil, with `still` as it was, when libheif
+    /// cannot give such planes (odd sides, a matrix camlib does not know).
+    static func renderedFromPlanes(_ primary: HEIFImage, recipe: FilterRecipe, depth: DepthField?, still: inout HEIFEncoder.Still) throws -> [UInt8]? {
+        let stored = primary.storedSize
+        let tile = 512
+        if let cut = tiledCut(recipe, width: stored.width, height: stored.height, shownIn: primary.orientation),
+            let rendering = RegionRendering(recipe: cut.rest, width: cut.width, height: cut.height)
+        {
+            var cutStill = still
+            if recipe.changesGeometry, cutStill.exifTIFF != nil {
+                ExifDimensions.replacing(
+                    in: &cutStill.exifTIFF!, width: cut.width, height: cut.height,
+                    orientation: cut.orientation == still.orientation ? nil : cut.orientation.rawValue)
+            }
+            cutStill.orientation = cut.orientation
+            let like = cutStill
+            guard
+                let coded = try primary.withStoredYCbCr420({ planes in
+                    try encodeCut(
+                        cut, rendering: rendering, sourceWidth: stored.width, sourceHeight: stored.height, tileWidth: tile, tileHeight: tile,
+                        like: like, bits: 8
+                    ) { PixelBuffer<UInt8>.rgb(planes, x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+                })
+            else { return nil }
+            still = cutStill
+            return coded
+        }
+        guard let whole = try primary.withStoredYCbCr420({ PixelBuffer<UInt8>.rgb($0, x: 0, y: 0, width: $0.width, height: $0.height) }) else {
+            return nil
+        }
+        // The depth step reads its field upright.
+        let filtered =
+            depth != nil && recipe.needsDepth
+            ? recipe.apply(to: whole.reoriented(primary.orientation), depth: depth).reoriented(primary.orientation.inverse)
+            : recipe.apply(toStored: whole, shownIn: primary.orientation)
+        if recipe.changesGeometry, still.exifTIFF != nil {
+            ExifDimensions.replacing(in: &still.exifTIFF!, width: filtered.width, height: filtered.height)
+        }
+        return try encodeAsGrid(filtered, tileWidth: tile, tileHeight: tile, like: still)
+    }
+
+    /// A tiled cut of a `sourceWidth`×`sourceHeight` stored picture, whose rectangles
+    /// `read` gives, through `rendering` and coded as a grid of `tileWidth`×`tileHeight`
+    /// tiles (``encodeByTiles(tiling:rendering:like:bits:visible:)``).
+    static func encodeCut<T: RegionSample>(
+        _ cut: TiledCut, rendering: RegionRendering, sourceWidth: Int, sourceHeight: Int, tileWidth tw: Int, tileHeight th: Int,
+        like still: HEIFEncoder.Still, bits: Int, read: (PixelRegion) throws -> PixelBuffer<T>
+    ) throws -> [UInt8] {
+        let tiling = HEIFImage.Tiling(
+            columns: (cut.width + tw - 1) / tw, rows: (cut.height + th - 1) / th, tileWidth: tw, tileHeight: th, width: cut.width, height: cut.height)
+        return try encodeByTiles(tiling: tiling, rendering: rendering, like: still, bits: bits) { column, row in
+            let (x, y) = (column * tw, row * th)
+            return try cut.region(
+                x: x, y: y, width: min(tw, cut.width - x), height: min(th, cut.height - y), sourceWidth: sourceWidth, sourceHeight: sourceHeight,
+                read: read)
+        }
     }
 
     /// A filtered picture, held whole, coded as a grid of `tileWidth`×`tileHeight` tiles
